@@ -1,0 +1,16 @@
+/* pass.h — passes over the IR. Each runs on a verified module and leaves it verifiable;
+ * the opening comment of each pass's file says what it needs and what it guarantees. */
+#ifndef ENIGMA_PASS_H
+#define ENIGMA_PASS_H
+
+#include "../base/ctx.h"
+#include "../ir/ir.h"
+
+/* inline.c: every IR_S_CALL replaced by the callee's body; recursion is an error;
+ * helper functions are dropped from the module afterwards. */
+EN_INTERNAL bool en_pass_inline(en_ctx *c, ir_module *m);
+/* uniformity.c: finds barriers under thread-dependent control flow. A barrier whose
+ * reaching is provably non-uniform is an error; one that may be is a warning. */
+EN_INTERNAL bool en_pass_uniformity(en_ctx *c, ir_module *m);
+
+#endif

@@ -1,0 +1,3 @@
+/* uniformity.c — STUB. */
+#include "pass.h"
+bool en_pass_uniformity(en_ctx *c, ir_module *m) { (void)c; (void)m; return true; }
