@@ -1,0 +1,483 @@
+/* cpu_bench.c — the CPU backend's benchmark (issue "Run kernels on the CPU"). Every figure
+ * is taken in one run beside its baseline, since these machines are shared and noisy:
+ *
+ *   bandwidth  a plain-C OpenMP sum of 2^26 floats (the ceiling) vs enigma's grid-stride
+ *              simd_sum reduction                         goal: >= 80% of the ceiling
+ *   seed 003   the corrected tree reduction with one atomic per threadgroup
+ *   gemm       seed 002's naive GEMM and a threadgroup-tiled GEMM at 1024^3, GFLOP/s
+ *   dispatch   per-dispatch overhead of a one-threadgroup kernel  goal: <= 20 us
+ *   compile    cold compile vs cache hit                  goal: hit <= 2 ms
+ *   peers      the reduction and both GEMMs in OpenCL C on PoCL   goal: enigma faster
+ *
+ * Every kernel result is checked against a double-precision reference from random data
+ * before its time counts. Prints a Markdown table (bench/run.sh records it in RESULTS.md). */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "enigma.h"
+
+#ifdef ENIGMA_BENCH_OPENCL
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#endif
+
+#define REDUCE_N (1u << 26)
+#define GEMM_N 1024u
+#define REPEATS 9
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+static unsigned long long rng_state = 0x9E3779B97F4A7C15ull;
+static double uniform01(void) { /* xorshift64*, seeded from the clock in main */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void die_enigma(const char *what, enigma_status s) {
+    fprintf(stderr, "cpu_bench: %s: %s: %s\n", what, enigma_status_name(s), enigma_last_error());
+    exit(1);
+}
+#define CHECK(call) do { enigma_status s_ = (call); if (s_) die_enigma(#call, s_); } while (0)
+
+typedef struct row {
+    const char *name, *figure, *goal;
+    char value[64], baseline[64], verdict[32];
+} row;
+static row rows[32];
+static int row_count;
+
+static row *add_row(const char *name, const char *figure, const char *goal) {
+    row *r = &rows[row_count++];
+    memset(r, 0, sizeof *r);
+    r->name = name;
+    r->figure = figure;
+    r->goal = goal;
+    return r;
+}
+
+static enigma_device *dev;
+static const char *kernel_dir = "bench/kernels";
+
+static enigma_pipeline *load_kernel(const char *file, const char *kernel) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", kernel_dir, file);
+    enigma_library *lib;
+    enigma_status s = enigma_library_create_from_file(dev, path, NULL, &lib);
+    if (s) {
+        fprintf(stderr, "%s", lib ? enigma_library_diagnostics_text(lib) : "");
+        die_enigma(path, s);
+    }
+    enigma_pipeline *p;
+    CHECK(enigma_pipeline_create(lib, kernel, &p));
+    return p; /* the library stays alive for the process: benchmarks exit right after */
+}
+
+/* ---- bandwidth: OpenMP ceiling vs the simd_sum reduction ---------------------------- */
+static double omp_sum(const float *x, size_t n) {
+    double total = 0;
+#pragma omp parallel for reduction(+ : total) schedule(static)
+    for (size_t i = 0; i < n; i++) total += x[i];
+    return total;
+}
+
+/* float accumulation, vectorisable: the fair ceiling for a float reduction */
+static float omp_sum_float(const float *x, size_t n) {
+    float total = 0;
+#pragma omp parallel for simd reduction(+ : total) schedule(static)
+    for (size_t i = 0; i < n; i++) total += x[i];
+    return total;
+}
+
+static void bench_reduction(float *host, double reference, double *enigma_gbs) {
+    size_t bytes = (size_t)REDUCE_N * sizeof(float);
+    double t[REPEATS];
+    float sink = 0;
+    for (int r = 0; r < REPEATS; r++) {
+        double t0 = now_s();
+        sink += omp_sum_float(host, REDUCE_N);
+        t[r] = now_s() - t0;
+    }
+    double omp_gbs = bytes / median(t, REPEATS) / 1e9;
+    if (fabs(sink / REPEATS - reference) > 1e-3 * fabs(reference) + 1)
+        fprintf(stderr, "warning: OpenMP float sum off: %f vs %f\n", sink / REPEATS, reference);
+
+    enigma_pipeline *p = load_kernel("reduce_simd.metal", "reduce_simd");
+    enigma_device_info info;
+    CHECK(enigma_device_get_info(dev, &info));
+    uint32_t groups = info.compute_units * 8, threads = 256, n = REDUCE_N;
+    enigma_buffer *in, *partials;
+    CHECK(enigma_buffer_create_with_data(dev, host, bytes, &in));
+    CHECK(enigma_buffer_create(dev, groups * sizeof(float), &partials));
+    enigma_command *cmd;
+    CHECK(enigma_command_create(p, &cmd));
+    CHECK(enigma_command_set_buffer(cmd, 0, in, 0));
+    CHECK(enigma_command_set_buffer(cmd, 1, partials, 0));
+    CHECK(enigma_command_set_bytes(cmd, 2, &n, sizeof n));
+    float *part = malloc(groups * sizeof(float));
+    for (int r = 0; r < REPEATS; r++) {
+        double t0 = now_s();
+        CHECK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS,
+                                      (enigma_size3){groups, 1, 1}, (enigma_size3){threads, 1, 1}));
+        t[r] = now_s() - t0;
+        CHECK(enigma_buffer_read(partials, 0, part, groups * sizeof(float)));
+        double total = 0;
+        for (uint32_t g = 0; g < groups; g++) total += part[g];
+        if (fabs(total - reference) > 1e-4 * fabs(reference) + 1e-2) {
+            fprintf(stderr, "reduce_simd: wrong sum %.6f, expected %.6f\n", total, reference);
+            exit(1);
+        }
+    }
+    *enigma_gbs = bytes / median(t, REPEATS) / 1e9;
+    row *rw = add_row("reduction 2^26 float: enigma simd_sum vs OpenMP", "GB/s", ">= 80% of OpenMP");
+    snprintf(rw->value, sizeof rw->value, "%.2f", *enigma_gbs);
+    snprintf(rw->baseline, sizeof rw->baseline, "%.2f (OpenMP)", omp_gbs);
+    snprintf(rw->verdict, sizeof rw->verdict, "%.0f%% %s", 100 * *enigma_gbs / omp_gbs,
+             *enigma_gbs >= 0.8 * omp_gbs ? "met" : "MISSED");
+    free(part);
+    enigma_command_destroy(cmd);
+    enigma_buffer_destroy(in);
+    enigma_buffer_destroy(partials);
+}
+
+/* ---- seed 003's reduction ---------------------------------------------------------- */
+static void bench_seed003(void) {
+    uint32_t n = 1u << 24, tg = 256;
+    int *x = malloc(n * sizeof(int));
+    long long reference = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        x[i] = (int)(uniform01() * 201) - 100;
+        reference += x[i];
+    }
+    enigma_pipeline *p = load_kernel("seed003_reduce.metal", "reduce");
+    enigma_buffer *in, *out;
+    CHECK(enigma_buffer_create_with_data(dev, x, n * sizeof(int), &in));
+    CHECK(enigma_buffer_create(dev, sizeof(int), &out));
+    enigma_command *cmd;
+    CHECK(enigma_command_create(p, &cmd));
+    CHECK(enigma_command_set_buffer(cmd, 0, in, 0));
+    CHECK(enigma_command_set_buffer(cmd, 1, out, 0));
+    CHECK(enigma_command_set_threadgroup_memory(cmd, 0, tg * sizeof(int)));
+    double t[REPEATS];
+    for (int r = 0; r < REPEATS; r++) {
+        int zero = 0, got;
+        CHECK(enigma_buffer_write(out, 0, &zero, sizeof zero));
+        double t0 = now_s();
+        CHECK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){n, 1, 1},
+                                      (enigma_size3){tg, 1, 1}));
+        t[r] = now_s() - t0;
+        CHECK(enigma_buffer_read(out, 0, &got, sizeof got));
+        if (got != (int)reference) {
+            fprintf(stderr, "seed 003 reduce: got %d, expected %lld\n", got, reference);
+            exit(1);
+        }
+    }
+    double gbs = n * sizeof(int) / median(t, REPEATS) / 1e9;
+    row *rw = add_row("seed 003 reduce, 2^24 int, tree + atomic", "GB/s", "-");
+    snprintf(rw->value, sizeof rw->value, "%.2f", gbs);
+    snprintf(rw->verdict, sizeof rw->verdict, "correct");
+    enigma_command_destroy(cmd);
+    enigma_buffer_destroy(in);
+    enigma_buffer_destroy(out);
+    free(x);
+}
+
+/* ---- GEMM -------------------------------------------------------------------------- */
+static float *gemm_a, *gemm_b;
+
+/* checks 2048 random entries of C against a double-precision dot product */
+static void check_gemm(const char *what, const float *c) {
+    const uint32_t n = GEMM_N;
+    for (int s = 0; s < 2048; s++) {
+        uint32_t i = (uint32_t)(uniform01() * n), j = (uint32_t)(uniform01() * n);
+        double ref = 0, mag = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            ref += (double)gemm_a[i * n + k] * gemm_b[k * n + j];
+            mag += fabs((double)gemm_a[i * n + k] * gemm_b[k * n + j]);
+        }
+        if (fabs(c[i * n + j] - ref) > 1e-5 * mag + 1e-6) {
+            fprintf(stderr, "%s: C[%u][%u] = %f, expected %f\n", what, i, j, c[i * n + j], ref);
+            exit(1);
+        }
+    }
+}
+
+static double bench_gemm_enigma(const char *kernel, int repeats) {
+    const uint32_t n = GEMM_N;
+    size_t bytes = (size_t)n * n * sizeof(float);
+    enigma_pipeline *p = load_kernel("gemm.metal", kernel);
+    enigma_buffer *a, *b, *c;
+    CHECK(enigma_buffer_create_with_data(dev, gemm_a, bytes, &a));
+    CHECK(enigma_buffer_create_with_data(dev, gemm_b, bytes, &b));
+    CHECK(enigma_buffer_create(dev, bytes, &c));
+    enigma_command *cmd;
+    CHECK(enigma_command_create(p, &cmd));
+    CHECK(enigma_command_set_buffer(cmd, 0, a, 0));
+    CHECK(enigma_command_set_buffer(cmd, 1, b, 0));
+    CHECK(enigma_command_set_buffer(cmd, 2, c, 0));
+    CHECK(enigma_command_set_bytes_by_name(cmd, "K", &n, sizeof n));
+    CHECK(enigma_command_set_bytes_by_name(cmd, "N", &n, sizeof n));
+    double t[REPEATS];
+    for (int r = 0; r < repeats; r++) {
+        double t0 = now_s();
+        CHECK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){n, n, 1},
+                                      (enigma_size3){16, 16, 1}));
+        t[r] = now_s() - t0;
+    }
+    float *host = malloc(bytes);
+    CHECK(enigma_buffer_read(c, 0, host, bytes));
+    check_gemm(kernel, host);
+    free(host);
+    enigma_command_destroy(cmd);
+    enigma_buffer_destroy(a);
+    enigma_buffer_destroy(b);
+    enigma_buffer_destroy(c);
+    return 2.0 * n * n * n / median(t, repeats) / 1e9;
+}
+
+/* ---- dispatch overhead ---------------------------------------------------------- */
+static void bench_dispatch(void) {
+    enigma_pipeline *p = load_kernel("empty.metal", "touch");
+    enigma_buffer *out;
+    CHECK(enigma_buffer_create(dev, sizeof(uint32_t), &out));
+    enigma_command *cmd;
+    CHECK(enigma_command_create(p, &cmd));
+    CHECK(enigma_command_set_buffer(cmd, 0, out, 0));
+    const int count = 10000;
+    for (int i = 0; i < 100; i++) /* warm up the pool */
+        CHECK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){1, 1, 1},
+                                      (enigma_size3){32, 1, 1}));
+    double t0 = now_s();
+    for (int i = 0; i < count; i++)
+        CHECK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){1, 1, 1},
+                                      (enigma_size3){32, 1, 1}));
+    double us = (now_s() - t0) / count * 1e6;
+    uint32_t got;
+    CHECK(enigma_buffer_read(out, 0, &got, sizeof got));
+    if (got != (uint32_t)count + 100) {
+        fprintf(stderr, "dispatch: kernel ran %u times, expected %d\n", got, count + 100);
+        exit(1);
+    }
+    row *rw = add_row("dispatch overhead, 1 threadgroup of 32", "us/dispatch", "<= 20 us");
+    snprintf(rw->value, sizeof rw->value, "%.2f", us);
+    snprintf(rw->verdict, sizeof rw->verdict, "%s", us <= 20 ? "met" : "MISSED");
+    enigma_command_destroy(cmd);
+    enigma_buffer_destroy(out);
+}
+
+/* ---- compile: cold vs cache hit ------------------------------------------------------ */
+static void bench_compile(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/gemm.metal", kernel_dir);
+    enigma_compile_options cold = {.no_cache = true};
+    double t0 = now_s();
+    enigma_library *lib;
+    CHECK(enigma_library_create_from_file(dev, path, &cold, &lib));
+    double cold_ms = (now_s() - t0) * 1e3;
+    enigma_library_destroy(lib);
+    CHECK(enigma_library_create_from_file(dev, path, NULL, &lib)); /* fills the cache */
+    enigma_library_destroy(lib);
+    double t[REPEATS];
+    for (int r = 0; r < REPEATS; r++) {
+        t0 = now_s();
+        CHECK(enigma_library_create_from_file(dev, path, NULL, &lib));
+        t[r] = (now_s() - t0) * 1e3;
+        enigma_library_destroy(lib);
+    }
+    double hit_ms = median(t, REPEATS);
+    row *rw = add_row("compile gemm.metal: cache hit vs cold", "ms", "hit <= 2 ms");
+    snprintf(rw->value, sizeof rw->value, "%.3f", hit_ms);
+    snprintf(rw->baseline, sizeof rw->baseline, "%.1f (cold)", cold_ms);
+    snprintf(rw->verdict, sizeof rw->verdict, "%s", hit_ms <= 2 ? "met" : "MISSED");
+}
+
+/* ---- PoCL --------------------------------------------------------------------------- */
+#ifdef ENIGMA_BENCH_OPENCL
+static cl_context cl_ctx;
+static cl_command_queue cl_queue;
+static cl_program cl_prog;
+
+static int opencl_open(void) {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_uint count = 0;
+    if (clGetPlatformIDs(1, &platform, &count) != CL_SUCCESS || !count) return 0;
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_CPU, 1, &device, &count) != CL_SUCCESS) return 0;
+    cl_int err;
+    cl_ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    if (err) return 0;
+    cl_queue = clCreateCommandQueue(cl_ctx, device, 0, &err);
+    char path[512];
+    snprintf(path, sizeof path, "%s/peers.cl", kernel_dir);
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    static char src[16384];
+    size_t len = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    const char *srcs[] = {src};
+    cl_prog = clCreateProgramWithSource(cl_ctx, 1, srcs, &len, &err);
+    if (clBuildProgram(cl_prog, 1, &device, "-cl-std=CL1.2", NULL, NULL) != CL_SUCCESS) {
+        char log[8192];
+        clGetProgramBuildInfo(cl_prog, device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+        fprintf(stderr, "PoCL build failed:\n%s\n", log);
+        return 0;
+    }
+    return 1;
+}
+
+static double pocl_reduction(const float *host, double reference) {
+    cl_int err;
+    size_t bytes = (size_t)REDUCE_N * sizeof(float), groups = 64, local = 256;
+    cl_mem in = clCreateBuffer(cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)host, &err);
+    cl_mem part = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, groups * sizeof(float), NULL, &err);
+    cl_kernel k = clCreateKernel(cl_prog, "reduce_simd", &err);
+    cl_uint n = REDUCE_N;
+    clSetKernelArg(k, 0, sizeof in, &in);
+    clSetKernelArg(k, 1, sizeof part, &part);
+    clSetKernelArg(k, 2, sizeof n, &n);
+    size_t global = groups * local;
+    double t[REPEATS];
+    float out[64];
+    for (int r = 0; r < REPEATS; r++) {
+        double t0 = now_s();
+        clEnqueueNDRangeKernel(cl_queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+        clFinish(cl_queue);
+        t[r] = now_s() - t0;
+    }
+    clEnqueueReadBuffer(cl_queue, part, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+    double total = 0;
+    for (int g = 0; g < 64; g++) total += out[g];
+    if (fabs(total - reference) > 1e-4 * fabs(reference) + 1e-2)
+        fprintf(stderr, "PoCL reduction: wrong sum %f vs %f\n", total, reference);
+    clReleaseKernel(k);
+    clReleaseMemObject(in);
+    clReleaseMemObject(part);
+    return bytes / median(t, REPEATS) / 1e9;
+}
+
+static double pocl_gemm(const char *kernel, int repeats) {
+    cl_int err;
+    const cl_uint n = GEMM_N;
+    size_t bytes = (size_t)n * n * sizeof(float);
+    cl_mem a = clCreateBuffer(cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, gemm_a, &err);
+    cl_mem b = clCreateBuffer(cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, gemm_b, &err);
+    cl_mem c = clCreateBuffer(cl_ctx, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
+    cl_kernel k = clCreateKernel(cl_prog, kernel, &err);
+    clSetKernelArg(k, 0, sizeof a, &a);
+    clSetKernelArg(k, 1, sizeof b, &b);
+    clSetKernelArg(k, 2, sizeof c, &c);
+    clSetKernelArg(k, 3, sizeof n, &n);
+    clSetKernelArg(k, 4, sizeof n, &n);
+    size_t global[2] = {n, n}, local[2] = {16, 16};
+    double t[REPEATS];
+    for (int r = 0; r < repeats; r++) {
+        double t0 = now_s();
+        clEnqueueNDRangeKernel(cl_queue, k, 2, NULL, global, local, 0, NULL, NULL);
+        clFinish(cl_queue);
+        t[r] = now_s() - t0;
+    }
+    float *host = malloc(bytes);
+    clEnqueueReadBuffer(cl_queue, c, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    check_gemm(kernel, host);
+    free(host);
+    clReleaseKernel(k);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+    return 2.0 * n * n * n / median(t, repeats) / 1e9;
+}
+#endif
+
+int main(int argc, char **argv) {
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: cpu_bench [KERNEL_DIR]\n"
+               "Runs the CPU backend's benchmarks with their baselines in one run and prints\n"
+               "a Markdown table. KERNEL_DIR defaults to bench/kernels.\n");
+        return 0;
+    }
+    if (argc > 1) kernel_dir = argv[1];
+    rng_state ^= (unsigned long long)time(NULL) * 0x2545F4914F6CDD1Dull;
+    CHECK(enigma_device_open("cpu", &dev));
+    enigma_device_info info;
+    CHECK(enigma_device_get_info(dev, &info));
+    fprintf(stderr, "device: %s, %u workers; OpenMP threads: %d\n", info.name, info.compute_units,
+            omp_get_max_threads());
+
+    float *host = malloc((size_t)REDUCE_N * sizeof(float));
+    for (size_t i = 0; i < REDUCE_N; i++) host[i] = (float)(uniform01() * 2 - 1);
+    double reference = omp_sum(host, REDUCE_N);
+    double enigma_gbs;
+    fprintf(stderr, "bench: reduction\n");
+    bench_reduction(host, reference, &enigma_gbs);
+    fprintf(stderr, "bench: seed 003\n");
+    bench_seed003();
+
+    size_t gbytes = (size_t)GEMM_N * GEMM_N * sizeof(float);
+    gemm_a = malloc(gbytes);
+    gemm_b = malloc(gbytes);
+    for (size_t i = 0; i < (size_t)GEMM_N * GEMM_N; i++) {
+        gemm_a[i] = (float)(uniform01() * 2 - 1);
+        gemm_b[i] = (float)(uniform01() * 2 - 1);
+    }
+    fprintf(stderr, "bench: gemm\n");
+    double naive = bench_gemm_enigma("naive_gemm", 3), tiled = bench_gemm_enigma("tiled_gemm", 3);
+    fprintf(stderr, "bench: dispatch, compile\n");
+    bench_dispatch();
+    bench_compile();
+
+#ifdef ENIGMA_BENCH_OPENCL
+    if (opencl_open()) {
+        fprintf(stderr, "bench: PoCL\n");
+        double pr = pocl_reduction(host, reference);
+        double pn = pocl_gemm("naive_gemm", 3), pt = pocl_gemm("tiled_gemm", 3);
+        row *r = add_row("reduction vs PoCL", "GB/s", "faster than PoCL");
+        snprintf(r->value, sizeof r->value, "%.2f", enigma_gbs);
+        snprintf(r->baseline, sizeof r->baseline, "%.2f (PoCL)", pr);
+        snprintf(r->verdict, sizeof r->verdict, "%.2fx %s", enigma_gbs / pr, enigma_gbs > pr ? "met" : "MISSED");
+        r = add_row("naive GEMM 1024^3 vs PoCL", "GFLOP/s", "faster than PoCL");
+        snprintf(r->value, sizeof r->value, "%.2f", naive);
+        snprintf(r->baseline, sizeof r->baseline, "%.2f (PoCL)", pn);
+        snprintf(r->verdict, sizeof r->verdict, "%.2fx %s", naive / pn, naive > pn ? "met" : "MISSED");
+        r = add_row("tiled GEMM 1024^3 vs PoCL", "GFLOP/s", "faster than PoCL");
+        snprintf(r->value, sizeof r->value, "%.2f", tiled);
+        snprintf(r->baseline, sizeof r->baseline, "%.2f (PoCL)", pt);
+        snprintf(r->verdict, sizeof r->verdict, "%.2fx %s", tiled / pt, tiled > pt ? "met" : "MISSED");
+    } else
+#endif
+    {
+        row *r = add_row("naive GEMM 1024^3", "GFLOP/s", "-");
+        snprintf(r->value, sizeof r->value, "%.2f", naive);
+        snprintf(r->verdict, sizeof r->verdict, "no PoCL in this build");
+        r = add_row("tiled GEMM 1024^3", "GFLOP/s", "-");
+        snprintf(r->value, sizeof r->value, "%.2f", tiled);
+    }
+
+    printf("| benchmark | figure | enigma | baseline | goal | result |\n|---|---|---|---|---|---|\n");
+    for (int i = 0; i < row_count; i++)
+        printf("| %s | %s | %s | %s | %s | %s |\n", rows[i].name, rows[i].figure, rows[i].value,
+               rows[i].baseline[0] ? rows[i].baseline : "-", rows[i].goal, rows[i].verdict);
+    free(host);
+    free(gemm_a);
+    free(gemm_b);
+    enigma_device_close(dev);
+    return 0;
+}
