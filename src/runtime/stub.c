@@ -1,5 +1,5 @@
-/* stub.c — STUB: backends and the check sink until their owners land them. */
+/* stub.c — STUB: the backends until their owners land them (src/cpu/device.c,
+ * src/cuda/device.c). A vtable without functions reads as "not built in". */
 #include "backend.h"
 const en_backend en_cpu_backend = {.name = "cpu"};
 const en_backend en_cuda_backend = {.name = "cuda"};
-void en_check_report(en_check_sink *s, enigma_check_kind kind, en_loc loc, const char *fmt, ...) { (void)s; (void)kind; (void)loc; (void)fmt; }

@@ -1,0 +1,260 @@
+/* library.c — MSL source to a library: the front end (en_compile) and, with a device,
+ * the device's backend build.
+ *
+ * Each library owns one en_ctx: its arena holds the sources, the diagnostics and the IR,
+ * and is freed with the library. A library with compile errors is still handed back so
+ * that the caller can read its diagnostics (as data and as rendered text). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "runtime.h"
+
+static enigma_severity public_severity(en_severity s) {
+    return s == EN_ERROR ? ENIGMA_SEVERITY_ERROR : s == EN_WARNING ? ENIGMA_SEVERITY_WARNING
+                                                                    : ENIGMA_SEVERITY_NOTE;
+}
+
+/* copies the context's diagnostics into the public form and renders their text */
+static bool collect_diagnostics(enigma_library *lib) {
+    const en_diags *d = &lib->ctx.diags;
+    lib->diag_count = d->items.count;
+    if (d->items.count) {
+        lib->diags = calloc((size_t)d->items.count, sizeof *lib->diags);
+        if (!lib->diags) return false;
+    }
+    const en_sources *s = &lib->ctx.sources;
+    for (int i = 0; i < d->items.count; i++) {
+        const en_diag *g = &d->items.items[i];
+        bool located = g->loc.file >= 0 && g->loc.file < s->files.count;
+        lib->diags[i] = (enigma_diagnostic){
+            .severity = public_severity(g->severity),
+            .file = located ? s->files.items[g->loc.file].name : NULL,
+            .line = located ? g->loc.line : 0,
+            .column = located ? g->loc.col : 0,
+            .message = g->message,
+        };
+    }
+    en_buf text = {0};
+    en_diags_render(d, &text);
+    if (text.out_of_memory) return false;
+    lib->diags_text = en_buf_take(&text);
+    return lib->diags_text != NULL;
+}
+
+static bool collect_kernels(enigma_library *lib) {
+    const ir_module *m = lib->module;
+    int n = ir_module_kernel_count(m);
+    if (n == 0) return true;
+    lib->kernels = calloc((size_t)n, sizeof *lib->kernels);
+    if (!lib->kernels) return false;
+    for (int i = 0; i < m->funcs.count; i++)
+        if (m->funcs.items[i]->is_kernel) lib->kernels[lib->kernel_count++] = m->funcs.items[i];
+    return true;
+}
+
+static enigma_status build_for_device(enigma_library *lib) {
+    const en_backend *b = lib->dev->core.backend;
+    if (!b->build)
+        return en_fail(ENIGMA_ERROR_UNAVAILABLE, "the %s backend cannot build kernels yet", b->name);
+    en_buf err = {0};
+    enigma_status st = b->build(&lib->dev->core, lib->module, &lib->build, &lib->program, &err);
+    if (st != ENIGMA_OK) {
+        en_buf prefix = {0};
+        en_buf_printf(&prefix, "%s backend: ", b->name);
+        en_fail_buf(st, prefix.data ? prefix.data : "", &err);
+        en_buf_free(&prefix);
+    }
+    en_buf_free(&err);
+    return st;
+}
+
+/* the shared path of both create functions once the source is in lib->ctx as `file` */
+static enigma_status compile_library(enigma_library *lib, int file, enigma_library **out) {
+    lib->module = en_compile(&lib->ctx, file, NULL);
+    if (lib->ctx.arena.out_of_memory || !collect_diagnostics(lib)) {
+        enigma_library_destroy(lib);
+        return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory while compiling");
+    }
+    if (!lib->module || lib->ctx.diags.errors) {
+        lib->module = NULL;
+        *out = lib;
+        const enigma_diagnostic *first = NULL;
+        for (int i = 0; i < lib->diag_count && !first; i++)
+            if (lib->diags[i].severity == ENIGMA_SEVERITY_ERROR) first = &lib->diags[i];
+        if (first && first->file)
+            return en_fail(ENIGMA_ERROR_COMPILE, "%s:%d:%d: error: %s (%d error%s)", first->file, first->line,
+                           first->column, first->message, lib->ctx.diags.errors,
+                           lib->ctx.diags.errors == 1 ? "" : "s");
+        return en_fail(ENIGMA_ERROR_COMPILE, "error: %s", first ? first->message : "the source has errors");
+    }
+    if (!collect_kernels(lib)) {
+        enigma_library_destroy(lib);
+        return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory while compiling");
+    }
+    if (lib->dev) {
+        enigma_status st = build_for_device(lib);
+        if (st != ENIGMA_OK) {
+            enigma_library_destroy(lib);
+            return st;
+        }
+    }
+    *out = lib;
+    return ENIGMA_OK;
+}
+
+static enigma_status library_new(enigma_device *dev, const enigma_compile_options *opts,
+                                 const char *fn, enigma_library **out) {
+    if (opts) {
+        if (opts->include_dir_count < 0 || (opts->include_dir_count > 0 && !opts->include_dirs))
+            return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: opts->include_dirs is NULL but include_dir_count is %d",
+                           fn, opts->include_dir_count);
+        if (opts->define_count < 0 || (opts->define_count > 0 && !opts->defines))
+            return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: opts->defines is NULL but define_count is %d", fn,
+                           opts->define_count);
+        for (int i = 0; i < opts->include_dir_count; i++)
+            if (!opts->include_dirs[i])
+                return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: opts->include_dirs[%d] is NULL", fn, i);
+        for (int i = 0; i < opts->define_count; i++)
+            if (!opts->defines[i] || !opts->defines[i][0] || opts->defines[i][0] == '=')
+                return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: opts->defines[%d] is %s (expected NAME or NAME=VALUE)",
+                               fn, i, opts->defines[i] ? "empty" : "NULL");
+    }
+    enigma_library *lib = calloc(1, sizeof *lib);
+    if (!lib) return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    atomic_init(&lib->refs, 1);
+    en_ctx_init(&lib->ctx);
+    if (opts) {
+        /* the option arrays are read only during en_compile, while the caller's are alive */
+        lib->ctx.include_dirs = opts->include_dirs;
+        lib->ctx.include_dir_count = opts->include_dir_count;
+        lib->ctx.defines = opts->defines;
+        lib->ctx.define_count = opts->define_count;
+        lib->ctx.checked = opts->checked;
+        lib->build.checked = opts->checked;
+        lib->build.no_cache = opts->no_cache;
+        if (opts->backend_flags) {
+            lib->flags_storage = strdup(opts->backend_flags);
+            if (!lib->flags_storage) {
+                enigma_library_destroy(lib);
+                return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+            }
+            lib->build.backend_flags = lib->flags_storage;
+        }
+    }
+    if (dev) {
+        atomic_fetch_add(&dev->refs, 1);
+        lib->dev = dev;
+    }
+    *out = lib;
+    return ENIGMA_OK;
+}
+
+enigma_status enigma_library_create_from_source(enigma_device *dev, const char *source, size_t length,
+                                                const char *name, const enigma_compile_options *opts,
+                                                enigma_library **out) {
+    const char *fn = "enigma_library_create_from_source";
+    if (!out) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!source) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: source is NULL", fn);
+    enigma_library *lib;
+    enigma_status st = library_new(dev, opts, fn, &lib);
+    if (st != ENIGMA_OK) return st;
+    int file = en_source_add(&lib->ctx.sources, name ? name : "<source>", source, length);
+    return compile_library(lib, file, out);
+}
+
+enigma_status enigma_library_create_from_file(enigma_device *dev, const char *path,
+                                              const enigma_compile_options *opts, enigma_library **out) {
+    const char *fn = "enigma_library_create_from_file";
+    if (!out) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!path) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: path is NULL", fn);
+    enigma_library *lib;
+    enigma_status st = library_new(dev, opts, fn, &lib);
+    if (st != ENIGMA_OK) return st;
+    int file = en_source_load(&lib->ctx.sources, path);
+    if (file < 0) {
+        int e = errno;
+        enigma_library_destroy(lib);
+        return en_fail(ENIGMA_ERROR_IO, "%s: %s", path, strerror(e));
+    }
+    return compile_library(lib, file, out);
+}
+
+void en_library_release(enigma_library *lib) {
+    if (!lib || atomic_fetch_sub(&lib->refs, 1) != 1) return;
+    if (lib->program && lib->dev->core.backend->program_free)
+        lib->dev->core.backend->program_free(&lib->dev->core, lib->program);
+    if (lib->dev) en_device_release(lib->dev);
+    free(lib->kernels);
+    free(lib->diags);
+    free(lib->diags_text);
+    free(lib->flags_storage);
+    en_ctx_free(&lib->ctx);
+    free(lib);
+}
+
+void enigma_library_destroy(enigma_library *lib) { en_library_release(lib); }
+
+int enigma_library_diagnostic_count(const enigma_library *lib) { return lib ? lib->diag_count : 0; }
+
+enigma_status enigma_library_get_diagnostic(const enigma_library *lib, int index, enigma_diagnostic *out) {
+    if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "enigma_library_get_diagnostic: lib is NULL");
+    if (!out) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "enigma_library_get_diagnostic: out is NULL");
+    if (index < 0 || index >= lib->diag_count)
+        return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "enigma_library_get_diagnostic: index %d is out of range (the library has %d diagnostic%s)",
+                       index, lib->diag_count, lib->diag_count == 1 ? "" : "s");
+    *out = lib->diags[index];
+    return ENIGMA_OK;
+}
+
+const char *enigma_library_diagnostics_text(const enigma_library *lib) {
+    return lib && lib->diags_text ? lib->diags_text : "";
+}
+
+int enigma_library_kernel_count(const enigma_library *lib) { return lib ? lib->kernel_count : 0; }
+
+const char *enigma_library_kernel_name(const enigma_library *lib, int index) {
+    if (!lib || index < 0 || index >= lib->kernel_count) return NULL;
+    return lib->kernels[index]->name;
+}
+
+enigma_status enigma_library_emit(const enigma_library *lib, const char *what, char **text) {
+    const char *fn = "enigma_library_emit";
+    if (!text) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: text is NULL", fn);
+    *text = NULL;
+    if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: lib is NULL", fn);
+    if (!what) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: what is NULL (expected ir, c or cuda)", fn);
+    if (!lib->module)
+        return en_fail(ENIGMA_ERROR_COMPILE, "%s: the library has compile errors and nothing to emit", fn);
+    en_buf out = {0}, err = {0};
+    enigma_status st = ENIGMA_OK;
+    if (en_streq(what, "ir")) {
+        ir_print_module(lib->module, &out);
+    } else if (en_streq(what, "c") || en_streq(what, "cuda")) {
+        const en_backend *b = en_streq(what, "c") ? &en_cpu_backend : &en_cuda_backend;
+        if (!b->emit) {
+            en_buf_free(&out);
+            return en_fail(ENIGMA_ERROR_UNAVAILABLE, "%s: the %s backend is not built into this enigma", fn, b->name);
+        }
+        st = b->emit(lib->module, &lib->build, &out, &err);
+        if (st != ENIGMA_OK) {
+            en_buf prefix = {0};
+            en_buf_printf(&prefix, "%s: %s backend: ", fn, b->name);
+            en_fail_buf(st, prefix.data ? prefix.data : "", &err);
+            en_buf_free(&prefix);
+        }
+    } else {
+        return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: unknown output '%s' (expected ir, c or cuda)", fn, what);
+    }
+    en_buf_free(&err);
+    if (st == ENIGMA_OK && out.out_of_memory) st = en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    if (st != ENIGMA_OK) {
+        en_buf_free(&out);
+        return st;
+    }
+    *text = en_buf_take(&out);
+    return *text ? ENIGMA_OK : en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+}
