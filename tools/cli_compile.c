@@ -1,0 +1,136 @@
+/* cli_compile.c — `enigma compile`: compile a file and show what a stage made.
+ *
+ * --emit ir|c|cuda runs the front end and prints the IR or a backend's generated code;
+ * it needs no device, so CUDA C can be inspected on a machine without a GPU. Without
+ * --emit the file is built for the backend (cpu: through the system C compiler), which
+ * is how a build problem shows before a run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char compile_help[] =
+    "usage: enigma compile FILE.metal [--emit ir|c|cuda] [--backend cpu|cuda] [-o FILE]\n"
+    "                      [--check] [-I DIR]... [-D NAME[=VALUE]]...\n"
+    "\n"
+    "  --emit ir|c|cuda   print the kernel IR, the cpu backend's C, or the cuda backend's CUDA C\n"
+    "                     (needs no device; without --emit the file is built for --backend)\n"
+    "  --backend B        cpu (default) or cuda; cuda without a GPU checks the CUDA C it would build\n"
+    "  -o FILE            write the emitted text to FILE instead of standard output\n"
+    "  --check            compile with checked-mode instrumentation\n"
+    "  -I DIR, -D NAME[=VALUE]   include directories and macro definitions\n"
+    "\n"
+    "Diagnostics go to standard error as FILE:LINE:COL: error: message.\n"
+    "exit codes: 0 ok, 1 usage, 2 compile error, 3 runtime error (a backend failed or is missing)\n";
+
+static int write_text(const char *path, const char *text) {
+    if (!path) {
+        fputs(text, stdout);
+        return EXIT_OK;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) return cli_error(EXIT_RUNTIME, "cannot write %s", path);
+    bool ok = fputs(text, f) >= 0;
+    if (fclose(f) != 0) ok = false;
+    return ok ? EXIT_OK : cli_error(EXIT_RUNTIME, "cannot write %s", path);
+}
+
+int cli_compile(int argc, char **argv) {
+    const char *file = NULL, *emit = NULL, *backend = NULL, *out = NULL;
+    bool checked = false;
+    cli_compile_flags flags = {0};
+    int code = EXIT_OK;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int took;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(compile_help, stdout);
+            cli_compile_flags_free(&flags);
+            return EXIT_OK;
+        } else if ((took = cli_take_compile_flag(argc, argv, &i, &flags)) != 0) {
+            if (took < 0) { code = EXIT_USAGE; goto done; }
+        } else if (strcmp(a, "--check") == 0) {
+            checked = true;
+        } else if (strcmp(a, "--emit") == 0 || strcmp(a, "--backend") == 0 || strcmp(a, "-o") == 0) {
+            if (i + 1 >= argc) { code = cli_error(EXIT_USAGE, "compile: %s needs a value", a); goto done; }
+            const char *v = argv[++i];
+            if (a[2] == 'e') emit = v;
+            else if (a[2] == 'b') backend = v;
+            else out = v;
+        } else if (a[0] == '-' && a[1]) {
+            code = cli_error(EXIT_USAGE, "compile: unknown option '%s' (see enigma compile --help)", a);
+            goto done;
+        } else if (!file) {
+            file = a;
+        } else {
+            code = cli_error(EXIT_USAGE, "compile: more than one file ('%s' and '%s')", file, a);
+            goto done;
+        }
+    }
+    if (!file) { code = cli_error(EXIT_USAGE, "compile: no FILE.metal given (see enigma compile --help)"); goto done; }
+    if (emit && strcmp(emit, "ir") != 0 && strcmp(emit, "c") != 0 && strcmp(emit, "cuda") != 0) {
+        code = cli_error(EXIT_USAGE, "compile: unknown --emit '%s' (expected ir, c or cuda)", emit);
+        goto done;
+    }
+    if (backend && strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0) {
+        code = cli_error(EXIT_USAGE, "compile: unknown backend '%s' (expected cpu or cuda)", backend);
+        goto done;
+    }
+    if (emit && backend && ((strcmp(emit, "c") == 0 && strcmp(backend, "cpu") != 0) ||
+                            (strcmp(emit, "cuda") == 0 && strcmp(backend, "cuda") != 0))) {
+        code = cli_error(EXIT_USAGE, "compile: --emit %s is the %s backend's code, not the %s backend's", emit,
+                         strcmp(emit, "c") == 0 ? "cpu" : "cuda", backend);
+        goto done;
+    }
+    if (out && !emit) { code = cli_error(EXIT_USAGE, "compile: -o needs --emit ir|c|cuda"); goto done; }
+    if (!backend) backend = emit && strcmp(emit, "cuda") == 0 ? "cuda" : "cpu";
+
+    enigma_compile_options opts = {
+        .include_dirs = flags.include_dirs, .include_dir_count = flags.include_dir_count,
+        .defines = flags.defines, .define_count = flags.define_count, .checked = checked,
+    };
+    /* a device only to build for cpu or for a cuda that is present; --emit needs none */
+    enigma_device *dev = NULL;
+    bool cuda_text_only = false;
+    char why[512] = "";
+    if (!emit) {
+        enigma_status st = enigma_device_open(backend, &dev);
+        if (st != ENIGMA_OK) {
+            if (strcmp(backend, "cpu") == 0) { code = cli_error(cli_exit_code(st), "%s", enigma_last_error()); goto done; }
+            snprintf(why, sizeof why, "%s", enigma_last_error());
+            cuda_text_only = true; /* no GPU: check the CUDA C that would be built */
+            emit = "cuda";
+            dev = NULL;
+        }
+    }
+    enigma_library *lib = NULL;
+    enigma_status st = enigma_library_create_from_file(dev, file, &opts, &lib);
+    if (lib) fputs(enigma_library_diagnostics_text(lib), stderr);
+    if (st != ENIGMA_OK) {
+        code = cli_exit_code(st);
+        if (!lib || st != ENIGMA_ERROR_COMPILE) cli_error(code, "%s", enigma_last_error());
+        if (code == EXIT_USAGE) code = EXIT_RUNTIME;
+    } else if (emit && !dev) {
+        char *text = NULL;
+        st = enigma_library_emit(lib, emit, &text);
+        if (st != ENIGMA_OK) code = cli_error(cli_exit_code(st) == EXIT_USAGE ? EXIT_RUNTIME : cli_exit_code(st), "%s",
+                                              enigma_last_error());
+        else if (cuda_text_only)
+            printf("%s: %d kernel%s: CUDA C generated; not built (%s)\n", file, enigma_library_kernel_count(lib),
+                   enigma_library_kernel_count(lib) == 1 ? "" : "s", why);
+        else
+            code = write_text(out, text);
+        enigma_free(text);
+    } else {
+        int n = enigma_library_kernel_count(lib);
+        printf("%s: %d kernel%s for %s:", file, n, n == 1 ? "" : "s", backend);
+        for (int k = 0; k < n; k++) printf(" %s", enigma_library_kernel_name(lib, k));
+        printf("\n");
+    }
+    enigma_library_destroy(lib);
+    enigma_device_close(dev);
+done:
+    cli_compile_flags_free(&flags);
+    return code;
+}
