@@ -1,0 +1,281 @@
+"""kernel.py — @enigma.kernel, enigma.compile and enigma.compile_source.
+
+Needs: trace.py (MSL from a Python function), rewrite.py (assignment tracking), _lib.py
+(the C compiler, only when compiling).
+Guarantees: a Compiled holds the MSL text (`.source`), the kernel name, and what the runtime
+needs to bind arguments: the buffer parameters in order and which of them the kernel writes.
+enigma.compile checks the source with libenigma's front end right away (no device needed),
+so a CompileError surfaces at compile time with file/line/column; each Runtime then compiles
+it for its own device on first use and keeps the pipeline.
+"""
+
+import ctypes
+import functools
+import inspect
+import threading
+
+from . import _lib
+from . import dtypes as T
+from . import rewrite
+from . import trace
+from .errors import CompileError, Diagnostic, TraceError
+
+
+class Kernel:
+    """A Python function decorated with @enigma.kernel. Calling it directly is an error;
+    pass it to enigma.compile."""
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.name = fn.__name__
+        self._traced = None
+
+    def __call__(self, *args, **kwargs):
+        if trace.current(required=False) is not None:
+            # a kernel used as a helper inside another kernel: inline its body
+            return self.fn(*args, **kwargs)
+        raise TypeError("a @enigma.kernel function is not called directly: compile it with "
+                        "enigma.compile(%s) and run it with Runtime.execute" % self.name)
+
+    def __repr__(self):
+        return "<enigma.kernel %s>" % self.name
+
+    def trace(self):
+        """Traces the function (once) and returns the trace."""
+        if self._traced is None:
+            self._traced = _trace_function(self.fn)
+        return self._traced
+
+    @property
+    def source(self):
+        """The MSL this kernel traces to (no C library needed)."""
+        return self.trace().source()
+
+
+def kernel(fn):
+    """Decorator: marks a Python function as an enigma kernel (see the package docs)."""
+    if isinstance(fn, Kernel):
+        return fn
+    return Kernel(fn)
+
+
+def _annotations(fn):
+    sig = inspect.signature(fn)
+    out = {}
+    names = []
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise TraceError("kernel %s: *args and **kwargs parameters are not supported"
+                             % fn.__name__)
+        ann = p.annotation
+        if isinstance(ann, str):
+            try:
+                ann = eval(ann, fn.__globals__)  # from __future__ import annotations
+            except Exception as e:
+                raise TraceError("kernel %s: cannot evaluate the annotation %r of %s: %s"
+                                 % (fn.__name__, ann, p.name, e)) from None
+        if ann is inspect.Parameter.empty:
+            ann = None
+        if isinstance(ann, str) or (ann is not None and not isinstance(ann, (T.DType, T.Scalar))):
+            try:
+                ann = T.as_dtype(ann)
+            except TypeError:
+                pass
+        out[p.name] = ann
+        names.append(p.name)
+    return out, names
+
+
+def _trace_function(fn):
+    annotations, names = _annotations(fn)
+    tracked = rewrite.rewrite(fn)
+    target = tracked if tracked is not None else fn
+    tr = trace.run(target, fn.__name__, annotations, names, kernel_code=target.__code__,
+                   assignment_tracking=tracked is not None)
+    tr.python_function = fn
+    return tr
+
+
+class Param:
+    """A kernel parameter as the runtime binds it."""
+
+    def __init__(self, name, index, kind, dtype, is_scalar, written, element_size=None):
+        self.name = name
+        self.index = index        # [[buffer(index)]]
+        self.kind = kind          # "buffer", "threadgroup" or "attribute"
+        self.dtype = dtype        # DType or None (structs, vectors)
+        self.is_scalar = is_scalar
+        self.written = written
+        self.element_size = element_size or (dtype.size if dtype else None)
+
+    def __repr__(self):
+        return "<Param %s [[buffer(%s)]] %s%s>" % (
+            self.name, self.index, self.dtype.name if self.dtype else "?",
+            " written" if self.written else "")
+
+
+class Compiled:
+    """A compiled kernel: `.source` (MSL), `.name`, `.params` (its buffer parameters in
+    order) and `.outputs` (the names of the buffers it writes)."""
+
+    def __init__(self, source, name, params=None, filename=None, line_map=None,
+                 python_function=None, defines=(), include_dirs=(), assignment_tracking=None):
+        self.source = source
+        self.name = name
+        self.filename = filename or (name + ".metal" if name else "<source>")
+        self._params = params
+        self.line_map = line_map or {}
+        self.python_function = python_function
+        self.defines = list(defines)
+        self.include_dirs = list(include_dirs)
+        self.assignment_tracking = assignment_tracking
+        self._libraries = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self):
+        return "<enigma.Compiled %s>" % self.name
+
+    @property
+    def params(self):
+        return self._params
+
+    @property
+    def outputs(self):
+        return [p.name for p in (self._params or []) if p.written]
+
+    @property
+    def location(self):
+        """(file, line) of the Python kernel definition, or None."""
+        fn = self.python_function
+        if fn is None:
+            return None
+        code = fn.__code__
+        return (code.co_filename, code.co_firstlineno)
+
+    # -- C compilation
+    def _options(self, checked=False):
+        opts = _lib.CompileOptions()
+        keep = []
+        if self.defines:
+            arr = (ctypes.c_char_p * len(self.defines))(*[d.encode() for d in self.defines])
+            keep.append(arr)
+            opts.defines = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
+            opts.define_count = len(self.defines)
+        if self.include_dirs:
+            arr = (ctypes.c_char_p * len(self.include_dirs))(
+                *[d.encode() for d in self.include_dirs])
+            keep.append(arr)
+            opts.include_dirs = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
+            opts.include_dir_count = len(self.include_dirs)
+        opts.checked = bool(checked)
+        return opts, keep
+
+    def _create_library(self, device_handle, checked=False):
+        L = _lib.lib()
+        src = self.source.encode("utf-8")
+        opts, keep = self._options(checked)
+        out = ctypes.c_void_p()
+        status = L.enigma_library_create_from_source(
+            device_handle, src, len(src), self.filename.encode(), ctypes.byref(opts),
+            ctypes.byref(out))
+        del keep
+        if status == 2:  # ENIGMA_ERROR_COMPILE: the library holds the diagnostics
+            err = self._compile_error(out, L)
+            if out.value:
+                L.enigma_library_destroy(out)
+            raise err
+        L.check(status)
+        return out
+
+    def _compile_error(self, handle, L):
+        diags = []
+        text = ""
+        if handle.value:
+            n = L.enigma_library_diagnostic_count(handle)
+            for i in range(n):
+                d = _lib.DiagnosticC()
+                if L.enigma_library_get_diagnostic(handle, i, ctypes.byref(d)) == 0:
+                    diags.append(Diagnostic(_lib.decode(d.file), d.line, d.column,
+                                            _lib.SEVERITY_NAMES.get(d.severity, "error"),
+                                            _lib.decode(d.message)))
+            text = _lib.decode(L.enigma_library_diagnostics_text(handle)) or ""
+        if not text:
+            text = "\n".join(str(d) for d in diags) or L.last_error()
+        pylocs = [self.line_map.get(d.line) if d.file == self.filename else None for d in diags]
+        if any(pylocs):
+            notes = ["%s:%d: note: generated from this Python line" % loc
+                     for loc in dict.fromkeys(l for l in pylocs if l)]
+            text = text.rstrip("\n") + "\n" + "\n".join(notes)
+        if self.python_function is not None:
+            text += "\n-- generated MSL (%s) --\n%s" % (self.filename, _numbered(self.source))
+        return CompileError(text, diags, self.source, pylocs)
+
+    def check(self):
+        """Runs libenigma's front end on the source (no device); raises CompileError."""
+        L = _lib.lib()
+        if not L.has("enigma_library_create_from_source"):
+            return self
+        lib = self._create_library(None)
+        try:
+            self._fill_params_from_library(lib)
+        finally:
+            L.enigma_library_destroy(lib)
+        return self
+
+    def _fill_params_from_library(self, lib):
+        pass  # parameters come from the pipeline's introspection (runtime.py)
+
+    def library_for(self, device):
+        """The library compiled for `device` (a runtime.Device), compiled once."""
+        key = (id(device), device.checked)
+        with self._lock:
+            lib = self._libraries.get(key)
+            if lib is None:
+                lib = self._create_library(device.handle, device.checked)
+                self._libraries[key] = lib
+                device._owned_libraries.append((self, key, lib))
+            return lib
+
+    def _forget(self, key):
+        with self._lock:
+            self._libraries.pop(key, None)
+
+
+def _numbered(src):
+    return "\n".join("%4d  %s" % (i + 1, l) for i, l in enumerate(src.splitlines()))
+
+
+def compile(k, check=True):  # noqa: A001 - the seeds call enigma.compile
+    """Traces a @enigma.kernel function into MSL and checks it with libenigma's front end.
+    Returns a Compiled; `.source` is the MSL."""
+    if not isinstance(k, Kernel):
+        if callable(k):
+            k = Kernel(k)
+        else:
+            raise TypeError("enigma.compile needs a @enigma.kernel function; for MSL text use "
+                            "enigma.compile_source")
+    tr = k.trace()
+    source = tr.source()
+    params = [Param(p.name, p.index, "buffer", p.dtype, p.is_scalar, p.written)
+              for p in tr.params]
+    c = Compiled(source, tr.name, params, filename=tr.name + ".metal", line_map=tr.line_map,
+                 python_function=tr.python_function,
+                 assignment_tracking=tr.assignment_tracking)
+    if check:
+        c.check()
+    return c
+
+
+def compile_source(source, name=None, filename=None, defines=(), include_dirs=(), check=True):
+    """Compiles MSL written by hand. `name` picks the kernel (None: the source's only
+    kernel); `filename` is the name diagnostics use (default "<name>.metal").
+
+    Binding rule for Runtime.execute: inputs go to the buffer parameters in order, skipping
+    the output; the output is the last non-const `device` pointer parameter (override with
+    execute(..., output="param name"))."""
+    c = Compiled(source, name, None, filename=filename or ((name or "kernel") + ".metal"),
+                 defines=defines, include_dirs=include_dirs)
+    if check:
+        c.check()
+    return c

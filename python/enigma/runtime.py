@@ -1,0 +1,458 @@
+"""runtime.py — enigma.Runtime (alias MetalRuntime): a device, buffers, and execute().
+
+Needs: libenigma's device, buffer, pipeline and command API (_lib.py); a Compiled from
+enigma.compile or enigma.compile_source.
+Guarantees: execute() dispatches *by threads* (the grid counts threads, as Metal's
+dispatchThreads), binds NumPy inputs to the kernel's buffer parameters in order, skipping the
+output, and returns the output buffer's bytes. Every C failure becomes the exception of its
+status with libenigma's message; dispatch errors also carry the kernel's source position
+(.file/.line/.column: the Python def of a traced kernel, or the `kernel` line of MSL).
+"""
+
+import ctypes
+import re
+import threading
+
+import numpy as np
+
+from . import _lib
+from . import dtypes as T
+from .errors import (CheckFailedError, EnigmaError, InvalidArgumentError, UnavailableError)
+from .kernel import Compiled, Param
+
+
+class DeviceCapabilities:
+    """What the device offers: its limits (from enigma_device_info) and the features enigma
+    implements. `require(feature)` raises UnavailableError naming a missing feature."""
+
+    # enigma implements these on every backend (cpu and cuda)
+    FEATURES = {
+        "simd_group_functions", "simdgroup_functions", "simd_reduction", "simd_sum",
+        "simd_shuffle", "simd_prefix", "simd_ballot", "simd_vote", "quad_group_functions",
+        "quadgroup_functions", "threadgroup_memory", "dynamic_threadgroup_memory",
+        "threadgroup_barrier", "simdgroup_barrier", "atomics", "device_atomics",
+        "threadgroup_atomics", "atomic_float", "simdgroup_matrix",
+        "simdgroup_matrix_multiply_accumulate", "simdgroup_multiply_accumulate",
+        "simdgroup_matrix_load", "simdgroup_matrix_store", "half", "float16", "bfloat",
+        "bfloat16", "int64", "long", "dispatch_threads", "non_uniform_threadgroups",
+        "dispatch_threadgroups", "math_functions", "fast_math",
+    }
+    CPU_ONLY = {"checked_execution", "checked_mode"}
+    # refused by name: enigma runs compute kernels only
+    UNSUPPORTED = {
+        "textures": "textures are not supported by enigma",
+        "texture": "textures are not supported by enigma",
+        "samplers": "samplers are not supported by enigma",
+        "raytracing": "ray tracing is not supported by enigma",
+        "ray_tracing": "ray tracing is not supported by enigma",
+        "mesh_shaders": "mesh shaders are not supported by enigma (compute kernels only)",
+        "render_pipelines": "render pipelines are not supported by enigma (compute kernels only)",
+        "function_pointers": "function pointers are not supported by enigma",
+        "indirect_command_buffers": "indirect command buffers are not supported by enigma",
+        "argument_buffers": "argument buffers are not supported by enigma",
+        "double": "double is not supported by Metal or enigma",
+        "float64": "double is not supported by Metal or enigma",
+    }
+
+    def __init__(self, info):
+        self.name = _lib.decode(info.name) or ""
+        self.backend = _lib.decode(info.backend) or ""
+        self.max_threads_per_threadgroup = int(info.max_threads_per_threadgroup)
+        self.max_threadgroup_memory = int(info.max_threadgroup_memory)
+        self.max_threadgroup_memory_length = self.max_threadgroup_memory
+        self.simd_width = int(info.simd_width)
+        self.thread_execution_width = self.simd_width
+        self.compute_units = int(info.compute_units)
+        self.memory_bytes = int(info.memory_bytes)
+        self.features = set(self.FEATURES)
+        if self.backend == "cpu":
+            self.features |= self.CPU_ONLY
+
+    def __repr__(self):
+        return ("<DeviceCapabilities %s (%s): %d threads/threadgroup, %d B threadgroup memory, "
+                "SIMD width %d, %d compute units>"
+                % (self.name, self.backend, self.max_threads_per_threadgroup,
+                   self.max_threadgroup_memory, self.simd_width, self.compute_units))
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in (
+            "name", "backend", "max_threads_per_threadgroup", "max_threadgroup_memory",
+            "simd_width", "compute_units", "memory_bytes")}
+
+    @staticmethod
+    def _key(feature):
+        return re.sub(r"[\s\-]+", "_", str(feature).strip().lower())
+
+    def supports(self, feature):
+        return self._key(feature) in self.features
+
+    def require(self, feature):
+        """Returns None when the device has `feature`, else raises UnavailableError."""
+        key = self._key(feature)
+        if key in self.features:
+            return None
+        if key in self.UNSUPPORTED:
+            raise UnavailableError("feature %r is missing on %s: %s"
+                                   % (feature, self.name, self.UNSUPPORTED[key]),
+                                   "ENIGMA_ERROR_UNAVAILABLE")
+        if key in self.CPU_ONLY:
+            raise UnavailableError("feature %r is missing on %s: it needs the cpu backend"
+                                   % (feature, self.name), "ENIGMA_ERROR_UNAVAILABLE")
+        raise UnavailableError("feature %r is missing on %s: enigma does not know it; known "
+                               "features: %s" % (feature, self.name,
+                                                 ", ".join(sorted(self.features))),
+                               "ENIGMA_ERROR_UNAVAILABLE")
+
+    def require_m3(self, feature):
+        """Metal gates some features on M3-class GPUs; enigma implements them on every
+        backend, so this is require(feature)."""
+        return self.require(feature)
+
+
+class Device:
+    """An open enigma_device (one per Runtime)."""
+
+    def __init__(self, backend="auto", checked=False):
+        L = _lib.lib()
+        self.lib = L
+        handle = ctypes.c_void_p()
+        L.check(L.enigma_device_open(backend.encode() if backend else None, ctypes.byref(handle)))
+        self.handle = handle
+        self.checked = checked
+        self._owned_libraries = []
+        info = _lib.DeviceInfo()
+        L.check(L.enigma_device_get_info(handle, ctypes.byref(info)))
+        self.capabilities = DeviceCapabilities(info)
+
+    def close(self):
+        if self.handle is not None and self.handle.value:
+            for compiled, key, lib in self._owned_libraries:
+                compiled._forget(key)
+                self.lib.enigma_library_destroy(lib)
+            self._owned_libraries = []
+            self.lib.enigma_device_close(self.handle)
+        self.handle = None
+
+
+class Buffer:
+    """A device buffer; `Runtime.buffer(array)` makes one, `.numpy(dtype)` reads it."""
+
+    def __init__(self, device, nbytes=None, data=None):
+        L = device.lib
+        self.lib = L
+        self.device = device
+        handle = ctypes.c_void_p()
+        if data is not None:
+            data = np.ascontiguousarray(data)
+            if data.nbytes == 0:
+                raise InvalidArgumentError("a buffer needs at least one byte (the array is empty)")
+            L.check(L.enigma_buffer_create_with_data(device.handle, data.ctypes.data,
+                                                     data.nbytes, ctypes.byref(handle)))
+        else:
+            if not nbytes or nbytes <= 0:
+                raise InvalidArgumentError("a buffer needs a positive size, not %r" % (nbytes,))
+            L.check(L.enigma_buffer_create(device.handle, int(nbytes), ctypes.byref(handle)))
+        self.handle = handle
+
+    @property
+    def nbytes(self):
+        return int(self.lib.enigma_buffer_size(self.handle))
+
+    def read(self, nbytes=None, offset=0):
+        n = self.nbytes - offset if nbytes is None else int(nbytes)
+        out = ctypes.create_string_buffer(n)
+        self.lib.check(self.lib.enigma_buffer_read(self.handle, offset, out, n))
+        return out.raw
+
+    def write(self, data, offset=0):
+        data = np.ascontiguousarray(data)
+        self.lib.check(self.lib.enigma_buffer_write(self.handle, offset, data.ctypes.data,
+                                                    data.nbytes))
+
+    def numpy(self, dtype=np.uint8):
+        return np.frombuffer(self.read(), dtype=dtype).copy()
+
+    def destroy(self):
+        if self.handle is not None:
+            self.lib.enigma_buffer_destroy(self.handle)
+            self.handle = None
+
+    __del__ = destroy
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.destroy()
+
+
+class Runtime:
+    """Runs compiled kernels on one device.
+
+    backend: "auto" (cuda where a GPU is present, else cpu), "cpu" or "cuda".
+    checked: compile for checked execution (cpu backend): out-of-bounds accesses, races,
+    divergent barriers... raise CheckFailedError with the reports."""
+
+    def __init__(self, backend="auto", checked=False):
+        self.device = Device(backend, checked)
+        self.backend = self.device.capabilities.backend
+        self._pipelines = {}
+        self._lock = threading.Lock()
+        self.last_duration_ns = 0
+
+    def __repr__(self):
+        return "<enigma.Runtime %s>" % self.device.capabilities.name
+
+    def device_capabilities(self):
+        return self.device.capabilities
+
+    def close(self):
+        L = self.device.lib
+        for compiled, handle, _ in self._pipelines.values():
+            L.enigma_pipeline_destroy(handle)
+        self._pipelines = {}
+        self.device.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def buffer(self, data=None, nbytes=None):
+        return Buffer(self.device, nbytes=nbytes, data=data)
+
+    # -- pipelines
+    def _pipeline(self, compiled):
+        with self._lock:
+            entry = self._pipelines.get(id(compiled))
+            if entry is not None and entry[0] is compiled:
+                return entry
+        L = self.device.lib
+        lib = compiled.library_for(self.device)
+        handle = ctypes.c_void_p()
+        L.check(L.enigma_pipeline_create(lib, compiled.name.encode() if compiled.name else None,
+                                         ctypes.byref(handle)))
+        params = self._introspect(compiled, handle)
+        entry = (compiled, handle, params)
+        with self._lock:
+            self._pipelines[id(compiled)] = entry
+        return entry
+
+    def _introspect(self, compiled, handle):
+        L = self.device.lib
+        info = _lib.PipelineInfo()
+        L.check(L.enigma_pipeline_get_info(handle, ctypes.byref(info)))
+        if compiled.name is None:
+            compiled.name = _lib.decode(info.name)
+        traced = {p.name: p for p in (compiled.params or [])}
+        params = []
+        for i in range(info.param_count):
+            pi = _lib.ParamInfo()
+            L.check(L.enigma_pipeline_get_param(handle, i, ctypes.byref(pi)))
+            name = _lib.decode(pi.name)
+            if pi.kind == _lib.PARAM_ATTRIBUTE:
+                continue
+            kind = "buffer" if pi.kind == _lib.PARAM_BUFFER else "threadgroup"
+            dt = T.BY_ENIGMA_SCALAR.get(pi.element_scalar) if pi.element_lanes == 1 else None
+            if name in traced:
+                written = traced[name].written
+            else:
+                written = kind == "buffer" and not pi.is_const and not pi.is_reference
+            params.append(Param(name, pi.index, kind, dt, bool(pi.is_reference), written,
+                                int(pi.element_size) or None))
+        if compiled.params is None:
+            compiled._params = [p for p in params if p.kind == "buffer"]
+        return params
+
+    # -- running
+    def execute(self, compiled, inputs=(), output_size=None, grid=(1, 1, 1), threads=(1, 1, 1),
+                output=None, threadgroup_memory=None, dtype=None):
+        """Runs `compiled` once over `grid` threads in threadgroups of `threads` and returns
+        the output buffer's bytes (output_size of them).
+
+        inputs: NumPy arrays (or numbers for Scalar parameters), bound in order to the buffer
+        parameters other than the output. The output is the buffer the kernel writes (for
+        MSL text: the last non-const device pointer); pass output="name" to pick another.
+        If the inputs cover every buffer parameter, the output starts with its input's data.
+        threadgroup_memory: {index: bytes} for [[threadgroup(index)]] parameters."""
+        if not isinstance(compiled, Compiled):
+            raise InvalidArgumentError("execute needs the result of enigma.compile or "
+                                       "enigma.compile_source, not %r" % (compiled,))
+        L = self.device.lib
+        _, pipe, params = self._pipeline(compiled)
+        buffers = [p for p in params if p.kind == "buffer"]
+        inputs = list(inputs)
+        out_param = self._output_param(compiled, buffers, inputs, output)
+        if len(inputs) == len(buffers):
+            bound = list(zip(buffers, inputs))
+        elif len(inputs) == len(buffers) - 1:
+            others = [p for p in buffers if p is not out_param]
+            bound = list(zip(others, inputs))
+        else:
+            raise InvalidArgumentError(
+                "kernel %s has %d buffer parameters (%s); execute got %d inputs: pass one per "
+                "parameter, leaving out the output %s" % (
+                    compiled.name, len(buffers), ", ".join(p.name for p in buffers),
+                    len(inputs), out_param.name))
+        grid3 = _size3("grid", grid)
+        group3 = _size3("threads", threads)
+        cmd = ctypes.c_void_p()
+        made = []
+        try:
+            L.check(L.enigma_command_create(pipe, ctypes.byref(cmd)))
+            out_buf = None
+            for p, value in bound:
+                arr = _as_array(p, value, compiled.name)
+                if p is out_param and output_size is not None and arr.nbytes < output_size:
+                    grown = np.zeros(int(output_size), dtype=np.uint8)
+                    grown[:arr.nbytes] = arr.view(np.uint8).ravel()
+                    arr = grown
+                b = Buffer(self.device, data=arr)
+                made.append(b)
+                L.check(L.enigma_command_set_buffer(cmd, p.index, b.handle, 0))
+                if p is out_param:
+                    out_buf = b
+            if out_buf is None:
+                if output_size is None:
+                    raise InvalidArgumentError("execute needs output_size (bytes of the output "
+                                               "buffer %s)" % out_param.name)
+                out_buf = Buffer(self.device, nbytes=int(output_size))
+                made.append(out_buf)
+                L.check(L.enigma_command_set_buffer(cmd, out_param.index, out_buf.handle, 0))
+            for index, nbytes in (threadgroup_memory or {}).items():
+                L.check(L.enigma_command_set_threadgroup_memory(cmd, int(index), int(nbytes)))
+            status = L.enigma_command_dispatch(cmd, _lib.DISPATCH_THREADS, grid3, group3)
+            if status != 0:
+                raise self._dispatch_error(status, compiled, cmd)
+            self.last_duration_ns = int(L.enigma_command_last_duration_ns(cmd))
+            n = out_buf.nbytes if output_size is None else int(output_size)
+            return out_buf.read(n)
+        finally:
+            for b in made:
+                b.destroy()
+            if cmd.value:
+                L.enigma_command_destroy(cmd)
+
+    def _output_param(self, compiled, buffers, inputs, output):
+        if not buffers:
+            raise InvalidArgumentError("kernel %s has no buffer parameter to return"
+                                       % compiled.name)
+        if output is not None:
+            for p in buffers:
+                if p.name == output or p.index == output:
+                    return p
+            raise InvalidArgumentError("kernel %s has no buffer parameter %r (it has %s)"
+                                       % (compiled.name, output,
+                                          ", ".join(p.name for p in buffers)))
+        written = [p for p in buffers if p.written and not p.is_scalar]
+        if not written:
+            raise InvalidArgumentError(
+                "kernel %s writes no buffer parameter, so execute has nothing to return; "
+                "pass output=\"name\"" % compiled.name)
+        if len(inputs) == len(buffers):
+            return written[0]   # every parameter has an input: the first written one, in place
+        return written[-1]
+
+    def _dispatch_error(self, status, compiled, cmd):
+        L = self.device.lib
+        msg = L.last_error()
+        where = _kernel_location(compiled)
+        kw = {}
+        if where:
+            kw = dict(file=where[0], line=where[1], column=where[2])
+            msg = "%s\n  in kernel %s at %s:%d:%d" % (msg, compiled.name, *where)
+        from .errors import error_for_status
+        if status == 6:
+            reports = []
+            for i in range(L.enigma_command_report_count(cmd)):
+                r = _lib.CheckReport()
+                if L.enigma_command_get_report(cmd, i, ctypes.byref(r)) == 0:
+                    reports.append({"kind": _lib.decode(r.kind_name), "file": _lib.decode(r.file),
+                                    "line": r.line, "column": r.column,
+                                    "message": _lib.decode(r.message), "count": int(r.count)})
+            text = _lib.decode(L.enigma_command_reports_text(cmd)) or ""
+            return CheckFailedError(msg + ("\n" + text if text else ""), reports, **kw)
+        return error_for_status(status, msg, **kw)
+
+
+MetalRuntime = Runtime
+
+
+def _kernel_location(compiled):
+    loc = compiled.location
+    if loc:
+        return (loc[0], loc[1], 1)
+    if compiled.source and compiled.name:
+        for n, line in enumerate(compiled.source.splitlines(), 1):
+            m = re.search(r"\bkernel\s+void\s+%s\b" % re.escape(compiled.name), line)
+            if m:
+                return (compiled.filename, n, m.start() + 1)
+    return None
+
+
+def _size3(what, v):
+    if isinstance(v, (int, np.integer)):
+        v = (int(v),)
+    v = tuple(int(x) for x in v)
+    if not 1 <= len(v) <= 3:
+        raise InvalidArgumentError("%s must have 1 to 3 sizes, not %r" % (what, v))
+    if any(x < 0 for x in v):
+        raise InvalidArgumentError("%s sizes must not be negative: %r" % (what, v))
+    v = v + (1,) * (3 - len(v))
+    return _lib.Size3(*v)
+
+
+def _as_array(p, value, kernel_name):
+    """The bytes to upload for parameter p: NumPy arrays must already have p's element
+    type (Metal would reinterpret the bytes silently; we refuse instead); Python numbers
+    and lists are converted."""
+    dt = p.dtype
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return np.frombuffer(bytes(value), dtype=np.uint8)
+    if isinstance(value, np.ndarray):
+        if dt is not None and value.dtype != dt.np:
+            if dt is T.bf16 and value.dtype.kind == "f":
+                return T.to_bfloat16(value)
+            raise InvalidArgumentError(
+                "input for %s of kernel %s has dtype %s but the parameter holds %s: convert "
+                "it with .astype(np.%s)" % (p.name, kernel_name, value.dtype, dt.msl,
+                                            dt.np.name))
+        return np.ascontiguousarray(value)
+    if dt is None:
+        raise InvalidArgumentError("input for %s of kernel %s must be a NumPy array or bytes"
+                                   % (p.name, kernel_name))
+    if dt is T.bf16:
+        return T.to_bfloat16(np.asarray(value, dtype=np.float32).reshape(-1))
+    return np.ascontiguousarray(np.asarray(value, dtype=dt.np).reshape(-1))
+
+
+def version():
+    """libenigma's version string."""
+    return _lib.decode(_lib.lib().enigma_version())
+
+
+def library_path():
+    return _lib.lib().path
+
+
+def available_backends():
+    """The backends that open on this machine."""
+    out = []
+    for b in ("cpu", "cuda"):
+        L = _lib.lib()
+        h = ctypes.c_void_p()
+        if L.enigma_device_open(b.encode(), ctypes.byref(h)) == 0:
+            L.enigma_device_close(h)
+            out.append(b)
+    return out
+
+
+__all__ = ["Runtime", "MetalRuntime", "DeviceCapabilities", "Buffer", "version",
+           "available_backends", "EnigmaError"]
