@@ -145,6 +145,10 @@ typedef struct ir_var {
     bool is_assigned;     /* written after its declaration/initialisation */
     bool address_taken;   /* IR_E_ADDR of it (or of part of it) exists */
     ir_expr *init;        /* IR_VAR_CONSTANT: its constant initializer */
+    /* the uniformity pass's finding (src/pass/uniformity.c): true when the variable holds
+     * the same value in every thread of a threadgroup wherever it is read; false when it
+     * may differ or the pass has not run */
+    bool uniform;
 } ir_var;
 
 /* ---- expressions -------------------------------------------------------------------- */
@@ -331,6 +335,12 @@ EN_INTERNAL bool ir_is_place(const ir_expr *e);
 EN_INTERNAL void ir_print_module(const ir_module *m, en_buf *out);
 EN_INTERNAL void ir_print_func(const ir_module *m, const ir_func *f, en_buf *out);
 EN_INTERNAL void ir_print_expr(const ir_module *m, const ir_expr *e, en_buf *out);
+/* the same with options: ir_print_module/func use IR_PRINT_LOCATIONS (a trailing
+ * `; @line:col` on each statement); 0 leaves locations out */
+enum { IR_PRINT_LOCATIONS = 1 };
+EN_INTERNAL void ir_print_module_flags(const ir_module *m, en_buf *out, unsigned flags);
+EN_INTERNAL void ir_print_func_flags(const ir_module *m, const ir_func *f, en_buf *out,
+                                     unsigned flags);
 /* checks every invariant listed at the top of this file; reports "internal error: IR
  * verifier: ..." diagnostics at the offending node; returns true when the module is sound */
 EN_INTERNAL bool ir_verify(const ir_module *m, en_diags *d, const char *after_pass);
