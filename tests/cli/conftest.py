@@ -1,0 +1,81 @@
+"""Fixtures for the enigma CLI tests.
+
+The CLI is $ENIGMA_CLI (scripts/check.sh sets it), else build/enigma or build-*/enigma
+under the repository. Tests that need the compiler's front end or the cpu backend ask
+for the `frontend` or `cpu` fixture, which skips them (with the reason) while that part
+of enigma is not built; everything else runs against any build.
+"""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+
+
+def _find_cli():
+    env = os.environ.get("ENIGMA_CLI")
+    if env:
+        return pathlib.Path(env)
+    for cand in [REPO / "build" / "enigma", *sorted(REPO.glob("build*/enigma"))]:
+        if cand.is_file() and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+class Cli:
+    def __init__(self, path):
+        self.path = path
+
+    def __call__(self, *args, cwd=None, timeout=300):
+        """Runs enigma with args; returns the CompletedProcess (text)."""
+        return subprocess.run([str(self.path), *map(str, args)], capture_output=True, text=True,
+                              cwd=cwd, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def enigma():
+    path = _find_cli()
+    if path is None or not path.exists():
+        pytest.fail("the enigma CLI is not built: set ENIGMA_CLI or build into build/")
+    return Cli(path)
+
+
+_PROBE = """kernel void probe(device float* a [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+    a[i] = a[i] + 1.0f;
+}
+"""
+
+
+@pytest.fixture(scope="session")
+def frontend(enigma, tmp_path_factory):
+    """Skips unless the front end compiles a trivial kernel."""
+    src = tmp_path_factory.mktemp("probe") / "probe.metal"
+    src.write_text(_PROBE)
+    r = enigma("compile", src, "--emit", "ir")
+    if r.returncode != 0 and "not built yet" in r.stderr:
+        pytest.skip("the front end is not built yet: " + r.stderr.strip().splitlines()[0])
+    return True
+
+
+@pytest.fixture(scope="session")
+def cpu(enigma, frontend, tmp_path_factory):
+    """Skips unless the cpu backend opens and runs a trivial kernel."""
+    info = enigma("info")
+    for line in info.stdout.splitlines():
+        if line.startswith("cpu:") and "unavailable" in line and "not built" in line:
+            pytest.skip("the cpu backend is not built yet")
+    return True
+
+
+def printed(stdout, name):
+    """The values `--print NAME` printed, as a list of floats (vectors flattened)."""
+    for line in stdout.splitlines():
+        if line.startswith(name + " = ["):
+            body = line[len(name) + 4:line.rindex("]")]
+            body = body.split(", ...")[0].replace("(", "").replace(")", "")
+            return [float(x) if x not in ("true", "false") else float(x == "true")
+                    for x in body.split(", ") if x]
+    raise AssertionError(f"no '{name} = [...]' line in:\n{stdout}")
