@@ -466,8 +466,8 @@ static void check_intrinsic_stmt(verifier *v, const ir_stmt *s) {
     check_result(v, s);
     switch (cls) {
     case IR_IC_BARRIER:
-        if (s->arg_count != 1 || !s->args || !s->args[0] || !s->args[0]->type ||
-            !ir_is_integer(s->args[0]->type))
+        if (s->arg_count != 1 || (s->args && s->args[0] && s->args[0]->type &&
+                                  !ir_is_integer(s->args[0]->type)))
             fail(v, s->loc, "'%s' takes one integer argument, its mem_flags", name);
         if (s->result) fail(v, s->loc, "'%s' has a result", name);
         break;
