@@ -92,12 +92,20 @@ void ast_type_print(const ast_type *t, en_buf *out) {
         ast_type_print(t->base, out);
         en_buf_puts(out, t->is_rvalue_ref ? " &&" : " &");
         break;
-    case AST_TYPE_ARRAY:
-        ast_type_print(t->base, out);
-        en_buf_putc(out, '[');
-        if (t->dim) ast_expr_print(t->dim, out);
-        en_buf_putc(out, ']');
+    case AST_TYPE_ARRAY: {
+        /* float[2][3] is an array of 2 arrays of 3: the element first, then the
+         * dimensions from the outermost in, as C writes them */
+        const ast_type *elem = t;
+        while (elem->kind == AST_TYPE_ARRAY && elem->base) elem = elem->base;
+        if (elem->kind == AST_TYPE_ARRAY) en_buf_puts(out, "<none>"); /* no element type */
+        else ast_type_print(elem, out);
+        for (const ast_type *d = t; d != elem; d = d->base) {
+            en_buf_putc(out, '[');
+            if (d->dim) ast_expr_print(d->dim, out);
+            en_buf_putc(out, ']');
+        }
         break;
+    }
     }
 }
 
