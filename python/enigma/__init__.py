@@ -40,6 +40,7 @@ from .runtime import (Buffer, DeviceCapabilities, MetalRuntime, Runtime, availab
                       library_path, version)
 from .trace import Value, Var, cast
 
+bool = bool_  # noqa: A001 - enigma.bool, as the DSL spells it
 float32, float16, bfloat16 = f32, f16, bf16
 int8, int16, int32, int64 = i8, i16, i32, i64
 uint8, uint16, uint32, uint64 = u8, u16, u32, u64

@@ -137,6 +137,15 @@ def rewrite(fn):
         return None
     fdef = tree.body[0]
     fdef.decorator_list = []
+    # annotations and defaults are evaluated where the def stands, in scopes the factory
+    # does not have: drop them here and take the originals' values instead
+    a = fdef.args
+    for arg in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]:
+        if arg is not None:
+            arg.annotation = None
+    fdef.returns = None
+    a.defaults = [ast.Constant(None) for _ in a.defaults]
+    a.kw_defaults = [None if d is None else ast.Constant(None) for d in a.kw_defaults]
     fdef = _Rewriter().visit(fdef)
     freevars = fn.__code__.co_freevars
     closure = fn.__closure__ or ()

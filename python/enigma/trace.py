@@ -259,10 +259,17 @@ def _operands(a, b):
     if av is None and bv is None:
         return as_value(a), as_value(b)
     if av is None:
-        av = as_value(a, like=bv)
+        av = as_value(a, like=_arith_like(bv))
     if bv is None:
-        bv = as_value(b, like=av)
+        bv = as_value(b, like=_arith_like(av))
     return av, bv
+
+
+def _arith_like(v):
+    # a literal next to a bool/char/short is an int, as after MSL's integer promotion
+    if v.dtype is T.bool_ or (v.dtype.is_int and v.dtype.bits < 32):
+        return Value("", T.i32)
+    return v
 
 
 def binary(op, a, b):

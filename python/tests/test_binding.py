@@ -1,0 +1,111 @@
+"""The ctypes layer: loading, version, devices, buffers, status -> exception mapping."""
+
+import ctypes
+import os
+
+import numpy as np
+import pytest
+
+import enigma
+from enigma import _lib
+
+
+def test_version_matches_header():
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "include", "enigma.h")
+    text = open(header).read()
+    parts = []
+    for what in ("MAJOR", "MINOR", "PATCH"):
+        line = next(l for l in text.splitlines() if "ENIGMA_VERSION_" + what in l)
+        parts.append(line.split()[-1])
+    assert enigma.version().startswith(".".join(parts))
+
+
+def test_library_found_through_environment_or_build():
+    L = _lib.lib()
+    assert os.path.exists(L.path)
+    if os.environ.get("ENIGMA_LIBRARY"):
+        assert os.path.samefile(L.path, os.environ["ENIGMA_LIBRARY"])
+
+
+def test_missing_library_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("ENIGMA_LIBRARY", str(tmp_path / "nope.so"))
+    with pytest.raises(enigma.UnavailableError) as info:
+        _lib.Library()
+    assert "nope.so" in str(info.value)
+
+
+def test_status_names_agree_with_the_library():
+    L = _lib.lib()
+    from enigma.errors import STATUS_NAMES
+    for i, name in enumerate(STATUS_NAMES):
+        assert _lib.decode(L.enigma_status_name(i)) == name
+
+
+def test_device_open_and_info(rt):
+    caps = rt.device_capabilities()
+    assert caps.backend == "cpu"
+    assert caps.name.startswith("cpu")
+    assert caps.max_threads_per_threadgroup == 1024
+    assert caps.simd_width == 32
+    assert caps.max_threadgroup_memory >= 32 * 1024
+    assert caps.compute_units >= 1
+    caps.require("simd_sum")
+    caps.require("threadgroup memory")
+    with pytest.raises(enigma.UnavailableError, match="textures are not supported"):
+        caps.require("textures")
+    with pytest.raises(enigma.UnavailableError, match="does not know"):
+        caps.require("warp_specialization_9000")
+
+
+def test_unknown_backend_is_invalid_argument():
+    with pytest.raises(enigma.EnigmaError) as info:
+        enigma.Runtime("opencl")
+    assert "opencl" in str(info.value)
+
+
+def test_cuda_backend_opens_or_says_why():
+    try:
+        r = enigma.Runtime("cuda")
+    except enigma.UnavailableError as e:
+        assert str(e).startswith("cuda backend unavailable: ")
+        assert e.status == "ENIGMA_ERROR_UNAVAILABLE"
+    else:
+        assert r.device_capabilities().backend == "cuda"
+        r.close()
+
+
+def test_buffer_round_trip(rt, rng):
+    data = rng.standard_normal(1000).astype(np.float32)
+    with rt.buffer(data) as b:
+        assert b.nbytes == data.nbytes
+        np.testing.assert_array_equal(b.numpy(np.float32), data)
+        more = rng.standard_normal(10).astype(np.float32)
+        b.write(more, offset=40)
+        got = b.numpy(np.float32)
+        np.testing.assert_array_equal(got[10:20], more)
+        np.testing.assert_array_equal(got[:10], data[:10])
+    with rt.buffer(nbytes=64) as z:
+        assert z.read() == bytes(64)
+
+
+def test_buffer_errors_carry_the_c_message(rt):
+    with rt.buffer(nbytes=16) as b:
+        with pytest.raises(enigma.InvalidArgumentError) as info:
+            b.read(64)
+        assert info.value.status == "ENIGMA_ERROR_INVALID_ARGUMENT"
+        assert str(info.value)  # the library's message, not an empty one
+    with pytest.raises(enigma.InvalidArgumentError):
+        rt.buffer(nbytes=0)
+
+
+def test_every_declared_function_exists():
+    L = _lib.lib()
+    missing = [n for n in _lib.PROTOTYPES if not L.has(n)]
+    assert not missing, missing
+
+
+def test_struct_layouts_are_sane():
+    # the C structs as ctypes lays them out on this ABI
+    assert ctypes.sizeof(_lib.Size3) == 12
+    assert _lib.DeviceInfo.max_threadgroup_memory.offset == 24
+    assert _lib.CompileOptions.backend_flags.offset == 32
