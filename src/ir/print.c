@@ -17,7 +17,7 @@
  *       x = (x + 1.0f)
  *     }
  *     t4 = atomic_fetch_add_explicit<int>(p, 1)
- *     threadgroup_barrier(2u)
+ *     threadgroup_barrier(mem_threadgroup)
  *     return
  *   }
  *
@@ -34,7 +34,8 @@
  *   `precise::sqrt<float>(x)`. Function calls are `call f(args)`.
  * - Every binary operation is parenthesised except at the top of a statement, so the
  *   text never depends on precedence rules. Selects are `(c ? a : b)`, pointer arithmetic
- *   `(p +> i)`, vectors `float4(a, b, c, d)`, aggregates `T{a, b}`.
+ *   `(p +> i)`, vectors `float4(a, b, c, d)`, aggregates `T{a, b}`. Barriers name their
+ *   constant mem_flags: `threadgroup_barrier(mem_device | mem_threadgroup)`.
  * - Constants: int `5`, uint `5u`, long `5l`, ulong `5ul`, bool `true`, float `1.5f`, half
  *   `1.5h`, bfloat `1.5bf`; other integer types as `ushort(5)`. Floats use the shortest
  *   decimal that reads back as the same double.
@@ -215,10 +216,18 @@ static void print_expr(printer *p, const ir_expr *e, bool top) {
         print_expr(p, arg(e, 0), false);
         en_buf_putc(out, ')');
         return;
-    case IR_E_UNARY:
+    case IR_E_UNARY: {
+        /* -(-x) and -(-1) keep their parentheses so that no "--" appears */
+        const ir_expr *x = arg(e, 0);
+        bool wrap = x && (x->kind == IR_E_UNARY ||
+                          (x->kind == IR_E_CONST && x->type && ir_is_signed(x->type) && x->c.i < 0) ||
+                          (x->kind == IR_E_CONST && ir_is_float(x->type) && signbit(x->c.f)));
         en_buf_puts(out, ir_op_name(e->op));
-        print_expr(p, arg(e, 0), false);
+        if (wrap) en_buf_putc(out, '(');
+        print_expr(p, x, false);
+        if (wrap) en_buf_putc(out, ')');
         return;
+    }
     case IR_E_BINARY:
         if (!top) en_buf_putc(out, '(');
         print_expr(p, arg(e, 0), false);
@@ -297,6 +306,27 @@ static void print_stmt_args(printer *p, ir_expr *const *args, int n) {
         print_expr(p, args ? args[i] : NULL, true);
     }
     en_buf_putc(p->out, ')');
+}
+
+/* a barrier's mem_flags, by name when constant: threadgroup_barrier(mem_threadgroup) */
+static void print_mem_flags(printer *p, const ir_expr *e) {
+    if (!e || e->kind != IR_E_CONST || !ir_is_integer(e->type) ||
+        (e->c.u & ~(uint64_t)(IR_MEM_DEVICE | IR_MEM_THREADGROUP | IR_MEM_TEXTURE))) {
+        print_expr(p, e, true);
+        return;
+    }
+    if (!e->c.u) {
+        en_buf_puts(p->out, "mem_none");
+        return;
+    }
+    static const struct { unsigned bit; const char *name; } names[] = {
+        {IR_MEM_DEVICE, "mem_device"}, {IR_MEM_THREADGROUP, "mem_threadgroup"}, {IR_MEM_TEXTURE, "mem_texture"}};
+    bool first = true;
+    for (size_t i = 0; i < EN_COUNT(names); i++)
+        if (e->c.u & names[i].bit) {
+            en_buf_printf(p->out, "%s%s", first ? "" : " | ", names[i].name);
+            first = false;
+        }
 }
 
 static void print_stmt(printer *p, const ir_stmt *s, int depth) {
@@ -388,7 +418,13 @@ static void print_stmt(printer *p, const ir_stmt *s, int depth) {
         }
         en_buf_puts(out, ir_intrinsic_name(s->intrinsic));
         if (s->result) en_buf_printf(out, "<%s>", type_name(p, s->result->type));
-        print_stmt_args(p, s->args, s->arg_count);
+        if (ir_intrinsic_class_of(s->intrinsic) == IR_IC_BARRIER && s->arg_count == 1 && s->args) {
+            en_buf_putc(out, '(');
+            print_mem_flags(p, s->args[0]);
+            en_buf_putc(out, ')');
+        } else {
+            print_stmt_args(p, s->args, s->arg_count);
+        }
         end_line(p, s->loc);
         return;
     case IR_S_CALL:

@@ -272,7 +272,7 @@ static void test_print(void) {
                    "    acc = acc + 1  ; @10:3\n"
                    "  }\n"
                    "  tile[lid] = acc  ; @12:3\n"
-                   "  threadgroup_barrier(2u)  ; @13:5\n"
+                   "  threadgroup_barrier(mem_threadgroup)  ; @13:5\n"
                    "  int t4  ; @14:3\n"
                    "  t4 = atomic_fetch_add_explicit<int>(total, tile[0u])  ; @14:3\n"
                    "  float r = precise::sqrt<float>(convert<float>(t4))  ; @15:3\n"
@@ -347,6 +347,7 @@ static void test_print(void) {
         lanes->swizzle[0] = 3;
         lanes->swizzle_len = 1;
         add(k->body, set(idx(ref(halves), ir_const_uint(m, ty(IR_T_U64), 9, nowhere)), lanes));
+        local(k, k->body, "neg", f32(), ir_unary(m, IR_OP_NEG, f32(), cf(-0.0), nowhere));
         ir_var *flag = local(k, k->body, "flag", boolean(),
                              ir_unary(m, IR_OP_NOT, boolean(), ir_const_bool(m, false, nowhere), nowhere));
         (void)flag;
@@ -376,6 +377,7 @@ static void test_print(void) {
                    "  uint2 u = as_type<uint2>(hv)\n"
                    "  u = u ^ splat<uint2>(7u)\n"
                    "  halves[9ul] = hv.w\n"
+                   "  float neg = -(-0.0f)\n"
                    "  bool flag = !false\n"
                    "  ushort small = ushort(65535)\n"
                    "  bfloat b = 2.0bf\n"
