@@ -1,0 +1,234 @@
+"""`enigma run`: bindings of every VALUE form, .npy in and out, --print, --repeat,
+--time, and the errors that name the thing at fault. Results are checked against
+references computed here with numpy from fresh random inputs."""
+import re
+
+import numpy as np
+import pytest
+
+from conftest import EXAMPLES, printed
+
+VECTOR_ADD = EXAMPLES / "vector_add.metal"
+RNG = np.random.default_rng()
+
+
+def ok(r):
+    assert r.returncode == 0, f"exit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}"
+    return r
+
+
+def test_vector_add_npy_in_and_out(enigma, cpu, tmp_path):
+    n = int(RNG.integers(500, 3000))
+    a = RNG.standard_normal(n).astype(np.float32)
+    b = RNG.standard_normal(n).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    ok(enigma("run", VECTOR_ADD, "--backend", "cpu", "--grid", n, "--threads", 256,
+              f"a=@{tmp_path / 'a.npy'}", f"b=@{tmp_path / 'b.npy'}", f"out=zeros:{n}", f"n={n}",
+              "-o", f"out={tmp_path / 'out.npy'}", "-o", f"b={tmp_path / 'b_out.npy'}"))
+    out = np.load(tmp_path / "out.npy")
+    assert out.dtype == np.float32 and out.shape == (n,)
+    ref = (a.astype(np.float64) + b.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(out, ref)
+    # an input written back keeps its dtype and shape
+    np.testing.assert_array_equal(np.load(tmp_path / "b_out.npy"), b)
+
+
+def test_bindings_by_index_numbers_and_raw_files(enigma, cpu, tmp_path):
+    a = RNG.uniform(-10, 10, 3).astype(np.float32)
+    (tmp_path / "b.bin").write_bytes(np.array([0.5, 0.25, -4.0], np.float32).tobytes())
+    r = ok(enigma("run", VECTOR_ADD, "--backend", "cpu", "--threadgroups", 1, "--threads", 4,
+                  "0=" + ",".join(repr(float(x)) for x in a), f"1=@{tmp_path / 'b.bin'}", "2=zeros:3", "3=3",
+                  "--print", "out", "-o", f"out={tmp_path / 'out.raw'}"))
+    ref = a.astype(np.float64) + np.array([0.5, 0.25, -4.0])
+    np.testing.assert_allclose(printed(r.stdout, "out"), ref, rtol=1e-6)
+    raw = np.frombuffer((tmp_path / "out.raw").read_bytes(), np.float32)
+    np.testing.assert_allclose(raw, ref, rtol=1e-6)
+
+
+def test_print_limits_elements(enigma, cpu):
+    r = ok(enigma("run", VECTOR_ADD, "--backend", "cpu", "--grid", 40, "--threads", 32,
+                  "a=" + ",".join(["1"] * 40), "b=" + ",".join(["2"] * 40), "out=zeros:40", "n=40",
+                  "--print", "out:5", "--print", "n"))
+    line = [l for l in r.stdout.splitlines() if l.startswith("out = [")][0]
+    assert line == "out = [3, 3, 3, 3, 3, ... (35 more)]", line
+    assert "n = [40]" in r.stdout
+
+
+def test_time_and_repeat(enigma, cpu, tmp_path):
+    # seed 003's reduction adds into its output atomically: --repeat 3 triples it
+    n = 256 * 4
+    x = RNG.integers(-1000, 1000, n).astype(np.int32)
+    np.save(tmp_path / "x.npy", x)
+    r = ok(enigma("run", EXAMPLES / "seed003_reduce.metal", "--backend", "cpu", "--threadgroups", 4,
+                  "--threads", 256, "--tgmem", "0=1024", f"input=@{tmp_path / 'x.npy'}", "output=zeros:1",
+                  "--repeat", 3, "--time", "--print", "output"))
+    assert printed(r.stdout, "output") == [3 * int(x.astype(np.int64).sum())]
+    assert re.search(r"^compile: [0-9.]+ ms$", r.stdout, re.M), r.stdout
+    assert re.search(r"^dispatch: [0-9.]+ ms mean, [0-9.]+ ms min over 3 runs", r.stdout, re.M), r.stdout
+
+
+def test_half_values_and_npy(enigma, cpu, tmp_path):
+    n = 1000
+    h = RNG.uniform(-100, 100, n).astype(np.float16)
+    np.save(tmp_path / "h.npy", h)
+    ok(enigma("run", EXAMPLES / "seed004_scale.metal", "-k", "safe_scale", "--backend", "cpu", "--grid", 1024,
+              "--threads", 256, f"data=@{tmp_path / 'h.npy'}", "count=1000", "-o", f"data={tmp_path / 'o.npy'}"))
+    out = np.load(tmp_path / "o.npy")
+    assert out.dtype == np.float16 and out.shape == (n,)
+    np.testing.assert_array_equal(out, (h.astype(np.float64) * 2).astype(np.float16))
+    r = ok(enigma("run", EXAMPLES / "seed004_scale.metal", "-k", "scale", "--backend", "cpu", "--grid", 3,
+                  "--threads", 3, "data=1.5,-2,0.333", "factor=2", "--print", "data"))
+    assert printed(r.stdout, "data") == pytest.approx([3.0, -4.0, 0.666], rel=1e-3)
+
+
+def test_bfloat_from_uint16_npy(enigma, cpu, tmp_path):
+    src = tmp_path / "bf.metal"
+    src.write_text("kernel void twice(device const bfloat* x [[buffer(0)]], device float* y [[buffer(1)]],\n"
+                   "                  uint i [[thread_position_in_grid]]) { y[i] = float(x[i]) * 2.0f; }\n")
+    f = RNG.uniform(-50, 50, 64).astype(np.float32)
+    bits = (f.view(np.uint32) >> 16).astype(np.uint16)  # truncation: exactly representable bfloats
+    np.save(tmp_path / "x.npy", bits)
+    ok(enigma("run", src, "--backend", "cpu", "--grid", 64, "--threads", 32, f"x=@{tmp_path / 'x.npy'}",
+              "y=zeros:64", "-o", f"y={tmp_path / 'y.npy'}", "-o", f"x={tmp_path / 'x_out.npy'}"))
+    want = (bits.astype(np.uint32) << 16).view(np.float32) * 2
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), want)
+    np.testing.assert_array_equal(np.load(tmp_path / "x_out.npy"), bits)
+    # typed numbers round to nearest bfloat
+    r = ok(enigma("run", src, "--backend", "cpu", "--grid", 2, "--threads", 2, "x=1.5,3.0078125",
+                  "y=zeros:2", "--print", "y"))
+    assert printed(r.stdout, "y") == [3.0, 6.0]  # 3.0078125 is nearer 3.0 than 3.015625 in bfloat
+
+
+def test_vector_element_numbers(enigma, cpu, tmp_path):
+    r = ok(enigma("run", EXAMPLES / "seed004_scale.metal", "-k", "scale_vec4", "--backend", "cpu",
+                  "--threadgroups", 1, "--threads", 2, "data=1,2,3,4,5,6,7,8", "factor=0.5", "--print", "data"))
+    line = [l for l in r.stdout.splitlines() if l.startswith("data = [")][0]
+    assert line == "data = [(0.5, 1, 1.5, 2), (2.5, 3, 3.5, 4)]", line
+    r = enigma("run", EXAMPLES / "seed004_scale.metal", "-k", "scale_vec4", "--backend", "cpu",
+               "--threadgroups", 1, "--threads", 2, "data=1,2,3", "factor=0.5")
+    assert r.returncode == 1 and "4 lanes each, but 3 numbers" in r.stderr, r.stderr
+
+
+AB = ["a=1,2,3,4", "b=1,2,3,4"]
+
+
+@pytest.mark.parametrize("threads,bindings,code,message", [
+    # a parameter with no value
+    (4, AB + ["n=4"], 1,
+     "parameter 'out' ([[buffer(2)]], device float*) of kernel 'vector_add' has no value: give out=VALUE"),
+    # a binding to a name that is not a parameter
+    (4, AB + ["out=zeros:4", "n=4", "bogus=1"], 1,
+     "no parameter named 'bogus' in kernel 'vector_add' (parameters: a, b, out, n)"),
+    (4, AB + ["out=zeros:4", "n=4", "tid=1"], 1, "parameter 'tid' is the attribute [[thread_position_in_grid]]"),
+    (4, AB + ["out=zeros:4", "n=4", "7=1"], 1, "kernel 'vector_add' has no [[buffer(7)]] parameter"),
+    (4, AB + ["out=zeros:4", "n=4", "0=2"], 1, "the parameter is already bound by a"),
+    # values that do not fit the parameter
+    (4, AB + ["out=zeros:4", "n=1,2"], 1,
+     "parameter 'n' is a reference to one uint (1 number), but 2 numbers were given"),
+    (4, AB + ["out=zeros:4", "n=-3"], 1, "-3 is out of range for uint"),
+    (4, AB + ["out=zeros:4", "n=1.5"], 1, "'1.5' is not an integer (for uint)"),
+    (4, AB + ["out=zeros:4", "n=zeros:2"], 1, "so zeros:1 is the only count"),
+    (4, AB + ["out=zeros:0", "n=4"], 1, "zeros:COUNT needs a COUNT of at least 1"),
+    (4, AB + ["out=x", "n=4"], 1, "'x' is not a number (for float)"),
+    (4, AB + ["out=zeros:4", "n=4", "--print", "nothing"], 1, "no parameter named 'nothing'"),
+    # geometry over a limit: the library refuses the dispatch (a runtime error)
+    (2048, AB + ["out=zeros:4", "n=4"], 3,
+     "threads per threadgroup 2048 (2048x1x1) exceeds the limit of 1024 for kernel 'vector_add'"),
+])
+def test_errors_name_the_thing_at_fault(enigma, cpu, threads, bindings, code, message):
+    r = enigma("run", VECTOR_ADD, "--backend", "cpu", "--grid", 4, "--threads", threads, *bindings)
+    assert r.returncode == code, (r.returncode, r.stdout, r.stderr)
+    assert message in r.stderr, r.stderr
+
+
+def test_file_size_errors(enigma, cpu, tmp_path):
+    (tmp_path / "odd.bin").write_bytes(b"\0" * 10)
+    r = enigma("run", VECTOR_ADD, "--backend", "cpu", "--grid", 4, "--threads", 4, f"a=@{tmp_path / 'odd.bin'}",
+               "b=zeros:4", "out=zeros:4", "n=4")
+    assert r.returncode == 1
+    assert "odd.bin has 10 bytes, which is not a whole number of float elements (4 bytes each) for parameter 'a'" in r.stderr
+    (tmp_path / "n.bin").write_bytes(b"\0" * 8)
+    r = enigma("run", VECTOR_ADD, "--backend", "cpu", "--grid", 4, "--threads", 4, "a=zeros:4", "b=zeros:4",
+               "out=zeros:4", f"n=@{tmp_path / 'n.bin'}")
+    assert r.returncode == 1
+    assert "n.bin has 8 bytes, but parameter 'n' is a reference to one uint (4 bytes)" in r.stderr
+    r = enigma("run", VECTOR_ADD, "--backend", "cpu", "--grid", 4, "--threads", 4, f"a=@{tmp_path / 'none.bin'}",
+               "b=zeros:4", "out=zeros:4", "n=4")
+    assert r.returncode == 1 and "cannot read" in r.stderr and "none.bin" in r.stderr
+
+
+def test_npy_errors(enigma, cpu, tmp_path):
+    np.save(tmp_path / "f64.npy", np.zeros(4, np.float64))
+    np.save(tmp_path / "i32.npy", np.zeros(4, np.int32))
+    np.save(tmp_path / "fortran.npy", np.asfortranarray(np.zeros((2, 2), np.float32)))
+    (tmp_path / "trunc.npy").write_bytes((tmp_path / "i32.npy").read_bytes()[:-3])
+    cases = [("f64.npy", "dtype '<f8' is not supported"),
+             ("i32.npy", "i32.npy has dtype '<i4', but parameter 'a' holds float (dtype '<f4')"),
+             ("fortran.npy", "Fortran-order arrays are not supported"),
+             ("trunc.npy", "truncated")]
+    for name, message in cases:
+        r = enigma("run", VECTOR_ADD, "--backend", "cpu", "--grid", 4, "--threads", 4, f"a=@{tmp_path / name}",
+                   "b=zeros:4", "out=zeros:4", "n=4")
+        assert r.returncode == 1, (name, r.stderr)
+        assert message in r.stderr, (name, r.stderr)
+
+
+def test_several_kernels_need_k(enigma, cpu):
+    r = enigma("run", EXAMPLES / "seed004_scale.metal", "--backend", "cpu", "--grid", 4, "--threads", 4,
+               "data=zeros:4", "factor=2")
+    assert r.returncode == 1
+    assert "kernels: scale, scale_vec4, safe_scale" in r.stderr, r.stderr
+    r = enigma("run", EXAMPLES / "seed004_scale.metal", "-k", "nope", "--backend", "cpu", "--grid", 4,
+               "--threads", 4)
+    assert r.returncode == 1 and "no kernel named 'nope'" in r.stderr
+
+
+def test_dynamic_threadgroup_memory_errors(enigma, cpu):
+    base = ["run", EXAMPLES / "seed003_reduce.metal", "--backend", "cpu", "--threadgroups", 1, "--threads", 64,
+            "input=zeros:64", "output=zeros:1"]
+    r = enigma(*base)
+    assert r.returncode == 1
+    assert "parameter 'ldata' ([[threadgroup(0)]]) of kernel 'reduce' has no length: give --tgmem 0=BYTES" in r.stderr
+    r = enigma(*base, "--tgmem", "0=40960")
+    assert r.returncode == 3
+    assert "threadgroup memory 40960 bytes (static 0 + [[threadgroup(0)]] 40960) exceeds the device limit of 32768" in r.stderr
+    r = enigma(*base, "--tgmem", "3=64")
+    assert r.returncode == 1 and "no [[threadgroup(3)]] parameter" in r.stderr
+    r = enigma(*base, "--tgmem", "0=256", "ldata=zeros:4")
+    assert r.returncode == 1 and "give its length with --tgmem 0=BYTES" in r.stderr
+
+
+def test_emit_c_and_cuda(enigma, frontend, tmp_path):
+    r = enigma("compile", VECTOR_ADD, "--emit", "c")
+    if "not built into this enigma" in r.stderr:
+        pytest.skip("the cpu backend's emitter is not built yet")
+    ok(r)
+    assert "vector_add" in r.stdout
+    r = enigma("compile", VECTOR_ADD, "--emit", "cuda")
+    if "not built into this enigma" in r.stderr:
+        pytest.skip("the cuda backend's emitter is not built yet")
+    ok(r)
+    assert "vector_add" in r.stdout
+    # building for cuda needs no GPU: without one, the CUDA C is still generated and checked
+    ok(enigma("compile", VECTOR_ADD, "--backend", "cuda"))
+
+
+def test_compile_builds_for_cpu(enigma, cpu):
+    r = ok(enigma("compile", EXAMPLES / "seed004_scale.metal"))
+    assert "3 kernels for cpu: scale scale_vec4 safe_scale" in r.stdout
+
+
+def test_checked_mode_reports_and_exits_4(enigma, cpu, tmp_path):
+    src = tmp_path / "oob.metal"
+    src.write_text("kernel void oob(device float* a [[buffer(0)]],\n"
+                   "                uint i [[thread_position_in_grid]]) {\n"
+                   "    a[i + 1] = 1.0f;\n"
+                   "}\n")
+    r = enigma("run", src, "--backend", "cpu", "--check", "--grid", 64, "--threads", 64, "a=zeros:64")
+    assert r.returncode == 4, (r.returncode, r.stdout, r.stderr)
+    assert re.search(r"oob\.metal:3:\d+: error: out-of-bounds: .*\(1 time\)", r.stderr), r.stderr
+    assert "checked mode: 1 problem" in r.stderr
+    # the same kernel within bounds is clean
+    r = enigma("run", src, "--backend", "cpu", "--check", "--grid", 63, "--threads", 64, "a=zeros:64")
+    assert r.returncode == 0, r.stderr
