@@ -46,6 +46,10 @@ int8, int16, int32, int64 = i8, i16, i32, i64
 uint8, uint16, uint32, uint64 = u8, u16, u32, u64
 
 # math (exp, sqrt, pow, ...) and every simd_*/quad_* function, generated in dsl.py
+from .dsl import (SimdgroupMatrix, make_filled_simdgroup_matrix, simdgroup_load,
+                  simdgroup_matrix_load, simdgroup_matrix_store, simdgroup_multiply,
+                  simdgroup_multiply_accumulate, simdgroup_store)
+
 globals().update(_dsl._math)
 globals().update(_dsl._collectives)
 

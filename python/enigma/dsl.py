@@ -535,3 +535,103 @@ def assign(var, value):
 def var(value, dtype=None, name="v"):
     """A mutable variable with an initial value, declared here."""
     return current().new_var(name, value, dtype=T.as_dtype(dtype) if dtype else None)
+
+
+# ---- simdgroup matrices (8x8, collective over the SIMD group) ------------------------------
+
+class SimdgroupMatrix:
+    """An 8x8 simdgroup matrix variable (simdgroup_float8x8, _half8x8 or _bfloat8x8)."""
+
+    def __init__(self, name, dtype, trace):
+        self.name = name
+        self.dtype = dtype
+        self.trace = trace
+
+    @property
+    def msl_type(self):
+        return "simdgroup_%s8x8" % self.dtype.msl
+
+    def __repr__(self):
+        return "<enigma %s %s>" % (self.msl_type, self.name)
+
+
+def _matrix_dtype(dtype):
+    t = T.as_dtype(dtype)
+    if t not in (T.f32, T.f16, T.bf16):
+        raise TraceError("simdgroup matrices hold float, half or bfloat, not %s" % t.name)
+    return t
+
+
+def _new_matrix(tr, dtype, hint="mat"):
+    m = SimdgroupMatrix(tr.unique(hint), dtype, tr)
+    tr.hoist("%s %s;" % (m.msl_type, m.name))
+    m.hoist_index = len(tr.hoisted) - 1
+    return m
+
+
+def _pointer(buf, offset):
+    if not isinstance(buf, Buffer):
+        raise TraceError("simdgroup matrix loads and stores need a kernel buffer or "
+                         "threadgroup array, not %r" % (buf,))
+    buf.hoist_index = None
+    if offset is None or (not isinstance(offset, Value) and offset == 0):
+        return buf.name
+    return "%s + %s" % (buf.name, _strip_parens(as_value(offset, like=Value("", T.u32)).expr))
+
+
+def _matrix_args(elements_per_row, origin, transpose):
+    args = [_strip_parens(as_value(elements_per_row, like=Value("", T.u64)).expr)]
+    if origin is not None or transpose:
+        ox, oy = origin if origin is not None else (0, 0)
+        args.append("ulong2(%s, %s)" % (_strip_parens(as_value(ox, like=Value("", T.u64)).expr),
+                                        _strip_parens(as_value(oy, like=Value("", T.u64)).expr)))
+    if transpose:
+        args.append("true")
+    return args
+
+
+def make_filled_simdgroup_matrix(value, dtype=T.f32):
+    """A matrix with every element `value`."""
+    tr = current()
+    t = _matrix_dtype(dtype)
+    m = _new_matrix(tr, t)
+    v = as_value(value, like=Value("", t))
+    tr.emit("%s = make_filled_simdgroup_matrix<%s, 8, 8>(%s);"
+            % (m.name, t.msl, _strip_parens(_conv(v, t))))
+    return m
+
+
+def simdgroup_matrix_load(buffer, elements_per_row=8, origin=None, transpose=False, offset=None):
+    """simdgroup_load from device or threadgroup memory, starting `offset` elements in."""
+    tr = current()
+    m = _new_matrix(tr, _matrix_dtype(buffer.dtype))
+    tr.emit("simdgroup_load(%s);" % ", ".join(
+        [m.name, _pointer(buffer, offset)] + _matrix_args(elements_per_row, origin, transpose)))
+    return m
+
+
+def simdgroup_matrix_store(matrix, buffer, elements_per_row=8, origin=None, transpose=False,
+                           offset=None):
+    tr = current()
+    tr.emit("simdgroup_store(%s);" % ", ".join(
+        [matrix.name, _pointer(buffer, offset)] + _matrix_args(elements_per_row, origin, transpose)))
+    tr.stored.add(buffer.name)
+
+
+def simdgroup_multiply(a, b):
+    tr = current()
+    d = _new_matrix(tr, a.dtype)
+    tr.emit("simdgroup_multiply(%s, %s, %s);" % (d.name, a.name, b.name))
+    return d
+
+
+def simdgroup_multiply_accumulate(a, b, c):
+    """a * b + c."""
+    tr = current()
+    d = _new_matrix(tr, c.dtype)
+    tr.emit("simdgroup_multiply_accumulate(%s, %s, %s, %s);" % (d.name, a.name, b.name, c.name))
+    return d
+
+
+simdgroup_load = simdgroup_matrix_load
+simdgroup_store = simdgroup_matrix_store

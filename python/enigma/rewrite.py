@@ -45,9 +45,38 @@ def bind(name, value, scope):
     if isinstance(value, trace.Buffer):
         value.rename(name)
         return value
+    from .dsl import SimdgroupMatrix
+    if isinstance(value, SimdgroupMatrix):
+        return _bind_matrix(tr, name, value, scope.get(name))
     if isinstance(value, trace.Value) or getattr(value, "_enigma_value", None) is not None:
         return tr.assign(name, value, scope.get(name))
     return value
+
+
+def _bind_matrix(tr, name, m, old):
+    """A matrix bound to a name: a name already holding a matrix of the same type is
+    assigned (so `matC = multiply_accumulate(a, b, matC)` in a loop accumulates); a fresh
+    matrix takes the Python name."""
+    from .dsl import SimdgroupMatrix
+    if m is old:
+        return m
+    if isinstance(old, SimdgroupMatrix) and old.trace is tr and old.dtype is m.dtype:
+        tr.emit("%s = %s;" % (old.name, m.name))
+        return old
+    idx = getattr(m, "hoist_index", None)
+    if idx is not None:
+        tr.names.discard(m.name)
+        new = tr.unique(name)
+        tr.hoisted[idx] = tr.hoisted[idx].replace(" %s;" % m.name, " %s;" % new, 1)
+        tr.body = [(d, _rename(t, m.name, new), loc) for d, t, loc in tr.body]
+        m.name = new
+        m.hoist_index = None
+    return m
+
+
+def _rename(text, old, new):
+    import re
+    return re.sub(r"\b%s\b" % re.escape(old), new, text)
 
 
 def bind_many(names, value, scope):

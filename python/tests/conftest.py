@@ -17,10 +17,14 @@ sys.path.insert(0, os.path.dirname(HERE))
 import enigma  # noqa: E402
 
 
+BACKEND = os.environ.get("ENIGMA_TEST_BACKEND", "cpu")
+
+
 @pytest.fixture(scope="session")
 def rt():
-    """A Runtime on the cpu backend (the embedded default every machine has)."""
-    r = enigma.Runtime("cpu")
+    """A Runtime on the cpu backend (the embedded default every machine has), or on
+    ENIGMA_TEST_BACKEND ("cuda" on a GPU machine)."""
+    r = enigma.Runtime(BACKEND)
     yield r
     r.close()
 

@@ -34,11 +34,20 @@ def test_missing_library_is_a_clear_error(monkeypatch, tmp_path):
     assert "nope.so" in str(info.value)
 
 
-def test_status_names_agree_with_the_library():
+def test_status_mapping_covers_every_status():
     L = _lib.lib()
-    from enigma.errors import STATUS_NAMES
-    for i, name in enumerate(STATUS_NAMES):
-        assert _lib.decode(L.enigma_status_name(i)) == name
+    from enigma.errors import STATUS_NAMES, error_for_status
+    described = [_lib.decode(L.enigma_status_name(i)) for i in range(len(STATUS_NAMES))]
+    assert described[0] == "ok" and len(set(described)) == len(STATUS_NAMES)
+    assert _lib.decode(L.enigma_status_name(len(STATUS_NAMES))) == "unknown status"
+    expected = [None, enigma.InvalidArgumentError, enigma.CompileError, enigma.LimitError,
+                enigma.UnavailableError, enigma.KernelFaultError, enigma.CheckFailedError,
+                enigma.EnigmaIOError, enigma.EnigmaMemoryError, enigma.InternalError]
+    for status in range(1, len(STATUS_NAMES)):
+        e = error_for_status(status, "message %d" % status)
+        assert type(e) is expected[status]
+        assert str(e) == "message %d" % status
+        assert e.status == STATUS_NAMES[status]
 
 
 def test_device_open_and_info(rt):

@@ -642,3 +642,21 @@ def test_threads_per_simdgroup(rt):
 
     out = run_kernel(rt, k, [], np.uint32, 128, (128,), (64,))
     np.testing.assert_array_equal(out, np.full(128, 32 + 1000 * 2))
+
+
+def test_simdgroup_matrix_multiply_accumulate(rt, rng):
+    @enigma.kernel
+    def mm8(A: enigma.f32, B: enigma.f32, C: enigma.f32, K: enigma.Scalar(enigma.u32)):
+        matC = enigma.make_filled_simdgroup_matrix(0.0)
+        with enigma.for_range(0, K, 8) as k:
+            matA = enigma.simdgroup_matrix_load(A, elements_per_row=K, origin=(k, 0))
+            matB = enigma.simdgroup_matrix_load(B, elements_per_row=8, offset=k * 8)
+            matC = enigma.simdgroup_multiply_accumulate(matA, matB, matC)
+        enigma.simdgroup_matrix_store(matC, C, elements_per_row=8)
+
+    K = 32
+    a = _n(rng, 8 * K)
+    b = _n(rng, K * 8)
+    out = run_kernel(rt, mm8, [a, b, K], np.float32, 64, (32,), (32,)).reshape(8, 8)
+    ref = a.astype(np.float64).reshape(8, K) @ b.astype(np.float64).reshape(K, 8)
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-4)

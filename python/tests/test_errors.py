@@ -57,6 +57,24 @@ kernel void t(texture2d<float> tex [[texture(0)]], device float* o [[buffer(0)]]
     assert info.value.line is not None
 
 
+def test_compile_error_in_traced_kernel_names_the_python_line():
+    @enigma.kernel
+    def k(A: enigma.f32):
+        i = enigma.thread_position_in_grid
+        A[i] = enigma.Value("no_such_variable", enigma.f32)  # MSL the front end rejects
+
+    with pytest.raises(enigma.CompileError) as info:
+        enigma.compile(k)
+    e = info.value
+    d = next(d for d in e.diagnostics if d.severity == "error")
+    assert d.file == "k.metal"
+    msl_line = e.source.splitlines()[d.line - 1]
+    assert "no_such_variable" in msl_line
+    store_line = k.__wrapped__.__code__.co_firstlineno + 3
+    assert (__file__, store_line) in e.python_locations
+    assert "%s:%d: note: generated from this Python line" % (__file__, store_line) in str(e)
+
+
 def test_threadgroup_size_over_the_limit(rt, rng):
     @enigma.kernel
     def copy(A: enigma.f32, B: enigma.f32):
