@@ -27,8 +27,6 @@ enigma_status en_fail_buf(enigma_status status, const char *prefix, const en_buf
     return en_fail(status, "%s%.*s", prefix, (int)n, text);
 }
 
-enigma_status en_ok(void) { return ENIGMA_OK; }
-
 const char *enigma_status_name(enigma_status s) {
     switch (s) {
     case ENIGMA_OK: return "ok";

@@ -17,8 +17,6 @@
 EN_INTERNAL enigma_status en_fail(enigma_status status, const char *fmt, ...) EN_PRINTF(2, 3);
 /* the same from a backend's err buffer, after a prefix ("" for none) */
 EN_INTERNAL enigma_status en_fail_buf(enigma_status status, const char *prefix, const en_buf *err);
-/* clears the message; successful calls leave it alone (as errno) */
-EN_INTERNAL enigma_status en_ok(void);
 
 /* ---- objects ----------------------------------------------------------------------------- */
 struct enigma_device {
