@@ -1,7 +1,138 @@
-/* check.c — STUB: the checker. */
-#include "front.h"
-ir_module *en_check(en_ctx *c, const ast_unit *unit) {
-    (void)unit;
-    en_error(&c->diags, (en_loc){-1, 0, 0}, "internal error: the checker is not built yet");
+/* check.c — the checker's entry point and its name scopes.
+ *
+ * Needs: the parser's tree (ast.h), which may be incomplete after syntax errors (ERROR
+ * nodes are skipped silently: the parser reported them). Guarantees: an ir_module in
+ * which names, types, overloads, templates and conversions are resolved (see ir.h for
+ * the shape), or errors in c->diags naming what is wrong; several errors per run; never
+ * a crash on a well-formed tree.
+ *
+ * Program-scope names live in one scope under their qualified names ("ns::f"); an
+ * unqualified use looks through the enclosing namespaces outward, then the namespaces
+ * named by `using namespace`. `metal::` names the built-in namespace, which is global. */
+#include "check.h"
+
+#include <string.h>
+
+void ck_push_scope(checker *ck) {
+    ck_scope *s = en_alloc(ck->a, sizeof *s);
+    s->parent = ck->scope;
+    ck->scope = s;
+}
+
+void ck_pop_scope(checker *ck) {
+    if (ck->scope && ck->scope != ck->globals) ck->scope = ck->scope->parent;
+}
+
+const char *ck_qualify(checker *ck, const char *name) {
+    if (!ck->ns || !ck->ns[0]) return name;
+    return en_fmt(ck->a, "%s::%s", ck->ns, name);
+}
+
+ck_sym *ck_declare(checker *ck, ck_sym_kind kind, const char *name, en_loc loc) {
+    ck_sym *s = en_alloc(ck->a, sizeof *s);
+    s->kind = kind;
+    s->loc = loc;
+    bool global = ck->scope == ck->globals;
+    s->name = global ? ck_qualify(ck, name) : name;
+    s->next = ck->scope->syms;
+    ck->scope->syms = s;
+    return s;
+}
+
+static ck_sym *find_in(ck_scope *sc, const char *name) {
+    for (ck_sym *s = sc->syms; s; s = s->next)
+        if (en_streq(s->name, name)) return s;
     return NULL;
+}
+
+static ck_sym *find_global(checker *ck, const char *name) {
+    /* the enclosing namespaces, innermost first */
+    const char *ns = ck->ns ? ck->ns : "";
+    char *prefix = en_strdup(ck->a, ns);
+    for (;;) {
+        const char *q = prefix[0] ? en_fmt(ck->a, "%s::%s", prefix, name) : name;
+        ck_sym *s = find_in(ck->globals, q);
+        if (s) return s;
+        if (!prefix[0]) break;
+        char *cut = NULL;
+        for (char *p = prefix; (p = strstr(p, "::")); p += 2) cut = p;
+        if (cut) *cut = 0;
+        else prefix[0] = 0;
+    }
+    for (int i = 0; i < ck->usings.count; i++) {
+        ck_sym *s = find_in(ck->globals, en_fmt(ck->a, "%s::%s", ck->usings.items[i], name));
+        if (s) return s;
+    }
+    return NULL;
+}
+
+ck_sym *ck_lookup_str(checker *ck, const char *name) {
+    if (!name) return NULL;
+    while (strncmp(name, "metal::", 7) == 0) name += 7;
+    if (!strstr(name, "::")) {
+        for (ck_scope *sc = ck->scope; sc && sc != ck->globals; sc = sc->parent) {
+            ck_sym *s = find_in(sc, name);
+            if (s) return s;
+        }
+    }
+    return find_global(ck, name);
+}
+
+ck_sym *ck_lookup(checker *ck, const ast_name *n) {
+    if (!n || n->count < 1 || !n->parts) return NULL;
+    en_buf b = {0};
+    int first = 0;
+    while (first < n->count - 1 && n->parts[first].ident && en_streq(n->parts[first].ident, "metal"))
+        first++;
+    for (int i = first; i < n->count; i++) {
+        if (i > first) en_buf_puts(&b, "::");
+        en_buf_puts(&b, n->parts[i].ident ? n->parts[i].ident : "?");
+    }
+    const char *name = en_strdup(ck->a, b.data ? b.data : "");
+    en_buf_free(&b);
+    if (n->global) return find_in(ck->globals, name);
+    return ck_lookup_str(ck, name);
+}
+
+ck_fnctx ck_save_fn(checker *ck) {
+    return (ck_fnctx){ck->fn, ck->block, ck->scope, ck->jumps, ck->control_depth,
+                      ck->ret_type, ck->is_kernel, ck->ns, ck->inst_depth};
+}
+
+void ck_restore_fn(checker *ck, ck_fnctx s) {
+    ck->fn = s.fn;
+    ck->block = s.block;
+    ck->scope = s.scope;
+    ck->jumps = s.jumps;
+    ck->control_depth = s.control_depth;
+    ck->ret_type = s.ret_type;
+    ck->is_kernel = s.is_kernel;
+    ck->ns = s.ns;
+    ck->inst_depth = s.inst_depth;
+}
+
+void ck_emit(checker *ck, ir_stmt *s) {
+    if (ck->block && s) ir_block_append(ck->m, ck->block, s);
+}
+
+ir_var *ck_temp_init(checker *ck, ir_type *t, ir_expr *init, en_loc loc) {
+    ir_var *v = ir_temp(ck->m, ck->fn, t, loc);
+    ck_emit(ck, ir_decl(ck->m, ck->fn, v, init, loc));
+    return v;
+}
+
+ir_var *ck_temp(checker *ck, ir_type *t, en_loc loc) { return ck_temp_init(ck, t, NULL, loc); }
+
+ir_module *en_check(en_ctx *c, const ast_unit *unit) {
+    ir_module *m = ir_module_new(&c->arena, &c->sources);
+    checker ck = {.c = c, .diags = &c->diags, .a = &c->arena, .m = m, .ns = ""};
+    ck_push_scope(&ck);
+    ck.globals = ck.scope;
+    if (!unit) return m;
+    for (int i = 0; i < unit->decls.count; i++) {
+        if (c->arena.out_of_memory) return NULL;
+        ck_decl(&ck, unit->decls.items[i], true);
+    }
+    if (c->arena.out_of_memory) return NULL;
+    return m;
 }

@@ -1,0 +1,210 @@
+/* check.h — the checker's internal state, shared by its steps:
+ *   types.c     MSL type names -> ir_type
+ *   conv.c      implicit and explicit conversions, usual arithmetic conversions
+ *   consteval.c constant folding (array sizes, template arguments, case labels)
+ *   builtins.c  the built-in function catalog, signature checks, lowering to intrinsics
+ *   check_expr.c / check_stmt.c / check_decl.c   the AST walk
+ *   check.c     the entry point en_check
+ * Internal to src/front. */
+#ifndef ENIGMA_CHECK_H
+#define ENIGMA_CHECK_H
+
+#include "ast.h"
+#include "front.h"
+
+typedef struct checker checker;
+
+/* ---- types.c ----------------------------------------------------------------------- */
+EN_INTERNAL ir_type *ck_scalar_type(ir_module *m, const char *name);
+/* scalars, vectors, packed vectors, atomics, simdgroup matrices by their MSL name */
+EN_INTERNAL ir_type *ck_named_builtin_type(ir_module *m, const char *name);
+/* the message for a type enigma rejects by name (double, textures...), or NULL */
+EN_INTERNAL const char *ck_unsupported_type(const char *name);
+EN_INTERNAL bool ck_is_template_builtin_type(const char *name);
+/* vec<T,N>, packed_vec<T,N>, atomic<T>, simdgroup_matrix<T,8,8>; a NULL type_args[i]
+ * means argument i is the value value_args[i] */
+EN_INTERNAL ir_type *ck_template_builtin_type(checker *ck, const char *name, ir_type **type_args,
+                                              const int64_t *value_args, int arg_count, en_loc loc);
+EN_INTERNAL ir_type *ck_vote_type(ir_module *m);
+EN_INTERNAL bool ck_is_vote(const ir_type *t);
+EN_INTERNAL const char *ck_type_name(checker *ck, const ir_type *t);
+EN_INTERNAL bool ck_is_arith(const ir_type *t); /* scalar or vector */
+
+/* ---- conv.c ------------------------------------------------------------------------ */
+typedef enum ck_rank {
+    CK_RANK_EXACT,
+    CK_RANK_PROMOTION,
+    CK_RANK_CONVERSION,
+    CK_RANK_NONE,
+} ck_rank;
+/* how an implicit conversion from `from` to `to` ranks for overload resolution; an
+ * expression that is a constant may narrow into a vector's lanes */
+EN_INTERNAL ck_rank ck_conv_rank(const ir_type *from, const ir_type *to, bool is_const);
+/* e converted implicitly to `to`, or NULL after an error that names `what` */
+EN_INTERNAL ir_expr *ck_implicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc);
+/* an explicit conversion (static_cast, C and functional casts), or NULL after an error */
+EN_INTERNAL ir_expr *ck_explicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc);
+/* numeric conversion with constant folding; no checks */
+EN_INTERNAL ir_expr *ck_convert(checker *ck, ir_expr *e, ir_type *to, en_loc loc);
+/* integer promotion of a scalar type (bool/char/short -> int) */
+EN_INTERNAL ir_type *ck_promote(checker *ck, ir_type *t);
+/* the common type of a binary arithmetic operator's operands, converting both; false
+ * after an error */
+EN_INTERNAL bool ck_arith_operands(checker *ck, ir_expr **a, ir_expr **b, const char *op,
+                                   en_loc loc);
+/* bool or boolN with t's lanes */
+EN_INTERNAL ir_type *ck_bool_like(checker *ck, const ir_type *t);
+/* a condition: scalar converted to bool */
+EN_INTERNAL ir_expr *ck_condition(checker *ck, ir_expr *e, en_loc loc);
+/* the address of an array place's first element (array-to-pointer decay) */
+EN_INTERNAL ir_expr *ck_decay(checker *ck, ir_expr *array_place, en_loc loc);
+/* the address space a place lives in, and whether it is read-only there */
+EN_INTERNAL ir_space ck_place_space(const ir_expr *place, bool *is_const);
+EN_INTERNAL void ck_mark_address_taken(ir_expr *place);
+EN_INTERNAL void ck_mark_assigned(ir_expr *place);
+
+/* ---- consteval.c -------------------------------------------------------------------- */
+/* the constant value of e, folded; NULL when it is not a constant expression */
+EN_INTERNAL ir_expr *ck_fold(checker *ck, ir_expr *e);
+/* an integer constant's value; false when e is not an integer constant */
+EN_INTERNAL bool ck_const_int(checker *ck, ir_expr *e, int64_t *out);
+EN_INTERNAL bool ck_is_const(const ir_expr *e);
+
+/* ---- builtins.c ---------------------------------------------------------------------- */
+typedef struct ck_targ {
+    ir_type *type; /* a type argument, or NULL for a value */
+    int64_t value;
+} ck_targ;
+/* is `name` a built-in function? */
+EN_INTERNAL bool ck_is_builtin(const char *name);
+/* checks and lowers a call of built-in `name`; pure ones become IR_E_CALL, the others
+ * IR_S_INTRINSIC statements appended to the current block with their result read back
+ * from a temporary. arg_places are the unconverted argument expressions (places where
+ * they were places). Returns NULL after an error. */
+EN_INTERNAL ir_expr *ck_builtin_call(checker *ck, const char *name, bool precise,
+                                     ir_expr **args, en_loc *arg_locs, int n,
+                                     const ck_targ *targs, int targ_count, en_loc loc);
+
+/* ---- the walk (check_*.c) ---------------------------------------------------------- */
+typedef enum ck_sym_kind { SYM_VAR, SYM_CONST, SYM_TYPE, SYM_FUNC, SYM_NAMESPACE } ck_sym_kind;
+
+typedef struct ck_inst {
+    const char *name;  /* "f<float, 4>": also the cache key */
+    ir_func *fn;
+    ir_type **param_types;
+    bool *param_is_ref;
+    int param_count;
+} ck_inst;
+
+/* one function declaration (a template or not); overloads chain through `next` */
+typedef struct ck_func {
+    const ast_decl *d;
+    const char *qname;        /* "ns::f" */
+    const char *ns;           /* the namespace it was declared in ("" at global scope) */
+    bool is_template;
+    bool signature_ok;
+    /* non-templates */
+    ck_inst sig;              /* fn is created at the first declaration */
+    const ast_decl *definition;
+    /* templates */
+    EN_VEC(ck_inst *) insts;
+    struct ck_func *next;
+} ck_func;
+
+typedef struct ck_sym {
+    ck_sym_kind kind;
+    const char *name;         /* program scope: qualified ("ns::x"); local: as written */
+    en_loc loc;
+    ir_var *var;              /* VAR */
+    bool is_ref;              /* VAR holds a pointer; each use is a DEREF */
+    ir_expr *value;           /* CONST: its folded value */
+    ir_type *type;            /* TYPE */
+    ck_func *funcs;           /* FUNC: the overload set */
+    struct ck_sym *next;
+} ck_sym;
+
+typedef struct ck_scope {
+    ck_sym *syms;
+    struct ck_scope *parent;
+} ck_scope;
+
+/* a loop (or a switch's one-shot loop) that break/continue can leave */
+typedef struct ck_jump {
+    ir_stmt *loop;
+    bool is_switch;
+    struct ck_jump *outer;
+} ck_jump;
+
+/* what belongs to the function being built; saved around a template instantiation */
+typedef struct ck_fnctx {
+    ir_func *fn;
+    ir_stmt *block;
+    ck_scope *scope;
+    ck_jump *jumps;
+    int control_depth;        /* inside if/loop/switch: no threadgroup declarations here */
+    ir_type *ret_type;
+    bool is_kernel;
+    const char *ns;
+    int inst_depth;
+} ck_fnctx;
+
+struct checker {
+    en_ctx *c;
+    en_diags *diags;
+    en_arena *a;
+    ir_module *m;
+    ir_func *fn;              /* the function being built, NULL at program scope */
+    ir_stmt *block;           /* where statements go */
+    ck_scope *scope;          /* innermost scope; the outermost holds program-scope names */
+    ck_scope *globals;
+    const char *ns;           /* current namespace, "" or "a::b" */
+    EN_VEC(const char *) usings; /* namespaces named by `using namespace` */
+    ck_jump *jumps;
+    int control_depth;
+    ir_type *ret_type;
+    bool is_kernel;
+    int inst_depth;           /* nested template instantiations (bounded) */
+    EN_VEC(ir_var *) const_vars; /* locals declared const: not assignable */
+};
+
+/* scopes and names (check.c) */
+EN_INTERNAL void ck_push_scope(checker *ck);
+EN_INTERNAL void ck_pop_scope(checker *ck);
+EN_INTERNAL ck_sym *ck_declare(checker *ck, ck_sym_kind kind, const char *name, en_loc loc);
+/* looks a written name up: locals, then the namespaces around, then `using` ones */
+EN_INTERNAL ck_sym *ck_lookup(checker *ck, const ast_name *n);
+EN_INTERNAL ck_sym *ck_lookup_str(checker *ck, const char *name);
+EN_INTERNAL const char *ck_qualify(checker *ck, const char *name);
+EN_INTERNAL ck_fnctx ck_save_fn(checker *ck);
+EN_INTERNAL void ck_restore_fn(checker *ck, ck_fnctx s);
+
+/* types (check_decl.c) */
+EN_INTERNAL ir_type *ck_type(checker *ck, const ast_type *t);
+/* a reference type's parameter/variable type: the pointer it becomes (is_ref set) */
+EN_INTERNAL ir_type *ck_decl_type(checker *ck, const ast_type *t, bool *is_ref, bool is_param);
+EN_INTERNAL ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report);
+EN_INTERNAL void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope);
+EN_INTERNAL ir_expr *ck_initializer(checker *ck, ir_type *t, const ast_expr *init, en_loc loc);
+EN_INTERNAL ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name,
+                                  ir_expr **args, en_loc *locs, int n, en_loc loc);
+
+/* expressions (check_expr.c) */
+EN_INTERNAL ir_expr *ck_expr(checker *ck, const ast_expr *e);
+/* e as a value: references already dereferenced; arrays stay places */
+EN_INTERNAL ir_expr *ck_rvalue(checker *ck, const ast_expr *e);
+EN_INTERNAL ir_expr *ck_expr_to(checker *ck, const ast_expr *e, ir_type *t);
+EN_INTERNAL bool ck_const_expr(checker *ck, const ast_expr *e, int64_t *out, const char *what);
+EN_INTERNAL ir_expr *ck_addr_of(checker *ck, ir_expr *place, en_loc loc);
+
+/* statements (check_stmt.c) */
+EN_INTERNAL void ck_stmt(checker *ck, const ast_stmt *s);
+EN_INTERNAL void ck_body(checker *ck, const ast_stmt *body);
+
+/* appends a statement to the current block */
+EN_INTERNAL void ck_emit(checker *ck, ir_stmt *s);
+/* a fresh temporary of the current function, declared in the current block */
+EN_INTERNAL ir_var *ck_temp(checker *ck, ir_type *t, en_loc loc);
+EN_INTERNAL ir_var *ck_temp_init(checker *ck, ir_type *t, ir_expr *init, en_loc loc);
+EN_INTERNAL ir_type *ck_t(checker *ck, ir_type_kind k);
+
+#endif

@@ -1,0 +1,1395 @@
+/* check_decl.c — declarations: written types, variables and initializers, structs,
+ * enums, aliases, namespaces, program-scope constants, functions, kernels (parameters,
+ * bindings, position attributes), calls of user functions with overload resolution, and
+ * function templates instantiated per distinct argument set.
+ *
+ * Needs: the expression and statement walks. Guarantees: every kernel becomes an ir_func
+ * with is_kernel, its parameters classified (BUFFER / THREADGROUP / ATTR) with bindings
+ * checked and assigned as Metal does; helpers and template instantiations ("f<float>")
+ * become ir_funcs that IR_S_CALL statements name; program-scope `constant` variables are
+ * module globals with folded initializers. */
+#include "check.h"
+
+#include <string.h>
+
+#define MAX_INST_DEPTH 32
+
+/* ---- written types -------------------------------------------------------------------- */
+static ir_space space_of(ast_addr_space s) {
+    switch (s) {
+    case AST_AS_DEVICE: return IR_SPACE_DEVICE;
+    case AST_AS_CONSTANT: return IR_SPACE_CONSTANT;
+    case AST_AS_THREADGROUP: return IR_SPACE_THREADGROUP;
+    default: return IR_SPACE_THREAD;
+    }
+}
+
+static bool targ_value(checker *ck, const ast_targ *ta, ir_type **type, int64_t *value) {
+    *type = NULL;
+    *value = 0;
+    if (ta->type) return (*type = ck_type(ck, ta->type)) != NULL;
+    if (ta->expr && ta->expr->kind == AST_EXPR_NAME) {
+        ck_sym *s = ck_lookup(ck, &ta->expr->name);
+        if (s && s->kind == SYM_TYPE) return (*type = s->type) != NULL;
+        if (!s) {
+            ir_type *t = ck_named_builtin_type(ck->m, ast_name_last(&ta->expr->name));
+            if (t) return (*type = t) != NULL;
+        }
+    }
+    return ck_const_expr(ck, ta->expr, value, "a template argument");
+}
+
+ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
+    if (!n || n->count < 1 || !n->parts) return NULL;
+    const ast_name_part *last = &n->parts[n->count - 1];
+    const char *id = last->ident ? last->ident : "";
+    const char *full = ast_name_str(ck->a, n);
+    while (strncmp(full, "metal::", 7) == 0) full += 7;
+    if (last->has_targs) {
+        if (ck_is_template_builtin_type(id) || en_streq(id, "array")) {
+            int count = last->targs.count < 4 ? last->targs.count : 4;
+            ir_type *types[4] = {0};
+            int64_t values[4] = {0};
+            for (int i = 0; i < count; i++)
+                if (!targ_value(ck, &last->targs.items[i], &types[i], &values[i])) return NULL;
+            if (en_streq(id, "array")) {
+                if (count != 2 || !types[0] || types[1] || values[1] <= 0) {
+                    en_error(ck->diags, n->loc, "'array' needs a type and a positive length");
+                    return NULL;
+                }
+                return ir_type_array(ck->m, types[0], (uint32_t)values[1]);
+            }
+            return ck_template_builtin_type(ck, id, types, values, count, n->loc);
+        }
+        if (report) {
+            const char *why = ck_unsupported_type(id);
+            if (why) en_error(ck->diags, n->loc, "%s", why);
+            else en_error(ck->diags, n->loc, "class templates are not supported by enigma ('%s')", full);
+        }
+        return NULL;
+    }
+    if (en_streq(full, "simd_vote") || en_streq(full, "quad_vote")) return ck_vote_type(ck->m);
+    if (en_streq(full, "simd_vote::vote_t") || en_streq(full, "quad_vote::vote_t"))
+        return ck_t(ck, en_streq(full, "quad_vote::vote_t") ? IR_T_U16 : IR_T_U64);
+    ck_sym *s = ck_lookup(ck, n);
+    if (s && s->kind == SYM_TYPE) return s->type;
+    if (!s || n->count > 1) {
+        ir_type *t = ck_named_builtin_type(ck->m, full);
+        if (t) return t;
+    }
+    if (report) {
+        const char *why = ck_unsupported_type(id);
+        if (why) en_error(ck->diags, n->loc, "%s", why);
+        else if (s) en_error(ck->diags, n->loc, "'%s' is not a type", full);
+        else en_error(ck->diags, n->loc, "unknown type name '%s'", full);
+    }
+    return NULL;
+}
+
+static ir_type *type_rec(checker *ck, const ast_type *t, int depth) {
+    if (!t || depth > 64) return NULL;
+    switch (t->kind) {
+    case AST_TYPE_ERROR: return NULL;
+    case AST_TYPE_NAME: return ck_type_name_lookup(ck, &t->name, true);
+    case AST_TYPE_POINTER: {
+        ir_type *base = type_rec(ck, t->base, depth + 1);
+        if (!base || !t->base) return NULL;
+        if (base->kind == IR_T_PTR && depth == 0) {
+            /* pointers to pointers are representable but no buffer can hold them */
+        }
+        return ir_type_ptr(ck->m, base, space_of(t->base->space), (t->base->quals & AST_Q_CONST) != 0);
+    }
+    case AST_TYPE_REF: {
+        ir_type *base = type_rec(ck, t->base, depth + 1);
+        if (!base || !t->base) return NULL;
+        return ir_type_ptr(ck->m, base, space_of(t->base->space), (t->base->quals & AST_Q_CONST) != 0);
+    }
+    case AST_TYPE_ARRAY: {
+        ir_type *base = type_rec(ck, t->base, depth + 1);
+        if (!base) return NULL;
+        if (!t->dim) {
+            en_error(ck->diags, t->loc, "arrays need a size in enigma");
+            return NULL;
+        }
+        int64_t n;
+        if (!ck_const_expr(ck, t->dim, &n, "an array size")) return NULL;
+        if (n <= 0) {
+            en_error(ck->diags, t->dim->loc, "array size must be positive, got %lld", (long long)n);
+            return NULL;
+        }
+        if ((uint64_t)n * (base->size ? base->size : 1) > (1u << 26)) {
+            en_error(ck->diags, t->dim->loc, "array of %lld elements is too large", (long long)n);
+            return NULL;
+        }
+        if (base->kind == IR_T_VOID) {
+            en_error(ck->diags, t->loc, "array of void");
+            return NULL;
+        }
+        return ir_type_array(ck->m, base, (uint32_t)n);
+    }
+    }
+    return NULL;
+}
+
+ir_type *ck_type(checker *ck, const ast_type *t) {
+    if (t && t->kind == AST_TYPE_REF) {
+        en_error(ck->diags, t->loc, "a reference type cannot be used here");
+        return NULL;
+    }
+    return type_rec(ck, t, 0);
+}
+
+ir_type *ck_decl_type(checker *ck, const ast_type *t, bool *is_ref, bool is_param) {
+    (void)is_param;
+    *is_ref = t && t->kind == AST_TYPE_REF;
+    return type_rec(ck, t, 0);
+}
+
+/* the address space and const written for a variable: on the innermost name under arrays */
+static const ast_type *decl_base(const ast_type *t) {
+    while (t && t->kind == AST_TYPE_ARRAY && t->base) t = t->base;
+    return t;
+}
+
+static bool is_auto(const ast_type *t) {
+    return t && t->kind == AST_TYPE_NAME && t->name.count == 1 && t->name.parts &&
+           t->name.parts[0].ident && en_streq(t->name.parts[0].ident, "auto");
+}
+
+/* ---- initializers ----------------------------------------------------------------------- */
+ir_expr *ck_initializer(checker *ck, ir_type *t, const ast_expr *init, en_loc loc) {
+    if (!init || !t) return NULL;
+    if (init->kind != AST_EXPR_INIT_LIST) return ck_expr_to(ck, init, t);
+    int n = init->args.count;
+    if (t->kind == IR_T_ARRAY || t->kind == IR_T_STRUCT) {
+        int want = t->kind == IR_T_ARRAY ? (int)t->count : t->field_count;
+        if (n > want) {
+            en_error(ck->diags, init->loc, "too many initializers for '%s' (expected %d, have %d)",
+                     ck_type_name(ck, t), want, n);
+            return NULL;
+        }
+        if (want > (1 << 20)) {
+            en_error(ck->diags, init->loc, "initializer of '%s' is too large for enigma", ck_type_name(ck, t));
+            return NULL;
+        }
+        ir_expr *a = ir_expr_new(ck->m, IR_E_AGGREGATE, t, init->loc, want);
+        bool ok = true;
+        for (int i = 0; i < want; i++) {
+            ir_type *ft = t->kind == IR_T_ARRAY ? t->elem : t->fields[i].type;
+            if (i < n) {
+                a->args[i] = ck_initializer(ck, ft, init->args.items[i], loc);
+            } else {
+                ast_expr empty = {.kind = AST_EXPR_INIT_LIST, .loc = init->loc};
+                a->args[i] = ck_initializer(ck, ft, &empty, loc);
+            }
+            if (!a->args[i]) ok = false;
+        }
+        return ok ? a : NULL;
+    }
+    if (t->kind == IR_T_VEC) {
+        ir_expr *lanes[4];
+        int count = 0;
+        for (int i = 0; i < n; i++) {
+            ir_expr *v = ck_expr(ck, init->args.items[i]);
+            if (!v) return NULL;
+            if (v->type->kind == IR_T_VEC) {
+                en_error(ck->diags, init->args.items[i]->loc,
+                         "a vector in a braced vector initializer: write %s(...) to combine vectors",
+                         ck_type_name(ck, t));
+                return NULL;
+            }
+            if (count < 4) lanes[count] = ck_implicit(ck, v, t->elem, init->args.items[i]->loc);
+            if (count < 4 && !lanes[count]) return NULL;
+            count++;
+        }
+        if (count > (int)t->count) {
+            en_error(ck->diags, init->loc, "too many elements in vector initialization (expected %u elements, have %d)",
+                     t->count, count);
+            return NULL;
+        }
+        ir_expr *v = ir_expr_new(ck->m, IR_E_VECTOR, t, init->loc, (int)t->count);
+        for (int i = 0; i < (int)t->count; i++)
+            v->args[i] = i < count ? lanes[i] : ck_convert(ck, ir_const_int(ck->m, ck_t(ck, IR_T_I32), 0, init->loc), t->elem, init->loc);
+        return v;
+    }
+    if (ir_is_scalar(t)) {
+        if (n == 0) return ck_convert(ck, ir_const_int(ck->m, ck_t(ck, IR_T_I32), 0, init->loc), t, init->loc);
+        if (n == 1) return ck_initializer(ck, t, init->args.items[0], loc);
+        en_error(ck->diags, init->loc, "too many initializers for '%s'", ck_type_name(ck, t));
+        return NULL;
+    }
+    if (n == 1) return ck_initializer(ck, t, init->args.items[0], loc);
+    en_error(ck->diags, init->loc, "'%s' cannot be initialized with a list", ck_type_name(ck, t));
+    return NULL;
+}
+
+/* ---- variables ------------------------------------------------------------------------------- */
+static void threadgroup_var(checker *ck, const ast_decl *d, ir_type *t) {
+    if (!ck->fn || !ck->is_kernel) {
+        en_error(ck->diags, d->loc, "threadgroup variable '%s' must be declared in a kernel function", d->name);
+        return;
+    }
+    if (ck->control_depth > 0) {
+        en_error(ck->diags, d->loc,
+                 "threadgroup variable '%s' must be declared at kernel function scope, not inside a loop, if or switch",
+                 d->name);
+        return;
+    }
+    if (d->init) {
+        en_error(ck->diags, d->loc, "threadgroup variable '%s' cannot have an initializer", d->name);
+        return;
+    }
+    ir_var *v = ir_var_new(ck->m, ck->fn, d->name, t, d->loc);
+    v->storage = IR_VAR_THREADGROUP;
+    EN_PUSH(ck->m->arena, ck->fn->threadgroup_vars, v);
+    ck_sym *s = ck_declare(ck, SYM_VAR, d->name, d->loc);
+    s->var = v;
+}
+
+static void program_var(checker *ck, const ast_decl *d) {
+    const ast_type *b = decl_base(d->type);
+    bool constexpr_ = d->specs & AST_SPEC_CONSTEXPR;
+    if (!constexpr_ && (!b || b->space != AST_AS_CONSTANT)) {
+        if (b && b->space == AST_AS_THREADGROUP)
+            en_error(ck->diags, d->loc, "threadgroup variable '%s' must be declared in a kernel function", d->name);
+        else if (b && b->kind == AST_TYPE_ERROR)
+            return;
+        else
+            en_error(ck->diags, d->loc,
+                     "program-scope variable '%s' must be declared in the constant address space",
+                     d->name ? d->name : "?");
+        return;
+    }
+    ir_type *t = is_auto(d->type) ? NULL : ck_type(ck, d->type);
+    if (!is_auto(d->type) && !t) return;
+    if (!d->init) {
+        en_error(ck->diags, d->loc, "constant '%s' needs an initializer", d->name);
+        return;
+    }
+    ir_expr *init;
+    if (t) {
+        init = ck_initializer(ck, t, d->init, d->loc);
+    } else {
+        init = ck_expr(ck, d->init);
+        t = init ? init->type : NULL;
+    }
+    if (!init) return;
+    ir_expr *folded = ck_fold(ck, init);
+    if (!folded) {
+        en_error(ck->diags, d->init->loc, "the initializer of '%s' must be a constant expression", d->name);
+        return;
+    }
+    ir_var *v = ir_var_new(ck->m, NULL, ck_qualify(ck, d->name), t, d->loc);
+    v->storage = IR_VAR_CONSTANT;
+    v->init = folded;
+    EN_PUSH(ck->m->arena, ck->m->globals, v);
+    ck_sym *s = ck_declare(ck, ir_is_scalar(t) ? SYM_CONST : SYM_VAR, d->name, d->loc);
+    s->var = v;
+    s->value = folded;
+}
+
+static void local_var(checker *ck, const ast_decl *d) {
+    const ast_type *b = decl_base(d->type);
+    ir_type *t = NULL;
+    bool is_ref = false;
+    if (!is_auto(d->type)) {
+        t = ck_decl_type(ck, d->type, &is_ref, false);
+        if (!t) {
+            if (d->init) ck_expr(ck, d->init->kind == AST_EXPR_INIT_LIST ? NULL : d->init);
+            return;
+        }
+    }
+    if (t && t->kind == IR_T_VOID) {
+        en_error(ck->diags, d->loc, "variable '%s' has type void", d->name);
+        return;
+    }
+    if (b && b->space == AST_AS_THREADGROUP && !is_ref && (!t || t->kind != IR_T_PTR)) {
+        if (!t) {
+            en_error(ck->diags, d->loc, "threadgroup variable '%s' needs a type", d->name);
+            return;
+        }
+        threadgroup_var(ck, d, t);
+        return;
+    }
+    if (b && (b->space == AST_AS_DEVICE || b->space == AST_AS_CONSTANT) && !is_ref &&
+        (!t || t->kind != IR_T_PTR)) {
+        if (b->space == AST_AS_CONSTANT && (d->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR))) {
+            program_var(ck, d);
+            return;
+        }
+        en_error(ck->diags, d->loc, "local variable '%s' cannot be in the %s address space",
+                 d->name, b->space == AST_AS_DEVICE ? "device" : "constant");
+        return;
+    }
+    bool is_const = (d->specs & AST_SPEC_CONSTEXPR) || (b && (b->quals & AST_Q_CONST) && !is_ref &&
+                                                        (!t || t->kind != IR_T_PTR));
+    if (is_ref) {
+        /* T& r = place;  r is a pointer to it */
+        if (!d->init || d->init->kind == AST_EXPR_INIT_LIST) {
+            en_error(ck->diags, d->loc, "reference '%s' must be bound to a variable", d->name);
+            return;
+        }
+        ir_expr *place = ck_expr(ck, d->init);
+        if (!place) return;
+        ir_expr *addr;
+        if (ir_is_place(place) && place->kind != IR_E_SWIZZLE) {
+            addr = ck_addr_of(ck, place, d->init->loc);
+        } else if (t->is_const) {
+            ir_expr *v = ck_implicit(ck, place, t->elem, d->init->loc);
+            if (!v) return;
+            ir_var *tmp = ck_temp_init(ck, t->elem, v, d->loc);
+            addr = ck_addr_of(ck, ir_var_ref(ck->m, tmp, d->loc), d->loc);
+        } else {
+            en_error(ck->diags, d->init->loc, "non-const reference '%s' must be bound to a variable", d->name);
+            return;
+        }
+        if (addr->type->elem != t->elem) {
+            en_error(ck->diags, d->init->loc, "cannot bind '%s' to a reference of type '%s'",
+                     ck_type_name(ck, addr->type->elem), ck_type_name(ck, t->elem));
+            return;
+        }
+        if (addr->type->space != t->space && b && b->space != AST_AS_NONE) {
+            en_error(ck->diags, d->init->loc, "cannot bind a %s reference to %s memory",
+                     ir_space_name(t->space), ir_space_name(addr->type->space));
+            return;
+        }
+        if (addr->type->is_const && !t->is_const) {
+            en_error(ck->diags, d->init->loc, "binding a non-const reference '%s' to read-only memory", d->name);
+            return;
+        }
+        ir_var *v = ir_var_new(ck->m, ck->fn, d->name, addr->type, d->loc);
+        v->is_reference = true;
+        ck_emit(ck, ir_decl(ck->m, ck->fn, v, addr, d->loc));
+        ck_sym *s = ck_declare(ck, SYM_VAR, d->name, d->loc);
+        s->var = v;
+        s->is_ref = true;
+        return;
+    }
+    ir_expr *init = NULL;
+    if (d->init) {
+        if (d->init_style == AST_INIT_PAREN && t && d->init->kind == AST_EXPR_INIT_LIST) {
+            /* T x(a, b): a construction */
+            ast_expr c = *d->init;
+            c.kind = AST_EXPR_CONSTRUCT;
+            c.type = d->type;
+            c.brace = false;
+            init = ck_expr(ck, &c);
+        } else if (t) {
+            init = ck_initializer(ck, t, d->init, d->loc);
+        } else {
+            init = ck_expr(ck, d->init);
+            if (init && init->type->kind == IR_T_VOID) {
+                en_error(ck->diags, d->loc, "variable '%s' cannot be void", d->name);
+                return;
+            }
+            if (init && init->type->kind == IR_T_VEC && init->type->packed)
+                init = ck_convert(ck, init, ir_type_vec(ck->m, init->type->elem, init->type->count, false), d->loc);
+            t = init ? init->type : NULL;
+        }
+        if (!init) {
+            /* declare anyway so later uses do not cascade */
+            if (!t) return;
+        }
+    } else if (!t) {
+        en_error(ck->diags, d->loc, "'auto' variable '%s' needs an initializer", d->name);
+        return;
+    } else if (is_const && !(d->specs & AST_SPEC_CONSTEXPR)) {
+        en_error(ck->diags, d->loc, "const variable '%s' needs an initializer", d->name);
+    }
+    if (t->kind == IR_T_ATOMIC) {
+        en_error(ck->diags, d->loc, "atomic variable '%s' must be in device or threadgroup memory", d->name);
+        return;
+    }
+    if (is_const && init) {
+        ir_expr *f = ck_fold(ck, init);
+        if (f && ir_is_scalar(t)) {
+            ck_sym *s = ck_declare(ck, SYM_CONST, d->name, d->loc);
+            s->value = f;
+            return;
+        }
+        if (!f && (d->specs & AST_SPEC_CONSTEXPR)) {
+            en_error(ck->diags, d->init->loc, "constexpr variable '%s' needs a constant initializer", d->name);
+            return;
+        }
+    }
+    ir_var *v = ir_var_new(ck->m, ck->fn, d->name, t, d->loc);
+    ck_emit(ck, ir_decl(ck->m, ck->fn, v, init, d->loc));
+    if (is_const) EN_PUSH(ck->a, ck->const_vars, v);
+    ck_sym *s = ck_declare(ck, SYM_VAR, d->name, d->loc);
+    s->var = v;
+}
+
+/* ---- structs, enums, aliases ------------------------------------------------------------------ */
+static void struct_decl(checker *ck, const ast_decl *d) {
+    if (d->is_union) {
+        en_error(ck->diags, d->loc, "unions are not supported by enigma");
+        return;
+    }
+    if (d->is_template) {
+        en_error(ck->diags, d->loc, "struct templates are not supported by enigma");
+        return;
+    }
+    const char *name = d->name ? d->name : "<anonymous>";
+    ck_sym *s = ck->scope == ck->globals ? NULL : NULL;
+    ast_name n = {0};
+    ast_name_part part = {.loc = d->loc, .ident = name};
+    n.loc = d->loc;
+    n.parts = &part;
+    n.count = 1;
+    s = d->name ? ck_lookup(ck, &n) : NULL;
+    ir_type *t = NULL;
+    if (s && s->kind == SYM_TYPE && s->type && s->type->kind == IR_T_STRUCT &&
+        (ck->scope != ck->globals || en_streq(s->name, ck_qualify(ck, name))) && s->type->field_count == 0 &&
+        s->type->size == 0) {
+        t = s->type; /* completing a forward declaration */
+    } else {
+        t = ir_type_struct(ck->m, ck_qualify(ck, name));
+        if (d->name) {
+            s = ck_declare(ck, SYM_TYPE, name, d->loc);
+            s->type = t;
+        }
+    }
+    if (!d->has_body) return;
+    EN_VEC(ir_field) fields = {0};
+    for (int i = 0; i < d->members.count; i++) {
+        const ast_decl *m = d->members.items[i];
+        if (!m) continue;
+        if (m->kind == AST_DECL_ERROR) continue;
+        if (m->kind == AST_DECL_FUNC) {
+            en_error(ck->diags, m->loc, "member functions are not supported by enigma ('%s::%s')", name,
+                     m->name ? m->name : "?");
+            continue;
+        }
+        if (m->kind != AST_DECL_VAR) {
+            en_error(ck->diags, m->loc, "nested declarations in structs are not supported by enigma");
+            continue;
+        }
+        if (m->bit_width) {
+            en_error(ck->diags, m->loc, "bit-fields are not supported by enigma ('%s')", m->name ? m->name : "?");
+            continue;
+        }
+        if (m->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR)) {
+            en_error(ck->diags, m->loc, "static members are not supported by enigma ('%s')", m->name ? m->name : "?");
+            continue;
+        }
+        bool is_ref;
+        ir_type *ft = ck_decl_type(ck, m->type, &is_ref, false);
+        if (!ft) continue;
+        if (is_ref) {
+            en_error(ck->diags, m->loc, "reference members are not supported by enigma ('%s')", m->name ? m->name : "?");
+            continue;
+        }
+        if (ft == t || ft->kind == IR_T_VOID || (ft->kind == IR_T_STRUCT && ft->size == 0 && ft->field_count == 0)) {
+            en_error(ck->diags, m->loc, "field '%s' has incomplete type '%s'", m->name ? m->name : "?",
+                     ck_type_name(ck, ft));
+            continue;
+        }
+        bool dup = false;
+        for (int k = 0; k < fields.count; k++)
+            if (m->name && en_streq(fields.items[k].name, m->name)) dup = true;
+        if (dup) {
+            en_error(ck->diags, m->loc, "duplicate member '%s' in '%s'", m->name, name);
+            continue;
+        }
+        if (m->init) {
+            en_error(ck->diags, m->loc, "default member initializers are not supported by enigma ('%s')", m->name ? m->name : "?");
+        }
+        EN_PUSH(ck->a, fields, ((ir_field){.name = m->name ? m->name : "", .type = ft}));
+    }
+    t->fields = fields.items;
+    t->field_count = fields.count;
+    ir_struct_layout(t);
+    if (t->size == 0) t->size = t->align = 1; /* an empty struct still occupies a byte */
+}
+
+static void enum_decl(checker *ck, const ast_decl *d) {
+    ir_type *u = d->type ? ck_type(ck, d->type) : ck_t(ck, IR_T_I32);
+    if (!u) return;
+    if (!ir_is_integer(u) && u->kind != IR_T_BOOL) {
+        en_error(ck->diags, d->loc, "the underlying type of an enum must be an integer type, not '%s'", ck_type_name(ck, u));
+        return;
+    }
+    if (d->name) {
+        ck_sym *s = ck_declare(ck, SYM_TYPE, d->name, d->loc);
+        s->type = u;
+    }
+    int64_t next = 0;
+    for (int i = 0; i < d->enumerators.count; i++) {
+        const ast_enumerator *en = &d->enumerators.items[i];
+        if (!en->name) continue;
+        int64_t v = next;
+        if (en->value && !ck_const_expr(ck, en->value, &v, "an enumerator value")) v = next;
+        ir_expr *c = ck_convert(ck, ir_const_int(ck->m, ck_t(ck, IR_T_I64), v, en->loc), u, en->loc);
+        if (d->name) {
+            ck_sym *s = ck_declare(ck, SYM_CONST, en_fmt(ck->a, "%s::%s", d->name, en->name), en->loc);
+            s->value = c;
+        }
+        if (!d->is_scoped || !d->name) {
+            ck_sym *s = ck_declare(ck, SYM_CONST, en->name, en->loc);
+            s->value = c;
+        }
+        next = v + 1;
+    }
+}
+
+static void typedef_decl(checker *ck, const ast_decl *d) {
+    if (!d->name) return;
+    if (d->is_template) {
+        en_error(ck->diags, d->loc, "alias templates are not supported by enigma ('%s')", d->name);
+        return;
+    }
+    bool is_ref;
+    ir_type *t = ck_decl_type(ck, d->type, &is_ref, false);
+    if (!t) return;
+    if (is_ref) {
+        en_error(ck->diags, d->loc, "reference aliases are not supported by enigma ('%s')", d->name);
+        return;
+    }
+    ck_sym *s = ck_declare(ck, SYM_TYPE, d->name, d->loc);
+    s->type = t;
+}
+
+/* ---- functions ---------------------------------------------------------------------------------- */
+static const char *attr_name(const ast_attr *a) {
+    const char *n = a->name ? a->name : "";
+    if (strncmp(n, "metal::", 7) == 0) n += 7;
+    return n;
+}
+
+static ir_attr position_attr(const char *n) {
+    for (int a = IR_ATTR_NONE + 1; a < IR_ATTR_COUNT; a++)
+        if (en_streq(n, ir_attr_name((ir_attr)a))) return (ir_attr)a;
+    return IR_ATTR_NONE;
+}
+
+/* the attributes that may be 2- or 3-vectors (Metal spec, kernel function input attributes) */
+static bool attr_allows_vector(ir_attr a) {
+    switch (a) {
+    case IR_ATTR_THREAD_POSITION_IN_GRID: case IR_ATTR_THREADS_PER_GRID:
+    case IR_ATTR_THREAD_POSITION_IN_THREADGROUP: case IR_ATTR_THREADS_PER_THREADGROUP:
+    case IR_ATTR_DISPATCH_THREADS_PER_THREADGROUP: case IR_ATTR_THREADGROUP_POSITION_IN_GRID:
+    case IR_ATTR_THREADGROUPS_PER_GRID:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* attributes whose types must match: the position and the size of one space */
+static int attr_family(ir_attr a) {
+    switch (a) {
+    case IR_ATTR_THREAD_POSITION_IN_GRID: case IR_ATTR_THREADS_PER_GRID: return 1;
+    case IR_ATTR_THREADGROUP_POSITION_IN_GRID: case IR_ATTR_THREADGROUPS_PER_GRID: return 2;
+    case IR_ATTR_THREAD_POSITION_IN_THREADGROUP: case IR_ATTR_THREADS_PER_THREADGROUP:
+    case IR_ATTR_DISPATCH_THREADS_PER_THREADGROUP: return 3;
+    default: return 0;
+    }
+}
+
+static bool single_int_arg(checker *ck, const ast_attr *a, int64_t *out) {
+    if (a->args.count != 1) {
+        en_error(ck->diags, a->loc, "attribute '%s' needs one integer argument", attr_name(a));
+        return false;
+    }
+    return ck_const_expr(ck, a->args.items[0], out, "an attribute argument");
+}
+
+typedef struct kernel_params {
+    ir_var *attrs[IR_ATTR_COUNT];
+    int vector_width;       /* of the vector-typed position attributes, 0 if none yet */
+    ir_var *vector_first;
+    EN_VEC(ir_var *) buffers, groups;
+} kernel_params;
+
+static void kernel_param(checker *ck, ir_func *fn, ir_var *v, const ast_param *p, bool is_ref,
+                         kernel_params *kp) {
+    ir_attr attr = IR_ATTR_NONE;
+    int64_t buffer = -1, group = -1;
+    bool has_buffer = false, has_group = false;
+    for (int i = 0; i < p->attrs.count; i++) {
+        const ast_attr *a = &p->attrs.items[i];
+        const char *n = attr_name(a);
+        ir_attr pa = position_attr(n);
+        if (pa != IR_ATTR_NONE) {
+            attr = pa;
+        } else if (en_streq(n, "buffer")) {
+            has_buffer = true;
+            if (!single_int_arg(ck, a, &buffer)) buffer = -2;
+        } else if (en_streq(n, "threadgroup")) {
+            has_group = true;
+            if (!single_int_arg(ck, a, &group)) group = -2;
+        } else if (en_streq(n, "texture")) {
+            en_error(ck->diags, a->loc, "textures are not supported by enigma");
+            return;
+        } else if (en_streq(n, "sampler")) {
+            en_error(ck->diags, a->loc, "samplers are not supported by enigma");
+            return;
+        } else if (en_streq(n, "stage_in")) {
+            en_error(ck->diags, a->loc, "[[stage_in]] is not supported by enigma");
+            return;
+        } else if (en_streq(n, "grid_origin") || en_streq(n, "grid_size")) {
+            en_error(ck->diags, a->loc, "[[%s]] is not supported by enigma", n);
+            return;
+        } else if (en_streq(n, "function_constant") || en_streq(n, "id")) {
+            en_error(ck->diags, a->loc, "[[%s]] is not supported by enigma", n);
+            return;
+        }
+        /* other attributes (e.g. [[clang::...]]) carry no meaning for kernels here */
+    }
+    const char *pname = p->name ? p->name : "<unnamed>";
+    ir_type *t = v->type;
+    if (attr != IR_ATTR_NONE) {
+        bool ok = !is_ref && (t->kind == IR_T_U32 || t->kind == IR_T_U16 ||
+                              (attr_allows_vector(attr) && t->kind == IR_T_VEC && !t->packed &&
+                               (t->count == 2 || t->count == 3) &&
+                               (t->elem->kind == IR_T_U32 || t->elem->kind == IR_T_U16)));
+        if (!ok) {
+            en_error(ck->diags, p->loc, "[[%s]] parameter '%s' must be %s, not '%s'", ir_attr_name(attr),
+                     pname, attr_allows_vector(attr) ? "uint, uint2, uint3, ushort, ushort2 or ushort3" : "uint or ushort",
+                     is_ref ? "a reference" : ck_type_name(ck, t));
+            return;
+        }
+        if (kp->attrs[attr]) {
+            en_error(ck->diags, p->loc, "[[%s]] is given twice (parameters '%s' and '%s')", ir_attr_name(attr),
+                     kp->attrs[attr]->name, pname);
+            return;
+        }
+        if (t->kind == IR_T_VEC) {
+            if (kp->vector_width && kp->vector_width != (int)t->count) {
+                en_error(ck->diags, p->loc,
+                         "[[%s]] parameter '%s' is a %u-vector but '%s' is a %d-vector; position attributes "
+                         "of one kernel must have the same vector width",
+                         ir_attr_name(attr), pname, t->count, kp->vector_first->name, kp->vector_width);
+                return;
+            }
+            if (!kp->vector_width) {
+                kp->vector_width = (int)t->count;
+                kp->vector_first = v;
+            }
+        }
+        int fam = attr_family(attr);
+        for (int a = 1; fam && a < IR_ATTR_COUNT; a++) {
+            if (attr_family((ir_attr)a) == fam && kp->attrs[a] && kp->attrs[a]->type != t) {
+                en_error(ck->diags, p->loc, "[[%s]] parameter '%s' has type '%s' but [[%s]] parameter '%s' has '%s'; they must match",
+                         ir_attr_name(attr), pname, ck_type_name(ck, t), ir_attr_name((ir_attr)a),
+                         kp->attrs[a]->name, ck_type_name(ck, kp->attrs[a]->type));
+                return;
+            }
+        }
+        kp->attrs[attr] = v;
+        v->param_kind = IR_PARAM_ATTR;
+        v->attr = attr;
+        return;
+    }
+    if (t->kind == IR_T_PTR && t->space == IR_SPACE_THREADGROUP) {
+        if (has_buffer) {
+            en_error(ck->diags, p->loc, "threadgroup parameter '%s' takes [[threadgroup(n)]], not [[buffer(n)]]", pname);
+            return;
+        }
+        v->param_kind = IR_PARAM_THREADGROUP;
+        v->binding = (int)group;
+        if (group < -1) return;
+        if (group > 30) {
+            en_error(ck->diags, p->loc, "threadgroup index %lld of '%s' is out of range (0..30)", (long long)group, pname);
+            return;
+        }
+        EN_PUSH(ck->a, kp->groups, v);
+        return;
+    }
+    if (t->kind == IR_T_PTR && (t->space == IR_SPACE_DEVICE || t->space == IR_SPACE_CONSTANT)) {
+        if (has_group) {
+            en_error(ck->diags, p->loc, "[[threadgroup(n)]] parameter '%s' must be a threadgroup pointer", pname);
+            return;
+        }
+        if (t->elem->kind == IR_T_VOID) {
+            en_error(ck->diags, p->loc, "buffer parameter '%s' cannot point to void", pname);
+            return;
+        }
+        if (t->space == IR_SPACE_CONSTANT && t->elem->kind == IR_T_ATOMIC) {
+            en_error(ck->diags, p->loc, "atomic buffer '%s' must be in device memory", pname);
+            return;
+        }
+        v->param_kind = IR_PARAM_BUFFER;
+        v->binding = (int)buffer;
+        v->is_reference = is_ref;
+        if (buffer < -1) return;
+        if (buffer > 30) {
+            en_error(ck->diags, p->loc, "buffer index %lld of '%s' is out of range (0..30)", (long long)buffer, pname);
+            return;
+        }
+        EN_PUSH(ck->a, kp->buffers, v);
+        return;
+    }
+    (void)fn;
+    en_error(ck->diags, p->loc,
+             "kernel parameter '%s' of type '%s' needs a device, constant or threadgroup pointer or "
+             "reference, or a position attribute such as [[thread_position_in_grid]]",
+             pname, is_ref ? ck_type_name(ck, t->elem) : ck_type_name(ck, t));
+}
+
+/* explicit indices must differ; the others take the lowest free ones in order */
+static void assign_bindings(checker *ck, ir_var **vars, int n, const char *what) {
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (vars[i]->binding >= 0 && vars[i]->binding == vars[j]->binding)
+                en_error(ck->diags, vars[i]->loc, "%s index %d is used by both '%s' and '%s'", what,
+                         vars[i]->binding, vars[j]->name, vars[i]->name);
+    int next = 0;
+    for (int i = 0; i < n; i++) {
+        if (vars[i]->binding >= 0) continue;
+        for (;;) {
+            bool taken = false;
+            for (int j = 0; j < n; j++)
+                if (vars[j]->binding == next) taken = true;
+            if (!taken) break;
+            next++;
+        }
+        vars[i]->binding = next++;
+    }
+}
+
+static const char *inst_name(checker *ck, const char *base, ck_targ *targs, int n) {
+    en_buf b = {0};
+    en_buf_printf(&b, "%s<", base);
+    for (int i = 0; i < n; i++) {
+        if (i) en_buf_puts(&b, ", ");
+        if (targs[i].type) en_buf_puts(&b, ck_type_name(ck, targs[i].type));
+        else en_buf_printf(&b, "%lld", (long long)targs[i].value);
+    }
+    en_buf_puts(&b, ">");
+    const char *r = en_strdup(ck->a, b.data ? b.data : base);
+    en_buf_free(&b);
+    return r;
+}
+
+/* resolves a function's signature into `sig` (in the current scope, where template
+ * parameters are bound for an instantiation) */
+static bool resolve_signature(checker *ck, const ast_decl *d, ck_inst *sig) {
+    bool ok = true;
+    ir_type *ret = d->type ? ck_type(ck, d->type) : NULL;
+    if (!ret) ok = false;
+    int n = d->params.count;
+    /* f(void) */
+    if (n == 1 && !d->params.items[0].name && d->params.items[0].type &&
+        d->params.items[0].type->kind == AST_TYPE_NAME && d->params.items[0].type->name.count == 1 &&
+        d->params.items[0].type->name.parts[0].ident && en_streq(d->params.items[0].type->name.parts[0].ident, "void"))
+        n = 0;
+    sig->param_count = n;
+    sig->param_types = en_alloc(ck->a, sizeof(ir_type *) * (size_t)(n + 1));
+    sig->param_is_ref = en_alloc(ck->a, sizeof(bool) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        const ast_param *p = &d->params.items[i];
+        sig->param_types[i] = ck_decl_type(ck, p->type, &sig->param_is_ref[i], true);
+        if (!sig->param_types[i]) ok = false;
+        else if (sig->param_types[i]->kind == IR_T_VOID) {
+            en_error(ck->diags, p->loc, "parameter '%s' has type void", p->name ? p->name : "?");
+            ok = false;
+        }
+    }
+    if (ret && ret->kind == IR_T_ARRAY) {
+        en_error(ck->diags, d->loc, "function '%s' cannot return an array", d->name ? d->name : "?");
+        ok = false;
+    }
+    sig->fn = NULL;
+    if (ok) sig->fn = NULL;
+    (void)ret;
+    return ok;
+}
+
+static ir_type *sig_return(checker *ck, const ast_decl *d) {
+    return d->type ? ck_type(ck, d->type) : NULL;
+}
+
+/* checks a function body into fn: params declared in a fresh scope above `outer` */
+static void function_body(checker *ck, const ast_decl *d, ir_func *fn, ck_inst *sig, bool is_kernel,
+                          ck_scope *outer, const char *ns) {
+    ck_fnctx saved = ck_save_fn(ck);
+    ck->fn = fn;
+    ck->block = fn->body;
+    ck->scope = outer;
+    ck_push_scope(ck);
+    ck->jumps = NULL;
+    ck->control_depth = 0;
+    ck->ret_type = fn->return_type;
+    ck->is_kernel = is_kernel;
+    ck->ns = ns;
+    for (int i = 0; i < fn->param_count && i < d->params.count; i++) {
+        const ast_param *p = &d->params.items[i];
+        if (!p->name) continue;
+        ck_sym *s = ck_declare(ck, SYM_VAR, p->name, p->loc);
+        s->var = fn->params[i];
+        s->is_ref = sig->param_is_ref[i];
+    }
+    if (d->body) ck_body(ck, d->body);
+    ck_restore_fn(ck, saved);
+}
+
+static ir_func *make_ir_func(checker *ck, const char *name, const ast_decl *d, ck_inst *sig, ir_type *ret,
+                             bool is_kernel) {
+    ir_func *fn = ir_func_new(ck->m, name, d->loc);
+    fn->is_kernel = is_kernel;
+    fn->return_type = ret;
+    fn->param_count = sig->param_count;
+    fn->params = en_alloc(ck->a, sizeof(ir_var *) * (size_t)(sig->param_count + 1));
+    for (int i = 0; i < sig->param_count; i++) {
+        const ast_param *p = &d->params.items[i];
+        ir_type *pt = sig->param_types[i];
+        ir_var *v = ir_var_new(ck->m, fn, p->name ? p->name : en_fmt(ck->a, "arg%d", i), pt, p->loc);
+        v->is_reference = sig->param_is_ref[i];
+        fn->params[i] = v;
+    }
+    sig->fn = fn;
+    return fn;
+}
+
+static void kernel_decl(checker *ck, const ast_decl *d, ck_func *cf) {
+    const char *name = d->name;
+    ir_type *ret = sig_return(ck, d);
+    if (ret && ret->kind != IR_T_VOID) {
+        en_error(ck->diags, d->loc, "kernel '%s' must return void, not '%s'", name, ck_type_name(ck, ret));
+    }
+    if (!d->body) return; /* a declaration: nothing to build */
+    if (ir_module_kernel(ck->m, name)) {
+        en_error(ck->diags, d->loc, "kernel '%s' is defined twice", name);
+        return;
+    }
+    if (!resolve_signature(ck, d, &cf->sig)) return;
+    ir_func *fn = make_ir_func(ck, name, d, &cf->sig, ck_t(ck, IR_T_VOID), true);
+    kernel_params kp = {0};
+    for (int i = 0; i < fn->param_count; i++) {
+        const ast_param *p = &d->params.items[i];
+        kernel_param(ck, fn, fn->params[i], p, cf->sig.param_is_ref[i], &kp);
+        if (p->default_value)
+            en_error(ck->diags, p->loc, "kernel parameters cannot have default values");
+    }
+    assign_bindings(ck, kp.buffers.items, kp.buffers.count, "buffer");
+    assign_bindings(ck, kp.groups.items, kp.groups.count, "threadgroup");
+    for (int i = 0; i < d->attrs.count; i++) {
+        const ast_attr *a = &d->attrs.items[i];
+        const char *n = attr_name(a);
+        if (en_streq(n, "max_total_threads_per_threadgroup")) {
+            int64_t v;
+            if (!single_int_arg(ck, a, &v)) continue;
+            if (v < 1 || v > 1024) {
+                en_error(ck->diags, a->loc, "max_total_threads_per_threadgroup must be between 1 and 1024, got %lld",
+                         (long long)v);
+                continue;
+            }
+            fn->max_total_threads_per_threadgroup = (uint32_t)v;
+        } else if (en_streq(n, "host_name")) {
+            en_error(ck->diags, a->loc, "[[host_name]] is not supported by enigma");
+        }
+    }
+    cf->definition = d;
+    function_body(ck, d, fn, &cf->sig, true, ck->globals, ck->ns);
+}
+
+static bool same_signature(const ck_inst *a, const ck_inst *b) {
+    if (a->param_count != b->param_count) return false;
+    for (int i = 0; i < a->param_count; i++)
+        if (a->param_types[i] != b->param_types[i] || a->param_is_ref[i] != b->param_is_ref[i]) return false;
+    return true;
+}
+
+static void function_decl(checker *ck, const ast_decl *d) {
+    if (!d->name) return;
+    if (d->is_operator) {
+        en_error(ck->diags, d->loc, "operator overloading is not supported by enigma ('%s')", d->name);
+        return;
+    }
+    if (d->is_constructor || d->qual_name.count > 0) {
+        en_error(ck->diags, d->loc, "member functions are not supported by enigma ('%s')", d->name);
+        return;
+    }
+    if (ck->fn) {
+        en_error(ck->diags, d->loc, "functions cannot be declared inside a function ('%s')", d->name);
+        return;
+    }
+    bool is_kernel = (d->specs & AST_SPEC_KERNEL) != 0;
+    for (int i = 0; i < d->attrs.count; i++)
+        if (en_streq(attr_name(&d->attrs.items[i]), "kernel")) is_kernel = true;
+    for (int i = 0; i < d->attrs.count; i++) {
+        const char *n = attr_name(&d->attrs.items[i]);
+        if (en_streq(n, "vertex") || en_streq(n, "fragment") || en_streq(n, "visible") ||
+            en_streq(n, "intersection") || en_streq(n, "object") || en_streq(n, "mesh")) {
+            en_error(ck->diags, d->attrs.items[i].loc, "%s functions are not supported by enigma", n);
+            return;
+        }
+    }
+    ck_func *cf = en_alloc(ck->a, sizeof *cf);
+    cf->d = d;
+    cf->qname = ck_qualify(ck, d->name);
+    cf->ns = ck->ns;
+    cf->is_template = d->is_template;
+    if (is_kernel) {
+        if (d->is_template) {
+            en_error(ck->diags, d->loc, "kernel templates are not supported by enigma ('%s')", d->name);
+            return;
+        }
+        kernel_decl(ck, d, cf);
+        return;
+    }
+    /* an overload set under the qualified name */
+    ck_sym *s = NULL;
+    for (ck_sym *g = ck->globals->syms; g; g = g->next)
+        if (en_streq(g->name, cf->qname)) { s = g; break; }
+    if (s && s->kind != SYM_FUNC) {
+        en_error(ck->diags, d->loc, "'%s' is already declared as something other than a function", d->name);
+        return;
+    }
+    if (!s) s = ck_declare(ck, SYM_FUNC, d->name, d->loc);
+    if (d->is_template) {
+        cf->next = s->funcs;
+        s->funcs = cf;
+        return;
+    }
+    if (!resolve_signature(ck, d, &cf->sig)) return;
+    ir_type *ret = sig_return(ck, d);
+    if (!ret) return;
+    for (ck_func *o = s->funcs; o; o = o->next) {
+        if (o->is_template || !same_signature(&o->sig, &cf->sig)) continue;
+        /* a redeclaration or the definition of an earlier prototype */
+        if (o->sig.fn && o->sig.fn->return_type != ret) {
+            en_error(ck->diags, d->loc, "'%s' is redeclared with another return type", d->name);
+            return;
+        }
+        if (d->body) {
+            if (o->definition) {
+                en_error(ck->diags, d->loc, "redefinition of '%s'", d->name);
+                return;
+            }
+            o->definition = d;
+            o->d = d;
+            /* parameter names come from the definition */
+            for (int i = 0; i < o->sig.param_count && i < d->params.count; i++)
+                if (d->params.items[i].name) o->sig.fn->params[i]->name = d->params.items[i].name;
+            function_body(ck, d, o->sig.fn, &o->sig, false, ck->globals, ck->ns);
+        }
+        return;
+    }
+    cf->signature_ok = true;
+    make_ir_func(ck, cf->qname, d, &cf->sig, ret, false);
+    cf->next = s->funcs;
+    s->funcs = cf;
+    if (d->body) {
+        cf->definition = d;
+        function_body(ck, d, cf->sig.fn, &cf->sig, false, ck->globals, ck->ns);
+    }
+}
+
+/* ---- template deduction and instantiation ---------------------------------------------------- */
+typedef struct binding {
+    const char *name;
+    ck_targ value;
+    bool set;
+    bool is_type;
+} binding;
+
+/* matches a written parameter type against an argument type, binding template parameters */
+static bool deduce(checker *ck, const ast_type *pt, ir_type *at, binding *b, int nb) {
+    if (!pt || !at) return true;
+    switch (pt->kind) {
+    case AST_TYPE_REF:
+        return deduce(ck, pt->base, at, b, nb);
+    case AST_TYPE_POINTER:
+        if (at->kind != IR_T_PTR) return true;
+        return deduce(ck, pt->base, at->elem, b, nb);
+    case AST_TYPE_ARRAY:
+        if (at->kind != IR_T_ARRAY) return true;
+        return deduce(ck, pt->base, at->elem, b, nb);
+    case AST_TYPE_NAME: {
+        const ast_name *n = &pt->name;
+        if (n->count != 1 || !n->parts || !n->parts[0].ident) return true;
+        const ast_name_part *p = &n->parts[0];
+        if (!p->has_targs) {
+            for (int i = 0; i < nb; i++) {
+                if (!b[i].is_type || !en_streq(b[i].name, p->ident)) continue;
+                ir_type *t = at;
+                if (t->kind == IR_T_VEC && t->packed) t = ir_type_vec(ck->m, t->elem, t->count, false);
+                if (b[i].set && b[i].value.type != t) return false;
+                b[i].set = true;
+                b[i].value.type = t;
+                return true;
+            }
+            return true;
+        }
+        /* vec<T, N> */
+        if (en_streq(p->ident, "vec") && p->targs.count == 2 && at->kind == IR_T_VEC) {
+            const ast_targ *t0 = &p->targs.items[0], *t1 = &p->targs.items[1];
+            if (t0->type && !deduce(ck, t0->type, at->elem, b, nb)) return false;
+            if (t0->expr && t0->expr->kind == AST_EXPR_NAME) {
+                ast_type tmp = {.kind = AST_TYPE_NAME, .loc = t0->loc, .name = t0->expr->name};
+                if (!deduce(ck, &tmp, at->elem, b, nb)) return false;
+            }
+            if (t1->expr && t1->expr->kind == AST_EXPR_NAME && t1->expr->name.count == 1) {
+                for (int i = 0; i < nb; i++) {
+                    if (b[i].is_type || !en_streq(b[i].name, t1->expr->name.parts[0].ident)) continue;
+                    if (b[i].set && b[i].value.value != (int64_t)at->count) return false;
+                    b[i].set = true;
+                    b[i].value.value = at->count;
+                }
+            }
+        }
+        return true;
+    }
+    default:
+        return true;
+    }
+}
+
+static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
+    for (int i = 0; i < d->tparams.count; i++) {
+        const ast_tparam *tp = &d->tparams.items[i];
+        if (!tp->name) continue;
+        if (tp->is_type) {
+            ck_sym *s = ck_declare(ck, SYM_TYPE, tp->name, tp->loc);
+            s->type = b[i].value.type;
+        } else {
+            ir_type *t = tp->type ? ck_type(ck, tp->type) : ck_t(ck, IR_T_I32);
+            if (!t || !ir_is_scalar(t)) t = ck_t(ck, IR_T_I64);
+            ck_sym *s = ck_declare(ck, SYM_CONST, tp->name, tp->loc);
+            s->value = ck_convert(ck, ir_const_int(ck->m, ck_t(ck, IR_T_I64), b[i].value.value, tp->loc), t, tp->loc);
+        }
+    }
+}
+
+/* deduces (with explicit arguments first) and returns the instantiation, or NULL when
+ * this template does not fit the call (quietly) */
+static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, ir_expr **args,
+                            int n, en_loc loc, bool *hard_error) {
+    const ast_decl *d = cf->d;
+    int nb = d->tparams.count;
+    binding *b = en_alloc(ck->a, sizeof(binding) * (size_t)(nb + 1));
+    for (int i = 0; i < nb; i++) {
+        b[i].name = d->tparams.items[i].name ? d->tparams.items[i].name : "";
+        b[i].is_type = d->tparams.items[i].is_type;
+    }
+    if (explicit_args && explicit_args->has_targs) {
+        if (explicit_args->targs.count > nb) return NULL;
+        for (int i = 0; i < explicit_args->targs.count; i++) {
+            ir_type *t;
+            int64_t v;
+            if (!targ_value(ck, &explicit_args->targs.items[i], &t, &v)) {
+                *hard_error = true;
+                return NULL;
+            }
+            if (b[i].is_type != (t != NULL)) return NULL;
+            b[i].set = true;
+            b[i].value.type = t;
+            b[i].value.value = v;
+        }
+    }
+    int np = d->params.count;
+    if (n > np) return NULL;
+    for (int i = 0; i < n; i++)
+        if (!deduce(ck, d->params.items[i].type, args[i]->type, b, nb)) return NULL;
+    for (int i = 0; i < nb; i++) {
+        if (b[i].set) continue;
+        const ast_tparam *tp = &d->tparams.items[i];
+        if (tp->is_type && tp->default_type) {
+            b[i].value.type = ck_type(ck, tp->default_type);
+            b[i].set = b[i].value.type != NULL;
+        } else if (!tp->is_type && tp->default_value) {
+            b[i].set = ck_const_expr(ck, tp->default_value, &b[i].value.value, "a template argument");
+        }
+        if (!b[i].set) return NULL;
+    }
+    ck_targ *targs = en_alloc(ck->a, sizeof(ck_targ) * (size_t)(nb + 1));
+    for (int i = 0; i < nb; i++) targs[i] = b[i].value;
+    const char *name = inst_name(ck, cf->qname, targs, nb);
+    for (int i = 0; i < cf->insts.count; i++)
+        if (en_streq(cf->insts.items[i]->name, name)) return cf->insts.items[i];
+    if (ck->inst_depth >= MAX_INST_DEPTH) {
+        en_error(ck->diags, loc, "template instantiation of '%s' is nested too deeply", name);
+        *hard_error = true;
+        return NULL;
+    }
+    /* the signature under the bindings */
+    ck_fnctx saved = ck_save_fn(ck);
+    ck->scope = ck->globals;
+    ck->ns = cf->ns;
+    ck_push_scope(ck);
+    ck_scope *tscope = ck->scope;
+    bind_tparams(ck, d, b);
+    ck_inst *inst = en_alloc(ck->a, sizeof *inst);
+    inst->name = name;
+    int errors_before = ck->diags->errors;
+    bool ok = resolve_signature(ck, d, inst);
+    ir_type *ret = ok ? sig_return(ck, d) : NULL;
+    ck_restore_fn(ck, saved);
+    if (!ok || !ret) {
+        /* SFINAE would drop it quietly; an error already reported stays */
+        if (ck->diags->errors > errors_before) *hard_error = true;
+        return NULL;
+    }
+    make_ir_func(ck, name, d, inst, ret, false);
+    EN_PUSH(ck->a, cf->insts, inst);
+    if (d->body) {
+        ck->inst_depth++;
+        int depth = ck->inst_depth;
+        function_body(ck, d, inst->fn, inst, false, tscope, cf->ns);
+        ck->inst_depth = depth - 1;
+    }
+    return inst;
+}
+
+/* ---- calls ------------------------------------------------------------------------------------- */
+typedef struct candidate {
+    ck_func *cf;
+    ck_inst *inst;
+    ck_rank ranks[32];
+} candidate;
+
+static ck_rank arg_rank(checker *ck, ir_expr *a, ir_type *pt, bool is_ref) {
+    if (is_ref) {
+        /* T& binds a place of type T (const T& also takes a converted value) */
+        if (a->type == pt->elem && ir_is_place(a) && a->kind != IR_E_SWIZZLE) return CK_RANK_EXACT;
+        if (pt->is_const) {
+            ck_rank r = ck_conv_rank(a->type, pt->elem, ck_is_const(a));
+            return r;
+        }
+        return CK_RANK_NONE;
+    }
+    if (a->type->kind == IR_T_ARRAY && pt->kind == IR_T_PTR && a->type->elem == pt->elem && ir_is_place(a)) {
+        bool is_const;
+        ir_space sp = ck_place_space(a, &is_const);
+        if (sp != pt->space || (is_const && !pt->is_const)) return CK_RANK_NONE;
+        return CK_RANK_EXACT;
+    }
+    (void)ck;
+    return ck_conv_rank(a->type, pt, ck_is_const(a));
+}
+
+static bool rank_candidate(checker *ck, candidate *c, ck_inst *sig, const ast_decl *d, ir_expr **args, int n) {
+    if (n > sig->param_count || n > 32) return false;
+    for (int i = n; i < sig->param_count; i++)
+        if (i >= d->params.count || !d->params.items[i].default_value) return false;
+    for (int i = 0; i < n; i++) {
+        c->ranks[i] = arg_rank(ck, args[i], sig->param_types[i], sig->param_is_ref[i]);
+        if (c->ranks[i] == CK_RANK_NONE) return false;
+    }
+    return true;
+}
+
+/* -1: a better than b, 1: b better, 0: neither */
+static int compare(const candidate *a, const candidate *b, int n) {
+    bool a_better = false, b_better = false;
+    for (int i = 0; i < n; i++) {
+        if (a->ranks[i] < b->ranks[i]) a_better = true;
+        if (b->ranks[i] < a->ranks[i]) b_better = true;
+    }
+    if (a_better && !b_better) return -1;
+    if (b_better && !a_better) return 1;
+    /* a non-template beats a template */
+    if (!a->cf->is_template && b->cf->is_template) return -1;
+    if (a->cf->is_template && !b->cf->is_template) return 1;
+    return 0;
+}
+
+static const char *candidate_text(checker *ck, ck_inst *sig, const ast_decl *d) {
+    en_buf b = {0};
+    en_buf_printf(&b, "%s(", sig->name ? sig->name : d->name);
+    for (int i = 0; i < sig->param_count; i++) {
+        if (i) en_buf_puts(&b, ", ");
+        ir_type *t = sig->param_types[i];
+        if (sig->param_is_ref[i] && t && t->kind == IR_T_PTR)
+            en_buf_printf(&b, "%s %s%s&", ir_space_name(t->space), t->is_const ? "const " : "", ck_type_name(ck, t->elem));
+        else
+            en_buf_puts(&b, ck_type_name(ck, t));
+    }
+    en_buf_puts(&b, ")");
+    const char *r = en_strdup(ck->a, b.data ? b.data : "");
+    en_buf_free(&b);
+    return r;
+}
+
+static const char *arg_types_text(checker *ck, ir_expr **args, int n) {
+    en_buf b = {0};
+    for (int i = 0; i < n; i++) {
+        if (i) en_buf_puts(&b, ", ");
+        en_buf_puts(&b, ck_type_name(ck, args[i]->type));
+    }
+    const char *r = en_strdup(ck->a, b.data ? b.data : "");
+    en_buf_free(&b);
+    return r;
+}
+
+ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, en_loc *locs, int n,
+                      en_loc loc) {
+    const char *fname = fs->name;
+    if (!ck->fn) {
+        en_error(ck->diags, loc, "'%s' cannot be called outside a function", fname);
+        return NULL;
+    }
+    const ast_name_part *last = name && name->count > 0 ? &name->parts[name->count - 1] : NULL;
+    candidate best = {0}, *cands = NULL;
+    int viable = 0, total = 0;
+    EN_VEC(candidate) all = {0};
+    bool hard_error = false;
+    for (ck_func *cf = fs->funcs; cf; cf = cf->next) {
+        total++;
+        candidate c = {.cf = cf};
+        if (cf->is_template) {
+            ck_inst *inst = instantiate(ck, cf, last, args, n, loc, &hard_error);
+            if (hard_error) return NULL;
+            if (!inst || !rank_candidate(ck, &c, inst, cf->d, args, n)) continue;
+            c.inst = inst;
+        } else {
+            if (last && last->has_targs) continue;
+            if (!cf->sig.fn || !rank_candidate(ck, &c, &cf->sig, cf->d, args, n)) continue;
+            c.inst = &cf->sig;
+        }
+        EN_PUSH(ck->a, all, c);
+    }
+    viable = all.count;
+    cands = all.items;
+    if (viable == 0) {
+        en_error(ck->diags, loc, "no matching function for call to '%s' with arguments (%s)", fname,
+                 arg_types_text(ck, args, n));
+        for (ck_func *cf = fs->funcs; cf; cf = cf->next)
+            if (!cf->is_template && cf->sig.fn)
+                en_note(ck->diags, cf->d->loc, "candidate: %s", candidate_text(ck, &cf->sig, cf->d));
+            else if (cf->is_template)
+                en_note(ck->diags, cf->d->loc, "candidate template '%s' does not fit", cf->qname);
+        (void)total;
+        return NULL;
+    }
+    int bi = 0;
+    for (int i = 1; i < viable; i++)
+        if (compare(&cands[i], &cands[bi], n) < 0) bi = i;
+    for (int i = 0; i < viable; i++) {
+        if (i == bi) continue;
+        if (compare(&cands[bi], &cands[i], n) >= 0) {
+            en_error(ck->diags, loc, "call to '%s' is ambiguous: '%s' and '%s' fit equally well", fname,
+                     candidate_text(ck, cands[bi].inst, cands[bi].cf->d),
+                     candidate_text(ck, cands[i].inst, cands[i].cf->d));
+            return NULL;
+        }
+    }
+    best = cands[bi];
+    ck_inst *sig = best.inst;
+    const ast_decl *d = best.cf->d;
+    ir_func *callee = sig->fn;
+    /* arguments, converted; default arguments filled in */
+    int np = sig->param_count;
+    ir_expr **cargs = en_alloc(ck->a, sizeof(ir_expr *) * (size_t)(np + 1));
+    for (int i = 0; i < np; i++) {
+        ir_type *pt = sig->param_types[i];
+        ir_expr *a;
+        en_loc al = i < n ? locs[i] : loc;
+        if (i < n) {
+            a = args[i];
+        } else {
+            a = ck_expr_to(ck, d->params.items[i].default_value, sig->param_is_ref[i] ? pt->elem : pt);
+            if (!a) return NULL;
+        }
+        if (sig->param_is_ref[i]) {
+            if (a->type == pt->elem && ir_is_place(a) && a->kind != IR_E_SWIZZLE) {
+                ir_expr *addr = ck_addr_of(ck, a, al);
+                if (addr->type->space != pt->space) {
+                    en_error(ck->diags, al, "argument %d of '%s' must be in %s memory, not %s", i + 1, fname,
+                             ir_space_name(pt->space), ir_space_name(addr->type->space));
+                    return NULL;
+                }
+                if (addr->type->is_const && !pt->is_const) {
+                    en_error(ck->diags, al, "argument %d of '%s' is read-only but the parameter is a non-const reference",
+                             i + 1, fname);
+                    return NULL;
+                }
+                if (!pt->is_const) ck_mark_assigned(a);
+                if (addr->type != pt) {
+                    ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, al, 1);
+                    p->args[0] = addr;
+                    addr = p;
+                }
+                cargs[i] = addr;
+            } else {
+                ir_expr *v = ck_implicit(ck, a, pt->elem, al);
+                if (!v) return NULL;
+                if (pt->space != IR_SPACE_THREAD) {
+                    en_error(ck->diags, al, "argument %d of '%s' must be a variable in %s memory", i + 1, fname,
+                             ir_space_name(pt->space));
+                    return NULL;
+                }
+                ir_var *tmp = ck_temp_init(ck, pt->elem, v, al);
+                ir_expr *addr = ck_addr_of(ck, ir_var_ref(ck->m, tmp, al), al);
+                if (addr->type != pt) {
+                    ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, al, 1);
+                    p->args[0] = addr;
+                    addr = p;
+                }
+                cargs[i] = addr;
+            }
+        } else {
+            cargs[i] = ck_implicit(ck, a, pt, al);
+            if (!cargs[i]) return NULL;
+        }
+    }
+    ir_stmt *s = ir_stmt_new(ck->m, IR_S_CALL, loc);
+    s->callee = callee;
+    s->args = cargs;
+    s->arg_count = np;
+    ir_type *ret = callee->return_type;
+    if (ret && ret->kind != IR_T_VOID) {
+        s->result = ck_temp(ck, ret, loc);
+        ck_emit(ck, s);
+        return ir_var_ref(ck->m, s->result, loc);
+    }
+    ck_emit(ck, s);
+    return ir_expr_new(ck->m, IR_E_CONST, ck_t(ck, IR_T_VOID), loc, 0);
+}
+
+/* ---- declarations --------------------------------------------------------------------------------- */
+static void namespace_decl(checker *ck, const ast_decl *d) {
+    if (ck->fn) {
+        en_error(ck->diags, d->loc, "namespaces cannot be declared inside a function");
+        return;
+    }
+    const char *saved = ck->ns;
+    if (d->name) ck->ns = ck->ns[0] ? en_fmt(ck->a, "%s::%s", ck->ns, d->name) : d->name;
+    for (int i = 0; i < d->decls.count; i++) ck_decl(ck, d->decls.items[i], true);
+    ck->ns = saved;
+}
+
+static void using_namespace(checker *ck, const ast_decl *d) {
+    const char *n = ast_name_str(ck->a, &d->target);
+    while (n && strncmp(n, "::", 2) == 0) n += 2;
+    if (!n || en_streq(n, "metal") || strncmp(n, "metal::", 7) == 0) return; /* built in */
+    /* relative to the current namespace when that exists */
+    const char *q = ck->ns[0] ? en_fmt(ck->a, "%s::%s", ck->ns, n) : n;
+    bool found_rel = false;
+    for (ck_sym *s = ck->globals->syms; s; s = s->next)
+        if (strncmp(s->name, q, strlen(q)) == 0 && strncmp(s->name + strlen(q), "::", 2) == 0) found_rel = true;
+    EN_PUSH(ck->a, ck->usings, found_rel ? q : n);
+}
+
+static void static_assert_decl(checker *ck, const ast_decl *d) {
+    int64_t v;
+    if (!ck_const_expr(ck, d->cond, &v, "a static_assert condition")) return;
+    if (!v) {
+        if (d->message && d->message->text)
+            en_error(ck->diags, d->loc, "static assertion failed: %s", d->message->text);
+        else
+            en_error(ck->diags, d->loc, "static assertion failed");
+    }
+}
+
+void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
+    if (!d) return;
+    switch (d->kind) {
+    case AST_DECL_ERROR: return;
+    case AST_DECL_VAR:
+        if (!d->name) return;
+        if (at_program_scope && !ck->fn) program_var(ck, d);
+        else local_var(ck, d);
+        return;
+    case AST_DECL_FUNC: function_decl(ck, d); return;
+    case AST_DECL_STRUCT: struct_decl(ck, d); return;
+    case AST_DECL_ENUM: enum_decl(ck, d); return;
+    case AST_DECL_TYPEDEF: typedef_decl(ck, d); return;
+    case AST_DECL_NAMESPACE: namespace_decl(ck, d); return;
+    case AST_DECL_USING_NAMESPACE: using_namespace(ck, d); return;
+    case AST_DECL_USING: return; /* using metal::min; — names resolve the same way */
+    case AST_DECL_STATIC_ASSERT: static_assert_decl(ck, d); return;
+    }
+}

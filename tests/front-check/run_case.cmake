@@ -1,0 +1,38 @@
+# run_case.cmake — one golden checker case: CASE is x.metal; beside it x.ir (the IR after
+# the checker, then the diagnostics) or x.err (the diagnostics only). DUMP runs in the
+# case's folder, so diagnostics name the file as "x.metal". With COMPILE set, the case
+# must instead go through the whole pipeline (en_compile) with no error.
+get_filename_component(dir ${CASE} DIRECTORY)
+get_filename_component(name ${CASE} NAME_WE)
+get_filename_component(file ${CASE} NAME)
+if(COMPILE)
+  execute_process(COMMAND ${DUMP} --compile ${file} WORKING_DIRECTORY ${dir}
+                  OUTPUT_VARIABLE actual ERROR_VARIABLE errors RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT actual MATCHES "^ok: [1-9]")
+    message(FATAL_ERROR "${name} does not compile cleanly (${rc}):\n${actual}${errors}")
+  endif()
+  return()
+endif()
+if(EXISTS ${dir}/${name}.ir)
+  set(expected_file ${dir}/${name}.ir)
+  set(mode "")
+elseif(EXISTS ${dir}/${name}.err)
+  set(expected_file ${dir}/${name}.err)
+  set(mode "--diags")
+else()
+  message(FATAL_ERROR "${name}: neither ${name}.ir nor ${name}.err exists")
+endif()
+execute_process(COMMAND ${DUMP} ${mode} ${file} WORKING_DIRECTORY ${dir}
+                OUTPUT_VARIABLE actual ERROR_VARIABLE errors RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${DUMP} ${file} failed (${rc}): ${errors}")
+endif()
+file(READ ${expected_file} expected)
+if(NOT actual STREQUAL expected)
+  string(RANDOM LENGTH 8 tag)
+  set(tmp ${CMAKE_CURRENT_BINARY_DIR}/${name}.${tag}.actual)
+  file(WRITE ${tmp} "${actual}")
+  execute_process(COMMAND diff -u ${expected_file} ${tmp})
+  file(REMOVE ${tmp})
+  message(FATAL_ERROR "${name}: output differs from ${expected_file}")
+endif()

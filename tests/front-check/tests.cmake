@@ -1,0 +1,24 @@
+# tests/front-check: the checker against golden files. Each cases/x.metal is preprocessed,
+# parsed and checked by check_dump; the output must equal x.ir (the verified IR after the
+# checker, then diagnostics) or x.err (the diagnostics only). seeds/*.metal and
+# examples/*.metal must go through the whole pipeline (en_compile) with no error.
+add_executable(check_dump ${CMAKE_CURRENT_LIST_DIR}/check_dump.c)
+target_link_libraries(check_dump PRIVATE enigma_static)
+target_include_directories(check_dump PRIVATE ${PROJECT_SOURCE_DIR}/src)
+file(GLOB front_check_cases CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cases/*.metal)
+foreach(case ${front_check_cases})
+  get_filename_component(name ${case} NAME_WE)
+  add_test(NAME front-check/${name}
+           COMMAND ${CMAKE_COMMAND} -DDUMP=$<TARGET_FILE:check_dump> -DCASE=${case}
+                   -P ${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
+endforeach()
+file(GLOB front_check_seeds CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/seeds/*.metal
+     ${PROJECT_SOURCE_DIR}/examples/*.metal)
+foreach(case ${front_check_seeds})
+  get_filename_component(name ${case} NAME_WE)
+  get_filename_component(dir ${case} DIRECTORY)
+  get_filename_component(group ${dir} NAME)
+  add_test(NAME front-check/${group}/${name}
+           COMMAND ${CMAKE_COMMAND} -DDUMP=$<TARGET_FILE:check_dump> -DCASE=${case} -DCOMPILE=1
+                   -P ${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
+endforeach()
