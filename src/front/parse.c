@@ -209,9 +209,11 @@ static void skip_balanced(parser *p) {
 
 /* the statement/expression ends with ';': reports and recovers when it does not. A
  * missing ';' at the end of a line is taken as written, the way clang recovers. */
-static void expect_semi(parser *p, const char *after) {
+static void expect_semi(parser *p, const char *after, int errors_before) {
     if (accept(p, ";")) return;
-    error_at(p, loc_prev_end(p), "expected ';' %s", after);
+    /* after an error inside the construct, a missing ';' is its echo: recover quietly */
+    if (p->c->diags.errors == errors_before)
+        error_at(p, loc_prev_end(p), "expected ';' %s", after);
     if (peek(p)->at_line_start || is(p, "}")) return;
     skip_to_sync(p);
 }
@@ -609,8 +611,11 @@ static bool starts_declaration(parser *p) {
     if (t->kind != EN_TK_IDENT && !tok_is(t, "::")) return false;
     int j = scan_type_name(p, p->pos);
     if (j < 0) return false;
-    /* float4(a, b).x; and Foo{1}; are expressions that begin with a type */
+    /* float4(a, b).x; and Foo{1}; are expressions that begin with a type, but
+     * float (*f)(float) declares a function pointer (to be rejected) */
     const en_token *after = tok_at(p, j);
+    if (tok_is(after, "(") && (tok_is(tok_at(p, j + 1), "*") || tok_is(tok_at(p, j + 1), "^")))
+        return true;
     if (tok_is(after, "(") || tok_is(after, "{") || tok_is(after, ".") || tok_is(after, "->"))
         return false;
     return true;
@@ -801,6 +806,7 @@ typedef struct decl_specs {
     unsigned quals;
     ast_addr_space space;
     en_loc loc;
+    bool defined_tag;     /* a struct/enum body was written: `struct S {...}` */
 } decl_specs;
 
 /* reports the first part of a name that enigma rejects; true if one was */
@@ -873,6 +879,10 @@ static void parse_decl_specs(parser *p, decl_specs *ds, ast_decls *out, bool all
         const en_token *t = peek(p);
         ast_addr_space space;
         if (p->split_gt || t->kind == EN_TK_EOF) break;
+        /* `struct S {...}` then a new declaration: the ';' was forgotten */
+        if (ds->defined_tag && ((is_decl_keyword(t) && !is_cv_keyword(t)) ||
+                                scan_type_name(p, p->pos) >= 0))
+            break;
         if (at_attr_start(p)) {
             parse_attrs(p, &ds->attrs);
             continue;
@@ -907,10 +917,14 @@ static void parse_decl_specs(parser *p, decl_specs *ds, ast_decls *out, bool all
         } else if (ds->type) {
             break;
         } else if (tok_is(t, "struct") || tok_is(t, "class") || tok_is(t, "union")) {
+            int before = out->count;
             ds->type = parse_struct_specifier(p, out);
+            ds->defined_tag = out->count > before && out->items[out->count - 1]->has_body;
             continue;
         } else if (tok_is(t, "enum")) {
+            int before = out->count;
             ds->type = parse_enum_specifier(p, out);
+            ds->defined_tag = out->count > before && out->items[out->count - 1]->has_body;
             continue;
         } else if (is_multiword_start(t)) {
             ds->type = parse_multiword_type(p);
@@ -1492,8 +1506,20 @@ static ast_expr *parse_primary(parser *p) {
         return new_expr(p, AST_EXPR_ERROR, loc);
     }
     if (is(p, "new") || is(p, "delete")) {
-        error_at(p, loc, "'%s' is not supported in Metal", is(p, "new") ? "new" : "delete");
+        bool is_new = is(p, "new");
+        error_at(p, loc, "'%s' is not supported in Metal", is_new ? "new" : "delete");
         advance(p);
+        /* take what it allocates or frees, so that no second error follows */
+        if (is_new) {
+            if (starts_type(p)) parse_type(p);
+            if (is(p, "(") || is(p, "{")) skip_balanced(p);
+        } else {
+            if (is(p, "[") && is_at(p, 1, "]")) {
+                advance(p);
+                advance(p);
+            }
+            parse_unary(p);
+        }
         return new_expr(p, AST_EXPR_ERROR, loc);
     }
     if (is(p, "double")) {
@@ -1678,8 +1704,9 @@ static bool is_loop(const ast_stmt *s) {
 // paren-cond = "(" expr ")"
 static ast_expr *parse_paren_cond(parser *p, const char *what) {
     if (!accept(p, "(")) {
+        /* parse the condition anyway: `if x > 0 {` then goes on at the '{' */
         error_at(p, loc_here(p), "expected '(' after '%s'", what);
-        return error_expr(p);
+        return is(p, "{") || is(p, ";") ? error_expr(p) : parse_expr(p);
     }
     bool saved = p->in_targs;
     p->in_targs = false;
@@ -1705,6 +1732,26 @@ static ast_stmt *parse_for(parser *p, en_loc loc) {
         return s;
     }
     scope *sc = push_scope(p, false);
+    /* for (T x : range): a ':' at this level before the first ';' */
+    for (int i = p->pos, depth = 0;; i++) {
+        const en_token *t = tok_at(p, i);
+        if (t->kind == EN_TK_EOF || tok_is(t, ";") || tok_is(t, "{") || tok_is(t, "}")) break;
+        if (tok_is(t, "(") || tok_is(t, "[")) depth++;
+        else if (tok_is(t, ")") || tok_is(t, "]")) {
+            if (--depth < 0) break;
+        } else if (depth == 0 && tok_is(t, "?")) {
+            break;
+        } else if (depth == 0 && tok_is(t, ":")) {
+            error_at(p, t->loc, "range-based for loops are not supported by enigma");
+            p->pos = i;
+            while (!is(p, ")") && !is(p, "{") && !is(p, ";") && peek(p)->kind != EN_TK_EOF)
+                advance(p);
+            accept(p, ")");
+            s->loop_body = parse_stmt(p);
+            pop_scope(p, sc);
+            return s;
+        }
+    }
     if (starts_declaration(p)) {
         ast_stmt *d = new_stmt(p, AST_STMT_DECL, loc_here(p));
         parse_declaration(p, &d->decls, CTX_BLOCK);
@@ -1713,13 +1760,7 @@ static ast_stmt *parse_for(parser *p, en_loc loc) {
         ast_stmt *e = new_stmt(p, AST_STMT_EXPR, loc_here(p));
         e->expr = parse_expr(p);
         s->init = e;
-        if (is(p, ":")) {
-            error_at(p, loc_here(p), "range-based for loops are not supported by enigma");
-            advance(p);
-            parse_expr(p);
-        } else {
-            expect(p, ";");
-        }
+        expect(p, ";");
     }
     if (!is(p, ";")) s->cond = parse_expr(p);
     expect(p, ";");
@@ -1737,6 +1778,7 @@ static ast_stmt *parse_for(parser *p, en_loc loc) {
 //      | "break" ";" | "continue" ";" | "return" expr? ";" | ";"
 //      | pragma-unroll stmt | declaration | expr ";"
 static ast_stmt *parse_stmt_inner(parser *p) {
+    int errors_before = p->c->diags.errors;
     const en_token *t = peek(p);
     en_loc loc = t->loc;
     if (t->kind == EN_TK_PRAGMA) {
@@ -1778,8 +1820,9 @@ static ast_stmt *parse_stmt_inner(parser *p) {
             skip_to_sync(p);
             return s;
         }
+        errors_before = p->c->diags.errors;
         s->cond = parse_paren_cond(p, "while");
-        expect_semi(p, "after do/while statement");
+        expect_semi(p, "after do/while statement", errors_before);
         return s;
     }
     if (accept(p, "switch")) {
@@ -1809,17 +1852,18 @@ static ast_stmt *parse_stmt_inner(parser *p) {
         return s;
     }
     if (accept(p, "break")) {
-        expect_semi(p, "after break statement");
+        expect_semi(p, "after break statement", errors_before);
         return new_stmt(p, AST_STMT_BREAK, loc);
     }
     if (accept(p, "continue")) {
-        expect_semi(p, "after continue statement");
+        expect_semi(p, "after continue statement", errors_before);
         return new_stmt(p, AST_STMT_CONTINUE, loc);
     }
     if (accept(p, "return")) {
         ast_stmt *s = new_stmt(p, AST_STMT_RETURN, loc);
-        if (!is(p, ";")) s->expr = is(p, "{") ? parse_init_list(p) : parse_expr(p);
-        expect_semi(p, "after return statement");
+        if (!is(p, ";") && !is(p, "}"))
+            s->expr = is(p, "{") ? parse_init_list(p) : parse_expr(p);
+        expect_semi(p, "after return statement", errors_before);
         return s;
     }
     if (is(p, "goto")) {
@@ -1861,11 +1905,7 @@ static ast_stmt *parse_stmt_inner(parser *p) {
     }
     ast_stmt *s = new_stmt(p, AST_STMT_EXPR, loc);
     s->expr = parse_expr(p);
-    if (s->expr->kind == AST_EXPR_ERROR && !is(p, ";")) {
-        skip_to_sync(p);
-        return s;
-    }
-    expect_semi(p, "after expression");
+    expect_semi(p, "after expression", errors_before);
     return s;
 }
 
@@ -1986,6 +2026,10 @@ static void parse_params(parser *p, ast_params *out) {
                    peek(p)->kind != EN_TK_EOF)
                 advance(p);
         }
+        if (is(p, "...")) {
+            error_at(p, loc_here(p), "variadic templates are not supported by enigma");
+            advance(p);
+        }
         declarator d;
         parse_declarator(p, ds.type, &d, true);
         prm.type = d.type;
@@ -2028,9 +2072,10 @@ static void parse_function_rest(parser *p, ast_decl *f, decl_ctx ctx) {
         error_at(p, loc_here(p), "constructor initializer lists are not supported by enigma");
         while (!is(p, "{") && !is(p, ";") && peek(p)->kind != EN_TK_EOF) advance(p);
     }
-    if (is(p, "=") && (is_at(p, 1, "default") || is_at(p, 1, "delete") || is_at(p, 1, "0"))) {
-        if (is_at(p, 1, "0"))
-            error_at(p, loc_here(p), "virtual functions are not supported in Metal");
+    const en_token *after_eq = tok_at(p, p->pos + 1);
+    bool pure = after_eq->kind == EN_TK_INT && after_eq->ival == 0;
+    if (is(p, "=") && (is_at(p, 1, "default") || is_at(p, 1, "delete") || pure)) {
+        /* `= 0` only follows `virtual`, which has been reported */
         advance(p);
         advance(p);
     }
@@ -2070,13 +2115,14 @@ static void parse_initializer(parser *p, ast_decl *v) {
 
 // using-decl = "using" ("namespace" name | ident attributes? "=" type | name) ";"
 static void parse_using(parser *p, ast_decls *out, bool is_template) {
+    int errors_before = p->c->diags.errors;
     en_loc loc = loc_here(p);
     advance(p);
     if (accept(p, "namespace")) {
         ast_decl *d = new_decl(p, AST_DECL_USING_NAMESPACE, loc);
         d->target = parse_name(p);
         EN_PUSH(p->a, *out, d);
-        expect_semi(p, "after using directive");
+        expect_semi(p, "after using directive", errors_before);
         return;
     }
     if (is_ident(p) && (is_at(p, 1, "=") || is_at(p, 1, "[[") || is_at(p, 1, "["))) {
@@ -2088,7 +2134,7 @@ static void parse_using(parser *p, ast_decls *out, bool is_template) {
         d->type = parse_type(p);
         declare(p, d->name, is_template ? SYM_TEMPLATE_TYPE : SYM_TYPE);
         EN_PUSH(p->a, *out, d);
-        expect_semi(p, "after alias declaration");
+        expect_semi(p, "after alias declaration", errors_before);
         return;
     }
     ast_decl *d = new_decl(p, AST_DECL_USING, loc);
@@ -2099,7 +2145,7 @@ static void parse_using(parser *p, ast_decls *out, bool is_template) {
     sym_kind k = lookup(p, last, (int)strlen(last));
     if (k != SYM_NONE) declare(p, last, k);
     EN_PUSH(p->a, *out, d);
-    expect_semi(p, "after using declaration");
+    expect_semi(p, "after using declaration", errors_before);
 }
 
 // namespace-decl = "inline"? "namespace" (ident ("::" ident)*)? ("{" declaration* "}" | "=" name ";")
@@ -2145,6 +2191,7 @@ static void parse_namespace(parser *p, ast_decls *out) {
 
 // static-assert = "static_assert" "(" cond ("," string)? ")" ";"
 static void parse_static_assert(parser *p, ast_decls *out) {
+    int errors_before = p->c->diags.errors;
     ast_decl *d = new_decl(p, AST_DECL_STATIC_ASSERT, loc_here(p));
     advance(p);
     if (!expect(p, "(")) {
@@ -2158,7 +2205,7 @@ static void parse_static_assert(parser *p, ast_decls *out) {
     p->in_targs = saved;
     expect(p, ")");
     EN_PUSH(p->a, *out, d);
-    expect_semi(p, "after static_assert");
+    expect_semi(p, "after static_assert", errors_before);
 }
 
 // template-decl = "template" tparams declaration
@@ -2204,6 +2251,7 @@ static void append_attrs(parser *p, ast_attrs *to, const ast_attrs *from) {
 //             | decl-specs declarator function-rest
 //             | decl-specs declarator (":" cond)? initializer? ("," declarator initializer?)* ";"
 static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
+    int errors_before = p->c->diags.errors;
     en_loc loc = loc_here(p);
     if (is(p, "template")) {
         parse_template(p, out, ctx);
@@ -2261,6 +2309,12 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
         return;
     }
     if (accept(p, ";")) return; /* struct Foo {...}; enum E {...}; */
+    if (ds.defined_tag && ((is_decl_keyword(peek(p)) && !is_cv_keyword(peek(p))) ||
+                           scan_type_name(p, p->pos) >= 0)) {
+        error_at(p, loc_prev_end(p), "expected ';' after %s",
+                 out->count && out->items[out->count - 1]->kind == AST_DECL_ENUM ? "enum" : "struct");
+        return;
+    }
     for (;;) {
         declarator d;
         parse_declarator(p, ds.type, &d, false);
@@ -2305,7 +2359,7 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
         }
         if (!accept(p, ",")) break;
     }
-    expect_semi(p, "at end of declaration");
+    expect_semi(p, "at end of declaration", errors_before);
 }
 
 static void parse_declaration(parser *p, ast_decls *out, decl_ctx ctx) {
