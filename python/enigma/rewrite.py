@@ -50,6 +50,8 @@ def bind(name, value, scope):
         return _bind_matrix(tr, name, value, scope.get(name))
     if isinstance(value, trace.Value) or getattr(value, "_enigma_value", None) is not None:
         return tr.assign(name, value, scope.get(name))
+    if trace._is_number(value):
+        tr.note_number(name, value)
     return value
 
 

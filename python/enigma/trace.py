@@ -432,6 +432,7 @@ class Trace:
         self.stored = set()
         self.last_closed_if = None       # index in body of the "}" of the last if at self.depth
         self.assignment_tracking = False
+        self.number_binds = {}           # name -> (Python number, (file, line), depth)
 
     # -- names
     def unique(self, hint):
@@ -473,8 +474,29 @@ class Trace:
         return self.attrs[attr][1]
 
     # -- assignments (see the module comment)
+    def note_number(self, name, value):
+        """A Python number bound to a name: remembered with its place, in case a deeper
+        block later rebinds the name to a symbolic value (`total = 0` before a loop that
+        does `total = total + A[i]`)."""
+        self.number_binds[name] = (value, self.python_location(), self.depth)
+
+    def _check_number_rebinding(self, name, old):
+        rec = self.number_binds.get(name)
+        if rec is None or rec[0] is not old or self.depth <= rec[2]:
+            return
+        loc = rec[1]
+        where = " (line %d)" % loc[1] if loc else ""
+        raise TraceError(
+            "%r holds the Python number %r%s and is reassigned a kernel value inside an "
+            "enigma block; a Python number is a constant of the trace, so the new value would "
+            "not reach the next iteration or the code after the block. Make it a kernel "
+            "variable first, e.g. %s = enigma.f32(%r) (or the type you need)"
+            % (name, old, where, name, old))
+
     def assign(self, name, value, old):
         v = as_value(value)
+        if not isinstance(old, Var) and _is_number(old):
+            self._check_number_rebinding(name, old)
         if isinstance(old, Var) and old.trace is self:
             if v is old:
                 return old

@@ -1,6 +1,8 @@
 """The MSL the tracer writes (compiled.source), checked line by line. These need no C
 library: Kernel.source traces without compiling."""
 
+import pytest
+
 import enigma
 
 
@@ -75,3 +77,16 @@ def test_for_range_forms():
     L = _lines(k)
     assert "for (int j = 10; j > 0; j -= 2) {" in L
     assert "for (int j_1 = 0; j_1 < 5; j_1 += 1) {" in L
+
+
+def test_python_number_rebound_in_a_loop_is_refused():
+    @enigma.kernel
+    def k(A: enigma.f32, B: enigma.f32):
+        i = enigma.thread_position_in_grid
+        total = 0
+        with enigma.for_range(0, 4) as j:
+            total = total + A[4 * i + j]
+        B[i] = total
+
+    with pytest.raises(enigma.TraceError, match=r"total = enigma.f32\(0\)"):
+        k.source
