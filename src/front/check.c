@@ -133,6 +133,7 @@ ir_module *en_check(en_ctx *c, const ast_unit *unit) {
         if (c->arena.out_of_memory) return NULL;
         ck_decl(&ck, unit->decls.items[i], true);
     }
+    ck_check_definitions(&ck);
     if (c->arena.out_of_memory) return NULL;
     return m;
 }

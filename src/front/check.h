@@ -106,6 +106,8 @@ typedef struct ck_func {
     /* non-templates */
     ck_inst sig;              /* fn is created at the first declaration */
     const ast_decl *definition;
+    bool used;                /* called: a missing definition is then an error */
+    en_loc use_loc;
     /* templates */
     EN_VEC(ck_inst *) insts;
     struct ck_func *next;
@@ -185,6 +187,8 @@ EN_INTERNAL ir_type *ck_decl_type(checker *ck, const ast_type *t, bool *is_ref, 
 EN_INTERNAL ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report);
 EN_INTERNAL void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope);
 EN_INTERNAL ir_expr *ck_initializer(checker *ck, ir_type *t, const ast_expr *init, en_loc loc);
+/* reports functions that are called but never defined */
+EN_INTERNAL void ck_check_definitions(checker *ck);
 EN_INTERNAL ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name,
                                   ir_expr **args, en_loc *locs, int n, en_loc loc);
 

@@ -847,6 +847,7 @@ static void kernel_decl(checker *ck, const ast_decl *d, ck_func *cf) {
     ir_type *ret = sig_return(ck, d);
     if (ret && ret->kind != IR_T_VOID) {
         en_error(ck->diags, d->loc, "kernel '%s' must return void, not '%s'", name, ck_type_name(ck, ret));
+        return;
     }
     if (!d->body) return; /* a declaration: nothing to build */
     if (ir_module_kernel(ck->m, name)) {
@@ -983,6 +984,7 @@ typedef struct binding {
     ck_targ value;
     bool set;
     bool is_type;
+    bool given;  /* written explicitly: not deduced */
 } binding;
 
 /* matches a written parameter type against an argument type, binding template parameters */
@@ -1004,6 +1006,7 @@ static bool deduce(checker *ck, const ast_type *pt, ir_type *at, binding *b, int
         if (!p->has_targs) {
             for (int i = 0; i < nb; i++) {
                 if (!b[i].is_type || !en_streq(b[i].name, p->ident)) continue;
+                if (b[i].given) return true;
                 ir_type *t = at;
                 if (t->kind == IR_T_VEC && t->packed) t = ir_type_vec(ck->m, t->elem, t->count, false);
                 if (b[i].set && b[i].value.type != t) return false;
@@ -1024,6 +1027,7 @@ static bool deduce(checker *ck, const ast_type *pt, ir_type *at, binding *b, int
             if (t1->expr && t1->expr->kind == AST_EXPR_NAME && t1->expr->name.count == 1) {
                 for (int i = 0; i < nb; i++) {
                     if (b[i].is_type || !en_streq(b[i].name, t1->expr->name.parts[0].ident)) continue;
+                    if (b[i].given) continue;
                     if (b[i].set && b[i].value.value != (int64_t)at->count) return false;
                     b[i].set = true;
                     b[i].value.value = at->count;
@@ -1074,7 +1078,7 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
                 return NULL;
             }
             if (b[i].is_type != (t != NULL)) return NULL;
-            b[i].set = true;
+            b[i].set = b[i].given = true;
             b[i].value.type = t;
             b[i].value.value = v;
         }
@@ -1268,6 +1272,10 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
     }
     best = cands[bi];
     ck_inst *sig = best.inst;
+    if (!best.cf->is_template && !best.cf->used) {
+        best.cf->used = true;
+        best.cf->use_loc = loc;
+    }
     const ast_decl *d = best.cf->d;
     ir_func *callee = sig->fn;
     /* arguments, converted; default arguments filled in */
@@ -1337,6 +1345,15 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
     }
     ck_emit(ck, s);
     return ir_expr_new(ck->m, IR_E_CONST, ck_t(ck, IR_T_VOID), loc, 0);
+}
+
+void ck_check_definitions(checker *ck) {
+    for (ck_sym *s = ck->globals->syms; s; s = s->next) {
+        if (s->kind != SYM_FUNC) continue;
+        for (ck_func *cf = s->funcs; cf; cf = cf->next)
+            if (!cf->is_template && cf->used && !cf->definition)
+                en_error(ck->diags, cf->use_loc, "function '%s' is called but never defined", cf->qname);
+    }
 }
 
 /* ---- declarations --------------------------------------------------------------------------------- */

@@ -523,12 +523,13 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     }
     arglist a = check_args(ck, &e->args);
     if (!a.ok) return NULL;
-    if (sym) return ck_call_user(ck, sym, n, a.items, a.locs, a.n, e->loc);
+    /* diagnostics about the call point at the function's name */
+    if (sym) return ck_call_user(ck, sym, n, a.items, a.locs, a.n, callee->loc);
     ck_targ targs[4];
     bool ok;
     int tc = builtin_targs(ck, n, targs, 4, &ok);
     if (!ok) return NULL;
-    return ck_builtin_call(ck, last, precise, a.items, a.locs, a.n, targs, tc, e->loc);
+    return ck_builtin_call(ck, last, precise, a.items, a.locs, a.n, targs, tc, callee->loc);
 }
 
 /* ---- member access ------------------------------------------------------------------------ */

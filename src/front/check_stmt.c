@@ -13,6 +13,22 @@
 
 static ir_stmt *new_block(checker *ck, en_loc loc) { return ir_block(ck->m, loc); }
 
+/* an expression whose value nobody reads: `i++` needs no copy of the old value */
+static void ck_discarded(checker *ck, const ast_expr *e) {
+    if (e && e->kind == AST_EXPR_UNARY && (e->op == AST_OP_POSTINC || e->op == AST_OP_POSTDEC)) {
+        ast_expr pre = *e;
+        pre.op = e->op == AST_OP_POSTINC ? AST_OP_PREINC : AST_OP_PREDEC;
+        ck_expr(ck, &pre);
+        return;
+    }
+    if (e && e->kind == AST_EXPR_BINARY && e->op == AST_OP_COMMA) {
+        ck_discarded(ck, e->lhs);
+        ck_discarded(ck, e->rhs);
+        return;
+    }
+    ck_expr(ck, e);
+}
+
 /* checks s into block b (a new scope) */
 static void stmt_into(checker *ck, ir_stmt *b, const ast_stmt *s) {
     ir_stmt *outer = ck->block;
@@ -78,7 +94,7 @@ static void loop_stmt(checker *ck, const ast_stmt *s) {
     if (s->loop_body) stmt_into(ck, loop->body, s->loop_body);
     if (s->kind == AST_STMT_FOR && s->step) {
         ck->block = loop->latch;
-        ck_expr(ck, s->step);
+        ck_discarded(ck, s->step);
     }
     if (s->kind == AST_STMT_DO && s->cond) {
         ck->block = loop->latch;
@@ -337,7 +353,7 @@ void ck_stmt(checker *ck, const ast_stmt *s) {
         for (int i = 0; i < s->decls.count; i++) ck_decl(ck, s->decls.items[i], false);
         return;
     case AST_STMT_EXPR:
-        ck_expr(ck, s->expr);
+        ck_discarded(ck, s->expr);
         return;
     case AST_STMT_IF: {
         ir_expr *c = condition(ck, s->cond, s->loc);
