@@ -22,7 +22,15 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/enigmaConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/enigmaConfig.cmake ${PROJECT_BINARY_DIR}/enigmaConfigVersion.cmake
   DESTINATION ${ENIGMA_CMAKE_DIR})
 
-# pkg-config: libdir and includedir relative to the prefix the package is installed under
+# pkg-config: relocatable, the prefix found from where the .pc file lies (so
+# `cmake --install --prefix DIR` works), libdir and includedir relative to it
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(ENIGMA_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH ENIGMA_PC_UP "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
+  string(REGEX REPLACE "/$" "" ENIGMA_PC_UP "${ENIGMA_PC_UP}")
+  set(ENIGMA_PC_PREFIX "\${pcfiledir}/${ENIGMA_PC_UP}")
+endif()
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   set(ENIGMA_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
 else()
