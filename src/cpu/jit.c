@@ -1,0 +1,302 @@
+/* jit.c — generated C to a loaded shared object, through the content-addressed cache.
+ *
+ * Needs: a C compiler ($ENIGMA_CC, else `cc`) that accepts gcc-style flags.
+ * Guarantees: the program's .so was built from exactly this C, by this compiler (as
+ * `cc --version` names it), with these flags. The cache key is the SHA-256 of the three;
+ * the .so exports enk_content_hash holding the key, and an entry whose hash does not match,
+ * or that dlopen refuses, is rebuilt and replaced, never used. The compiler runs through
+ * posix_spawnp with an argv array (no shell). Nothing is printed: the compiler's output
+ * comes back in the error message. */
+#include "cpu.h"
+
+#include "../base/cache.h"
+#include "../base/sha256.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define DEFAULT_FLAGS "-O2 -march=native"
+/* bump when the generated code's ABI changes, so old cache entries stop matching */
+#define ABI_TAG "enigma-cpu-abi-1"
+
+/* runs argv, collecting stdout and stderr together; returns the exit status or -1 */
+static int run_program(char *const argv[], en_buf *output) {
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0) {
+        en_buf_printf(output, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipe_fds[1]);
+    if (rc != 0) {
+        close(pipe_fds[0]);
+        en_buf_printf(output, "cannot run %s: %s", argv[0], strerror(rc));
+        return -1;
+    }
+    char chunk[4096];
+    for (;;) {
+        ssize_t n = read(pipe_fds[0], chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        if (output->len < (1u << 20)) en_buf_putn(output, chunk, (size_t)n);
+    }
+    close(pipe_fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* `cc --version`, once per process and compiler */
+static pthread_mutex_t identity_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *identity_cc, *identity_text;
+
+static char *compiler_identity(const char *cc) {
+    pthread_mutex_lock(&identity_lock);
+    if (!identity_cc || strcmp(identity_cc, cc) != 0) {
+        en_buf out = {0};
+        char *argv[] = {(char *)cc, "--version", NULL};
+        int rc = run_program(argv, &out);
+        free(identity_cc);
+        free(identity_text);
+        identity_cc = strdup(cc);
+        identity_text = rc == 0 ? en_buf_take(&out) : strdup("");
+        en_buf_free(&out);
+    }
+    char *r = strdup(identity_text ? identity_text : "");
+    pthread_mutex_unlock(&identity_lock);
+    return r;
+}
+
+/* splits flags on white space into argv entries (no quoting: flags are words) */
+static int split_flags(const char *flags, char *storage, char **argv, int max) {
+    int n = 0;
+    strcpy(storage, flags);
+    for (char *p = strtok(storage, " \t\n"); p && n < max; p = strtok(NULL, " \t\n")) argv[n++] = p;
+    return n;
+}
+
+static enigma_status compile_c(const char *cc, const char *flags, const char *c_path,
+                               const char *so_path, en_buf *err) {
+    char *storage = malloc(strlen(flags) + 1);
+    char *argv[96];
+    int n = 0;
+    if (!storage) return ENIGMA_ERROR_OUT_OF_MEMORY;
+    argv[n++] = (char *)cc;
+    argv[n++] = "-std=gnu11";
+    argv[n++] = "-fno-strict-aliasing";
+    n += split_flags(flags, storage, argv + n, 80);
+    argv[n++] = "-shared";
+    argv[n++] = "-fPIC";
+    argv[n++] = "-o";
+    argv[n++] = (char *)so_path;
+    argv[n++] = (char *)c_path;
+    argv[n++] = "-lm";
+    argv[n] = NULL;
+    en_buf output = {0};
+    int rc = run_program(argv, &output);
+    free(storage);
+    enigma_status st = ENIGMA_OK;
+    if (rc != 0) {
+        en_buf_printf(err, "internal error: generated C failed to compile (this is a bug in enigma)\n"
+                           "compiler: %s\n%s", cc, output.data ? output.data : "");
+        st = ENIGMA_ERROR_INTERNAL;
+    }
+    en_buf_free(&output);
+    return st;
+}
+
+static bool write_file(const char *path, const char *text, size_t n) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return false;
+    while (n > 0) {
+        ssize_t w = write(fd, text, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            close(fd);
+            return false;
+        }
+        text += w;
+        n -= (size_t)w;
+    }
+    return close(fd) == 0;
+}
+
+/* a loaded entry is ours only if it carries our key */
+static void *open_verified(const char *path, const char *key) {
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) return NULL;
+    const char *hash = dlsym(h, "enk_content_hash");
+    if (!hash || strcmp(hash, key) != 0) {
+        dlclose(h);
+        return NULL;
+    }
+    return h;
+}
+
+/* compiles into dir (temporary names), publishing to entry_path if non-NULL */
+static enigma_status build_into(const char *dir, const char *code, size_t code_len, const char *cc,
+                                const char *flags, const char *entry_path, en_buf *so_out, en_buf *err) {
+    en_buf c_path = {0}, so_path = {0};
+    en_cache_temp_path(dir, ".c", &c_path);
+    en_cache_temp_path(dir, ".so", &so_path);
+    enigma_status st = ENIGMA_OK;
+    if (c_path.out_of_memory || so_path.out_of_memory) st = ENIGMA_ERROR_OUT_OF_MEMORY;
+    else if (!write_file(c_path.data, code, code_len)) {
+        en_buf_printf(err, "cannot write %s: %s", c_path.data, strerror(errno));
+        st = ENIGMA_ERROR_IO;
+    } else {
+        st = compile_c(cc, flags, c_path.data, so_path.data, err);
+    }
+    if (c_path.data) unlink(c_path.data);
+    if (st == ENIGMA_OK && entry_path) {
+        st = en_cache_publish(so_path.data, entry_path, err);
+        so_out->len = 0;
+        en_buf_puts(so_out, entry_path);
+    } else if (st == ENIGMA_OK) {
+        so_out->len = 0;
+        en_buf_puts(so_out, so_path.data);
+    } else if (so_path.data) {
+        unlink(so_path.data);
+    }
+    en_buf_free(&c_path);
+    en_buf_free(&so_path);
+    return st;
+}
+
+static enigma_status load_kernels(en_program *p, const ir_module *m, en_buf *err) {
+    p->kernel_count = ir_module_kernel_count(m);
+    p->kernels = calloc((size_t)(p->kernel_count ? p->kernel_count : 1), sizeof(cpu_kernel));
+    if (!p->kernels) return ENIGMA_ERROR_OUT_OF_MEMORY;
+    int index = 0;
+    for (int i = 0; i < m->funcs.count; i++) {
+        const ir_func *f = m->funcs.items[i];
+        if (!f->is_kernel) continue;
+        cpu_kernel *k = &p->kernels[index];
+        char name[64];
+        snprintf(name, sizeof name, "enk_kernel_%d", index);
+        void *fn = dlsym(p->library, name);
+        snprintf(name, sizeof name, "enk_kernel_%d_context", index);
+        const size_t *context = dlsym(p->library, name);
+        snprintf(name, sizeof name, "enk_kernel_%d_tg_static", index);
+        const size_t *tg_static = dlsym(p->library, name);
+        if (!fn || !context || !tg_static) {
+            en_buf_printf(err, "internal error: cpu backend: kernel %s missing from its shared object", f->name);
+            return ENIGMA_ERROR_INTERNAL;
+        }
+        memcpy(&k->run, &fn, sizeof fn);
+        k->func = f;
+        k->context_bytes = *context;
+        k->tg_static_bytes = *tg_static;
+        k->max_threads = CPU_MAX_THREADS;
+        if (f->max_total_threads_per_threadgroup && f->max_total_threads_per_threadgroup < k->max_threads)
+            k->max_threads = f->max_total_threads_per_threadgroup;
+        index++;
+    }
+    return ENIGMA_OK;
+}
+
+enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_program **out,
+                            en_buf *err) {
+    *out = NULL;
+    en_buf code = {0};
+    enigma_status st = cpu_emit_module(m, o, &code, err);
+    if (st != ENIGMA_OK) {
+        en_buf_free(&code);
+        return st;
+    }
+    const char *cc = getenv("ENIGMA_CC");
+    if (!cc || !*cc) cc = "cc";
+    const char *flags = o && o->backend_flags ? o->backend_flags : DEFAULT_FLAGS;
+    char *identity = compiler_identity(cc);
+
+    en_sha256 h;
+    en_sha256_init(&h);
+    const char *parts[] = {ABI_TAG, cc, identity, flags, code.data ? code.data : ""};
+    for (size_t i = 0; i < EN_COUNT(parts); i++) en_sha256_update(&h, parts[i], strlen(parts[i]) + 1);
+    uint8_t digest[32];
+    en_sha256_final(&h, digest);
+    free(identity);
+
+    en_program *p = calloc(1, sizeof *p);
+    if (!p) {
+        en_buf_free(&code);
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
+    en_sha256_hex(digest, p->key);
+    en_buf_printf(&code, "\n/* the cache key of this file, checked when it is loaded */\n"
+                         "const char enk_content_hash[] = \"%s\";\n", p->key);
+    if (code.out_of_memory) {
+        en_buf_free(&code);
+        free(p);
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
+
+    en_buf dir = {0}, entry = {0}, so = {0};
+    bool use_cache = !(o && o->no_cache);
+    if (use_cache) {
+        st = en_cache_dir(&dir, err);
+        if (st == ENIGMA_OK) {
+            en_cache_entry_path(dir.data, p->key, ".so", &entry);
+            p->library = open_verified(entry.data, p->key);
+            if (!p->library) {
+                st = build_into(dir.data, code.data, code.len, cc, flags, entry.data, &so, err);
+                if (st == ENIGMA_OK) p->library = open_verified(entry.data, p->key);
+            }
+        }
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        en_buf_printf(&dir, "%s/enigma-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(dir.data)) {
+            en_buf_printf(err, "cannot create a temporary folder: %s", strerror(errno));
+            st = ENIGMA_ERROR_IO;
+        } else {
+            st = build_into(dir.data, code.data, code.len, cc, flags, NULL, &so, err);
+            if (st == ENIGMA_OK) p->library = open_verified(so.data, p->key);
+            if (so.data) unlink(so.data);
+            rmdir(dir.data);
+        }
+    }
+    if (st == ENIGMA_OK && !p->library) {
+        const char *why = dlerror();
+        en_buf_printf(err, "internal error: cpu backend: cannot load the compiled kernels: %s",
+                      why ? why : "the entry does not carry its key");
+        st = ENIGMA_ERROR_INTERNAL;
+    }
+    if (st == ENIGMA_OK) st = load_kernels(p, m, err);
+    en_buf_free(&code);
+    en_buf_free(&dir);
+    en_buf_free(&entry);
+    en_buf_free(&so);
+    if (st != ENIGMA_OK) {
+        cpu_jit_free(p);
+        return st;
+    }
+    *out = p;
+    return ENIGMA_OK;
+}
+
+void cpu_jit_free(en_program *p) {
+    if (!p) return;
+    if (p->library) dlclose(p->library);
+    free(p->kernels);
+    free(p);
+}
