@@ -95,6 +95,13 @@ struct en_backend {
     /* run: dispatch returns when the work is queued; wait returns when it is done */
     enigma_status (*dispatch)(en_device *dev, en_program *p, en_launch *launch, en_buf *err);
     enigma_status (*wait)(en_device *dev, en_launch *launch, en_buf *err);
+
+    /* compile without a device (`enigma compile FILE --backend cuda`): every step of build
+     * short of loading, for the backend's default target (cuda: $ENIGMA_CUDA_ARCH, else
+     * sm_90); `out` gets a one-line summary (target, size, time, cache). NULL when the
+     * backend has no device-free compile step. */
+    enigma_status (*compile_offline)(const ir_module *m, const en_build_options *o, en_buf *out,
+                                     en_buf *err);
 };
 
 EN_INTERNAL extern const en_backend en_cpu_backend;

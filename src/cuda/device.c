@@ -1,0 +1,55 @@
+/* device.c — the cuda backend as the runtime sees it: the en_backend vtable, filled in one
+ * place. The work is in emit.c (IR to CUDA C), nvrtc.c (CUDA C to cached cubin) and
+ * driver.c (context, memory, modules, launches); libcuda and libnvrtc are loaded on first
+ * use by dl.c, so this backend links on machines without CUDA and reports itself
+ * unavailable there ("libcuda.so.1 not found ..."). */
+#include <stdio.h>
+
+#include "internal.h"
+
+static enigma_status cuda_emit(const ir_module *m, const en_build_options *o, en_buf *out,
+                               en_buf *err) {
+    (void)o;
+    return en_cuda_emit(m, out, err);
+}
+
+/* NVRTC for the default target, no device needed: what `enigma compile --backend cuda` runs */
+static enigma_status cuda_compile_offline(const ir_module *m, const en_build_options *o,
+                                          en_buf *out, en_buf *err) {
+    en_buf source = {0};
+    enigma_status st = en_cuda_emit(m, &source, err);
+    en_cubin cubin = {0};
+    int major, minor;
+    en_cuda_offline_arch(&major, &minor);
+    if (st == ENIGMA_OK)
+        st = en_nvrtc_compile(source.data, major, minor, o ? o->backend_flags : NULL,
+                              o && o->no_cache, &cubin, err);
+    if (st == ENIGMA_OK) {
+        en_buf_printf(out, "cuda: %d kernel%s compiled by NVRTC for %s: %zu bytes of cubin, ",
+                      ir_module_kernel_count(m), ir_module_kernel_count(m) == 1 ? "" : "s",
+                      cubin.arch, cubin.size);
+        if (cubin.from_cache) en_buf_printf(out, "from the cache in %.1f ms\n", cubin.load_ms);
+        else en_buf_printf(out, "compiled in %.1f ms\n", cubin.compile_ms);
+    }
+    en_cubin_free(&cubin);
+    en_buf_free(&source);
+    return st;
+}
+
+const en_backend en_cuda_backend_impl = {
+    .name = "cuda",
+    .open = en_cuda_device_open,
+    .close = en_cuda_device_close,
+    .buffer_alloc = en_cuda_buffer_alloc,
+    .buffer_free = en_cuda_buffer_free,
+    .buffer_write = en_cuda_buffer_write,
+    .buffer_read = en_cuda_buffer_read,
+    .buffer_host = NULL, /* device memory has no host address: the runtime maps a copy */
+    .emit = cuda_emit,
+    .build = en_cuda_build,
+    .program_free = en_cuda_program_free,
+    .kernel_limits = en_cuda_kernel_limits,
+    .dispatch = en_cuda_dispatch,
+    .wait = en_cuda_wait,
+    .compile_offline = cuda_compile_offline,
+};

@@ -1,0 +1,530 @@
+/* driver.c — the cuda backend's device: the CUDA driver API (loaded by dl.c) for the
+ * context, memory, modules and launches.
+ *
+ * Needs: libcuda.so.1 with a device, and NVRTC for builds.
+ * Guarantees:
+ *   - one device per en_device, on its primary context, with one stream that every
+ *     dispatch and copy of that device goes through (so they run in order);
+ *   - buffers are plain device allocations moved by explicit copies (buffer_host is NULL);
+ *   - a dispatch does no allocation and no synchronisation: function handles are looked up
+ *     at build time, parameters are packed on the stack, the dynamic shared-memory limit is
+ *     raised only when a dispatch needs more than before, and the two timing events come
+ *     from a small ring (set ENIGMA_CUDA_TIMING=0 to skip them);
+ *   - a kernel that faults (illegal address, trap, ...) is reported as ENIGMA_ERROR_RUNTIME
+ *     naming the kernel, and the context is reset so that the process carries on: programs
+ *     are reloaded on their next dispatch, but every buffer that existed before the reset is
+ *     lost (its contents are gone; using it is an ENIGMA_ERROR_RUNTIME that says so).
+ *     The reset also ends any other use of the primary context in the process (e.g. the
+ *     CUDA runtime of a host program sharing it). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "internal.h"
+
+#define EN_TIMING_SLOTS 64
+#define EN_MAX_KERNEL_ARGS 128
+
+typedef struct timing_slot {
+    const en_launch *launch;  /* the launch whose events these are; NULL when free */
+    CUevent start, end;
+    unsigned generation;      /* events of an older context are dead */
+} timing_slot;
+
+struct en_cuda_device {
+    const en_cuda_driver *cu;
+    CUdevice device;
+    CUcontext ctx;
+    int retains;              /* primary-context retains to release at close */
+    CUstream stream;
+    int cc_major, cc_minor;
+    int max_shared_optin;     /* bytes a block may get after opting in */
+    int max_grid[3];
+    unsigned generation;      /* bumped by each context reset after a fault */
+    pthread_mutex_t lock;     /* the timing ring, resets and program reloads */
+    bool timing;
+    timing_slot slots[EN_TIMING_SLOTS];
+    int next_slot;
+    const char *last_kernel;  /* the kernel most recently queued, for fault messages */
+};
+
+typedef struct cuda_buffer {
+    CUdeviceptr ptr;
+    size_t size;
+    unsigned generation;
+} cuda_buffer;
+
+typedef struct cuda_kernel {
+    const ir_func *f;
+    CUfunction fn;
+    int dynamic_limit;        /* MAX_DYNAMIC_SHARED_SIZE_BYTES as set now (48 KiB default) */
+    int static_shared;        /* bytes of static __shared__ (function attribute) */
+    int max_threads;          /* the function's own bound (registers) */
+    en_cuda_shared_layout layout;
+} cuda_kernel;
+
+struct en_program {
+    void *cubin;              /* kept to reload the module after a context reset */
+    size_t cubin_size;
+    CUmodule module;
+    unsigned generation;
+    int kernel_count;
+    cuda_kernel *kernels;     /* in the module's kernel order (en_launch.kernel_index) */
+};
+
+static en_cuda_device *impl(en_device *dev) { return dev->impl; }
+
+/* faults that leave the context unusable: only a reset brings it back */
+static bool is_sticky_fault(int r) {
+    switch (r) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS: case CUDA_ERROR_LAUNCH_FAILED: case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR: case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS: case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC: case CUDA_ERROR_LAUNCH_TIMEOUT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static enigma_status make_current(en_cuda_device *d, en_buf *err) {
+    return EN_CU(d->cu, err, cuCtxSetCurrent(d->ctx)) ? ENIGMA_ERROR_RUNTIME : ENIGMA_OK;
+}
+
+/* after a fault: a fresh primary context, stream and timing ring (lock held) */
+static void reset_context(en_cuda_device *d, en_buf *err) {
+    const en_cuda_driver *cu = d->cu;
+    en_buf ignored = {0};
+    EN_CU(cu, &ignored, cuDevicePrimaryCtxReset(d->device));
+    d->generation++;
+    for (int i = 0; i < EN_TIMING_SLOTS; i++) d->slots[i] = (timing_slot){0};
+    d->stream = NULL;
+    if (EN_CU(cu, err, cuDevicePrimaryCtxRetain(&d->ctx, d->device)) == 0) {
+        d->retains++;
+        if (EN_CU(cu, err, cuCtxSetCurrent(d->ctx)) == 0) EN_CU(cu, err, cuStreamCreate(&d->stream, 0));
+    }
+    en_buf_free(&ignored);
+}
+
+/* the message for a fault, then the reset; `kernel` is the one being waited for */
+static enigma_status fault(en_cuda_device *d, const char *kernel, const char *what, en_buf *err) {
+    en_buf_printf(err, "kernel '%s' faulted on the GPU: %s", kernel, what);
+    if (d->last_kernel && kernel && strcmp(d->last_kernel, kernel) != 0)
+        en_buf_printf(err, " (the fault may come from kernel '%s', queued after it)", d->last_kernel);
+    en_buf_puts(err, "; the CUDA context was reset: buffers created before this are lost");
+    en_buf note = {0};
+    reset_context(d, &note);
+    if (note.len) en_buf_printf(err, " (and the reset failed: %s)", note.data);
+    en_buf_free(&note);
+    return ENIGMA_ERROR_RUNTIME;
+}
+
+/* ---- devices -------------------------------------------------------------------------------- */
+enigma_status en_cuda_device_open(en_device *dev, en_buf *err) {
+    const en_cuda_driver *cu = en_cuda_driver_load(err);
+    if (!cu) return ENIGMA_ERROR_UNAVAILABLE;
+    en_buf why = {0};
+    if (EN_CU(cu, &why, cuInit(0))) {
+        en_buf_printf(err, "no usable CUDA device: %s", why.data);
+        en_buf_free(&why);
+        return ENIGMA_ERROR_UNAVAILABLE;
+    }
+    int count = 0;
+    if (EN_CU(cu, &why, cuDeviceGetCount(&count)) || count == 0) {
+        en_buf_printf(err, "no CUDA device found%s%s", why.len ? ": " : "", why.data ? why.data : "");
+        en_buf_free(&why);
+        return ENIGMA_ERROR_UNAVAILABLE;
+    }
+    const char *want = getenv("ENIGMA_CUDA_DEVICE");
+    int ordinal = want && *want ? atoi(want) : 0;
+    if (ordinal < 0 || ordinal >= count) {
+        en_buf_printf(err, "ENIGMA_CUDA_DEVICE=%s, but there %s %d CUDA device%s (0 to %d)", want,
+                      count == 1 ? "is" : "are", count, count == 1 ? "" : "s", count - 1);
+        return ENIGMA_ERROR_UNAVAILABLE;
+    }
+    /* builds need NVRTC: without it the backend could open but never run anything */
+    if (!en_nvrtc_load(err)) return ENIGMA_ERROR_UNAVAILABLE;
+
+    en_cuda_device *d = calloc(1, sizeof *d);
+    if (!d) {
+        en_buf_puts(err, "out of memory");
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
+    d->cu = cu;
+    pthread_mutex_init(&d->lock, NULL);
+    const char *timing = getenv("ENIGMA_CUDA_TIMING");
+    d->timing = !(timing && strcmp(timing, "0") == 0);
+    int max_threads = 1024, sms = 0, shared_default = 48 * 1024;
+    size_t total = 0;
+    if (EN_CU(cu, err, cuDeviceGet(&d->device, ordinal)) ||
+        EN_CU(cu, err, cuDeviceGetAttribute(&d->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->device)) ||
+        EN_CU(cu, err, cuDeviceGetAttribute(&d->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->device)) ||
+        EN_CU(cu, err, cuDeviceGetAttribute(&max_threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, d->device)) ||
+        EN_CU(cu, err, cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->device)) ||
+        EN_CU(cu, err, cuDeviceGetAttribute(&shared_default, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, d->device)) ||
+        EN_CU(cu, err, cuDeviceGetAttribute(&d->max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, d->device)) ||
+        EN_CU(cu, err, cuDeviceGetAttribute(&d->max_grid[0], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, d->device)) ||
+        EN_CU(cu, err, cuDeviceGetAttribute(&d->max_grid[1], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, d->device)) ||
+        EN_CU(cu, err, cuDeviceGetAttribute(&d->max_grid[2], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, d->device)) ||
+        EN_CU(cu, err, cuDeviceGetName(dev->name_storage, (int)sizeof dev->name_storage, d->device)) ||
+        EN_CU(cu, err, cuDeviceTotalMem(&total, d->device)) ||
+        EN_CU(cu, err, cuDevicePrimaryCtxRetain(&d->ctx, d->device))) {
+        pthread_mutex_destroy(&d->lock);
+        free(d);
+        return ENIGMA_ERROR_UNAVAILABLE;
+    }
+    d->retains = 1;
+    if (d->max_shared_optin < shared_default) d->max_shared_optin = shared_default;
+    if (EN_CU(cu, err, cuCtxSetCurrent(d->ctx)) || EN_CU(cu, err, cuStreamCreate(&d->stream, 0))) {
+        EN_CU(cu, NULL, cuDevicePrimaryCtxRelease(d->device));
+        pthread_mutex_destroy(&d->lock);
+        free(d);
+        return ENIGMA_ERROR_UNAVAILABLE;
+    }
+    dev->impl = d;
+    dev->info = (enigma_device_info){
+        .name = dev->name_storage,
+        .backend = "cuda",
+        .max_threads_per_threadgroup = max_threads < 1024 ? (uint32_t)max_threads : 1024,
+        .max_threadgroup_memory = (uint64_t)d->max_shared_optin,
+        .simd_width = 32,
+        .compute_units = (uint32_t)sms,
+        .memory_bytes = total,
+    };
+    return ENIGMA_OK;
+}
+
+void en_cuda_device_close(en_device *dev) {
+    en_cuda_device *d = impl(dev);
+    if (!d) return;
+    const en_cuda_driver *cu = d->cu;
+    if (cu->cuCtxSetCurrent(d->ctx) == CUDA_SUCCESS) {
+        if (d->stream) {
+            cu->cuStreamSynchronize(d->stream);
+            for (int i = 0; i < EN_TIMING_SLOTS; i++) {
+                if (d->slots[i].start) cu->cuEventDestroy(d->slots[i].start);
+                if (d->slots[i].end) cu->cuEventDestroy(d->slots[i].end);
+            }
+            cu->cuStreamDestroy(d->stream);
+        }
+    }
+    for (int i = 0; i < d->retains; i++) cu->cuDevicePrimaryCtxRelease(d->device);
+    pthread_mutex_destroy(&d->lock);
+    free(d);
+    dev->impl = NULL;
+}
+
+/* ---- memory ----------------------------------------------------------------------------------- */
+static enigma_status check_buffer(en_cuda_device *d, const cuda_buffer *b, en_buf *err) {
+    if (b->generation == d->generation) return ENIGMA_OK;
+    en_buf_puts(err, "this buffer was lost when the CUDA context was reset after a kernel fault; "
+                     "create it again");
+    return ENIGMA_ERROR_RUNTIME;
+}
+
+enigma_status en_cuda_buffer_alloc(en_device *dev, size_t bytes, void **handle, en_buf *err) {
+    en_cuda_device *d = impl(dev);
+    cuda_buffer *b = calloc(1, sizeof *b);
+    if (!b) {
+        en_buf_puts(err, "out of memory");
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
+    enigma_status st = make_current(d, err);
+    int r = st == ENIGMA_OK ? EN_CU(d->cu, err, cuMemAlloc(&b->ptr, bytes ? bytes : 1)) : 1;
+    /* new buffers are zero-filled, as on the cpu backend; the memset is ordered on the
+     * device's stream before any later copy or dispatch */
+    if (r == 0) r = EN_CU(d->cu, err, cuMemsetD8(b->ptr, 0, bytes));
+    if (r != 0) {
+        if (b->ptr) d->cu->cuMemFree(b->ptr);
+        free(b);
+        return r == 2 /* CUDA_ERROR_OUT_OF_MEMORY */ ? ENIGMA_ERROR_OUT_OF_MEMORY : ENIGMA_ERROR_RUNTIME;
+    }
+    b->size = bytes;
+    b->generation = d->generation;
+    *handle = b;
+    return ENIGMA_OK;
+}
+
+void en_cuda_buffer_free(en_device *dev, void *handle) {
+    en_cuda_device *d = impl(dev);
+    cuda_buffer *b = handle;
+    if (!b) return;
+    /* memory of a context that was reset is already gone */
+    if (b->generation == d->generation && d->cu->cuCtxSetCurrent(d->ctx) == CUDA_SUCCESS)
+        d->cu->cuMemFree(b->ptr);
+    free(b);
+}
+
+/* Copies are synchronous with respect to the host and ordered after queued dispatches:
+ * cuMemcpy* on the legacy default stream waits for the device's (blocking) stream. A fault
+ * of an earlier kernel surfaces here as well. */
+enigma_status en_cuda_buffer_write(en_device *dev, void *handle, size_t offset, const void *src,
+                                   size_t bytes, en_buf *err) {
+    en_cuda_device *d = impl(dev);
+    cuda_buffer *b = handle;
+    enigma_status st = check_buffer(d, b, err);
+    if (st == ENIGMA_OK) st = make_current(d, err);
+    if (st != ENIGMA_OK || bytes == 0) return st;
+    en_buf why = {0};
+    int r = EN_CU(d->cu, &why, cuMemcpyHtoD(b->ptr + offset, src, bytes));
+    if (r == 0) return ENIGMA_OK;
+    pthread_mutex_lock(&d->lock);
+    st = is_sticky_fault(r) ? fault(d, d->last_kernel ? d->last_kernel : "?", why.data, err)
+                            : (en_buf_puts(err, why.data), ENIGMA_ERROR_RUNTIME);
+    pthread_mutex_unlock(&d->lock);
+    en_buf_free(&why);
+    return st;
+}
+
+enigma_status en_cuda_buffer_read(en_device *dev, void *handle, size_t offset, void *dst,
+                                  size_t bytes, en_buf *err) {
+    en_cuda_device *d = impl(dev);
+    cuda_buffer *b = handle;
+    enigma_status st = check_buffer(d, b, err);
+    if (st == ENIGMA_OK) st = make_current(d, err);
+    if (st != ENIGMA_OK || bytes == 0) return st;
+    en_buf why = {0};
+    int r = EN_CU(d->cu, &why, cuMemcpyDtoH(dst, b->ptr + offset, bytes));
+    if (r == 0) return ENIGMA_OK;
+    pthread_mutex_lock(&d->lock);
+    st = is_sticky_fault(r) ? fault(d, d->last_kernel ? d->last_kernel : "?", why.data, err)
+                            : (en_buf_puts(err, why.data), ENIGMA_ERROR_RUNTIME);
+    pthread_mutex_unlock(&d->lock);
+    en_buf_free(&why);
+    return st;
+}
+
+/* ---- programs ---------------------------------------------------------------------------------- */
+/* loads (or reloads, after a reset) the module and looks up every kernel (lock held or
+ * program not yet shared) */
+static enigma_status load_module(en_cuda_device *d, en_program *p, en_buf *err) {
+    const en_cuda_driver *cu = d->cu;
+    p->module = NULL;
+    if (EN_CU(cu, err, cuModuleLoadData(&p->module, p->cubin))) return ENIGMA_ERROR_RUNTIME;
+    for (int i = 0; i < p->kernel_count; i++) {
+        cuda_kernel *k = &p->kernels[i];
+        if (EN_CU(cu, err, cuModuleGetFunction(&k->fn, p->module, en_cuda_kernel_symbol(k->f))) ||
+            EN_CU(cu, err, cuFuncGetAttribute(&k->static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn)) ||
+            EN_CU(cu, err, cuFuncGetAttribute(&k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn)))
+            return ENIGMA_ERROR_RUNTIME;
+        k->dynamic_limit = 48 * 1024 - k->static_shared;
+    }
+    p->generation = d->generation;
+    return ENIGMA_OK;
+}
+
+enigma_status en_cuda_build(en_device *dev, const ir_module *m, const en_build_options *o,
+                            en_program **out, en_buf *err) {
+    en_cuda_device *d = impl(dev);
+    *out = NULL;
+    if (o && o->checked) {
+        en_buf_puts(err, "checked mode runs on the cpu backend only (open the device with \"cpu\")");
+        return ENIGMA_ERROR_UNAVAILABLE;
+    }
+    en_buf source = {0};
+    enigma_status st = en_cuda_emit(m, &source, err);
+    en_cubin cubin = {0};
+    if (st == ENIGMA_OK)
+        st = en_nvrtc_compile(source.data, d->cc_major, d->cc_minor, o ? o->backend_flags : NULL,
+                              o && o->no_cache, &cubin, err);
+    en_buf_free(&source);
+    if (st != ENIGMA_OK) return st;
+
+    en_program *p = calloc(1, sizeof *p);
+    int n = ir_module_kernel_count(m);
+    if (p) p->kernels = calloc((size_t)(n ? n : 1), sizeof *p->kernels);
+    if (!p || !p->kernels) {
+        free(p);
+        en_cubin_free(&cubin);
+        en_buf_puts(err, "out of memory");
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
+    p->cubin = cubin.data;
+    p->cubin_size = cubin.size;
+    for (int i = 0; i < m->funcs.count; i++) {
+        const ir_func *f = m->funcs.items[i];
+        if (!f->is_kernel) continue;
+        cuda_kernel *k = &p->kernels[p->kernel_count++];
+        k->f = f;
+        k->layout = en_cuda_shared_layout_of(f);
+    }
+    pthread_mutex_lock(&d->lock);
+    st = make_current(d, err);
+    if (st == ENIGMA_OK) st = load_module(d, p, err);
+    pthread_mutex_unlock(&d->lock);
+    if (st != ENIGMA_OK) {
+        en_cuda_program_free(dev, p);
+        return st;
+    }
+    *out = p;
+    return ENIGMA_OK;
+}
+
+void en_cuda_program_free(en_device *dev, en_program *p) {
+    if (!p) return;
+    en_cuda_device *d = impl(dev);
+    if (p->module && p->generation == d->generation && d->cu->cuCtxSetCurrent(d->ctx) == CUDA_SUCCESS)
+        d->cu->cuModuleUnload(p->module);
+    free(p->cubin);
+    free(p->kernels);
+    free(p);
+}
+
+enigma_status en_cuda_kernel_limits(en_device *dev, en_program *p, int kernel_index,
+                                    en_kernel_limits *out, en_buf *err) {
+    (void)dev;
+    if (kernel_index < 0 || kernel_index >= p->kernel_count) {
+        en_buf_printf(err, "kernel index %d is out of range (the program has %d)", kernel_index, p->kernel_count);
+        return ENIGMA_ERROR_INVALID_ARGUMENT;
+    }
+    const cuda_kernel *k = &p->kernels[kernel_index];
+    uint32_t limit = 1024;
+    if (k->f->max_total_threads_per_threadgroup && k->f->max_total_threads_per_threadgroup < limit)
+        limit = k->f->max_total_threads_per_threadgroup;
+    if (k->max_threads > 0 && (uint32_t)k->max_threads < limit) limit = (uint32_t)k->max_threads;
+    out->max_total_threads_per_threadgroup = limit;
+    out->static_threadgroup_memory = k->layout.static_bytes;
+    return ENIGMA_OK;
+}
+
+/* ---- dispatch -------------------------------------------------------------------------------------- */
+/* the dispatch parameters every kernel takes first (prelude.cuh: en_dispatch) */
+typedef struct dispatch_params {
+    uint32_t grid[3];
+    uint32_t group[3];
+    uint32_t by_threads;
+} dispatch_params;
+
+static timing_slot *slot_for(en_cuda_device *d, const en_launch *l) {
+    for (int i = 0; i < EN_TIMING_SLOTS; i++)
+        if (d->slots[i].launch == l && d->slots[i].generation == d->generation) return &d->slots[i];
+    return NULL;
+}
+
+enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_buf *err) {
+    en_cuda_device *d = impl(dev);
+    const en_cuda_driver *cu = d->cu;
+    if (l->kernel_index < 0 || l->kernel_index >= p->kernel_count) {
+        en_buf_printf(err, "kernel index %d is out of range", l->kernel_index);
+        return ENIGMA_ERROR_INVALID_ARGUMENT;
+    }
+    cuda_kernel *k = &p->kernels[l->kernel_index];
+    const ir_func *f = k->f;
+    l->duration_ns = 0;
+
+    /* parameters, in the order emit.c declares them */
+    dispatch_params dp = {{l->grid[0], l->grid[1], l->grid[2]},
+                          {l->group_size[0], l->group_size[1], l->group_size[2]},
+                          l->by_threads};
+    CUdeviceptr ptrs[EN_MAX_KERNEL_ARGS];
+    uint32_t offsets[EN_MAX_KERNEL_ARGS];
+    void *args[EN_MAX_KERNEL_ARGS + 1];
+    int nargs = 0;
+    args[nargs++] = &dp;
+    uint64_t shared = k->layout.static_in_dynamic ? k->layout.static_bytes : 0;
+    for (int i = 0; i < f->param_count && nargs < EN_MAX_KERNEL_ARGS; i++) {
+        const ir_var *v = f->params[i];
+        if (v->param_kind == IR_PARAM_BUFFER) {
+            const en_binding *b = &l->buffers[v->binding];
+            const cuda_buffer *cb = b->handle;
+            if (cb && cb->generation != d->generation) {
+                en_buf_printf(err, "[[buffer(%d)]] ('%s'): ", v->binding, v->name);
+                return check_buffer(d, cb, err);
+            }
+            ptrs[nargs] = cb ? cb->ptr + b->offset : 0;
+            args[nargs] = &ptrs[nargs];
+            nargs++;
+        } else if (v->param_kind == IR_PARAM_THREADGROUP) {
+            shared = (shared + 15) / 16 * 16;
+            offsets[nargs] = (uint32_t)shared;
+            args[nargs] = &offsets[nargs];
+            nargs++;
+            shared += l->threadgroup_memory[v->binding];
+        }
+    }
+    uint64_t limit = (uint64_t)d->max_shared_optin - (uint64_t)k->static_shared;
+    if (shared > limit) {
+        en_buf_printf(err, "threadgroup memory of %llu bytes (with %d bytes of threadgroup variables) "
+                           "exceeds this GPU's limit of %d bytes per threadgroup",
+                      (unsigned long long)shared, k->static_shared, d->max_shared_optin);
+        return ENIGMA_ERROR_LIMIT;
+    }
+    uint32_t block = l->group_size[0] * l->group_size[1] * l->group_size[2];
+    for (int i = 0; i < 3; i++)
+        if (l->groups[i] > (uint32_t)d->max_grid[i]) {
+            en_buf_printf(err, "%u threadgroups along %c exceed this GPU's limit of %d", l->groups[i],
+                          "xyz"[i], d->max_grid[i]);
+            return ENIGMA_ERROR_LIMIT;
+        }
+
+    pthread_mutex_lock(&d->lock);
+    enigma_status st = make_current(d, err);
+    if (st == ENIGMA_OK && p->generation != d->generation) st = load_module(d, p, err);
+    if (st == ENIGMA_OK && (int64_t)shared > k->dynamic_limit) {
+        /* beyond the default 48 KiB a function must opt in; set once, kept for later */
+        if (EN_CU(cu, err, cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared)))
+            st = ENIGMA_ERROR_RUNTIME;
+        else
+            k->dynamic_limit = (int)shared;
+    }
+    timing_slot *slot = NULL;
+    if (st == ENIGMA_OK && d->timing) {
+        slot = slot_for(d, l);
+        if (!slot) {
+            slot = &d->slots[d->next_slot];
+            d->next_slot = (d->next_slot + 1) % EN_TIMING_SLOTS;
+            if (slot->generation != d->generation || !slot->start) {
+                slot->start = slot->end = NULL;
+                slot->generation = d->generation;
+                if (EN_CU(cu, NULL, cuEventCreate(&slot->start, CU_EVENT_DEFAULT)) ||
+                    EN_CU(cu, NULL, cuEventCreate(&slot->end, CU_EVENT_DEFAULT)))
+                    slot->start = slot->end = NULL;
+            }
+            slot->launch = slot->start ? l : NULL;
+        }
+        if (!slot->start || cu->cuEventRecord(slot->start, d->stream) != CUDA_SUCCESS) slot = NULL;
+    }
+    if (st == ENIGMA_OK) {
+        en_buf why = {0};
+        int r = EN_CU(cu, &why, cuLaunchKernel(k->fn, l->groups[0], l->groups[1], l->groups[2], block, 1, 1,
+                                                (unsigned)shared, d->stream, args, NULL));
+        if (r == 0) {
+            d->last_kernel = f->name;
+            if (slot) cu->cuEventRecord(slot->end, d->stream);
+        } else if (is_sticky_fault(r)) {
+            /* an earlier kernel faulted and the launch found the context dead */
+            st = fault(d, d->last_kernel ? d->last_kernel : f->name, why.data, err);
+        } else {
+            en_buf_puts(err, why.data);
+            st = r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES ? ENIGMA_ERROR_LIMIT : ENIGMA_ERROR_RUNTIME;
+        }
+        en_buf_free(&why);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return st;
+}
+
+enigma_status en_cuda_wait(en_device *dev, en_launch *l, en_buf *err) {
+    en_cuda_device *d = impl(dev);
+    const en_cuda_driver *cu = d->cu;
+    enigma_status st = make_current(d, err);
+    if (st != ENIGMA_OK) return st;
+    en_buf why = {0};
+    int r = EN_CU(cu, &why, cuStreamSynchronize(d->stream));
+    pthread_mutex_lock(&d->lock);
+    if (r != 0) {
+        st = is_sticky_fault(r) ? fault(d, l->kernel ? l->kernel->name : "?", why.data, err)
+                                : (en_buf_puts(err, why.data), ENIGMA_ERROR_RUNTIME);
+    } else {
+        timing_slot *slot = slot_for(d, l);
+        float ms = 0;
+        if (slot && cu->cuEventElapsedTime(&ms, slot->start, slot->end) == CUDA_SUCCESS)
+            l->duration_ns = (uint64_t)((double)ms * 1e6);
+        if (slot) slot->launch = NULL;
+    }
+    pthread_mutex_unlock(&d->lock);
+    en_buf_free(&why);
+    return st;
+}

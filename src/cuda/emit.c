@@ -1,0 +1,1105 @@
+/* emit.c — kernel IR to readable CUDA C++ (what `enigma compile --emit cuda` shows).
+ *
+ * Needs: a verified module after inlining (only kernels, no IR_S_CALL; ir.h).
+ * Guarantees: one self-contained file that NVRTC compiles with -default-device --std=c++17
+ * and the CUDA include folder: the prelude (prelude.cuh: Metal's types, layout and built-ins
+ * in `namespace metal`), then the module's structs (with static_asserts on their MSL layout),
+ * program-scope constants, and one extern "C" __global__ function per kernel whose
+ * parameters are listed in internal.h. The code keeps the MSL names of variables, types and
+ * fields, and comments each statement with the MSL line it came from.
+ *
+ * How the Metal model maps (prelude.cuh holds the helpers named here):
+ *   - a threadgroup is a block, launched 1-D (driver.c); en_locate() gives each thread its
+ *     Metal position and makes the surplus threads of an edge threadgroup leave at once;
+ *   - threadgroup memory is __shared__ (static variables) and one extern dynamic array that
+ *     [[threadgroup(n)]] parameters are carved from at offsets passed by the launch;
+ *   - threadgroup_barrier is __syncthreads (with __threadfence for mem_device);
+ *     simdgroup_barrier is __syncwarp over the active lanes;
+ *   - SIMD and quad functions are en_simd_* / en_quad_* helpers given __activemask() at the
+ *     call, so divergent branches act on exactly their active lanes, as in Metal;
+ *   - atomics are CUDA atomics of the object's width (relaxed);
+ *   - loops are for (;;) with the latch after a `continue` label; `break`/`continue` that
+ *     leave an inner loop for an outer one become gotos to labels after/inside it. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define EN_MAX_LOOP_DEPTH 64
+
+typedef struct loop_frame {
+    const ir_stmt *loop;
+    int label;            /* en_break_<label>, en_continue_<label> */
+    bool break_goto_used, continue_goto_used;
+} loop_frame;
+
+typedef struct emitter {
+    const ir_module *m;
+    const ir_func *f;
+    en_arena arena;       /* names and type spellings; freed after emitting */
+    en_buf *out;
+    int indent;
+    const char **names;   /* per local variable id of the current function */
+    int name_count;
+    const char **global_names; /* per global id */
+    int global_name_count;
+    loop_frame loops[EN_MAX_LOOP_DEPTH];
+    int loop_depth;
+    int next_label;
+    int last_line;
+    en_buf *err;
+    bool failed;
+    en_cuda_shared_layout shared;
+} emitter;
+
+static void fail(emitter *e, en_loc loc, const char *what) {
+    if (e->failed) return;
+    e->failed = true;
+    en_buf_printf(e->err, "internal error: the cuda backend cannot emit %s (at line %d)", what,
+                  loc.line);
+}
+
+static void put(emitter *e, const char *s) { en_buf_puts(e->out, s); }
+static void line_start(emitter *e) {
+    for (int i = 0; i < e->indent; i++) en_buf_puts(e->out, "    ");
+}
+
+/* ---- names ------------------------------------------------------------------------------ */
+/* C++ and CUDA words that MSL allows as names, and the prelude's own names */
+static bool reserved_name(const char *s) {
+    static const char *const words[] = {
+        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "metal", "asm", "new",
+        "delete", "this", "class", "typename", "template", "namespace", "operator", "friend",
+        "virtual", "explicit", "export", "mutable", "private", "protected", "public", "throw",
+        "try", "catch", "typeid", "using", "register", "restrict", "alignas", "alignof",
+        "decltype", "noexcept", "nullptr", "static_assert", "thread_local", "char16_t",
+        "char32_t", "wchar_t", "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq",
+        "or_eq", "xor_eq", "not_eq", "memcpy", "uint", "ushort", "uchar", "ulong", "mlong",
+        "half", "bfloat", "atomic_int", "atomic_uint", "atomic_float", "atomic_bool",
+        "atomic_ulong", "min", "max", "abs", "main",
+    };
+    if (strncmp(s, "en_", 3) == 0 || strncmp(s, "__", 2) == 0) return true;
+    for (size_t i = 0; i < EN_COUNT(words); i++)
+        if (strcmp(s, words[i]) == 0) return true;
+    return false;
+}
+
+/* an identifier made of `name` (MSL names can carry template arguments or ::) */
+static char *identifier(en_arena *a, const char *name) {
+    size_t n = strlen(name ? name : "");
+    char *s = en_alloc(a, n + 2);
+    size_t j = 0;
+    if (n == 0 || isdigit((unsigned char)name[0])) s[j++] = '_';
+    for (size_t i = 0; i < n; i++) s[j++] = isalnum((unsigned char)name[i]) ? name[i] : '_';
+    s[j] = 0;
+    return s;
+}
+
+const char *en_cuda_kernel_symbol(const ir_func *kernel) { return kernel->name; }
+
+static const char *struct_name(emitter *e, const ir_type *t) {
+    const char *s = identifier(&e->arena, t->name);
+    return reserved_name(s) ? en_fmt(&e->arena, "%s_", s) : s;
+}
+
+static const char *field_name(emitter *e, const char *name) {
+    const char *s = identifier(&e->arena, name);
+    return reserved_name(s) ? en_fmt(&e->arena, "%s_", s) : s;
+}
+
+/* ---- types ------------------------------------------------------------------------------ */
+static const char *scalar_name(ir_type_kind k) {
+    switch (k) {
+    case IR_T_VOID: return "void";
+    case IR_T_BOOL: return "bool";
+    case IR_T_I8: return "signed char";
+    case IR_T_U8: return "uchar";
+    case IR_T_I16: return "short";
+    case IR_T_U16: return "ushort";
+    case IR_T_I32: return "int";
+    case IR_T_U32: return "uint";
+    case IR_T_I64: return "long long";
+    case IR_T_U64: return "ulong";
+    case IR_T_F16: return "half";
+    case IR_T_BF16: return "bfloat";
+    case IR_T_F32: return "float";
+    default: return NULL;
+    }
+}
+
+/* the stem of vector type names: char4, uchar4, long4 ... */
+static const char *vector_stem(ir_type_kind k) {
+    switch (k) {
+    case IR_T_BOOL: return "bool";
+    case IR_T_I8: return "char";
+    case IR_T_U8: return "uchar";
+    case IR_T_I16: return "short";
+    case IR_T_U16: return "ushort";
+    case IR_T_I32: return "int";
+    case IR_T_U32: return "uint";
+    case IR_T_I64: return "long";
+    case IR_T_U64: return "ulong";
+    case IR_T_F16: return "half";
+    case IR_T_BF16: return "bfloat";
+    case IR_T_F32: return "float";
+    default: return NULL;
+    }
+}
+
+static const char *type_name(emitter *e, const ir_type *t) {
+    if (!t) return "void";
+    switch (t->kind) {
+    case IR_T_VEC: {
+        const char *stem = vector_stem(t->elem->kind);
+        if (!stem) break;
+        return en_fmt(&e->arena, "%s%s%u", t->packed ? "packed_" : "", stem, t->count);
+    }
+    case IR_T_ARRAY:
+        return en_fmt(&e->arena, "en_array<%s, %u>", type_name(e, t->elem), t->count);
+    case IR_T_STRUCT:
+        return struct_name(e, t);
+    case IR_T_PTR:
+        /* threadgroup and device pointers are both generic pointers in CUDA */
+        return en_fmt(&e->arena, "%s%s*",
+                      (t->is_const || t->space == IR_SPACE_CONSTANT) ? "const " : "",
+                      type_name(e, t->elem));
+    case IR_T_ATOMIC:
+        switch (t->elem->kind) {
+        case IR_T_I32: return "atomic_int";
+        case IR_T_U32: return "atomic_uint";
+        case IR_T_F32: return "atomic_float";
+        case IR_T_BOOL: return "atomic_bool";
+        case IR_T_U64: return "atomic_ulong";
+        default: break;
+        }
+        break;
+    case IR_T_SIMD_MATRIX:
+        switch (t->elem->kind) {
+        case IR_T_F32: return "simdgroup_float8x8";
+        case IR_T_F16: return "simdgroup_half8x8";
+        case IR_T_BF16: return "simdgroup_bfloat8x8";
+        default: break;
+        }
+        break;
+    default: {
+        const char *s = scalar_name(t->kind);
+        if (s) return s;
+    }
+    }
+    fail(e, (en_loc){-1, 0, 0}, "a value of this type");
+    return "void";
+}
+
+/* the element type name of a matrix or scalar */
+static const char *elem_name(emitter *e, const ir_type *t) {
+    return type_name(e, t->kind == IR_T_SIMD_MATRIX || t->kind == IR_T_VEC ? t->elem : t);
+}
+
+static bool is_small_int(const ir_type *t) {
+    return t->kind == IR_T_I8 || t->kind == IR_T_U8 || t->kind == IR_T_I16 || t->kind == IR_T_U16;
+}
+static bool is_lowp(const ir_type *t) { return t->kind == IR_T_F16 || t->kind == IR_T_BF16; }
+
+/* ---- constants -------------------------------------------------------------------------- */
+/* IEEE half and bfloat16 bits of a value that is exact in the type (ir.h: constants are
+ * already rounded); rounding to nearest-even anyway, for safety */
+static uint16_t half_bits(double v) {
+    float f = (float)v;
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0));
+    if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* overflows to infinity */
+    if (ax < 0x38800000u) {                                   /* subnormal or zero */
+        float af;
+        memcpy(&af, &ax, 4);
+        float scaled = af * 16777216.0f; /* 2^24: units of the smallest subnormal */
+        uint32_t q = (uint32_t)scaled;
+        float rem = scaled - (float)q;
+        if (rem > 0.5f || (rem == 0.5f && (q & 1))) q++;
+        return (uint16_t)(sign | q);
+    }
+    uint32_t mant = ax & 0x7fffffu, exp = (ax >> 23) - 127 + 15;
+    uint32_t h = (exp << 10) | (mant >> 13);
+    uint32_t rest = mant & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+}
+
+static uint16_t bfloat_bits(double v) {
+    float f = (float)v;
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+    uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)((x + rounding) >> 16);
+}
+
+static void emit_float_literal(emitter *e, double v) {
+    float f = (float)v;
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    if ((bits & 0x7f800000u) == 0x7f800000u) { /* infinities and NaNs have no literal */
+        en_buf_printf(e->out, "__int_as_float(0x%08x)", bits);
+        return;
+    }
+    char text[64];
+    snprintf(text, sizeof text, "%.9g", (double)f);
+    if (!strpbrk(text, ".eEn")) strcat(text, ".0");
+    en_buf_printf(e->out, "%sf", text);
+}
+
+static void emit_const(emitter *e, const ir_expr *x) {
+    const ir_type *t = x->type;
+    switch (t->kind) {
+    case IR_T_BOOL: put(e, x->c.u ? "true" : "false"); return;
+    case IR_T_I8: en_buf_printf(e->out, "(signed char)%lld", (long long)x->c.i); return;
+    case IR_T_I16: en_buf_printf(e->out, "(short)%lld", (long long)x->c.i); return;
+    case IR_T_I32:
+        if (x->c.i == INT32_MIN) put(e, "(-2147483647 - 1)");
+        else en_buf_printf(e->out, x->c.i < 0 ? "(%lld)" : "%lld", (long long)x->c.i);
+        return;
+    case IR_T_I64:
+        if (x->c.i == INT64_MIN) put(e, "(-9223372036854775807LL - 1)");
+        else en_buf_printf(e->out, x->c.i < 0 ? "(%lldLL)" : "%lldLL", (long long)x->c.i);
+        return;
+    case IR_T_U8: en_buf_printf(e->out, "(uchar)%llu", (unsigned long long)x->c.u); return;
+    case IR_T_U16: en_buf_printf(e->out, "(ushort)%llu", (unsigned long long)x->c.u); return;
+    case IR_T_U32: en_buf_printf(e->out, "%lluu", (unsigned long long)(uint32_t)x->c.u); return;
+    case IR_T_U64: en_buf_printf(e->out, "%lluull", (unsigned long long)x->c.u); return;
+    case IR_T_F32: emit_float_literal(e, x->c.f); return;
+    case IR_T_F16:
+        /* raw bits: the constexpr constructor, so constants may initialise globals */
+        en_buf_printf(e->out, "half(__half_raw{0x%04x}) /* %g */", half_bits(x->c.f), x->c.f);
+        return;
+    case IR_T_BF16:
+        en_buf_printf(e->out, "bfloat(__nv_bfloat16_raw{0x%04x}) /* %g */", bfloat_bits(x->c.f),
+                      x->c.f);
+        return;
+    default: fail(e, x->loc, "a constant of this type"); return;
+    }
+}
+
+/* ---- expressions ------------------------------------------------------------------------- */
+static void emit_expr(emitter *e, const ir_expr *x);
+
+static const char *var_name(emitter *e, const ir_var *v) {
+    if (v->storage == IR_VAR_CONSTANT) {
+        if (v->id >= 0 && v->id < e->global_name_count && e->global_names[v->id])
+            return e->global_names[v->id];
+    } else if (v->id >= 0 && v->id < e->name_count && e->names[v->id]) {
+        return e->names[v->id];
+    }
+    return identifier(&e->arena, v->name);
+}
+
+static const char lane_letters[] = "xyzw";
+
+static void emit_args(emitter *e, ir_expr *const *args, int n) {
+    for (int i = 0; i < n; i++) {
+        if (i) put(e, ", ");
+        emit_expr(e, args[i]);
+    }
+}
+
+static void emit_binary(emitter *e, const ir_expr *x) {
+    const ir_type *t = x->args[0]->type;
+    bool vec = t->kind == IR_T_VEC;
+    const char *helper = NULL;
+    switch (x->op) {
+    case IR_OP_DIV: if (!ir_is_float(ir_scalar_of(t)) || vec) helper = "en_div"; break;
+    case IR_OP_REM: helper = "en_rem"; break;
+    case IR_OP_SHL: helper = "en_shl"; break;
+    case IR_OP_SHR: helper = "en_shr"; break;
+    default: break;
+    }
+    if (helper) {
+        en_buf_printf(e->out, "%s(", helper);
+        emit_args(e, x->args, 2);
+        put(e, ")");
+        return;
+    }
+    /* arithmetic on char and short wraps in the type, as MSL's conversion back does */
+    bool wrap = !vec && is_small_int(x->type);
+    if (wrap) en_buf_printf(e->out, "(%s)", type_name(e, x->type));
+    put(e, "(");
+    emit_expr(e, x->args[0]);
+    en_buf_printf(e->out, " %s ", ir_op_name(x->op));
+    emit_expr(e, x->args[1]);
+    put(e, ")");
+}
+
+static void emit_unary(emitter *e, const ir_expr *x) {
+    bool wrap = x->type->kind != IR_T_VEC && is_small_int(x->type) && x->op != IR_OP_NOT;
+    if (wrap) en_buf_printf(e->out, "(%s)", type_name(e, x->type));
+    put(e, "(");
+    put(e, x->op == IR_OP_NEG ? "-" : x->op == IR_OP_NOT ? "!" : "~");
+    emit_expr(e, x->args[0]);
+    put(e, ")");
+}
+
+static void emit_convert(emitter *e, const ir_expr *x) {
+    const ir_type *to = x->type, *from = x->args[0]->type;
+    if (to->kind == IR_T_VEC || from->kind == IR_T_VEC || is_lowp(to) || is_lowp(from)) {
+        en_buf_printf(e->out, "en_as<%s>(", type_name(e, to));
+        emit_expr(e, x->args[0]);
+        put(e, ")");
+        return;
+    }
+    en_buf_printf(e->out, "(%s)(", type_name(e, to));
+    emit_expr(e, x->args[0]);
+    put(e, ")");
+}
+
+/* Pure built-ins. A scalar argument of a lane-wise built-in whose other arguments are
+ * vectors is spread over the vector (clamp(float4, float, float), mix(v, w, t), step). */
+typedef struct pure_map {
+    const char *helper;
+    bool lanewise;        /* scalar arguments splat to the vector argument's type */
+} pure_map;
+
+static pure_map pure_helper(ir_intrinsic i) {
+    switch (i) {
+#define L(I, h) case IR_I_##I: return (pure_map){h, true};
+#define N(I, h) case IR_I_##I: return (pure_map){h, false};
+    L(ABS, "en_abs") L(FABS, "en_fabs") L(MIN, "en_min") L(MAX, "en_max") L(FMIN, "en_fmin")
+    L(FMAX, "en_fmax") L(CLAMP, "en_clamp") L(MIX, "en_mix") L(STEP, "en_step")
+    L(SMOOTHSTEP, "en_smoothstep") L(SIGN, "en_sign") L(SATURATE, "en_saturate")
+    L(FLOOR, "en_floor") L(CEIL, "en_ceil") L(ROUND, "en_round") L(RINT, "en_rint")
+    L(TRUNC, "en_trunc") L(FRACT, "en_fract") L(FMOD, "en_fmod") L(FDIM, "en_fdim")
+    L(EXP, "en_exp") L(EXP2, "en_exp2") L(EXP10, "en_exp10") L(LOG, "en_log")
+    L(LOG2, "en_log2") L(LOG10, "en_log10") L(POW, "en_pow") L(POWR, "en_powr")
+    L(SQRT, "en_sqrt") L(RSQRT, "en_rsqrt") L(SIN, "en_sin") L(COS, "en_cos") L(TAN, "en_tan")
+    L(ASIN, "en_asin") L(ACOS, "en_acos") L(ATAN, "en_atan") L(ATAN2, "en_atan2")
+    L(SINH, "en_sinh") L(COSH, "en_cosh") L(TANH, "en_tanh") L(ASINH, "en_asinh")
+    L(ACOSH, "en_acosh") L(ATANH, "en_atanh") L(SINPI, "en_sinpi") L(COSPI, "en_cospi")
+    L(TANPI, "en_tanpi") L(FMA, "en_fma") L(MAD, "en_mad") L(COPYSIGN, "en_copysign")
+    L(ISNAN, "en_isnan") L(ISINF, "en_isinf") L(ISFINITE, "en_isfinite")
+    L(SIGNBIT, "en_signbit") L(FREXP_MANTISSA, "en_frexp")
+    L(FREXP_EXPONENT, "en_frexp_exponent") L(MODF_FRACTION, "en_modf")
+    L(POPCOUNT, "en_popcount") L(CLZ, "en_clz") L(CTZ, "en_ctz") L(MULHI, "en_mulhi")
+    L(MUL24, "en_mul24") L(MAD24, "en_mad24") L(ROTATE, "en_rotate") L(ADDSAT, "en_addsat")
+    L(SUBSAT, "en_subsat") L(ABSDIFF, "en_absdiff") L(HADD, "en_hadd") L(RHADD, "en_rhadd")
+    L(MAX3, "en_max3") L(MIN3, "en_min3") L(MEDIAN3, "en_median3")
+    L(REVERSE_BITS, "en_reverse_bits")
+    N(DOT, "en_dot") N(LENGTH, "en_length") N(DISTANCE, "en_distance")
+    N(NORMALIZE, "en_normalize") N(CROSS, "en_cross") N(ALL, "en_all") N(ANY, "en_any")
+    N(LDEXP, "en_ldexp") N(EXTRACT_BITS, "en_extract_bits") N(INSERT_BITS, "en_insert_bits")
+    N(SELECT, NULL)
+#undef L
+#undef N
+    default: return (pure_map){NULL, false};
+    }
+}
+
+static void emit_splat_to(emitter *e, const ir_type *vec, const ir_expr *scalar) {
+    en_buf_printf(e->out, "en_splat<%s>(", type_name(e, vec));
+    emit_expr(e, scalar);
+    put(e, ")");
+}
+
+static void emit_call(emitter *e, const ir_expr *x) {
+    if (x->intrinsic == IR_I_SELECT && x->arg_count == 3) {
+        /* select(a, b, c) is c ? b : a, lane by lane */
+        const ir_expr *a = x->args[0], *b = x->args[1], *c = x->args[2];
+        if (c->type->kind == IR_T_VEC) {
+            put(e, "en_select_lanes(");
+            emit_expr(e, c);
+            put(e, ", ");
+            if (b->type->kind != IR_T_VEC) emit_splat_to(e, x->type, b); else emit_expr(e, b);
+            put(e, ", ");
+            if (a->type->kind != IR_T_VEC) emit_splat_to(e, x->type, a); else emit_expr(e, a);
+            put(e, ")");
+            return;
+        }
+        put(e, "(");
+        emit_expr(e, c);
+        put(e, " ? ");
+        emit_expr(e, b);
+        put(e, " : ");
+        emit_expr(e, a);
+        put(e, ")");
+        return;
+    }
+    pure_map pm = pure_helper(x->intrinsic);
+    if (!pm.helper) {
+        fail(e, x->loc, en_fmt(&e->arena, "the built-in '%s'", ir_intrinsic_name(x->intrinsic)));
+        return;
+    }
+    const ir_type *vec = NULL;
+    for (int i = 0; i < x->arg_count; i++)
+        if (x->args[i]->type->kind == IR_T_VEC) { vec = x->args[i]->type; break; }
+    /* absdiff answers in the unsigned type; the IR may want it in another */
+    bool convert = x->intrinsic == IR_I_ABSDIFF;
+    if (convert) en_buf_printf(e->out, "en_as<%s>(", type_name(e, x->type));
+    en_buf_printf(e->out, "%s(", pm.helper);
+    for (int i = 0; i < x->arg_count; i++) {
+        const ir_expr *a = x->args[i];
+        if (i) put(e, ", ");
+        if (pm.lanewise && vec && a->type->kind != IR_T_VEC) {
+            emit_splat_to(e, vec, a);
+        } else if (x->intrinsic == IR_I_LDEXP && i == 1 && vec && a->type->kind != IR_T_VEC) {
+            en_buf_printf(e->out, "en_splat<int%u>(", vec->count);
+            emit_expr(e, a);
+            put(e, ")");
+        } else {
+            emit_expr(e, a);
+        }
+    }
+    put(e, ")");
+    if (convert) put(e, ")");
+}
+
+static void emit_expr(emitter *e, const ir_expr *x) {
+    if (!x) { fail(e, (en_loc){-1, 0, 0}, "a missing expression"); return; }
+    switch (x->kind) {
+    case IR_E_CONST: emit_const(e, x); return;
+    case IR_E_VAR: put(e, var_name(e, x->var)); return;
+    case IR_E_INDEX: {
+        const ir_expr *base = x->args[0], *index = x->args[1];
+        if (base->type->kind == IR_T_VEC && index->kind == IR_E_CONST && index->c.u < 4) {
+            put(e, "(");
+            emit_expr(e, base);
+            en_buf_printf(e->out, ").%c", lane_letters[index->c.u]);
+            return;
+        }
+        put(e, "(");
+        emit_expr(e, base);
+        put(e, ")[");
+        emit_expr(e, index);
+        put(e, "]");
+        return;
+    }
+    case IR_E_FIELD: {
+        const ir_type *st = x->args[0]->type;
+        if (st->kind != IR_T_STRUCT || x->field < 0 || x->field >= st->field_count) {
+            fail(e, x->loc, "a field of a non-struct");
+            return;
+        }
+        put(e, "(");
+        emit_expr(e, x->args[0]);
+        en_buf_printf(e->out, ").%s", field_name(e, st->fields[x->field].name));
+        return;
+    }
+    case IR_E_SWIZZLE:
+        if (x->swizzle_len == 1) {
+            put(e, "(");
+            emit_expr(e, x->args[0]);
+            en_buf_printf(e->out, ").%c", lane_letters[x->swizzle[0] & 3]);
+            return;
+        }
+        put(e, "en_swizzle<");
+        for (int i = 0; i < x->swizzle_len; i++) en_buf_printf(e->out, "%s%d", i ? ", " : "", x->swizzle[i]);
+        put(e, ">(");
+        emit_expr(e, x->args[0]);
+        put(e, ")");
+        return;
+    case IR_E_DEREF:
+        put(e, "(*");
+        emit_expr(e, x->args[0]);
+        put(e, ")");
+        return;
+    case IR_E_ADDR:
+        put(e, "(&");
+        emit_expr(e, x->args[0]);
+        put(e, ")");
+        return;
+    case IR_E_UNARY: emit_unary(e, x); return;
+    case IR_E_BINARY: emit_binary(e, x); return;
+    case IR_E_SELECT:
+        if (x->args[0]->type->kind == IR_T_VEC) {
+            put(e, "en_select_lanes(");
+            emit_args(e, x->args, 3);
+            put(e, ")");
+            return;
+        }
+        put(e, "(");
+        emit_expr(e, x->args[0]);
+        put(e, " ? ");
+        emit_expr(e, x->args[1]);
+        put(e, " : ");
+        emit_expr(e, x->args[2]);
+        put(e, ")");
+        return;
+    case IR_E_CONVERT: emit_convert(e, x); return;
+    case IR_E_BITCAST:
+        en_buf_printf(e->out, "en_bitcast<%s>(", type_name(e, x->type));
+        emit_expr(e, x->args[0]);
+        put(e, ")");
+        return;
+    case IR_E_PTRCAST:
+        en_buf_printf(e->out, "((%s)(", type_name(e, x->type));
+        emit_expr(e, x->args[0]);
+        put(e, "))");
+        return;
+    case IR_E_PTR_OFFSET:
+        put(e, "(");
+        emit_expr(e, x->args[0]);
+        put(e, " + ");
+        emit_expr(e, x->args[1]);
+        put(e, ")");
+        return;
+    case IR_E_SPLAT: emit_splat_to(e, x->type, x->args[0]); return;
+    case IR_E_VECTOR:
+        en_buf_printf(e->out, "%s{", type_name(e, x->type));
+        emit_args(e, x->args, x->arg_count);
+        put(e, "}");
+        return;
+    case IR_E_AGGREGATE:
+        if (x->type->kind == IR_T_ARRAY) {
+            en_buf_printf(e->out, "%s{{", type_name(e, x->type));
+            emit_args(e, x->args, x->arg_count);
+            put(e, "}}");
+        } else {
+            en_buf_printf(e->out, "%s{", type_name(e, x->type));
+            emit_args(e, x->args, x->arg_count);
+            put(e, "}");
+        }
+        return;
+    case IR_E_CALL: emit_call(e, x); return;
+    }
+    fail(e, x->loc, "an expression of this kind");
+}
+
+/* ---- statements --------------------------------------------------------------------------- */
+static void emit_stmt(emitter *e, const ir_stmt *s);
+
+/* "// file.metal:12: acc += v;" above the first statement of each MSL line */
+static void emit_source_comment(emitter *e, en_loc loc) {
+    if (loc.file < 0 || loc.line <= 0 || loc.line == e->last_line || !e->m->sources) return;
+    if (loc.file >= e->m->sources->files.count) return;
+    e->last_line = loc.line;
+    int len = 0;
+    const char *text = en_source_line(e->m->sources, loc.file, loc.line, &len);
+    while (len > 0 && isspace((unsigned char)*text)) text++, len--;
+    while (len > 0 && isspace((unsigned char)text[len - 1])) len--;
+    if (len > 90) len = 90;
+    line_start(e);
+    en_buf_printf(e->out, "// %d: ", loc.line);
+    for (int i = 0; i < len; i++) /* a backslash ending a // comment would continue it */
+        en_buf_putc(e->out, text[i] == '\\' ? '/' : text[i]);
+    put(e, "\n");
+}
+
+static void emit_block_body(emitter *e, const ir_stmt *s) {
+    if (!s) return;
+    if (s->kind == IR_S_BLOCK) {
+        for (int i = 0; i < s->stmt_count; i++) emit_stmt(e, s->stmts[i]);
+    } else {
+        emit_stmt(e, s);
+    }
+}
+
+static void emit_braced(emitter *e, const ir_stmt *s) {
+    put(e, "{\n");
+    e->indent++;
+    emit_block_body(e, s);
+    e->indent--;
+    line_start(e);
+    put(e, "}");
+}
+
+static loop_frame *find_loop(emitter *e, const ir_stmt *target, bool *innermost) {
+    for (int i = e->loop_depth - 1; i >= 0; i--)
+        if (e->loops[i].loop == target) {
+            *innermost = i == e->loop_depth - 1;
+            return &e->loops[i];
+        }
+    return NULL;
+}
+
+static void emit_loop(emitter *e, const ir_stmt *s) {
+    if (e->loop_depth == EN_MAX_LOOP_DEPTH) { fail(e, s->loc, "loops nested this deep"); return; }
+    loop_frame *fr = &e->loops[e->loop_depth++];
+    *fr = (loop_frame){.loop = s, .label = e->next_label++};
+    line_start(e);
+    put(e, "for (;;) {\n");
+    e->indent++;
+    /* the body in its own scope, so that a goto to the continue label leaves its
+     * declarations rather than jumping over them */
+    line_start(e);
+    emit_braced(e, s->body);
+    put(e, "\n");
+    bool has_latch = s->latch && !(s->latch->kind == IR_S_BLOCK && s->latch->stmt_count == 0);
+    if (fr->continue_goto_used) {
+        line_start(e);
+        en_buf_printf(e->out, "en_continue_%d:;\n", fr->label);
+    }
+    if (has_latch) emit_block_body(e, s->latch);
+    e->indent--;
+    line_start(e);
+    put(e, "}\n");
+    if (fr->break_goto_used) {
+        line_start(e);
+        en_buf_printf(e->out, "en_break_%d:;\n", fr->label);
+    }
+    e->loop_depth--;
+}
+
+/* the atomic built-ins by name */
+static const char *atomic_helper(ir_intrinsic i) {
+    switch (i) {
+    case IR_I_ATOMIC_LOAD: return "en_atomic_load";
+    case IR_I_ATOMIC_STORE: return "en_atomic_store";
+    case IR_I_ATOMIC_EXCHANGE: return "en_atomic_exchange";
+    case IR_I_ATOMIC_COMPARE_EXCHANGE_WEAK: return "en_atomic_compare_exchange";
+    case IR_I_ATOMIC_FETCH_ADD: return "en_atomic_fetch_add";
+    case IR_I_ATOMIC_FETCH_SUB: return "en_atomic_fetch_sub";
+    case IR_I_ATOMIC_FETCH_MIN: return "en_atomic_fetch_min";
+    case IR_I_ATOMIC_FETCH_MAX: return "en_atomic_fetch_max";
+    case IR_I_ATOMIC_FETCH_AND: return "en_atomic_fetch_and";
+    case IR_I_ATOMIC_FETCH_OR: return "en_atomic_fetch_or";
+    case IR_I_ATOMIC_FETCH_XOR: return "en_atomic_fetch_xor";
+    default: return NULL;
+    }
+}
+
+static int atomic_arity(ir_intrinsic i) {
+    switch (i) {
+    case IR_I_ATOMIC_LOAD: return 1;
+    case IR_I_ATOMIC_COMPARE_EXCHANGE_WEAK: return 3;
+    default: return 2;
+    }
+}
+
+static void emit_result_prefix(emitter *e, const ir_stmt *s) {
+    line_start(e);
+    if (s->result) en_buf_printf(e->out, "%s = ", var_name(e, s->result));
+}
+
+static void emit_intrinsic(emitter *e, const ir_stmt *s) {
+    ir_intrinsic_class cls = ir_intrinsic_class_of(s->intrinsic);
+    const char *name = ir_intrinsic_name(s->intrinsic);
+    switch (cls) {
+    case IR_IC_BARRIER: {
+        uint64_t flags = s->arg_count > 0 && s->args[0]->kind == IR_E_CONST ? s->args[0]->c.u
+                                                                              : IR_MEM_DEVICE;
+        line_start(e);
+        if (s->intrinsic == IR_I_BARRIER_THREADGROUP)
+            put(e, flags & IR_MEM_DEVICE ? "EN_BARRIER_DEVICE();\n" : "EN_BARRIER();\n");
+        else
+            put(e, flags & IR_MEM_DEVICE ? "__threadfence(); __syncwarp(__activemask());\n"
+                                         : "__syncwarp(__activemask());\n");
+        return;
+    }
+    case IR_IC_SIMD:
+    case IR_IC_QUAD:
+        /* the active lanes are those executing this call together: __activemask() here */
+        emit_result_prefix(e, s);
+        en_buf_printf(e->out, "en_%s(__activemask()", name);
+        for (int i = 0; i < s->arg_count; i++) {
+            put(e, ", ");
+            emit_expr(e, s->args[i]);
+        }
+        put(e, ");\n");
+        return;
+    case IR_IC_ATOMIC: {
+        const char *h = atomic_helper(s->intrinsic);
+        int n = atomic_arity(s->intrinsic);
+        if (!h || s->arg_count < n) { fail(e, s->loc, name); return; }
+        emit_result_prefix(e, s);
+        en_buf_printf(e->out, "%s(", h);
+        emit_args(e, s->args, n); /* memory orders, if present, are all relaxed */
+        put(e, ");\n");
+        return;
+    }
+    case IR_IC_MATRIX: {
+        switch (s->intrinsic) {
+        case IR_I_MATRIX_FILL:
+            if (!s->result || s->arg_count < 1) break;
+            emit_result_prefix(e, s);
+            en_buf_printf(e->out, "en_matrix_fill<%s>(", elem_name(e, s->result->type));
+            emit_expr(e, s->args[0]);
+            put(e, ");\n");
+            return;
+        case IR_I_MATRIX_LOAD:
+        case IR_I_MATRIX_STORE: {
+            bool load = s->intrinsic == IR_I_MATRIX_LOAD;
+            int first = load ? 0 : 1; /* store: (matrix, ptr, ...), load: (ptr, ...) */
+            if (s->arg_count < first + 1 || (load && !s->result)) break;
+            if (load) {
+                emit_result_prefix(e, s);
+                en_buf_printf(e->out, "en_matrix_load<%s>(", elem_name(e, s->result->type));
+            } else {
+                line_start(e);
+                put(e, "en_matrix_store(");
+                emit_expr(e, s->args[0]);
+                put(e, ", ");
+            }
+            emit_expr(e, s->args[first]);
+            put(e, ", ");
+            if (s->arg_count > first + 1) emit_expr(e, s->args[first + 1]); else put(e, "8");
+            put(e, ", ");
+            if (s->arg_count > first + 2) emit_expr(e, s->args[first + 2]); else put(e, "ulong2{0, 0}");
+            put(e, ", ");
+            if (s->arg_count > first + 3) emit_expr(e, s->args[first + 3]); else put(e, "false");
+            put(e, ");\n");
+            return;
+        }
+        case IR_I_MATRIX_MULTIPLY:
+        case IR_I_MATRIX_MULTIPLY_ACCUMULATE: {
+            int n = s->intrinsic == IR_I_MATRIX_MULTIPLY ? 2 : 3;
+            if (s->arg_count < n || !s->result) break;
+            emit_result_prefix(e, s);
+            en_buf_printf(e->out, "%s(", n == 2 ? "en_matrix_multiply" : "en_matrix_multiply_accumulate");
+            emit_args(e, s->args, n);
+            put(e, ");\n");
+            return;
+        }
+        default: break;
+        }
+        fail(e, s->loc, name);
+        return;
+    }
+    case IR_IC_PURE:
+        break;
+    }
+    fail(e, s->loc, name);
+}
+
+static void emit_assign(emitter *e, const ir_stmt *s) {
+    const ir_expr *p = s->place;
+    if (p->kind == IR_E_SWIZZLE && p->swizzle_len > 1) {
+        /* v.zx = w: lane by lane from a copy of w */
+        line_start(e);
+        en_buf_printf(e->out, "{ const %s en_value = ", type_name(e, s->value->type));
+        emit_expr(e, s->value);
+        put(e, ";");
+        for (int i = 0; i < p->swizzle_len; i++) {
+            put(e, " (");
+            emit_expr(e, p->args[0]);
+            en_buf_printf(e->out, ").%c = en_value.%c;", lane_letters[p->swizzle[i] & 3], lane_letters[i]);
+        }
+        put(e, " }\n");
+        return;
+    }
+    line_start(e);
+    emit_expr(e, p);
+    put(e, " = ");
+    emit_expr(e, s->value);
+    put(e, ";\n");
+}
+
+static void emit_stmt(emitter *e, const ir_stmt *s) {
+    if (!s || e->failed) return;
+    if (s->kind != IR_S_BLOCK) emit_source_comment(e, s->loc);
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        line_start(e);
+        emit_braced(e, s);
+        put(e, "\n");
+        return;
+    case IR_S_DECL:
+        if (s->var->storage != IR_VAR_LOCAL) return; /* threadgroup: declared at the top */
+        line_start(e);
+        en_buf_printf(e->out, "%s %s", type_name(e, s->var->type), var_name(e, s->var));
+        if (s->value) {
+            put(e, " = ");
+            emit_expr(e, s->value);
+        }
+        put(e, ";\n");
+        return;
+    case IR_S_ASSIGN: emit_assign(e, s); return;
+    case IR_S_IF:
+        line_start(e);
+        put(e, "if (");
+        emit_expr(e, s->cond);
+        put(e, ") ");
+        emit_braced(e, s->then_s);
+        if (s->else_s) {
+            put(e, " else ");
+            emit_braced(e, s->else_s);
+        }
+        put(e, "\n");
+        return;
+    case IR_S_LOOP: emit_loop(e, s); return;
+    case IR_S_BREAK:
+    case IR_S_CONTINUE: {
+        bool innermost = false;
+        loop_frame *fr = find_loop(e, s->target, &innermost);
+        if (!fr) { fail(e, s->loc, "a break or continue outside its loop"); return; }
+        line_start(e);
+        bool latch = fr->loop->latch && !(fr->loop->latch->kind == IR_S_BLOCK && fr->loop->latch->stmt_count == 0);
+        if (s->kind == IR_S_BREAK) {
+            if (innermost) put(e, "break;\n");
+            else { fr->break_goto_used = true; en_buf_printf(e->out, "goto en_break_%d;\n", fr->label); }
+        } else {
+            /* a plain continue would skip the latch, which follows the body */
+            if (innermost && !latch) put(e, "continue;\n");
+            else { fr->continue_goto_used = true; en_buf_printf(e->out, "goto en_continue_%d;\n", fr->label); }
+        }
+        return;
+    }
+    case IR_S_RETURN:
+        /* in a kernel the thread is done; it no longer holds up barriers (prelude.cuh) */
+        line_start(e);
+        put(e, "return;\n");
+        return;
+    case IR_S_INTRINSIC: emit_intrinsic(e, s); return;
+    case IR_S_CALL: fail(e, s->loc, "a function call (the inline pass should have removed it)"); return;
+    }
+}
+
+/* ---- variables: naming and the ones no statement declares --------------------------------- */
+typedef struct var_scan {
+    bool *declared;   /* by id */
+    const ir_var **seen; /* by id: every local referenced */
+    int count;
+} var_scan;
+
+static void scan_var(var_scan *vs, const ir_var *v) {
+    if (v && v->storage == IR_VAR_LOCAL && v->id >= 0 && v->id < vs->count) vs->seen[v->id] = v;
+}
+
+static void scan_expr(var_scan *vs, const ir_expr *x) {
+    if (!x) return;
+    if (x->kind == IR_E_VAR) scan_var(vs, x->var);
+    for (int i = 0; i < x->arg_count; i++) scan_expr(vs, x->args[i]);
+}
+
+static void scan_stmt(var_scan *vs, const ir_stmt *s) {
+    if (!s) return;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) scan_stmt(vs, s->stmts[i]);
+        break;
+    case IR_S_DECL:
+        if (s->var && s->var->id >= 0 && s->var->id < vs->count) vs->declared[s->var->id] = true;
+        scan_var(vs, s->var);
+        scan_expr(vs, s->value);
+        break;
+    case IR_S_ASSIGN: scan_expr(vs, s->place); scan_expr(vs, s->value); break;
+    case IR_S_IF: scan_expr(vs, s->cond); scan_stmt(vs, s->then_s); scan_stmt(vs, s->else_s); break;
+    case IR_S_LOOP: scan_stmt(vs, s->body); scan_stmt(vs, s->latch); break;
+    case IR_S_RETURN: scan_expr(vs, s->value); break;
+    case IR_S_INTRINSIC:
+    case IR_S_CALL:
+        scan_var(vs, s->result);
+        for (int i = 0; i < s->arg_count; i++) scan_expr(vs, s->args[i]);
+        break;
+    default: break;
+    }
+}
+
+/* gives every variable of f a C++ name: its MSL name where that is free, else name_<id> */
+static void name_vars(emitter *e, const ir_func *f, const var_scan *vs) {
+    e->name_count = f->next_var_id;
+    e->names = en_alloc(&e->arena, sizeof(char *) * (size_t)(f->next_var_id + 1));
+    EN_VEC(const char *) taken = {0};
+    for (int i = 0; i < e->m->structs.count; i++) EN_PUSH(&e->arena, taken, struct_name(e, e->m->structs.items[i]));
+    for (int i = 0; i < e->global_name_count; i++)
+        if (e->global_names[i]) EN_PUSH(&e->arena, taken, e->global_names[i]);
+    for (int id = 0; id < vs->count; id++) {
+        const ir_var *v = vs->seen[id];
+        if (!v) continue;
+        const char *base = identifier(&e->arena, v->name);
+        bool clash = reserved_name(base);
+        for (int k = 0; k < taken.count && !clash; k++) clash = strcmp(taken.items[k], base) == 0;
+        const char *name = clash ? en_fmt(&e->arena, "%s_%d", base, v->id) : base;
+        e->names[id] = name;
+        EN_PUSH(&e->arena, taken, name);
+    }
+}
+
+/* ---- kernels ----------------------------------------------------------------------------- */
+en_cuda_shared_layout en_cuda_shared_layout_of(const ir_func *k) {
+    en_cuda_shared_layout l = {0};
+    for (int i = 0; i < k->threadgroup_vars.count; i++) {
+        const ir_type *t = k->threadgroup_vars.items[i]->type;
+        uint64_t a = t->align ? t->align : 1;
+        l.static_bytes = (l.static_bytes + a - 1) / a * a + t->size;
+    }
+    l.static_in_dynamic = l.static_bytes > EN_CUDA_STATIC_SHARED_LIMIT;
+    return l;
+}
+
+/* the value of a position attribute, one expression per component */
+static void attr_components(ir_attr a, const char *c[3]) {
+    static const char *const zero = "0u";
+    c[1] = c[2] = zero;
+    switch (a) {
+    case IR_ATTR_THREAD_POSITION_IN_GRID:
+        c[0] = "blockIdx.x * en_p.group[0] + en_t.pos[0]";
+        c[1] = "blockIdx.y * en_p.group[1] + en_t.pos[1]";
+        c[2] = "blockIdx.z * en_p.group[2] + en_t.pos[2]";
+        return;
+    case IR_ATTR_THREADS_PER_GRID: c[0] = "en_p.grid[0]"; c[1] = "en_p.grid[1]"; c[2] = "en_p.grid[2]"; return;
+    case IR_ATTR_THREAD_POSITION_IN_THREADGROUP: c[0] = "en_t.pos[0]"; c[1] = "en_t.pos[1]"; c[2] = "en_t.pos[2]"; return;
+    case IR_ATTR_THREADS_PER_THREADGROUP: c[0] = "en_t.edge[0]"; c[1] = "en_t.edge[1]"; c[2] = "en_t.edge[2]"; return;
+    case IR_ATTR_DISPATCH_THREADS_PER_THREADGROUP: c[0] = "en_p.group[0]"; c[1] = "en_p.group[1]"; c[2] = "en_p.group[2]"; return;
+    case IR_ATTR_THREADGROUP_POSITION_IN_GRID: c[0] = "blockIdx.x"; c[1] = "blockIdx.y"; c[2] = "blockIdx.z"; return;
+    case IR_ATTR_THREADGROUPS_PER_GRID: c[0] = "gridDim.x"; c[1] = "gridDim.y"; c[2] = "gridDim.z"; return;
+    case IR_ATTR_THREAD_INDEX_IN_THREADGROUP: c[0] = "en_t.l"; return;
+    case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP: c[0] = "(en_t.l & 31u)"; return;
+    case IR_ATTR_SIMDGROUP_INDEX_IN_THREADGROUP: c[0] = "(en_t.l >> 5)"; return;
+    case IR_ATTR_THREADS_PER_SIMDGROUP: c[0] = "32u"; return;
+    case IR_ATTR_SIMDGROUPS_PER_THREADGROUP: c[0] = "((en_t.size + 31u) / 32u)"; return;
+    case IR_ATTR_DISPATCH_SIMDGROUPS_PER_THREADGROUP: c[0] = "((en_t.group_volume + 31u) / 32u)"; return;
+    case IR_ATTR_THREAD_EXECUTION_WIDTH: c[0] = "32u"; return;
+    case IR_ATTR_THREAD_INDEX_IN_QUADGROUP: c[0] = "(en_t.l & 3u)"; return;
+    case IR_ATTR_QUADGROUP_INDEX_IN_THREADGROUP: c[0] = "(en_t.l >> 2)"; return;
+    case IR_ATTR_QUADGROUPS_PER_THREADGROUP: c[0] = "((en_t.size + 3u) / 4u)"; return;
+    case IR_ATTR_DISPATCH_QUADGROUPS_PER_THREADGROUP: c[0] = "((en_t.group_volume + 3u) / 4u)"; return;
+    default: c[0] = zero; return;
+    }
+}
+
+static void emit_attr(emitter *e, const ir_var *v) {
+    const char *c[3];
+    attr_components(v->attr, c);
+    const char *tn = type_name(e, v->type);
+    line_start(e);
+    if (v->type->kind == IR_T_VEC) {
+        const char *en = elem_name(e, v->type);
+        en_buf_printf(e->out, "const %s %s = %s{", tn, var_name(e, v), tn);
+        for (unsigned i = 0; i < v->type->count && i < 3; i++)
+            en_buf_printf(e->out, "%s(%s)(%s)", i ? ", " : "", en, c[i]);
+        put(e, "};");
+    } else {
+        en_buf_printf(e->out, "const %s %s = (%s)(%s);", tn, var_name(e, v), tn, c[0]);
+    }
+    en_buf_printf(e->out, " // [[%s]]\n", ir_attr_name(v->attr));
+}
+
+static void emit_kernel(emitter *e, const ir_func *f) {
+    e->f = f;
+    e->loop_depth = 0;
+    e->last_line = 0;
+    var_scan vs = {.count = f->next_var_id};
+    vs.declared = en_alloc(&e->arena, (size_t)(vs.count + 1));
+    vs.seen = en_alloc(&e->arena, sizeof(ir_var *) * (size_t)(vs.count + 1));
+    for (int i = 0; i < f->param_count; i++) scan_var(&vs, f->params[i]);
+    for (int i = 0; i < f->threadgroup_vars.count; i++) {
+        const ir_var *v = f->threadgroup_vars.items[i];
+        if (v->id >= 0 && v->id < vs.count) vs.seen[v->id] = v;
+    }
+    scan_stmt(&vs, f->body);
+    name_vars(e, f, &vs);
+    e->shared = en_cuda_shared_layout_of(f);
+
+    const char *file = f->loc.file >= 0 && e->m->sources && f->loc.file < e->m->sources->files.count
+                           ? e->m->sources->files.items[f->loc.file].name : "<source>";
+    en_buf_printf(e->out, "\n// kernel %s (%s:%d)\n", f->name, file, f->loc.line);
+    put(e, "extern \"C\" __global__ void ");
+    if (f->max_total_threads_per_threadgroup)
+        en_buf_printf(e->out, "__launch_bounds__(%u) ", f->max_total_threads_per_threadgroup);
+    en_buf_printf(e->out, "%s(const en_dispatch en_p", en_cuda_kernel_symbol(f));
+    bool dynamic = e->shared.static_in_dynamic;
+    for (int i = 0; i < f->param_count; i++) {
+        const ir_var *p = f->params[i];
+        if (p->param_kind == IR_PARAM_BUFFER)
+            en_buf_printf(e->out, ",\n        %s %s /* [[buffer(%d)]] */", type_name(e, p->type), var_name(e, p), p->binding);
+        else if (p->param_kind == IR_PARAM_THREADGROUP) {
+            en_buf_printf(e->out, ",\n        uint en_offset_%s /* [[threadgroup(%d)]] */", var_name(e, p), p->binding);
+            dynamic = true;
+        } else if (p->param_kind != IR_PARAM_ATTR) {
+            fail(e, p->loc, "a kernel parameter that is neither a buffer, threadgroup memory nor an attribute");
+        }
+    }
+    put(e, ") {\n");
+    e->indent = 1;
+    if (dynamic) {
+        line_start(e);
+        put(e, "extern __shared__ __align__(16) unsigned char en_dynamic_shared[];\n");
+    }
+    /* kernel-scope threadgroup variables */
+    uint64_t offset = 0;
+    for (int i = 0; i < f->threadgroup_vars.count; i++) {
+        const ir_var *v = f->threadgroup_vars.items[i];
+        uint64_t a = v->type->align ? v->type->align : 1;
+        offset = (offset + a - 1) / a * a;
+        line_start(e);
+        if (e->shared.static_in_dynamic)
+            en_buf_printf(e->out, "%s &%s = *(%s *)(en_dynamic_shared + %llu); // threadgroup\n",
+                          type_name(e, v->type), var_name(e, v), type_name(e, v->type), (unsigned long long)offset);
+        else
+            en_buf_printf(e->out, "__shared__ %s %s;\n", type_name(e, v->type), var_name(e, v));
+        offset += v->type->size;
+    }
+    line_start(e);
+    put(e, "en_thread en_t;\n");
+    line_start(e);
+    put(e, "if (!en_locate(en_p, en_t)) return; // past the edge of a dispatch by threads\n");
+    for (int i = 0; i < f->param_count; i++) {
+        const ir_var *p = f->params[i];
+        if (p->param_kind == IR_PARAM_ATTR) emit_attr(e, p);
+        if (p->param_kind == IR_PARAM_THREADGROUP) {
+            line_start(e);
+            en_buf_printf(e->out, "%s %s = (%s)(en_dynamic_shared + en_offset_%s); // [[threadgroup(%d)]]\n",
+                          type_name(e, p->type), var_name(e, p), type_name(e, p->type), var_name(e, p), p->binding);
+        }
+    }
+    /* variables that no statement declares (results of intrinsics, temporaries) */
+    for (int id = 0; id < vs.count; id++) {
+        const ir_var *v = vs.seen[id];
+        if (!v || vs.declared[id] || v->storage != IR_VAR_LOCAL || v->param_kind != IR_PARAM_NONE) continue;
+        bool is_param = false;
+        for (int i = 0; i < f->param_count; i++) is_param |= f->params[i] == v;
+        if (is_param) continue;
+        line_start(e);
+        en_buf_printf(e->out, "%s %s;\n", type_name(e, v->type), var_name(e, v));
+    }
+    emit_block_body(e, f->body);
+    put(e, "}\n");
+}
+
+/* ---- structs and constants ------------------------------------------------------------------ */
+static void emit_struct(emitter *e, const ir_type *t) {
+    const char *name = struct_name(e, t);
+    en_buf_printf(e->out, "\nstruct %s {\n", name);
+    for (int i = 0; i < t->field_count; i++)
+        en_buf_printf(e->out, "    %s %s; // offset %u\n", type_name(e, t->fields[i].type),
+                      field_name(e, t->fields[i].name), t->fields[i].offset);
+    put(e, "};\n");
+    /* the C++ layout must be MSL's: the host writes these bytes */
+    en_buf_printf(e->out, "static_assert(sizeof(%s) == %u && alignof(%s) == %u, \"MSL layout of %s\");\n",
+                  name, t->size, name, t->align, t->name);
+    for (int i = 0; i < t->field_count; i++)
+        en_buf_printf(e->out, "static_assert(__builtin_offsetof(%s, %s) == %u, \"MSL offset of %s.%s\");\n",
+                      name, field_name(e, t->fields[i].name), t->fields[i].offset, t->name, t->fields[i].name);
+}
+
+static void name_globals(emitter *e) {
+    e->global_name_count = e->m->next_global_id;
+    e->global_names = en_alloc(&e->arena, sizeof(char *) * (size_t)(e->global_name_count + 1));
+    for (int i = 0; i < e->m->globals.count; i++) {
+        const ir_var *g = e->m->globals.items[i];
+        if (g->id < 0 || g->id >= e->global_name_count) continue;
+        const char *base = identifier(&e->arena, g->name);
+        e->global_names[g->id] = reserved_name(base) ? en_fmt(&e->arena, "%s_g%d", base, g->id) : base;
+    }
+}
+
+enigma_status en_cuda_emit(const ir_module *m, en_buf *out, en_buf *err) {
+    emitter e = {.m = m, .out = out, .err = err};
+    en_arena_init(&e.arena);
+    put(&e, "// generated by enigma from Metal Shading Language: the cuda backend's CUDA C++\n");
+    put(&e, en_cuda_prelude);
+    put(&e, "\nnamespace metal {\n");
+    name_globals(&e);
+    for (int i = 0; i < m->structs.count; i++) emit_struct(&e, m->structs.items[i]);
+    for (int i = 0; i < m->globals.count; i++) {
+        const ir_var *g = m->globals.items[i];
+        en_buf_printf(out, "\n__device__ const %s %s = ", type_name(&e, g->type), var_name(&e, g));
+        if (g->init) emit_expr(&e, g->init); else put(&e, "{}");
+        put(&e, ";\n");
+    }
+    for (int i = 0; i < m->funcs.count && !e.failed; i++) {
+        const ir_func *f = m->funcs.items[i];
+        if (!f->is_kernel) {
+            fail(&e, f->loc, "a helper function (the inline pass should have removed it)");
+            break;
+        }
+        emit_kernel(&e, f);
+    }
+    put(&e, "\n} // namespace metal\n");
+    bool oom = e.arena.out_of_memory || out->out_of_memory;
+    en_arena_free(&e.arena);
+    if (oom) {
+        en_buf_puts(err, "out of memory while generating CUDA C");
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
+    return e.failed ? ENIGMA_ERROR_INTERNAL : ENIGMA_OK;
+}

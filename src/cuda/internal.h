@@ -1,0 +1,80 @@
+/* internal.h — what the files of the cuda backend share: emit.c (IR to CUDA C), nvrtc.c
+ * (CUDA C to cubin, cached), driver.c (the device: context, memory, modules, launches) and
+ * device.c (the en_backend vtable that ties them together). */
+#ifndef ENIGMA_CUDA_INTERNAL_H
+#define ENIGMA_CUDA_INTERNAL_H
+
+#include "../runtime/backend.h"
+#include "api.h"
+
+/* prelude.c (generated from prelude.cuh): the text every generated file starts with */
+EN_INTERNAL extern const char en_cuda_prelude[];
+
+/* device.c: the vtable. Named en_cuda_backend_impl while src/runtime/stub.c still defines
+ * the placeholder en_cuda_backend; renamed once the stub is gone. */
+EN_INTERNAL extern const en_backend en_cuda_backend_impl;
+
+/* ---- emit.c ---------------------------------------------------------------------------- */
+/* The module as one CUDA C++ file: the prelude, its structs and constants, and one
+ * extern "C" __global__ function per kernel. Kernel parameters, in order:
+ *   const en_dispatch en_p        grid, dispatch group size, by_threads (prelude.cuh)
+ *   then, in the MSL parameter order:
+ *     [[buffer(n)]]        a device pointer (the binding's offset already added)
+ *     [[threadgroup(n)]]   uint: its byte offset in the dynamic shared memory
+ *   position attributes are computed inside the kernel and take no parameter. */
+EN_INTERNAL enigma_status en_cuda_emit(const ir_module *m, en_buf *out, en_buf *err);
+/* the kernel's CUDA symbol name (its MSL name, which is an identifier) */
+EN_INTERNAL const char *en_cuda_kernel_symbol(const ir_func *kernel);
+
+/* Static `threadgroup` variables go to static __shared__ memory while they fit in the 48 KiB
+ * a block gets without opting in; beyond that, they are carved from the dynamic shared
+ * memory at offsets [0, static_bytes), ahead of the [[threadgroup(n)]] parameters. */
+#define EN_CUDA_STATIC_SHARED_LIMIT (48u * 1024u)
+typedef struct en_cuda_shared_layout {
+    uint64_t static_bytes;   /* all kernel-scope threadgroup variables, laid out in order */
+    bool static_in_dynamic;  /* true when static_bytes > EN_CUDA_STATIC_SHARED_LIMIT */
+} en_cuda_shared_layout;
+EN_INTERNAL en_cuda_shared_layout en_cuda_shared_layout_of(const ir_func *kernel);
+
+/* ---- nvrtc.c --------------------------------------------------------------------------- */
+typedef struct en_cubin {
+    void *data;            /* malloc'ed */
+    size_t size;
+    bool from_cache;
+    double compile_ms;     /* NVRTC's time (0 on a cache hit) */
+    double load_ms;        /* reading the cache entry (0 on a miss) */
+    char arch[16];         /* "sm_90" */
+} en_cubin;
+
+/* The target: the device's compute capability when there is a device; without one,
+ * $ENIGMA_CUDA_ARCH ("sm_90", "90" or "9.0"), else sm_90. */
+EN_INTERNAL void en_cuda_offline_arch(int *major, int *minor);
+/* CUDA C to a cubin for sm_<major><minor>, through the on-disk cache unless no_cache.
+ * A compile failure is ENIGMA_ERROR_INTERNAL with NVRTC's log; a missing NVRTC is
+ * ENIGMA_ERROR_UNAVAILABLE. */
+EN_INTERNAL enigma_status en_nvrtc_compile(const char *source, int major, int minor,
+                                           const char *extra_options, bool no_cache,
+                                           en_cubin *out, en_buf *err);
+EN_INTERNAL void en_cubin_free(en_cubin *c);
+
+/* ---- driver.c -------------------------------------------------------------------------- */
+typedef struct en_cuda_device en_cuda_device;
+typedef struct en_cuda_program en_cuda_program;
+
+EN_INTERNAL enigma_status en_cuda_device_open(en_device *dev, en_buf *err);
+EN_INTERNAL void en_cuda_device_close(en_device *dev);
+EN_INTERNAL enigma_status en_cuda_buffer_alloc(en_device *dev, size_t bytes, void **handle, en_buf *err);
+EN_INTERNAL void en_cuda_buffer_free(en_device *dev, void *handle);
+EN_INTERNAL enigma_status en_cuda_buffer_write(en_device *dev, void *handle, size_t offset,
+                                               const void *src, size_t bytes, en_buf *err);
+EN_INTERNAL enigma_status en_cuda_buffer_read(en_device *dev, void *handle, size_t offset,
+                                              void *dst, size_t bytes, en_buf *err);
+EN_INTERNAL enigma_status en_cuda_build(en_device *dev, const ir_module *m,
+                                        const en_build_options *o, en_program **out, en_buf *err);
+EN_INTERNAL void en_cuda_program_free(en_device *dev, en_program *p);
+EN_INTERNAL enigma_status en_cuda_kernel_limits(en_device *dev, en_program *p, int kernel_index,
+                                                en_kernel_limits *out, en_buf *err);
+EN_INTERNAL enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_buf *err);
+EN_INTERNAL enigma_status en_cuda_wait(en_device *dev, en_launch *l, en_buf *err);
+
+#endif

@@ -1,0 +1,675 @@
+// ---- enigma CUDA prelude: Metal's types and built-ins for generated kernels --------------
+// Every kernel emit.c writes starts with this text. Inside `namespace metal` the MSL type
+// names (float4, half, uint, packed_float3 ...) mean Metal's types with Metal's layout, so
+// the generated code reads like the kernel it came from. Helpers are named en_*.
+//
+// The Metal model on CUDA (emit.c says how kernels use it):
+//   threadgroup = block (launched 1-D: driver.c), SIMD group = warp, lane = threadIdx.x & 31.
+//   SIMD and quad functions take the active mask of their call site (__activemask()) and act
+//   on exactly those lanes, as Metal's do in divergent code.
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+namespace metal {
+
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef long long mlong; // MSL long is 64-bit
+typedef unsigned long long ulong;
+typedef __half half;
+typedef __nv_bfloat16 bfloat;
+
+// ---- numeric traits ------------------------------------------------------------------
+template <class T> struct en_traits { static const bool is_float = false; static const bool is_lowp = false; };
+template <> struct en_traits<float> { static const bool is_float = true; static const bool is_lowp = false; };
+template <> struct en_traits<__half> { static const bool is_float = true; static const bool is_lowp = true; };
+template <> struct en_traits<__nv_bfloat16> { static const bool is_float = true; static const bool is_lowp = true; };
+template <class T> struct en_unsigned { typedef T type; };
+template <> struct en_unsigned<signed char> { typedef unsigned char type; };
+template <> struct en_unsigned<short> { typedef unsigned short type; };
+template <> struct en_unsigned<int> { typedef unsigned int type; };
+template <> struct en_unsigned<long long> { typedef unsigned long long type; };
+template <class T> struct en_signed_t { static const bool value = T(-1) < T(0); };
+
+// ---- conversions: Metal's rules (float to integer truncates; half/bfloat go through float)
+template <class To> struct en_conv {
+    template <class F> __device__ static __forceinline__ To from(F x) { return (To)x; }
+    __device__ static __forceinline__ To from(__half x) { return (To)__half2float(x); }
+    __device__ static __forceinline__ To from(__nv_bfloat16 x) { return (To)__bfloat162float(x); }
+};
+template <> struct en_conv<bool> {
+    template <class F> __device__ static __forceinline__ bool from(F x) { return x != F(0); }
+    __device__ static __forceinline__ bool from(__half x) { return __half2float(x) != 0.0f; }
+    __device__ static __forceinline__ bool from(__nv_bfloat16 x) { return __bfloat162float(x) != 0.0f; }
+};
+template <> struct en_conv<__half> {
+    template <class F> __device__ static __forceinline__ __half from(F x) { return __float2half_rn((float)x); }
+    __device__ static __forceinline__ __half from(__half x) { return x; }
+    __device__ static __forceinline__ __half from(__nv_bfloat16 x) { return __float2half_rn(__bfloat162float(x)); }
+};
+template <> struct en_conv<__nv_bfloat16> {
+    template <class F> __device__ static __forceinline__ __nv_bfloat16 from(F x) { return __float2bfloat16_rn((float)x); }
+    __device__ static __forceinline__ __nv_bfloat16 from(__half x) { return __float2bfloat16_rn(__half2float(x)); }
+    __device__ static __forceinline__ __nv_bfloat16 from(__nv_bfloat16 x) { return x; }
+};
+template <class To, class F> __device__ __forceinline__ To en_cvt(F x) { return en_conv<To>::from(x); }
+__device__ __forceinline__ float en_f(float x) { return x; }
+__device__ __forceinline__ float en_f(__half x) { return __half2float(x); }
+__device__ __forceinline__ float en_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+// as_type<T>(x): the same bits seen as another type of the same size
+template <class To, class F> __device__ __forceinline__ To en_bitcast(F x) {
+    static_assert(sizeof(To) == sizeof(F), "as_type needs types of one size");
+    To r; memcpy(&r, &x, sizeof r); return r;
+}
+
+// ---- vectors: Metal layout (a 3-vector occupies 4 lanes unless packed) ------------------
+template <class T, int N, bool Packed> struct en_vec;
+template <class T, bool P> struct alignas(P ? alignof(T) : 2 * sizeof(T)) en_vec<T, 2, P> {
+    typedef T elem; static const int lanes = 2;
+    T x, y;
+    __device__ __forceinline__ T &operator[](int i) { return i == 0 ? x : y; }
+    __device__ __forceinline__ const T &operator[](int i) const { return i == 0 ? x : y; }
+};
+template <class T, bool P> struct alignas(P ? alignof(T) : 4 * sizeof(T)) en_vec<T, 3, P> {
+    typedef T elem; static const int lanes = 3;
+    T x, y, z;
+    __device__ __forceinline__ T &operator[](int i) { return i == 0 ? x : i == 1 ? y : z; }
+    __device__ __forceinline__ const T &operator[](int i) const { return i == 0 ? x : i == 1 ? y : z; }
+};
+template <class T, bool P> struct alignas(P ? alignof(T) : 4 * sizeof(T)) en_vec<T, 4, P> {
+    typedef T elem; static const int lanes = 4;
+    T x, y, z, w;
+    __device__ __forceinline__ T &operator[](int i) { return i == 0 ? x : i == 1 ? y : i == 2 ? z : w; }
+    __device__ __forceinline__ const T &operator[](int i) const { return i == 0 ? x : i == 1 ? y : i == 2 ? z : w; }
+};
+
+#define EN_VEC_TYPES(T, name) \
+    typedef en_vec<T, 2, false> name##2; typedef en_vec<T, 3, false> name##3; typedef en_vec<T, 4, false> name##4; \
+    typedef en_vec<T, 2, true> packed_##name##2; typedef en_vec<T, 3, true> packed_##name##3; typedef en_vec<T, 4, true> packed_##name##4;
+EN_VEC_TYPES(bool, bool)
+EN_VEC_TYPES(signed char, char)
+EN_VEC_TYPES(unsigned char, uchar)
+EN_VEC_TYPES(short, short)
+EN_VEC_TYPES(unsigned short, ushort)
+EN_VEC_TYPES(int, int)
+EN_VEC_TYPES(unsigned int, uint)
+EN_VEC_TYPES(long long, long)
+EN_VEC_TYPES(unsigned long long, ulong)
+EN_VEC_TYPES(__half, half)
+EN_VEC_TYPES(__nv_bfloat16, bfloat)
+EN_VEC_TYPES(float, float)
+static_assert(sizeof(float3) == 16 && alignof(float3) == 16, "MSL float3 is 16 bytes");
+static_assert(sizeof(packed_float3) == 12 && alignof(packed_float3) == 4, "MSL packed_float3 is 12 bytes");
+static_assert(sizeof(half3) == 8 && sizeof(half4) == 8, "MSL half3 is 8 bytes");
+
+template <class V> struct en_is_vec { static const bool value = false; };
+template <class T, int N, bool P> struct en_is_vec<en_vec<T, N, P>> { static const bool value = true; };
+
+// T in every lane
+template <class V, class S> __device__ __forceinline__ V en_splat(S s) {
+    V r; typename V::elem e = en_cvt<typename V::elem>(s);
+    for (int i = 0; i < V::lanes; i++) r[i] = e;
+    return r;
+}
+// lane-wise conversion, packed or not
+template <class To, class T, int N, bool P> __device__ __forceinline__ To en_cvt_vec(en_vec<T, N, P> v) {
+    To r;
+    for (int i = 0; i < N; i++) r[i] = en_cvt<typename To::elem>(v[i]);
+    return r;
+}
+// en_as<To>(x): a conversion to scalar or vector type To
+template <class To, class F> __device__ __forceinline__ To en_as(F x) { return en_cvt<To>(x); }
+template <class To, class T, int N, bool P> __device__ __forceinline__ To en_as(en_vec<T, N, P> v) { return en_cvt_vec<To>(v); }
+template <int A, int B, class V> __device__ __forceinline__ en_vec<typename V::elem, 2, false> en_swizzle(const V &v) { return {v[A], v[B]}; }
+template <int A, int B, int C, class V> __device__ __forceinline__ en_vec<typename V::elem, 3, false> en_swizzle(const V &v) { return {v[A], v[B], v[C]}; }
+template <int A, int B, int C, int D, class V> __device__ __forceinline__ en_vec<typename V::elem, 4, false> en_swizzle(const V &v) { return {v[A], v[B], v[C], v[D]}; }
+
+// ---- scalar arithmetic with Metal's guarantees ------------------------------------------
+// Integer results wrap in their own type (char + char is a char); division and remainder by
+// zero give 0 (and INT_MIN / -1 gives INT_MIN) rather than undefined behaviour; shift counts
+// are taken modulo the width, as Metal GPUs do.
+template <class T> __device__ __forceinline__ T en_div(T a, T b) {
+    if (en_traits<T>::is_float) return a / b;
+    if (b == T(0)) return T(0);
+    if (en_signed_t<T>::value && b == T(-1)) return T(typename en_unsigned<T>::type(0) - typename en_unsigned<T>::type(a));
+    return T(a / b);
+}
+template <class T> __device__ __forceinline__ T en_rem(T a, T b) {
+    if (b == T(0)) return T(0);
+    if (en_signed_t<T>::value && b == T(-1)) return T(0);
+    return T(a % b);
+}
+template <class T> __device__ __forceinline__ T en_shl(T a, T b) {
+    typedef typename en_unsigned<T>::type U;
+    return T(U(a) << (U(b) & U(sizeof(T) * 8 - 1)));
+}
+template <class T> __device__ __forceinline__ T en_shr(T a, T b) {
+    typedef typename en_unsigned<T>::type U;
+    return T(a >> (U(b) & U(sizeof(T) * 8 - 1)));
+}
+__device__ __forceinline__ float en_div(float a, float b) { return a / b; }
+__device__ __forceinline__ __half en_div(__half a, __half b) { return a / b; }
+__device__ __forceinline__ __nv_bfloat16 en_div(__nv_bfloat16 a, __nv_bfloat16 b) { return a / b; }
+__device__ __forceinline__ float en_rem(float a, float b) { return fmodf(a, b); }
+
+// ---- vector operators: lane-wise, comparisons give bool vectors --------------------------
+#define EN_VEC_BINOP(op, expr) \
+    template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> operator op(en_vec<T, N, P> a, en_vec<T, N, P> b) { \
+        en_vec<T, N, P> r; for (int i = 0; i < N; i++) { T x = a[i], y = b[i]; r[i] = T(expr); } return r; } \
+    template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> &operator op##=(en_vec<T, N, P> &a, en_vec<T, N, P> b) { a = a op b; return a; }
+EN_VEC_BINOP(+, x + y)
+EN_VEC_BINOP(-, x - y)
+EN_VEC_BINOP(*, x * y)
+EN_VEC_BINOP(/, en_div(x, y))
+EN_VEC_BINOP(%, en_rem(x, y))
+EN_VEC_BINOP(&, x & y)
+EN_VEC_BINOP(|, x | y)
+EN_VEC_BINOP(^, x ^ y)
+#define EN_VEC_CMP(op) \
+    template <class T, int N, bool P> __device__ __forceinline__ en_vec<bool, N, P> operator op(en_vec<T, N, P> a, en_vec<T, N, P> b) { \
+        en_vec<bool, N, P> r; for (int i = 0; i < N; i++) r[i] = a[i] op b[i]; return r; }
+EN_VEC_CMP(==) EN_VEC_CMP(!=) EN_VEC_CMP(<) EN_VEC_CMP(<=) EN_VEC_CMP(>) EN_VEC_CMP(>=)
+EN_VEC_CMP(&&) EN_VEC_CMP(||)
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> operator-(en_vec<T, N, P> a) {
+    en_vec<T, N, P> r; for (int i = 0; i < N; i++) r[i] = T(T(0) - a[i]); return r; }
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> operator~(en_vec<T, N, P> a) {
+    en_vec<T, N, P> r; for (int i = 0; i < N; i++) r[i] = T(~a[i]); return r; }
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<bool, N, P> operator!(en_vec<T, N, P> a) {
+    en_vec<bool, N, P> r; for (int i = 0; i < N; i++) r[i] = !a[i]; return r; }
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> en_shl(en_vec<T, N, P> a, en_vec<T, N, P> b) {
+    en_vec<T, N, P> r; for (int i = 0; i < N; i++) r[i] = en_shl(a[i], b[i]); return r; }
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> en_shr(en_vec<T, N, P> a, en_vec<T, N, P> b) {
+    en_vec<T, N, P> r; for (int i = 0; i < N; i++) r[i] = en_shr(a[i], b[i]); return r; }
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> en_div(en_vec<T, N, P> a, en_vec<T, N, P> b) { return a / b; }
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> en_rem(en_vec<T, N, P> a, en_vec<T, N, P> b) { return a % b; }
+// c ? a : b, lane by lane when c is a bool vector
+template <class C, class T> __device__ __forceinline__ T en_select_lanes(C c, T a, T b) {
+    T r; for (int i = 0; i < T::lanes; i++) r[i] = c[i] ? a[i] : b[i]; return r; }
+
+// ---- math: float functions; half and bfloat compute in float; vectors lane by lane -------
+#define EN_LOWP1(fn) \
+    __device__ __forceinline__ __half fn(__half a) { return __float2half_rn(fn(__half2float(a))); } \
+    __device__ __forceinline__ __nv_bfloat16 fn(__nv_bfloat16 a) { return __float2bfloat16_rn(fn(__bfloat162float(a))); }
+#define EN_LOWP2(fn) \
+    __device__ __forceinline__ __half fn(__half a, __half b) { return __float2half_rn(fn(__half2float(a), __half2float(b))); } \
+    __device__ __forceinline__ __nv_bfloat16 fn(__nv_bfloat16 a, __nv_bfloat16 b) { return __float2bfloat16_rn(fn(__bfloat162float(a), __bfloat162float(b))); }
+#define EN_LOWP3(fn) \
+    __device__ __forceinline__ __half fn(__half a, __half b, __half c) { return __float2half_rn(fn(__half2float(a), __half2float(b), __half2float(c))); } \
+    __device__ __forceinline__ __nv_bfloat16 fn(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) { return __float2bfloat16_rn(fn(__bfloat162float(a), __bfloat162float(b), __bfloat162float(c))); }
+#define EN_VEC1(fn) \
+    template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> fn(en_vec<T, N, P> a) { \
+        en_vec<T, N, P> r; for (int i = 0; i < N; i++) r[i] = fn(a[i]); return r; }
+#define EN_VEC2(fn) \
+    template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> fn(en_vec<T, N, P> a, en_vec<T, N, P> b) { \
+        en_vec<T, N, P> r; for (int i = 0; i < N; i++) r[i] = fn(a[i], b[i]); return r; }
+#define EN_VEC3(fn) \
+    template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> fn(en_vec<T, N, P> a, en_vec<T, N, P> b, en_vec<T, N, P> c) { \
+        en_vec<T, N, P> r; for (int i = 0; i < N; i++) r[i] = fn(a[i], b[i], c[i]); return r; }
+#define EN_MATH1(name, f32) \
+    __device__ __forceinline__ float name(float a) { return f32(a); } EN_LOWP1(name) EN_VEC1(name)
+#define EN_MATH2(name, f32) \
+    __device__ __forceinline__ float name(float a, float b) { return f32(a, b); } EN_LOWP2(name) EN_VEC2(name)
+
+EN_MATH1(en_floor, floorf) EN_MATH1(en_ceil, ceilf) EN_MATH1(en_round, roundf) EN_MATH1(en_rint, rintf)
+EN_MATH1(en_trunc, truncf) EN_MATH1(en_exp, expf) EN_MATH1(en_exp2, exp2f) EN_MATH1(en_exp10, exp10f)
+EN_MATH1(en_log, logf) EN_MATH1(en_log2, log2f) EN_MATH1(en_log10, log10f) EN_MATH1(en_sqrt, sqrtf)
+EN_MATH1(en_rsqrt, rsqrtf) EN_MATH1(en_sin, sinf) EN_MATH1(en_cos, cosf) EN_MATH1(en_tan, tanf)
+EN_MATH1(en_asin, asinf) EN_MATH1(en_acos, acosf) EN_MATH1(en_atan, atanf) EN_MATH1(en_sinh, sinhf)
+EN_MATH1(en_cosh, coshf) EN_MATH1(en_tanh, tanhf) EN_MATH1(en_asinh, asinhf) EN_MATH1(en_acosh, acoshf)
+EN_MATH1(en_atanh, atanhf) EN_MATH1(en_sinpi, sinpif) EN_MATH1(en_cospi, cospif) EN_MATH1(en_fabs, fabsf)
+EN_MATH2(en_fmod, fmodf) EN_MATH2(en_fdim, fdimf) EN_MATH2(en_pow, powf) EN_MATH2(en_atan2, atan2f)
+EN_MATH2(en_copysign, copysignf) EN_MATH2(en_fmin, fminf) EN_MATH2(en_fmax, fmaxf)
+__device__ __forceinline__ float en_tanpi_f(float a) { return sinpif(a) / cospif(a); }
+EN_MATH1(en_tanpi, en_tanpi_f)
+__device__ __forceinline__ float en_powr_f(float a, float b) { return powf(a, b); }
+EN_MATH2(en_powr, en_powr_f)
+__device__ __forceinline__ float en_fract_f(float a) { return fminf(a - floorf(a), 0x1.fffffep-1f); }
+EN_MATH1(en_fract, en_fract_f)
+__device__ __forceinline__ float en_sign_f(float a) { return a > 0.0f ? 1.0f : a < 0.0f ? -1.0f : a == 0.0f ? a : 0.0f; }
+EN_MATH1(en_sign, en_sign_f)
+__device__ __forceinline__ float en_saturate_f(float a) { return fminf(fmaxf(a, 0.0f), 1.0f); }
+EN_MATH1(en_saturate, en_saturate_f)
+__device__ __forceinline__ float en_modf_f(float a) { float whole; return modff(a, &whole); }
+EN_MATH1(en_modf, en_modf_f)
+__device__ __forceinline__ float en_frexp_f(float a) { int e; return frexpf(a, &e); }
+EN_MATH1(en_frexp, en_frexp_f)
+__device__ __forceinline__ float en_fma(float a, float b, float c) { return fmaf(a, b, c); }
+EN_LOWP3(en_fma) EN_VEC3(en_fma)
+__device__ __forceinline__ float en_mad(float a, float b, float c) { return fmaf(a, b, c); }
+EN_LOWP3(en_mad) EN_VEC3(en_mad)
+__device__ __forceinline__ float en_mix(float x, float y, float a) { return x + (y - x) * a; }
+EN_LOWP3(en_mix) EN_VEC3(en_mix)
+__device__ __forceinline__ float en_step(float edge, float x) { return x < edge ? 0.0f : 1.0f; }
+EN_LOWP2(en_step) EN_VEC2(en_step)
+__device__ __forceinline__ float en_smoothstep(float e0, float e1, float x) {
+    float t = fminf(fmaxf((x - e0) / (e1 - e0), 0.0f), 1.0f); return t * t * (3.0f - 2.0f * t); }
+EN_LOWP3(en_smoothstep) EN_VEC3(en_smoothstep)
+__device__ __forceinline__ float en_fclamp(float x, float lo, float hi) { return fminf(fmaxf(x, lo), hi); }
+EN_LOWP3(en_fclamp) EN_VEC3(en_fclamp)
+// frexp's exponent and ldexp take int (vectors: int vectors)
+__device__ __forceinline__ int en_frexp_exponent(float a) { int e; frexpf(a, &e); return e; }
+__device__ __forceinline__ int en_frexp_exponent(__half a) { return en_frexp_exponent(__half2float(a)); }
+__device__ __forceinline__ int en_frexp_exponent(__nv_bfloat16 a) { return en_frexp_exponent(__bfloat162float(a)); }
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<int, N, P> en_frexp_exponent(en_vec<T, N, P> a) {
+    en_vec<int, N, P> r; for (int i = 0; i < N; i++) r[i] = en_frexp_exponent(a[i]); return r; }
+__device__ __forceinline__ float en_ldexp(float a, int e) { return ldexpf(a, e); }
+__device__ __forceinline__ __half en_ldexp(__half a, int e) { return __float2half_rn(ldexpf(__half2float(a), e)); }
+__device__ __forceinline__ __nv_bfloat16 en_ldexp(__nv_bfloat16 a, int e) { return __float2bfloat16_rn(ldexpf(__bfloat162float(a), e)); }
+template <class T, int N, bool P, bool Q> __device__ __forceinline__ en_vec<T, N, P> en_ldexp(en_vec<T, N, P> a, en_vec<int, N, Q> e) {
+    en_vec<T, N, P> r; for (int i = 0; i < N; i++) r[i] = en_ldexp(a[i], e[i]); return r; }
+// classification: bool results
+__device__ __forceinline__ bool en_isnan(float a) { return a != a; }
+__device__ __forceinline__ bool en_isinf(float a) { return fabsf(a) == __int_as_float(0x7f800000); }
+__device__ __forceinline__ bool en_isfinite(float a) { return fabsf(a) < __int_as_float(0x7f800000); }
+__device__ __forceinline__ bool en_signbit(float a) { return __float_as_int(a) < 0; }
+#define EN_CLASSIFY(fn) \
+    __device__ __forceinline__ bool fn(__half a) { return fn(__half2float(a)); } \
+    __device__ __forceinline__ bool fn(__nv_bfloat16 a) { return fn(__bfloat162float(a)); } \
+    template <class T, int N, bool P> __device__ __forceinline__ en_vec<bool, N, P> fn(en_vec<T, N, P> a) { \
+        en_vec<bool, N, P> r; for (int i = 0; i < N; i++) r[i] = fn(a[i]); return r; }
+EN_CLASSIFY(en_isnan) EN_CLASSIFY(en_isinf) EN_CLASSIFY(en_isfinite) EN_CLASSIFY(en_signbit)
+__device__ __forceinline__ bool en_all(bool a) { return a; }
+__device__ __forceinline__ bool en_any(bool a) { return a; }
+template <int N, bool P> __device__ __forceinline__ bool en_all(en_vec<bool, N, P> a) { bool r = true; for (int i = 0; i < N; i++) r = r && a[i]; return r; }
+template <int N, bool P> __device__ __forceinline__ bool en_any(en_vec<bool, N, P> a) { bool r = false; for (int i = 0; i < N; i++) r = r || a[i]; return r; }
+// geometric
+template <class T, int N, bool P> __device__ __forceinline__ T en_dot(en_vec<T, N, P> a, en_vec<T, N, P> b) {
+    float s = 0.0f; for (int i = 0; i < N; i++) s = fmaf(en_f(a[i]), en_f(b[i]), s); return en_cvt<T>(s); }
+template <class T, int N, bool P> __device__ __forceinline__ T en_length(en_vec<T, N, P> a) { return en_cvt<T>(sqrtf(en_f(en_dot(a, a)))); }
+template <class T, int N, bool P> __device__ __forceinline__ T en_distance(en_vec<T, N, P> a, en_vec<T, N, P> b) { return en_length(a - b); }
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> en_normalize(en_vec<T, N, P> a) {
+    float inv = rsqrtf(en_f(en_dot(a, a))); en_vec<T, N, P> r; for (int i = 0; i < N; i++) r[i] = en_cvt<T>(en_f(a[i]) * inv); return r; }
+template <class T, bool P> __device__ __forceinline__ en_vec<T, 3, P> en_cross(en_vec<T, 3, P> a, en_vec<T, 3, P> b) {
+    return {T(a.y * b.z - a.z * b.y), T(a.z * b.x - a.x * b.z), T(a.x * b.y - a.y * b.x)}; }
+__device__ __forceinline__ float en_dot(float a, float b) { return a * b; }
+__device__ __forceinline__ float en_length(float a) { return fabsf(a); }
+__device__ __forceinline__ float en_distance(float a, float b) { return fabsf(a - b); }
+__device__ __forceinline__ float en_normalize(float a) { return a / fabsf(a); }
+
+// ---- generic and integer functions ----------------------------------------------------
+template <class T> __device__ __forceinline__ T en_min(T a, T b) { return b < a ? b : a; }
+template <class T> __device__ __forceinline__ T en_max(T a, T b) { return a < b ? b : a; }
+__device__ __forceinline__ float en_min(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ float en_max(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ __half en_min(__half a, __half b) { return __hmin(a, b); }
+__device__ __forceinline__ __half en_max(__half a, __half b) { return __hmax(a, b); }
+__device__ __forceinline__ __nv_bfloat16 en_min(__nv_bfloat16 a, __nv_bfloat16 b) { return __float2bfloat16_rn(fminf(__bfloat162float(a), __bfloat162float(b))); }
+__device__ __forceinline__ __nv_bfloat16 en_max(__nv_bfloat16 a, __nv_bfloat16 b) { return __float2bfloat16_rn(fmaxf(__bfloat162float(a), __bfloat162float(b))); }
+EN_VEC2(en_min) EN_VEC2(en_max)
+template <class T> __device__ __forceinline__ T en_clamp(T x, T lo, T hi) { return en_min(en_max(x, lo), hi); }
+EN_VEC3(en_clamp)
+template <class T> __device__ __forceinline__ T en_abs(T a) { return en_signed_t<T>::value && a < T(0) ? T(T(0) - a) : a; }
+__device__ __forceinline__ float en_abs(float a) { return fabsf(a); }
+__device__ __forceinline__ __half en_abs(__half a) { return __habs(a); }
+__device__ __forceinline__ __nv_bfloat16 en_abs(__nv_bfloat16 a) { return __float2bfloat16_rn(fabsf(__bfloat162float(a))); }
+EN_VEC1(en_abs)
+template <class T> __device__ __forceinline__ T en_max3(T a, T b, T c) { return en_max(en_max(a, b), c); }
+template <class T> __device__ __forceinline__ T en_min3(T a, T b, T c) { return en_min(en_min(a, b), c); }
+template <class T> __device__ __forceinline__ T en_median3(T a, T b, T c) { return en_max(en_min(a, b), en_min(en_max(a, b), c)); }
+EN_VEC3(en_max3) EN_VEC3(en_min3) EN_VEC3(en_median3)
+template <class T> __device__ __forceinline__ T en_popcount(T a) {
+    typedef typename en_unsigned<T>::type U; return T(sizeof(T) == 8 ? __popcll((ulong)U(a)) : __popc((uint)U(a))); }
+template <class T> __device__ __forceinline__ T en_clz(T a) {
+    typedef typename en_unsigned<T>::type U;
+    return T(sizeof(T) == 8 ? __clzll((mlong)U(a)) : __clz((int)(uint)U(a)) - int(32 - sizeof(T) * 8)); }
+template <class T> __device__ __forceinline__ T en_ctz(T a) {
+    typedef typename en_unsigned<T>::type U;
+    if (U(a) == 0) return T(sizeof(T) * 8);
+    return T(sizeof(T) == 8 ? __ffsll((mlong)U(a)) - 1 : __ffs((int)(uint)U(a)) - 1); }
+template <class T> __device__ __forceinline__ T en_reverse_bits(T a) {
+    typedef typename en_unsigned<T>::type U;
+    if (sizeof(T) == 8) return T(__brevll((ulong)U(a)));
+    return T(__brev((uint)U(a)) >> (32 - sizeof(T) * 8)); }
+template <class T> __device__ __forceinline__ T en_rotate(T a, T n) {
+    typedef typename en_unsigned<T>::type U; const uint bits = sizeof(T) * 8; uint s = uint(U(n)) & (bits - 1);
+    return s == 0 ? a : T(U(U(a) << s) | U(U(a) >> (bits - s))); }
+template <class T> __device__ __forceinline__ T en_mulhi(T a, T b) {
+    if (sizeof(T) == 8) return en_signed_t<T>::value ? T(__mul64hi((mlong)a, (mlong)b)) : T(__umul64hi((ulong)a, (ulong)b));
+    if (sizeof(T) == 4) return en_signed_t<T>::value ? T(__mulhi((int)a, (int)b)) : T(__umulhi((uint)a, (uint)b));
+    return T((mlong(a) * mlong(b)) >> (sizeof(T) * 8)); }
+template <class T> __device__ __forceinline__ T en_mul24(T a, T b) { return T(a * b); }
+template <class T> __device__ __forceinline__ T en_mad24(T a, T b, T c) { return T(a * b + c); }
+template <class T> __device__ __forceinline__ T en_addsat(T a, T b) {
+    if constexpr (en_signed_t<T>::value) { mlong r = (mlong)a + (mlong)b;
+        if constexpr (sizeof(T) == 8) { T s = T((ulong)a + (ulong)b); if (a > 0 && b > 0 && s < 0) return T(~(ulong(1) << 63)); if (a < 0 && b < 0 && s >= 0) return T(ulong(1) << 63); return s; }
+        mlong hi = (mlong)((1ull << (sizeof(T) * 8 - 1)) - 1), lo = -hi - 1; return T(r > hi ? hi : r < lo ? lo : r); }
+    T s = T(a + b); return s < a ? T(~T(0)) : s; }
+template <class T> __device__ __forceinline__ T en_subsat(T a, T b) {
+    if constexpr (en_signed_t<T>::value) { mlong r = (mlong)a - (mlong)b;
+        if constexpr (sizeof(T) == 8) { T s = T((ulong)a - (ulong)b); if (a >= 0 && b < 0 && s < 0) return T(~(ulong(1) << 63)); if (a < 0 && b > 0 && s >= 0) return T(ulong(1) << 63); return s; }
+        mlong hi = (mlong)((1ull << (sizeof(T) * 8 - 1)) - 1), lo = -hi - 1; return T(r > hi ? hi : r < lo ? lo : r); }
+    return a < b ? T(0) : T(a - b); }
+template <class T> __device__ __forceinline__ typename en_unsigned<T>::type en_absdiff(T a, T b) {
+    typedef typename en_unsigned<T>::type U; return a > b ? U(U(a) - U(b)) : U(U(b) - U(a)); }
+template <class T> __device__ __forceinline__ T en_hadd(T a, T b) { return T((a >> 1) + (b >> 1) + (a & b & T(1))); }
+template <class T> __device__ __forceinline__ T en_rhadd(T a, T b) { return T((a >> 1) + (b >> 1) + ((a | b) & T(1))); }
+template <class T> __device__ __forceinline__ T en_extract_bits(T x, uint offset, uint bits) {
+    typedef typename en_unsigned<T>::type U; const uint w = sizeof(T) * 8;
+    if (bits == 0) return T(0);
+    U v = U(U(x) << (w - offset - bits));
+    return en_signed_t<T>::value ? T(T(v) >> (w - bits)) : T(v >> (w - bits)); }
+template <class T> __device__ __forceinline__ T en_insert_bits(T base, T ins, uint offset, uint bits) {
+    typedef typename en_unsigned<T>::type U; const uint w = sizeof(T) * 8;
+    if (bits == 0) return base;
+    U mask = U((bits >= w ? U(~U(0)) : U((U(1) << bits) - 1)) << offset);
+    return T((U(base) & U(~mask)) | (U(U(ins) << offset) & mask)); }
+EN_VEC1(en_popcount) EN_VEC1(en_clz) EN_VEC1(en_ctz) EN_VEC1(en_reverse_bits)
+EN_VEC2(en_rotate) EN_VEC2(en_mulhi) EN_VEC2(en_mul24) EN_VEC3(en_mad24) EN_VEC2(en_addsat) EN_VEC2(en_subsat)
+EN_VEC2(en_hadd) EN_VEC2(en_rhadd)
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<typename en_unsigned<T>::type, N, P> en_absdiff(en_vec<T, N, P> a, en_vec<T, N, P> b) {
+    en_vec<typename en_unsigned<T>::type, N, P> r; for (int i = 0; i < N; i++) r[i] = en_absdiff(a[i], b[i]); return r; }
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> en_extract_bits(en_vec<T, N, P> x, uint o, uint b) {
+    en_vec<T, N, P> r; for (int i = 0; i < N; i++) r[i] = en_extract_bits(x[i], o, b); return r; }
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> en_insert_bits(en_vec<T, N, P> x, en_vec<T, N, P> y, uint o, uint b) {
+    en_vec<T, N, P> r; for (int i = 0; i < N; i++) r[i] = en_insert_bits(x[i], y[i], o, b); return r; }
+
+// ---- arrays with value semantics (MSL arrays of a struct copy as a whole) -------------------
+template <class T, int N> struct en_array {
+    T e[N];
+    template <class I> __device__ __forceinline__ T &operator[](I i) { return e[i]; }
+    template <class I> __device__ __forceinline__ const T &operator[](I i) const { return e[i]; }
+};
+
+// ---- where this thread is in the Metal grid ----------------------------------------------
+// Blocks are launched 1-D with the dispatch's threadgroup volume (driver.c). An edge
+// threadgroup of a dispatch by threads is smaller: its threads are numbered densely in
+// Metal's order over the edge size (so SIMD groups are the same lanes as Metal's) and the
+// surplus threads of the block leave at once. A thread that has left no longer takes part
+// in __syncthreads (PTX ISA: barriers wait for non-exited threads only).
+struct en_dispatch {
+    uint grid[3];   // threads_per_grid, as asked
+    uint group[3];  // dispatch_threads_per_threadgroup
+    uint by_threads;
+};
+struct en_thread {
+    uint l, size, group_volume;  // thread_index_in_threadgroup, threads in this group, in a full one
+    uint pos[3], edge[3];        // thread_position_in_threadgroup, threads_per_threadgroup
+};
+__device__ __forceinline__ bool en_locate(const en_dispatch &p, en_thread &t) {
+    t.l = threadIdx.x;
+    t.group_volume = blockDim.x;
+    const uint b[3] = {blockIdx.x, blockIdx.y, blockIdx.z};
+    for (int d = 0; d < 3; d++) {
+        uint e = p.group[d];
+        if (p.by_threads) { uint left = p.grid[d] - b[d] * p.group[d]; e = left < e ? left : e; }
+        t.edge[d] = e;
+    }
+    t.size = t.edge[0] * t.edge[1] * t.edge[2];
+    if (t.l >= t.size) return false;
+    if (t.edge[1] == 1 && t.edge[2] == 1) { t.pos[0] = t.l; t.pos[1] = 0; t.pos[2] = 0; }
+    else { t.pos[0] = t.l % t.edge[0]; t.pos[1] = (t.l / t.edge[0]) % t.edge[1]; t.pos[2] = t.l / (t.edge[0] * t.edge[1]); }
+    return true;
+}
+__device__ __forceinline__ uint en_lane() { return threadIdx.x & 31u; }
+
+// ---- moving values between lanes ------------------------------------------------------------
+// any type, as 32-bit words; a lane that reads a lane outside `mask` gets an undefined value,
+// so callers only read active lanes (or discard what they read)
+template <class T> __device__ __forceinline__ T en_shfl(uint mask, T v, int src) {
+    const int W = (sizeof(T) + 3) / 4; uint w[W] = {}; memcpy(w, &v, sizeof(T));
+    for (int i = 0; i < W; i++) w[i] = __shfl_sync(mask, w[i], src);
+    T r; memcpy(&r, w, sizeof(T)); return r;
+}
+template <class T> __device__ __forceinline__ T en_shfl_xor(uint mask, T v, int lane_mask) {
+    const int W = (sizeof(T) + 3) / 4; uint w[W] = {}; memcpy(w, &v, sizeof(T));
+    for (int i = 0; i < W; i++) w[i] = __shfl_xor_sync(mask, w[i], lane_mask);
+    T r; memcpy(&r, w, sizeof(T)); return r;
+}
+template <class T> __device__ __forceinline__ T en_shfl_up(uint mask, T v, uint delta) {
+    const int W = (sizeof(T) + 3) / 4; uint w[W] = {}; memcpy(w, &v, sizeof(T));
+    for (int i = 0; i < W; i++) w[i] = __shfl_up_sync(mask, w[i], delta);
+    T r; memcpy(&r, w, sizeof(T)); return r;
+}
+struct en_op_add { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; } };
+struct en_op_mul { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a * b; } };
+struct en_op_min { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return en_min(a, b); } };
+struct en_op_max { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return en_max(a, b); } };
+struct en_op_and { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a & b; } };
+struct en_op_or { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a | b; } };
+struct en_op_xor { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a ^ b; } };
+template <class T> __device__ __forceinline__ T en_splat_like(T, int v) { return en_cvt<T>(v); }
+template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> en_splat_like(en_vec<T, N, P>, int v) { return en_splat<en_vec<T, N, P>>(v); }
+
+// ---- SIMD-group reductions over the active lanes `mask` (every active lane gets the result)
+// Full warp: a butterfly, so every lane combines the same values in the same tree and gets
+// bit-identical results. Otherwise each lane folds the active lanes in lane order.
+template <class Op, class T> __device__ __forceinline__ T en_simd_reduce(uint mask, T v, Op op) {
+    if (mask == 0xffffffffu) {
+        for (int o = 16; o > 0; o >>= 1) v = op(v, en_shfl_xor(mask, v, o));
+        return v;
+    }
+    int first = __ffs(mask) - 1; T r = en_shfl(mask, v, first);
+    for (uint m = mask & (mask - 1); m; m &= m - 1) r = op(r, en_shfl(mask, v, __ffs(m) - 1));
+    return r;
+}
+#if __CUDA_ARCH__ >= 800
+// integer reductions have hardware for any mask (sm_80+)
+#define EN_REDUCE_HW(T, opname, hw) \
+    __device__ __forceinline__ T en_simd_reduce(uint mask, T v, opname) { return (T)hw(mask, v); }
+EN_REDUCE_HW(int, en_op_add, __reduce_add_sync) EN_REDUCE_HW(uint, en_op_add, __reduce_add_sync)
+EN_REDUCE_HW(int, en_op_min, __reduce_min_sync) EN_REDUCE_HW(uint, en_op_min, __reduce_min_sync)
+EN_REDUCE_HW(int, en_op_max, __reduce_max_sync) EN_REDUCE_HW(uint, en_op_max, __reduce_max_sync)
+EN_REDUCE_HW(uint, en_op_and, __reduce_and_sync) EN_REDUCE_HW(uint, en_op_or, __reduce_or_sync)
+EN_REDUCE_HW(uint, en_op_xor, __reduce_xor_sync)
+__device__ __forceinline__ int en_simd_reduce(uint mask, int v, en_op_and) { return (int)__reduce_and_sync(mask, (uint)v); }
+__device__ __forceinline__ int en_simd_reduce(uint mask, int v, en_op_or) { return (int)__reduce_or_sync(mask, (uint)v); }
+__device__ __forceinline__ int en_simd_reduce(uint mask, int v, en_op_xor) { return (int)__reduce_xor_sync(mask, (uint)v); }
+#endif
+template <class T> __device__ __forceinline__ T en_simd_sum(uint m, T v) { return en_simd_reduce(m, v, en_op_add()); }
+template <class T> __device__ __forceinline__ T en_simd_product(uint m, T v) { return en_simd_reduce(m, v, en_op_mul()); }
+template <class T> __device__ __forceinline__ T en_simd_min(uint m, T v) { return en_simd_reduce(m, v, en_op_min()); }
+template <class T> __device__ __forceinline__ T en_simd_max(uint m, T v) { return en_simd_reduce(m, v, en_op_max()); }
+template <class T> __device__ __forceinline__ T en_simd_and(uint m, T v) { return en_simd_reduce(m, v, en_op_and()); }
+template <class T> __device__ __forceinline__ T en_simd_or(uint m, T v) { return en_simd_reduce(m, v, en_op_or()); }
+template <class T> __device__ __forceinline__ T en_simd_xor(uint m, T v) { return en_simd_reduce(m, v, en_op_xor()); }
+
+// prefix over the active lanes below (exclusive) or up to (inclusive) this one
+template <class Op, class T> __device__ __forceinline__ T en_simd_scan(uint mask, T v, Op op, bool inclusive, int identity) {
+    const uint lane = en_lane();
+    if (mask == 0xffffffffu) {
+        T x = v;
+        for (uint d = 1; d < 32; d <<= 1) { T t = en_shfl_up(mask, x, d); if (lane >= d) x = op(t, x); }
+        if (inclusive) return x;
+        T e = en_shfl_up(mask, x, 1);
+        return lane == 0 ? en_splat_like(v, identity) : e;
+    }
+    T acc = en_splat_like(v, identity);
+    for (uint m = mask; m; m &= m - 1) {
+        uint src = __ffs(m) - 1;
+        T t = en_shfl(mask, v, src);
+        if (src < lane || (inclusive && src == lane)) acc = op(acc, t);
+    }
+    return acc;
+}
+template <class T> __device__ __forceinline__ T en_simd_prefix_inclusive_sum(uint m, T v) { return en_simd_scan(m, v, en_op_add(), true, 0); }
+template <class T> __device__ __forceinline__ T en_simd_prefix_exclusive_sum(uint m, T v) { return en_simd_scan(m, v, en_op_add(), false, 0); }
+template <class T> __device__ __forceinline__ T en_simd_prefix_inclusive_product(uint m, T v) { return en_simd_scan(m, v, en_op_mul(), true, 1); }
+template <class T> __device__ __forceinline__ T en_simd_prefix_exclusive_product(uint m, T v) { return en_simd_scan(m, v, en_op_mul(), false, 1); }
+
+// permutes. Metal: shuffle_up/down keep their own value where the source lane is out of the
+// SIMD group (no wrap); rotate wraps; reading an inactive lane is undefined in Metal, and
+// here gives the lane's own value.
+template <class T> __device__ __forceinline__ T en_lane_read(uint mask, T v, int src, bool in_range) {
+    T t = en_shfl(mask, v, src & 31);
+    return in_range && ((mask >> (src & 31)) & 1u) ? t : v;
+}
+template <class T> __device__ __forceinline__ T en_simd_shuffle(uint m, T v, uint lane) { return en_lane_read(m, v, (int)lane, lane < 32u); }
+template <class T> __device__ __forceinline__ T en_simd_broadcast(uint m, T v, uint lane) { return en_lane_read(m, v, (int)lane, lane < 32u); }
+template <class T> __device__ __forceinline__ T en_simd_shuffle_up(uint m, T v, uint d) { int s = (int)en_lane() - (int)d; return en_lane_read(m, v, s, s >= 0); }
+template <class T> __device__ __forceinline__ T en_simd_shuffle_down(uint m, T v, uint d) { int s = (int)en_lane() + (int)d; return en_lane_read(m, v, s, s < 32); }
+template <class T> __device__ __forceinline__ T en_simd_shuffle_xor(uint m, T v, uint x) { int s = (int)(en_lane() ^ x); return en_lane_read(m, v, s, s < 32); }
+template <class T> __device__ __forceinline__ T en_simd_shuffle_rotate_up(uint m, T v, uint d) { return en_lane_read(m, v, (int)((en_lane() - d) & 31u), true); }
+template <class T> __device__ __forceinline__ T en_simd_shuffle_rotate_down(uint m, T v, uint d) { return en_lane_read(m, v, (int)((en_lane() + d) & 31u), true); }
+// and_fill: within segments of `modulo` lanes, lanes whose source runs off the segment take
+// `fill` from the other end of the segment (Metal spec, simd_shuffle_and_fill_up/down)
+template <class T> __device__ __forceinline__ T en_and_fill(uint m, T data, T fill, uint lane, uint delta, uint modulo, bool up) {
+    uint base = lane & ~(modulo - 1u), j = lane - base;
+    bool from_data = up ? j >= delta : j + delta < modulo;
+    uint src = up ? (from_data ? lane - delta : lane - delta + modulo) : (from_data ? lane + delta : lane + delta - modulo);
+    T d = en_shfl(m, data, (int)(src & 31u)), f = en_shfl(m, fill, (int)(src & 31u));
+    bool active = (m >> (src & 31u)) & 1u;
+    return from_data ? (active ? d : data) : (active ? f : fill);
+}
+template <class T> __device__ __forceinline__ T en_simd_shuffle_and_fill_up(uint m, T data, T fill, uint delta, uint modulo = 32) { return en_and_fill(m, data, fill, en_lane(), delta, modulo, true); }
+template <class T> __device__ __forceinline__ T en_simd_shuffle_and_fill_down(uint m, T data, T fill, uint delta, uint modulo = 32) { return en_and_fill(m, data, fill, en_lane(), delta, modulo, false); }
+template <class T> __device__ __forceinline__ T en_simd_broadcast_first(uint m, T v) { return en_shfl(m, v, __ffs(m) - 1); }
+__device__ __forceinline__ ulong en_simd_ballot(uint m, bool p) { return (ulong)__ballot_sync(m, p); }
+__device__ __forceinline__ bool en_simd_all(uint m, bool p) { return __all_sync(m, p) != 0; }
+__device__ __forceinline__ bool en_simd_any(uint m, bool p) { return __any_sync(m, p) != 0; }
+__device__ __forceinline__ bool en_simd_is_first(uint m) { return en_lane() == (uint)(__ffs(m) - 1); }
+__device__ __forceinline__ ulong en_simd_active_threads_mask(uint m) { return (ulong)m; }
+
+// ---- quad-group functions: the same over the 4 lanes of this lane's quad ---------------------
+__device__ __forceinline__ uint en_quad_base() { return en_lane() & ~3u; }
+__device__ __forceinline__ uint en_quad_mask(uint m) { return (m >> en_quad_base()) & 0xfu; }
+template <class Op, class T> __device__ __forceinline__ T en_quad_reduce(uint mask, T v, Op op) {
+    if (en_quad_mask(mask) == 0xfu) {
+        // every lane of a full quad exchanges with its partners; other quads may be partial,
+        // so each shuffle names only this quad's lanes
+        uint qm = 0xfu << en_quad_base();
+        v = op(v, en_shfl_xor(qm, v, 1)); return op(v, en_shfl_xor(qm, v, 2));
+    }
+    uint qm = en_quad_mask(mask) << en_quad_base();
+    T r = en_shfl(qm, v, __ffs(qm) - 1);
+    for (uint m = qm & (qm - 1); m; m &= m - 1) r = op(r, en_shfl(qm, v, __ffs(m) - 1));
+    return r;
+}
+template <class Op, class T> __device__ __forceinline__ T en_quad_scan(uint mask, T v, Op op, bool inclusive, int identity) {
+    uint qm = en_quad_mask(mask) << en_quad_base(), lane = en_lane();
+    T acc = en_splat_like(v, identity);
+    for (uint m = qm; m; m &= m - 1) {
+        uint src = __ffs(m) - 1; T t = en_shfl(qm, v, src);
+        if (src < lane || (inclusive && src == lane)) acc = op(acc, t);
+    }
+    return acc;
+}
+template <class T> __device__ __forceinline__ T en_quad_sum(uint m, T v) { return en_quad_reduce(m, v, en_op_add()); }
+template <class T> __device__ __forceinline__ T en_quad_product(uint m, T v) { return en_quad_reduce(m, v, en_op_mul()); }
+template <class T> __device__ __forceinline__ T en_quad_min(uint m, T v) { return en_quad_reduce(m, v, en_op_min()); }
+template <class T> __device__ __forceinline__ T en_quad_max(uint m, T v) { return en_quad_reduce(m, v, en_op_max()); }
+template <class T> __device__ __forceinline__ T en_quad_and(uint m, T v) { return en_quad_reduce(m, v, en_op_and()); }
+template <class T> __device__ __forceinline__ T en_quad_or(uint m, T v) { return en_quad_reduce(m, v, en_op_or()); }
+template <class T> __device__ __forceinline__ T en_quad_xor(uint m, T v) { return en_quad_reduce(m, v, en_op_xor()); }
+template <class T> __device__ __forceinline__ T en_quad_prefix_inclusive_sum(uint m, T v) { return en_quad_scan(m, v, en_op_add(), true, 0); }
+template <class T> __device__ __forceinline__ T en_quad_prefix_exclusive_sum(uint m, T v) { return en_quad_scan(m, v, en_op_add(), false, 0); }
+template <class T> __device__ __forceinline__ T en_quad_prefix_inclusive_product(uint m, T v) { return en_quad_scan(m, v, en_op_mul(), true, 1); }
+template <class T> __device__ __forceinline__ T en_quad_prefix_exclusive_product(uint m, T v) { return en_quad_scan(m, v, en_op_mul(), false, 1); }
+template <class T> __device__ __forceinline__ T en_quad_shuffle(uint m, T v, uint l) { return en_lane_read(m, v, (int)(en_quad_base() + l), l < 4u); }
+template <class T> __device__ __forceinline__ T en_quad_broadcast(uint m, T v, uint l) { return en_lane_read(m, v, (int)(en_quad_base() + l), l < 4u); }
+template <class T> __device__ __forceinline__ T en_quad_shuffle_up(uint m, T v, uint d) { int j = (int)(en_lane() & 3u) - (int)d; return en_lane_read(m, v, (int)en_quad_base() + j, j >= 0); }
+template <class T> __device__ __forceinline__ T en_quad_shuffle_down(uint m, T v, uint d) { int j = (int)(en_lane() & 3u) + (int)d; return en_lane_read(m, v, (int)en_quad_base() + j, j < 4); }
+template <class T> __device__ __forceinline__ T en_quad_shuffle_xor(uint m, T v, uint x) { int j = (int)((en_lane() & 3u) ^ x); return en_lane_read(m, v, (int)en_quad_base() + j, j < 4); }
+template <class T> __device__ __forceinline__ T en_quad_shuffle_rotate_up(uint m, T v, uint d) { return en_lane_read(m, v, (int)(en_quad_base() + ((en_lane() - d) & 3u)), true); }
+template <class T> __device__ __forceinline__ T en_quad_shuffle_rotate_down(uint m, T v, uint d) { return en_lane_read(m, v, (int)(en_quad_base() + ((en_lane() + d) & 3u)), true); }
+template <class T> __device__ __forceinline__ T en_quad_shuffle_and_fill_up(uint m, T data, T fill, uint delta, uint modulo = 4) { return en_and_fill(m, data, fill, en_lane(), delta, modulo, true); }
+template <class T> __device__ __forceinline__ T en_quad_shuffle_and_fill_down(uint m, T data, T fill, uint delta, uint modulo = 4) { return en_and_fill(m, data, fill, en_lane(), delta, modulo, false); }
+template <class T> __device__ __forceinline__ T en_quad_broadcast_first(uint m, T v) { uint qm = en_quad_mask(m) << en_quad_base(); return en_shfl(m, v, __ffs(qm) - 1); }
+__device__ __forceinline__ ulong en_quad_ballot(uint m, bool p) { return (ulong)((__ballot_sync(m, p) >> en_quad_base()) & 0xfu); }
+__device__ __forceinline__ bool en_quad_all(uint m, bool p) { return ((__ballot_sync(m, p) >> en_quad_base()) & 0xfu) == en_quad_mask(m); }
+__device__ __forceinline__ bool en_quad_any(uint m, bool p) { return ((__ballot_sync(m, p) >> en_quad_base()) & 0xfu) != 0; }
+__device__ __forceinline__ bool en_quad_is_first(uint m) { return en_lane() == (uint)(__ffs(en_quad_mask(m) << en_quad_base()) - 1); }
+__device__ __forceinline__ ulong en_quad_active_threads_mask(uint m) { return (ulong)en_quad_mask(m); }
+
+// ---- atomics: relaxed, the width of the object --------------------------------------------
+typedef int atomic_int;
+typedef uint atomic_uint;
+typedef float atomic_float;
+typedef bool atomic_bool;
+typedef ulong atomic_ulong;
+template <class T> __device__ __forceinline__ T en_atomic_load(T *p) { return *(volatile T *)p; }
+template <class T> __device__ __forceinline__ void en_atomic_store(T *p, T v) { *(volatile T *)p = v; }
+// bool objects are one byte: they are updated through their aligned 32-bit word
+__device__ __forceinline__ bool en_atomic_byte_cas(bool *p, bool expected, bool desired, bool *old) {
+    uint *word = (uint *)((size_t)p & ~(size_t)3); uint shift = ((uint)(size_t)p & 3u) * 8u;
+    uint cur = *(volatile uint *)word;
+    for (;;) {
+        bool now = ((cur >> shift) & 0xffu) != 0;
+        if (now != expected) { *old = now; return false; }
+        uint next = (cur & ~(0xffu << shift)) | ((uint)desired << shift);
+        uint seen = atomicCAS(word, cur, next);
+        if (seen == cur) { *old = now; return true; }
+        cur = seen;
+    }
+}
+__device__ __forceinline__ int en_atomic_exchange(int *p, int v) { return atomicExch(p, v); }
+__device__ __forceinline__ uint en_atomic_exchange(uint *p, uint v) { return atomicExch(p, v); }
+__device__ __forceinline__ float en_atomic_exchange(float *p, float v) { return atomicExch(p, v); }
+__device__ __forceinline__ ulong en_atomic_exchange(ulong *p, ulong v) { return atomicExch(p, v); }
+__device__ __forceinline__ bool en_atomic_exchange(bool *p, bool v) {
+    bool old; while (!en_atomic_byte_cas(p, en_atomic_load(p), v, &old)) {} return old; }
+__device__ __forceinline__ void en_atomic_store(bool *p, bool v) { en_atomic_exchange(p, v); }
+// compare-exchange compares bits (as C11 does) and writes the seen value back on failure
+template <class T> __device__ __forceinline__ bool en_atomic_compare_exchange(T *p, T *expected, T desired) {
+    if constexpr (sizeof(T) == 4) {
+        uint e = en_bitcast<uint>(*expected), seen = atomicCAS((uint *)p, e, en_bitcast<uint>(desired));
+        if (seen == e) return true;
+        *expected = en_bitcast<T>(seen); return false;
+    } else {
+        ulong e = en_bitcast<ulong>(*expected), seen = atomicCAS((ulong *)p, e, en_bitcast<ulong>(desired));
+        if (seen == e) return true;
+        *expected = en_bitcast<T>(seen); return false;
+    }
+}
+__device__ __forceinline__ bool en_atomic_compare_exchange(bool *p, bool *expected, bool desired) {
+    bool old; bool ok = en_atomic_byte_cas(p, *expected, desired, &old); if (!ok) *expected = old; return ok; }
+template <class T> __device__ __forceinline__ T en_atomic_fetch_add(T *p, T v) { return atomicAdd(p, v); }
+template <class T> __device__ __forceinline__ T en_atomic_fetch_sub(T *p, T v) { return atomicSub(p, v); }
+__device__ __forceinline__ float en_atomic_fetch_sub(float *p, float v) { return atomicAdd(p, -v); }
+__device__ __forceinline__ ulong en_atomic_fetch_sub(ulong *p, ulong v) { return atomicAdd(p, (ulong)0 - v); }
+template <class T> __device__ __forceinline__ T en_atomic_fetch_min(T *p, T v) { return atomicMin(p, v); }
+template <class T> __device__ __forceinline__ T en_atomic_fetch_max(T *p, T v) { return atomicMax(p, v); }
+template <class T> __device__ __forceinline__ T en_atomic_fetch_and(T *p, T v) { return atomicAnd(p, v); }
+template <class T> __device__ __forceinline__ T en_atomic_fetch_or(T *p, T v) { return atomicOr(p, v); }
+template <class T> __device__ __forceinline__ T en_atomic_fetch_xor(T *p, T v) { return atomicXor(p, v); }
+
+// ---- barriers -------------------------------------------------------------------------------
+// threadgroup_barrier: the block barrier orders threadgroup memory; mem_device adds a fence
+// so device-memory writes before it are seen by the group's threads after it
+#define EN_BARRIER_DEVICE() do { __threadfence(); __syncthreads(); } while (0)
+#define EN_BARRIER() __syncthreads()
+
+// ---- simdgroup_matrix: 8x8, lane i holds elements 2i and 2i+1 in row-major order --------------
+template <class T> struct en_matrix { T e[2]; };
+typedef en_matrix<float> simdgroup_float8x8;
+typedef en_matrix<__half> simdgroup_half8x8;
+typedef en_matrix<__nv_bfloat16> simdgroup_bfloat8x8;
+template <class T, class S> __device__ __forceinline__ en_matrix<T> en_matrix_fill(S v) {
+    en_matrix<T> r; r.e[0] = r.e[1] = en_cvt<T>(v); return r; }
+template <class T, class P> __device__ __forceinline__ en_matrix<T> en_matrix_load(const P *src, ulong elements_per_row, ulong2 origin, bool transpose) {
+    en_matrix<T> r; uint lane = en_lane();
+    for (int k = 0; k < 2; k++) {
+        uint idx = lane * 2 + k, row = idx / 8, col = idx % 8;
+        ulong sr = transpose ? col : row, sc = transpose ? row : col;
+        r.e[k] = en_cvt<T>(src[(origin.y + sr) * elements_per_row + origin.x + sc]);
+    }
+    return r;
+}
+template <class T, class P> __device__ __forceinline__ void en_matrix_store(en_matrix<T> m, P *dst, ulong elements_per_row, ulong2 origin, bool transpose) {
+    uint lane = en_lane();
+    for (int k = 0; k < 2; k++) {
+        uint idx = lane * 2 + k, row = idx / 8, col = idx % 8;
+        ulong sr = transpose ? col : row, sc = transpose ? row : col;
+        dst[(origin.y + sr) * elements_per_row + origin.x + sc] = en_cvt<P>(m.e[k]);
+    }
+}
+// d = a * b + c, accumulated in float; every lane gathers the row of a and the columns of b
+// it needs through shuffles (8 steps of 3 shuffles)
+template <class T> __device__ __forceinline__ en_matrix<T> en_matrix_mad(en_matrix<T> a, en_matrix<T> b, const en_matrix<T> *c) {
+    const uint mask = __activemask(), lane = en_lane(), row = (lane * 2) / 8, col = (lane * 2) % 8;
+    float acc0 = c ? en_f(c->e[0]) : 0.0f, acc1 = c ? en_f(c->e[1]) : 0.0f;
+    for (uint k = 0; k < 8; k++) {
+        // a[row][k] lives in lane row*4 + k/2, slot k%2; b[k][col], b[k][col+1] in lane k*4 + col/2
+        float a0 = en_f(en_shfl(mask, (k & 1) ? a.e[1] : a.e[0], (int)(row * 4 + k / 2)));
+        float b0 = en_f(en_shfl(mask, b.e[0], (int)(k * 4 + col / 2)));
+        float b1 = en_f(en_shfl(mask, b.e[1], (int)(k * 4 + col / 2)));
+        acc0 = fmaf(a0, b0, acc0); acc1 = fmaf(a0, b1, acc1);
+    }
+    en_matrix<T> d; d.e[0] = en_cvt<T>(acc0); d.e[1] = en_cvt<T>(acc1); return d;
+}
+template <class T> __device__ __forceinline__ en_matrix<T> en_matrix_multiply(en_matrix<T> a, en_matrix<T> b) { return en_matrix_mad(a, b, (const en_matrix<T> *)0); }
+template <class T> __device__ __forceinline__ en_matrix<T> en_matrix_multiply_accumulate(en_matrix<T> a, en_matrix<T> b, en_matrix<T> c) { return en_matrix_mad(a, b, &c); }
+
+} // namespace metal
+// ---- end of prelude -------------------------------------------------------------------------
