@@ -510,11 +510,23 @@ static void walk(analysis *a, const ir_stmt *s) {
 }
 
 /* ---- reporting ---------------------------------------------------------------------------- */
+/* a helper inlined into several kernels would repeat its finding at the same place */
+static bool reported_at(const en_diags *d, en_loc loc) {
+    for (int i = 0; i < d->items.count; i++) {
+        const en_diag *g = &d->items.items[i];
+        if (g->severity != EN_NOTE && g->loc.file == loc.file && g->loc.line == loc.line &&
+            g->loc.col == loc.col)
+            return true;
+    }
+    return false;
+}
+
 static void report(analysis *a) {
     en_diags *d = &a->c->diags;
     for (int i = 0; i < a->notes.count; i++) {
         const barrier_note *n = &a->notes.items[i];
         const ir_stmt *s = n->s;
+        if (reported_at(d, s->loc)) continue;
         const char *name = ir_intrinsic_name(s->intrinsic);
         if (s->intrinsic == IR_I_BARRIER_THREADGROUP) {
             if (n->provable)
