@@ -573,6 +573,7 @@ class ParamSpec:
 def run(fn, name, annotations, param_names, kernel_code=None, assignment_tracking=False):
     """Traces `fn` and returns the finished Trace."""
     tr = Trace(name, kernel_code)
+    tr.name = tr.unique(name)   # a Python name may be an MSL word ("double")
     tr.assignment_tracking = assignment_tracking
     args = []
     for i, pname in enumerate(param_names):

@@ -20,11 +20,22 @@ import enigma  # noqa: E402
 BACKEND = os.environ.get("ENIGMA_TEST_BACKEND", "cpu")
 
 
+def open_runtime(backend=BACKEND):
+    """A Runtime; skips the test only while the backend is not built into libenigma at
+    all (a build state, reported as such), never for any other failure."""
+    try:
+        return enigma.Runtime(backend)
+    except enigma.UnavailableError as e:
+        if "not built into this enigma" in str(e):
+            pytest.skip(str(e))
+        raise
+
+
 @pytest.fixture(scope="session")
 def rt():
     """A Runtime on the cpu backend (the embedded default every machine has), or on
     ENIGMA_TEST_BACKEND ("cuda" on a GPU machine)."""
-    r = enigma.Runtime(BACKEND)
+    r = open_runtime()
     yield r
     r.close()
 

@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 
 import enigma
+from conftest import open_runtime
 
 SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
 
 
 def _exec_script(name):
+    open_runtime("auto").close()  # the scripts open MetalRuntime() themselves
     path = os.path.join(SEEDS, name)
     with open(path, encoding="utf-8") as f:
         code = compile(f.read(), path, "exec")
@@ -32,7 +34,8 @@ def test_seed002_naive_gemm_script_passes_its_assert(capsys):
 
 
 def test_seed002_simdgroup_matrix_capability():
-    rt = enigma.MetalRuntime()
+    rt = open_runtime("auto")
+    assert isinstance(rt, enigma.MetalRuntime)
     caps = rt.device_capabilities()
     # seed 002's simdgroup-matrix variant starts with this line: enigma has the feature
     caps.require_m3("simdgroup_matrix_multiply_accumulate")
