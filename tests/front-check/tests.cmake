@@ -1,7 +1,8 @@
 # tests/front-check: the checker against golden files. Each cases/x.metal is preprocessed,
 # parsed and checked by check_dump; the output must equal x.ir (the verified IR after the
-# checker, then diagnostics) or x.err (the diagnostics only). seeds/*.metal and
-# examples/*.metal must go through the whole pipeline (en_compile) with no error.
+# checker, then diagnostics) or x.err (the diagnostics only). Every examples/*.metal (the
+# seed kernels among them) and the parser's seed kernels (tests/front-parse/seeds) must go
+# through the whole pipeline (en_compile) with no error.
 add_executable(check_dump ${CMAKE_CURRENT_LIST_DIR}/check_dump.c)
 target_link_libraries(check_dump PRIVATE enigma_static)
 target_include_directories(check_dump PRIVATE ${PROJECT_SOURCE_DIR}/src)
@@ -12,8 +13,8 @@ foreach(case ${front_check_cases})
            COMMAND ${CMAKE_COMMAND} -DDUMP=$<TARGET_FILE:check_dump> -DCASE=${case}
                    -P ${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
 endforeach()
-file(GLOB front_check_seeds CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/seeds/*.metal
-     ${PROJECT_SOURCE_DIR}/examples/*.metal)
+file(GLOB front_check_seeds CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/examples/*.metal
+     ${PROJECT_SOURCE_DIR}/tests/front-parse/seeds/*.metal)
 foreach(case ${front_check_seeds})
   get_filename_component(name ${case} NAME_WE)
   get_filename_component(dir ${case} DIRECTORY)
