@@ -374,10 +374,26 @@ class Runtime:
             for i in range(L.enigma_command_report_count(cmd)):
                 r = _lib.CheckReport()
                 if L.enigma_command_get_report(cmd, i, ctypes.byref(r)) == 0:
-                    reports.append({"kind": _lib.decode(r.kind_name), "file": _lib.decode(r.file),
-                                    "line": r.line, "column": r.column,
-                                    "message": _lib.decode(r.message), "count": int(r.count)})
+                    rep = {"kind": _lib.decode(r.kind_name), "file": _lib.decode(r.file),
+                           "line": r.line, "column": r.column,
+                           "message": _lib.decode(r.message), "count": int(r.count),
+                           "python_location": None}
+                    if rep["file"] == compiled.filename:
+                        rep["python_location"] = compiled.line_map.get(rep["line"])
+                    reports.append(rep)
             text = _lib.decode(L.enigma_command_reports_text(cmd)) or ""
+            if reports:
+                # the first problem's place: its Python line for a traced kernel, else MSL
+                first = reports[0]
+                if first["python_location"]:
+                    kw = dict(file=first["python_location"][0], line=first["python_location"][1],
+                              column=None)
+                else:
+                    kw = dict(file=first["file"], line=first["line"], column=first["column"])
+                notes = ["%s:%d: note: %s here" % (r["python_location"] + (r["kind"],))
+                         for r in reports if r["python_location"]]
+                if notes:
+                    text = text.rstrip("\n") + "\n" + "\n".join(notes)
             return CheckFailedError(msg + ("\n" + text if text else ""), reports, **kw)
         return error_for_status(status, msg, **kw)
 

@@ -184,3 +184,29 @@ def test_constant_out_of_range():
 
     with pytest.raises(enigma.TraceError, match="300 does not fit in u8"):
         enigma.compile(k)
+
+
+def test_checked_mode_reports_out_of_bounds_with_positions(rng):
+    try:
+        crt = enigma.Runtime("cpu", checked=True)
+    except enigma.UnavailableError as e:
+        if "not built into this enigma" in str(e):
+            pytest.skip(str(e))
+        raise
+
+    @enigma.kernel
+    def shift(A: enigma.f32, B: enigma.f32):
+        i = enigma.thread_position_in_grid
+        B[i] = A[i + 1]          # the last thread reads one past the end of A
+
+    n = 64
+    a = rng.standard_normal(n).astype(np.float32)
+    with pytest.raises(enigma.CheckFailedError) as info:
+        crt.execute(enigma.compile(shift), inputs=[a], output_size=a.nbytes, grid=(n,),
+                    threads=(32,))
+    e = info.value
+    assert e.reports and e.reports[0]["kind"] == "out-of-bounds"
+    line = shift.__wrapped__.__code__.co_firstlineno + 3
+    assert e.reports[0]["python_location"] == (__file__, line)
+    assert (e.file, e.line) == (__file__, line)
+    crt.close()

@@ -15,8 +15,9 @@ from conftest import open_runtime
 SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
 
 
-def _exec_script(name):
-    open_runtime("auto").close()  # the scripts open MetalRuntime() themselves
+def _exec_script(name, needs_runtime=True):
+    if needs_runtime:
+        open_runtime("auto").close()  # the scripts open MetalRuntime() themselves
     path = os.path.join(SEEDS, name)
     with open(path, encoding="utf-8") as f:
         code = compile(f.read(), path, "exec")
@@ -80,7 +81,7 @@ def test_seed000_reduction_script():
 def test_seed000_kernels_trace_to_the_expected_msl():
     """reduce_final's `final` is one MSL variable: declared before the if (so it lives past
     the loop), assigned in the loop body, and stored after it."""
-    code, ns = _exec_script("seed000_reduction.py")
+    code, ns = _exec_script("seed000_reduction.py", needs_runtime=False)
     # run only the kernel definitions (everything before the dispatch)
     src = open(os.path.join(SEEDS, "seed000_reduction.py"), encoding="utf-8").read()
     defs = src[:src.index("compiled_pass1 =")]
