@@ -34,6 +34,8 @@ typedef struct en_token {
     double fval;
     int lit_suffix;
     bool at_line_start, has_space;
+    bool no_expand;   /* preprocessor-internal: a macro name met inside its own expansion,
+                         never expanded again (C11 6.10.3.4p2) */
 } en_token;
 
 typedef struct en_tokens {

@@ -1,0 +1,4 @@
+__LINE__
+  __FILE__ __LINE__
+#define L __LINE__
+L

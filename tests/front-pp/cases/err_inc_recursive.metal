@@ -1,0 +1,1 @@
+#include "err_inc_recursive.metal"

@@ -1,0 +1,4 @@
+#include
+#include foo
+#include <metal_stdlib
+#include ""

@@ -1,0 +1,3 @@
+#include <metal_graphics>
+#include <metal_texture>
+#include <stdio.h>

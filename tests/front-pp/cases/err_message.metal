@@ -1,0 +1,3 @@
+#error this is   bad
+#warning careful "now"
+#error

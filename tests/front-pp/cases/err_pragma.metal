@@ -1,0 +1,4 @@
+#pragma unroll 0
+#pragma unroll x
+#pragma unroll(4
+#pragma unroll 4 extra

@@ -1,0 +1,5 @@
+#foo bar
+#123
+# 
+#ifdeff X
+ok

@@ -1,0 +1,3 @@
+#define DEFS_VALUE 7
+float in_header;
+#include "nested.h"

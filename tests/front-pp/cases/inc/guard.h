@@ -1,0 +1,4 @@
+#ifndef GUARD_H
+#define GUARD_H
+guard_token
+#endif

@@ -1,0 +1,2 @@
+// ARGS: -Iincdir
+#include "other.h"

@@ -1,0 +1,2 @@
+#include "inc/defs.h"
+int x = DEFS_VALUE;

@@ -1,0 +1,5 @@
+a // comment b
+c /* multi
+line */ d
+e/**/f
+/* x */ g

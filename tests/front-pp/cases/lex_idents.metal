@@ -1,0 +1,2 @@
+kernel void _x1 x$y
+  __enigma_foo   A9
