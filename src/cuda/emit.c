@@ -297,6 +297,14 @@ static const char *var_name(emitter *e, const ir_var *v) {
 
 static const char lane_letters[] = "xyzw";
 
+/* a base of [] or . : parenthesised unless it is a plain name */
+static void emit_base(emitter *e, const ir_expr *x) {
+    if (x->kind == IR_E_VAR) { emit_expr(e, x); return; }
+    put(e, "(");
+    emit_expr(e, x);
+    put(e, ")");
+}
+
 static void emit_args(emitter *e, ir_expr *const *args, int n) {
     for (int i = 0; i < n; i++) {
         if (i) put(e, ", ");
@@ -460,14 +468,12 @@ static void emit_expr(emitter *e, const ir_expr *x) {
     case IR_E_INDEX: {
         const ir_expr *base = x->args[0], *index = x->args[1];
         if (base->type->kind == IR_T_VEC && index->kind == IR_E_CONST && index->c.u < 4) {
-            put(e, "(");
-            emit_expr(e, base);
-            en_buf_printf(e->out, ").%c", lane_letters[index->c.u]);
+            emit_base(e, base);
+            en_buf_printf(e->out, ".%c", lane_letters[index->c.u]);
             return;
         }
-        put(e, "(");
-        emit_expr(e, base);
-        put(e, ")[");
+        emit_base(e, base);
+        put(e, "[");
         emit_expr(e, index);
         put(e, "]");
         return;
@@ -478,16 +484,14 @@ static void emit_expr(emitter *e, const ir_expr *x) {
             fail(e, x->loc, "a field of a non-struct");
             return;
         }
-        put(e, "(");
-        emit_expr(e, x->args[0]);
-        en_buf_printf(e->out, ").%s", field_name(e, st->fields[x->field].name));
+        emit_base(e, x->args[0]);
+        en_buf_printf(e->out, ".%s", field_name(e, st->fields[x->field].name));
         return;
     }
     case IR_E_SWIZZLE:
         if (x->swizzle_len == 1) {
-            put(e, "(");
-            emit_expr(e, x->args[0]);
-            en_buf_printf(e->out, ").%c", lane_letters[x->swizzle[0] & 3]);
+            emit_base(e, x->args[0]);
+            en_buf_printf(e->out, ".%c", lane_letters[x->swizzle[0] & 3]);
             return;
         }
         put(e, "en_swizzle<");
@@ -610,18 +614,48 @@ static loop_frame *find_loop(emitter *e, const ir_stmt *target, bool *innermost)
     return NULL;
 }
 
+/* the loop's leading `if (c) break;` (no else), if it has one */
+static const ir_stmt *loop_exit_test(const ir_stmt *loop) {
+    const ir_stmt *b = loop->body;
+    if (!b || b->kind != IR_S_BLOCK || b->stmt_count == 0) return NULL;
+    const ir_stmt *first = b->stmts[0];
+    if (first->kind != IR_S_IF || first->else_s || !first->then_s) return NULL;
+    const ir_stmt *t = first->then_s;
+    if (t->kind == IR_S_BLOCK) {
+        if (t->stmt_count != 1) return NULL;
+        t = t->stmts[0];
+    }
+    return t->kind == IR_S_BREAK && t->target == loop ? first : NULL;
+}
+
 static void emit_loop(emitter *e, const ir_stmt *s) {
     if (e->loop_depth == EN_MAX_LOOP_DEPTH) { fail(e, s->loc, "loops nested this deep"); return; }
     loop_frame *fr = &e->loops[e->loop_depth++];
     *fr = (loop_frame){.loop = s, .label = e->next_label++};
+    /* `if (!c) break;` opening the body (how for and while arrive) reads as while (c) */
+    const ir_stmt *body = s->body;
+    const ir_stmt *exit_test = loop_exit_test(s);
     line_start(e);
-    put(e, "for (;;) {\n");
+    if (exit_test) {
+        emit_source_comment(e, exit_test->loc);
+        put(e, "while (");
+        const ir_expr *c = exit_test->cond;
+        if (c->kind == IR_E_UNARY && c->op == IR_OP_NOT) emit_expr(e, c->args[0]);
+        else { put(e, "!"); emit_base(e, c); }
+        put(e, ") {\n");
+    } else {
+        put(e, "for (;;) {\n");
+    }
     e->indent++;
     /* the body in its own scope, so that a goto to the continue label leaves its
      * declarations rather than jumping over them */
     line_start(e);
-    emit_braced(e, s->body);
-    put(e, "\n");
+    put(e, "{\n");
+    e->indent++;
+    for (int i = exit_test ? 1 : 0; i < body->stmt_count; i++) emit_stmt(e, body->stmts[i]);
+    e->indent--;
+    line_start(e);
+    put(e, "}\n");
     bool has_latch = s->latch && !(s->latch->kind == IR_S_BLOCK && s->latch->stmt_count == 0);
     if (fr->continue_goto_used) {
         line_start(e);
@@ -1049,16 +1083,25 @@ static void emit_kernel(emitter *e, const ir_func *f) {
 static void emit_struct(emitter *e, const ir_type *t) {
     const char *name = struct_name(e, t);
     en_buf_printf(e->out, "\nstruct %s {\n", name);
-    for (int i = 0; i < t->field_count; i++)
-        en_buf_printf(e->out, "    %s %s; // offset %u\n", type_name(e, t->fields[i].type),
+    /* C++ lays fields out by the same rule as MSL (each at the next multiple of its
+     * alignment); explicit padding keeps the MSL offsets should the two ever differ */
+    uint32_t natural = 0;
+    for (int i = 0; i < t->field_count; i++) {
+        const ir_type *ft = t->fields[i].type;
+        uint32_t a = ft->align ? ft->align : 1;
+        natural = (natural + a - 1) / a * a;
+        if (t->fields[i].offset > natural) {
+            en_buf_printf(e->out, "    char en_pad_%d[%u];\n", i, t->fields[i].offset - natural);
+            natural = t->fields[i].offset;
+        }
+        en_buf_printf(e->out, "    %s %s; // offset %u\n", type_name(e, ft),
                       field_name(e, t->fields[i].name), t->fields[i].offset);
+        natural += ft->size;
+    }
     put(e, "};\n");
-    /* the C++ layout must be MSL's: the host writes these bytes */
+    /* the C++ layout must be MSL's: the host writes these bytes (NVRTC has no offsetof) */
     en_buf_printf(e->out, "static_assert(sizeof(%s) == %u && alignof(%s) == %u, \"MSL layout of %s\");\n",
                   name, t->size, name, t->align, t->name);
-    for (int i = 0; i < t->field_count; i++)
-        en_buf_printf(e->out, "static_assert(__builtin_offsetof(%s, %s) == %u, \"MSL offset of %s.%s\");\n",
-                      name, field_name(e, t->fields[i].name), t->fields[i].offset, t->name, t->fields[i].name);
 }
 
 static void name_globals(emitter *e) {
