@@ -1384,8 +1384,13 @@ static void static_assert_decl(checker *ck, const ast_decl *d) {
     int64_t v;
     if (!ck_const_expr(ck, d->cond, &v, "a static_assert condition")) return;
     if (!v) {
-        if (d->message && d->message->text)
-            en_error(ck->diags, d->loc, "static assertion failed: %s", d->message->text);
+        if (d->message && d->message->text) {
+            /* the literal's spelling, without its quotes */
+            const char *t = d->message->text;
+            int n = (int)strlen(t);
+            if (n >= 2 && t[0] == '"' && t[n - 1] == '"') t++, n -= 2;
+            en_error(ck->diags, d->loc, "static assertion failed: %.*s", n, t);
+        }
         else
             en_error(ck->diags, d->loc, "static assertion failed");
     }

@@ -760,7 +760,21 @@ static ir_expr *arith(checker *ck, ir_op op, ir_expr *a, ir_expr *b, en_loc loc)
 /* a && b, a || b: b runs only when it must */
 static ir_expr *logical(checker *ck, const ast_expr *e) {
     bool is_and = e->op == AST_OP_LOGAND;
-    ir_expr *a = ck_condition(ck, ck_expr(ck, e->lhs), e->lhs ? e->lhs->loc : e->loc);
+    ir_expr *raw = ck_expr(ck, e->lhs);
+    if (raw && raw->type->kind == IR_T_VEC && !ck_is_vote(raw->type)) {
+        /* vectors: component-wise, both sides evaluated (no short circuit) */
+        ir_expr *b = ck_expr(ck, e->rhs);
+        if (!b) return NULL;
+        ir_type *bt = ck_bool_like(ck, raw->type);
+        if (!ck_is_arith(b->type) || ck_is_vote(b->type) || (b->type->kind == IR_T_VEC && b->type->count != raw->type->count)) {
+            en_error(ck->diags, e->loc, "invalid operands to binary expression ('%s' %s '%s')",
+                     ck_type_name(ck, raw->type), is_and ? "&&" : "||", ck_type_name(ck, b->type));
+            return NULL;
+        }
+        return ir_binary(ck->m, is_and ? IR_OP_LOGAND : IR_OP_LOGOR, bt, ck_convert(ck, raw, bt, e->loc),
+                         ck_convert(ck, b, bt, e->loc), e->loc);
+    }
+    ir_expr *a = ck_condition(ck, raw, e->lhs ? e->lhs->loc : e->loc);
     ir_stmt *outer = ck->block;
     ir_stmt *rhs_block = ir_block(ck->m, e->loc);
     ck->block = rhs_block;
@@ -838,7 +852,18 @@ static ir_expr *conditional(checker *ck, const ast_expr *e) {
     return ir_var_ref(ck->m, r, e->loc);
 }
 
+/* a named constant (constexpr, const with a constant initializer, enumerator) as the
+ * target of an assignment: say so by name rather than "not assignable" */
+static bool named_constant_target(checker *ck, const ast_expr *target, en_loc loc) {
+    if (!target || target->kind != AST_EXPR_NAME) return false;
+    ck_sym *s = ck_lookup(ck, &target->name);
+    if (!s || s->kind != SYM_CONST) return false;
+    en_error(ck->diags, loc, "cannot assign to '%s': it is const", name_text(ck, &target->name));
+    return true;
+}
+
 static ir_expr *incdec(checker *ck, const ast_expr *e) {
+    if (named_constant_target(ck, e->operand, e->loc)) return NULL;
     ir_expr *p = ck_expr(ck, e->operand);
     if (!p || !writable(ck, p, e->loc)) return NULL;
     bool inc = e->op == AST_OP_PREINC || e->op == AST_OP_POSTINC;
@@ -929,6 +954,7 @@ static ir_expr *unary_expr(checker *ck, const ast_expr *e) {
 
 static ir_expr *assign_expr(checker *ck, const ast_expr *e) {
     /* C++17: the right operand is sequenced before the left */
+    if (named_constant_target(ck, e->lhs, e->loc)) return NULL;
     ir_expr *rhs;
     ir_expr *place;
     if (e->rhs && e->rhs->kind == AST_EXPR_INIT_LIST && e->op == AST_OP_NONE) {

@@ -229,9 +229,12 @@ static void switch_stmt(checker *ck, const ast_stmt *s) {
     sw.matched = ck_temp_init(ck, b, ir_const_bool(ck->m, false, s->loc), s->loc);
     sw.matched->is_assigned = true;
     if (sw.has_default) {
-        ir_expr *any = ir_const_bool(ck->m, false, s->loc);
-        for (int k = 0; k < sw.values.count; k++)
-            any = ir_binary(ck->m, IR_OP_LOGOR, b, any, sel_eq(ck, &sw, sw.values.items[k], s->loc), s->loc);
+        ir_expr *any = NULL;
+        for (int k = 0; k < sw.values.count; k++) {
+            ir_expr *hit = sel_eq(ck, &sw, sw.values.items[k], s->loc);
+            any = any ? ir_binary(ck->m, IR_OP_LOGOR, b, any, hit, s->loc) : hit;
+        }
+        if (!any) any = ir_const_bool(ck->m, false, s->loc);
         sw.any_case = ck_temp_init(ck, b, ck_fold(ck, any) ? ck_fold(ck, any) : any, s->loc);
     }
     ir_stmt *loop = ir_stmt_new(ck->m, IR_S_LOOP, s->loc);
