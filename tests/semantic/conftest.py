@@ -1,4 +1,5 @@
 """Fixtures of the semantic kernel suite (see semharness.py for how a kernel runs)."""
+import os
 import sys
 import pathlib
 
@@ -30,6 +31,8 @@ def backend_built():
     if cli is None:
         pytest.fail("the enigma CLI is not built: set ENIGMA_CLI or build into build/")
     info = subprocess.run([str(cli), "info"], capture_output=True, text=True).stdout
+    if os.environ.get("ENIGMA_COMPILE_ONLY"):
+        return
     name = semharness.backend()
     for line in info.splitlines():
         if line.startswith(name + ":") and "not built" in line:
