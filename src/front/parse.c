@@ -12,9 +12,10 @@
  *   - declaration or expression: a statement that starts with a name known as a type
  *     (built-in MSL type, typedef, struct, enum, template parameter, ...) is a
  *     declaration, unless the type is followed by '(' or '{' (a functional cast such as
- *     `float4(a, b).x;`). Names live in a scoped table: program-scope names in a hash
- *     table, block and template-parameter scopes in small arrays; a local variable
- *     shadows a type of the same name.
+ *     `float4(a, b).x;`). Names live in one hash table holding each name's meaning at
+ *     this point; block and template-parameter scopes keep undo logs that restore the
+ *     outer meaning when they close, so a local variable shadows a type of the same
+ *     name only inside its block.
  *   - '<' after a known template name (vec, atomic, as_type, a user template...) opens
  *     template arguments; anywhere else it is less-than. Inside template arguments '>'
  *     closes the list and '>>' closes two.
@@ -45,7 +46,7 @@ typedef struct sym {
 
 typedef struct scope {
     struct scope *parent;
-    sym *items;
+    sym *items;           /* undo log: each name declared here with its previous meaning */
     int count, cap;
     bool template_params; /* names declared inside go to the enclosing scope */
 } scope;
@@ -63,7 +64,7 @@ typedef struct parser {
     bool split_gt;    /* the current '>>' has had its first '>' taken */
     en_loc last_error;
     bool has_last_error;
-    sym *globals;     /* open-addressing hash of program-scope names */
+    sym *globals;     /* open-addressing hash: every name's meaning at this point */
     int global_cap, global_count;
     scope *scope;     /* innermost block or template-parameter scope; NULL at program scope */
     const char *struct_name; /* innermost struct being defined (constructors) */
@@ -347,10 +348,6 @@ static const char *unsupported_type_message(const char *s, int len) {
 }
 
 static sym_kind lookup(parser *p, const char *name, int len) {
-    for (scope *s = p->scope; s; s = s->parent)
-        for (int i = s->count - 1; i >= 0; i--)
-            if (s->items[i].len == len && memcmp(s->items[i].name, name, (size_t)len) == 0)
-                return s->items[i].kind;
     sym_kind k = global_get(p, name, len);
     if (k != SYM_NONE) return k;
     if (unsupported_type_message(name, len)) return SYM_UNSUPPORTED;
@@ -370,10 +367,14 @@ static bool kind_is_template(sym_kind k) {
     return k == SYM_TEMPLATE_TYPE || k == SYM_TEMPLATE_FUNC || k == SYM_UNSUPPORTED;
 }
 
+/* declares `name` in scope `s`: the table takes the new meaning at once and the scope
+ * remembers the old one, which pop_scope puts back */
 static void scope_put(parser *p, scope *s, const char *name, sym_kind kind) {
     if (!name) return;
-    sym item = {name, (int)strlen(name), kind};
-    EN_PUSH(p->a, *s, item);
+    int len = (int)strlen(name);
+    sym undo = {name, len, global_get(p, name, len)};
+    EN_PUSH(p->a, *s, undo);
+    global_put(p, name, len, kind);
 }
 
 /* declares `name` in the innermost block scope, or at program scope */
@@ -394,7 +395,13 @@ static scope *push_scope(parser *p, bool template_params) {
 }
 
 static void pop_scope(parser *p, scope *s) {
-    /* after an abort or out of memory the chain may be cut; restore from the node */
+    /* undo every scope down to s, in case an inner one was left open */
+    for (scope *x = p->scope; x; x = x->parent) {
+        for (int i = x->count - 1; i >= 0; i--)
+            global_put(p, x->items[i].name, x->items[i].len, x->items[i].kind);
+        x->count = 0;
+        if (x == s) break;
+    }
     p->scope = s->parent;
 }
 
@@ -1169,7 +1176,6 @@ static ast_type *parse_struct_specifier(parser *p, ast_decls *out) {
     d->has_body = true;
     const char *saved_struct = p->struct_name;
     p->struct_name = d->name;
-    scope *saved_scope = p->scope;
     while (!is(p, "}") && peek(p)->kind != EN_TK_EOF) {
         int before = p->pos;
         if ((is(p, "public") || is(p, "private") || is(p, "protected")) && is_at(p, 1, ":")) {
@@ -1185,7 +1191,6 @@ static ast_type *parse_struct_specifier(parser *p, ast_decls *out) {
         parse_declaration(p, &d->members, CTX_MEMBER);
         if (p->pos == before) advance(p);
     }
-    p->scope = saved_scope;
     p->struct_name = saved_struct;
     expect(p, "}");
     leave(p);
