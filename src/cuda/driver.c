@@ -512,7 +512,13 @@ enigma_status en_cuda_wait(en_device *dev, en_launch *l, en_buf *err) {
     enigma_status st = make_current(d, err);
     if (st != ENIGMA_OK) return st;
     en_buf why = {0};
-    int r = EN_CU(cu, &why, cuStreamSynchronize(d->stream));
+    /* wait for this launch's end event when it has one (later work may keep running),
+     * else for the whole stream */
+    pthread_mutex_lock(&d->lock);
+    timing_slot *mine = slot_for(d, l);
+    CUevent end = mine ? mine->end : NULL;
+    pthread_mutex_unlock(&d->lock);
+    int r = end ? EN_CU(cu, &why, cuEventSynchronize(end)) : EN_CU(cu, &why, cuStreamSynchronize(d->stream));
     pthread_mutex_lock(&d->lock);
     if (r != 0) {
         st = is_sticky_fault(r) ? fault(d, l->kernel ? l->kernel->name : "?", why.data, err)
