@@ -334,7 +334,7 @@ static const char *unsupported_type_message(const char *s, int len) {
     static const char *const raytracing[] = {
         "acceleration_structure", "primitive_acceleration_structure",
         "instance_acceleration_structure", "intersector", "intersection_function_table",
-        "visible_function_table", "intersection_result", "intersection_query", "ray",
+        "visible_function_table", "intersection_result", "intersection_query",
         "raytracing", "intersection_params",
     };
     for (size_t i = 0; i < EN_COUNT(raytracing); i++)
@@ -2357,7 +2357,9 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
             v->specs = ds.specs;
             append_attrs(p, &v->attrs, &ds.attrs);
             append_attrs(p, &v->attrs, &d.attrs);
-            if (ctx == CTX_BLOCK) declare(p, d.name, SYM_VALUE);
+            /* a variable hides a type of the same name (fields are reached through
+             * their object, so they hide nothing) */
+            if (ctx != CTX_MEMBER) declare(p, d.name, SYM_VALUE);
             if (ctx == CTX_MEMBER && accept(p, ":")) v->bit_width = parse_cond(p);
             parse_initializer(p, v);
             EN_PUSH(p->a, *out, v);
