@@ -1,0 +1,4 @@
+#include "missing.h"
+kernel void k(device float* out [[buffer(0)]], uint tid [[thread_position_in_grid]]) {
+  out[tid] = 1.0f;
+}

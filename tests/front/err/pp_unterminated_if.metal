@@ -1,0 +1,6 @@
+#include <metal_stdlib>
+using namespace metal;
+#if 1
+kernel void k(device float* out [[buffer(0)]], uint tid [[thread_position_in_grid]]) {
+  out[tid] = 1.0f;
+}

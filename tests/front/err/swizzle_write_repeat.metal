@@ -1,0 +1,7 @@
+#include <metal_stdlib>
+using namespace metal;
+kernel void k(device float* out [[buffer(0)]], uint tid [[thread_position_in_grid]]) {
+  float4 v = float4(1.0f);
+  v.xx = float2(1.0f, 2.0f);
+  out[tid] = v.x;
+}

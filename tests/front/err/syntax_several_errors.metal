@@ -1,0 +1,8 @@
+#include <metal_stdlib>
+using namespace metal;
+kernel void k(device float* out [[buffer(0)]], uint tid [[thread_position_in_grid]]) {
+  float a = ;
+  out[tid] = a +;
+  int b = 1
+  out[tid] = float(b);
+}

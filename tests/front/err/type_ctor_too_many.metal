@@ -1,0 +1,6 @@
+#include <metal_stdlib>
+using namespace metal;
+kernel void k(device float* out [[buffer(0)]], uint tid [[thread_position_in_grid]]) {
+  float2 v = float2(1.0f, 2.0f, 3.0f);
+  out[tid] = v.x;
+}

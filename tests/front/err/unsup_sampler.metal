@@ -1,0 +1,5 @@
+#include <metal_stdlib>
+using namespace metal;
+kernel void k(sampler s [[sampler(0)]], device float* out [[buffer(0)]]) {
+  out[0] = 1.0f;
+}

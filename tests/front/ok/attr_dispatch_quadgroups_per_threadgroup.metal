@@ -1,0 +1,5 @@
+#include <metal_stdlib>
+using namespace metal;
+kernel void k(device float* out [[buffer(0)]], uint v [[dispatch_quadgroups_per_threadgroup]]) {
+  out[0] = float(v);
+}

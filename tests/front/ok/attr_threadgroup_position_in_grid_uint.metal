@@ -1,0 +1,5 @@
+#include <metal_stdlib>
+using namespace metal;
+kernel void k(device float* out [[buffer(0)]], uint v [[threadgroup_position_in_grid]]) {
+  out[0] = float(v);
+}

@@ -1,0 +1,2 @@
+#pragma once
+inline float helper_double(float x) { return x * 2.0f; }

@@ -1,0 +1,2 @@
+#pragma once
+float once_value() { return 4.0f; }
