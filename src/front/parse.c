@@ -27,6 +27,9 @@
 #include <string.h>
 
 #define MAX_DEPTH 256
+/* `a + b + c ...`, `a[i][j]...` and `f()()...` are parsed by loops but make left-deep
+ * trees that the checker walks recursively: their links count too, up to this many */
+#define MAX_LINKS 1024
 
 /* ---- the name table ------------------------------------------------------------------ */
 typedef enum sym_kind {
@@ -60,6 +63,7 @@ typedef struct parser {
     en_token eof;
     bool aborted;     /* too deep, too many errors or out of memory: everything reads EOF */
     int depth;
+    int links;        /* operator links in the chains being parsed (MAX_LINKS) */
     bool in_targs;    /* '>' closes a template argument list */
     bool split_gt;    /* the current '>>' has had its first '>' taken */
     en_loc last_error;
@@ -230,6 +234,18 @@ static bool enter(parser *p, const char *what) {
 }
 
 static void leave(parser *p) { p->depth--; }
+
+/* one more link in a left-deep chain; false (reported, parse aborted) past MAX_LINKS */
+static bool link_chain(parser *p, int *links, const char *what) {
+    if (p->links >= MAX_LINKS) {
+        error_at(p, loc_here(p), "%s nested too deeply", what);
+        p->aborted = true;
+        return false;
+    }
+    p->links++;
+    (*links)++;
+    return true;
+}
 
 /* ---- nodes ---------------------------------------------------------------------------- */
 static ast_expr *new_expr(parser *p, ast_expr_kind kind, en_loc loc) {
@@ -485,7 +501,7 @@ static bool is_decl_keyword(const en_token *t) {
         "static", "constexpr", "inline", "typedef", "using", "template", "static_assert",
         "extern", "kernel", "vertex", "fragment", "struct", "class", "union", "enum",
         "typename", "auto", "double", "unsigned", "signed", "__attribute__", "namespace",
-        "virtual", "friend", "mutable", "explicit", "register", "thread_local",
+        "virtual", "friend", "mutable", "explicit", "register", "thread_local", "alignas",
     };
     if (t->kind != EN_TK_IDENT) return false;
     for (size_t i = 0; i < EN_COUNT(words); i++)
@@ -730,6 +746,30 @@ static void parse_attrs(parser *p, ast_attrs *out) {
     }
 }
 
+// alignas = "alignas" "(" (type | cond) ")"      kept as the attribute "alignas"
+static void parse_alignas(parser *p, ast_attrs *out) {
+    ast_attr a = {0};
+    a.loc = loc_here(p);
+    a.name = "alignas";
+    a.has_parens = true;
+    advance(p);
+    if (!expect(p, "(")) return;
+    bool saved = p->in_targs;
+    p->in_targs = false;
+    int j = scan_type(p, p->pos);
+    if (j >= 0 && tok_is(tok_at(p, j), ")")) {
+        /* alignas(T) means alignas(alignof(T)) */
+        ast_expr *e = new_expr(p, AST_EXPR_ALIGNOF, loc_here(p));
+        e->type = parse_type(p);
+        EN_PUSH(p->a, a.args, e);
+    } else {
+        EN_PUSH(p->a, a.args, parse_cond(p));
+    }
+    p->in_targs = saved;
+    expect(p, ")");
+    EN_PUSH(p->a, *out, a);
+}
+
 /* skips GNU __attribute__((...)), which headers written for Metal use */
 static void skip_gnu_attribute(parser *p) {
     advance(p);
@@ -898,6 +938,10 @@ static void parse_decl_specs(parser *p, decl_specs *ds, ast_decls *out, bool all
             skip_gnu_attribute(p);
             continue;
         }
+        if (tok_is(t, "alignas") || tok_is(t, "_Alignas")) {
+            parse_alignas(p, &ds->attrs);
+            continue;
+        }
         if (reject_stage_word(p)) continue;
         if (tok_is(t, "kernel")) ds->specs |= AST_SPEC_KERNEL;
         else if (tok_is(t, "inline") || tok_is(t, "__inline") || tok_is(t, "explicit") ||
@@ -996,7 +1040,9 @@ typedef struct declarator {
 
 // ptr-ops = ("*" (cv | address-space)* | "&" | "&&")*
 static ast_type *parse_ptr_ops(parser *p, ast_type *base) {
+    int links = 0;
     for (;;) {
+        if ((is(p, "*") || is(p, "&") || is(p, "&&")) && !link_chain(p, &links, "declarator")) break;
         if (is(p, "*")) {
             ast_type *t = new_type(p, AST_TYPE_POINTER, loc_here(p));
             advance(p);
@@ -1019,15 +1065,18 @@ static ast_type *parse_ptr_ops(parser *p, ast_type *base) {
             t->base = base;
             base = t;
         } else {
-            return base;
+            break;
         }
     }
+    p->links -= links;
+    return base;
 }
 
 // array-dims = ("[" cond? "]")*
 static ast_type *parse_array_dims(parser *p, ast_type *base) {
     EN_VEC(ast_type *) dims = {0};
-    while (is(p, "[") && !is_at(p, 1, "[")) {
+    int links = 0;
+    while (is(p, "[") && !is_at(p, 1, "[") && link_chain(p, &links, "declarator")) {
         ast_type *t = new_type(p, AST_TYPE_ARRAY, loc_here(p));
         advance(p);
         bool saved = p->in_targs;
@@ -1042,6 +1091,7 @@ static ast_type *parse_array_dims(parser *p, ast_type *base) {
         dims.items[i]->base = base;
         base = dims.items[i];
     }
+    p->links -= links;
     return base;
 }
 
@@ -1082,7 +1132,20 @@ static void parse_declarator(parser *p, ast_type *base, declarator *d, bool abst
     d->type = parse_ptr_ops(p, base);
     d->loc = loc_here(p);
     if (is(p, "(") && (is_at(p, 1, "*") || is_at(p, 1, "^") || is_at(p, 1, "&"))) {
-        error_at(p, loc_here(p), "function pointers are not supported by enigma");
+        /* (*name)(...) is a function pointer, (*name)[N] / (&name)[N] points to an array */
+        int j = p->pos;
+        int depth = 0;
+        do {
+            const en_token *u = tok_at(p, j);
+            if (u->kind == EN_TK_EOF) break;
+            if (tok_is(u, "(")) depth++;
+            else if (tok_is(u, ")")) depth--;
+            j++;
+        } while (depth > 0);
+        if (tok_is(tok_at(p, j), "["))
+            error_at(p, loc_here(p), "pointers and references to arrays are not supported by enigma");
+        else
+            error_at(p, loc_here(p), "function pointers are not supported by enigma");
         d->is_func_ptr = true;
         skip_balanced(p);
         if (is(p, "(")) skip_balanced(p);
@@ -1141,6 +1204,8 @@ static ast_type *parse_struct_specifier(parser *p, ast_decls *out) {
     ast_decl *d = new_decl(p, AST_DECL_STRUCT, kw_loc);
     d->is_union = is_union;
     d->is_class = is_class;
+    parse_attrs(p, &d->attrs);
+    if (is(p, "alignas")) parse_alignas(p, &d->attrs);
     parse_attrs(p, &d->attrs);
     ast_type *ty;
     if (is_ident(p) && !is_reserved(peek(p))) {
@@ -1249,7 +1314,8 @@ static ast_type *parse_enum_specifier(parser *p, ast_decls *out) {
 // expr = assign ("," assign)*
 static ast_expr *parse_expr(parser *p) {
     ast_expr *e = parse_assign(p);
-    while (is(p, ",") && !p->in_targs) {
+    int links = 0;
+    while (is(p, ",") && !p->in_targs && link_chain(p, &links, "expression")) {
         ast_expr *b = new_expr(p, AST_EXPR_BINARY, loc_here(p));
         advance(p);
         b->op = AST_OP_COMMA;
@@ -1257,6 +1323,7 @@ static ast_expr *parse_expr(parser *p) {
         b->rhs = parse_assign(p);
         e = b;
     }
+    p->links -= links;
     return e;
 }
 
@@ -1318,10 +1385,14 @@ static int binary_prec(parser *p, ast_op *op) {
 // binary = unary (binary-op unary)*, by precedence climbing over C's ten levels
 static ast_expr *parse_binary(parser *p, int min_prec) {
     ast_expr *lhs = parse_unary(p);
+    int links = 0;
     for (;;) {
         ast_op op = AST_OP_NONE;
         int prec = binary_prec(p, &op);
-        if (prec == 0 || prec < min_prec) return lhs;
+        if (prec == 0 || prec < min_prec || !link_chain(p, &links, "expression")) {
+            p->links -= links;
+            return lhs;
+        }
         ast_expr *b = new_expr(p, AST_EXPR_BINARY, loc_here(p));
         advance(p);
         b->op = op;
@@ -1594,8 +1665,14 @@ static ast_expr *parse_primary(parser *p) {
 
 // postfix = primary ("[" expr "]" | args | ("." | "->") ident | "++" | "--")*
 static ast_expr *parse_postfix(parser *p, ast_expr *e) {
+    int links = 0;
     for (;;) {
         en_loc loc = loc_here(p);
+        if (!(is(p, "[") || is(p, "(") || is(p, ".") || is(p, "->") || is(p, "++") || is(p, "--")) ||
+            !link_chain(p, &links, "expression")) {
+            p->links -= links;
+            return e;
+        }
         if (is(p, "[") && !is_at(p, 1, "[")) {
             advance(p);
             ast_expr *s = new_expr(p, AST_EXPR_SUBSCRIPT, loc);
@@ -1635,6 +1712,7 @@ static ast_expr *parse_postfix(parser *p, ast_expr *e) {
             u->operand = e;
             e = u;
         } else {
+            p->links -= links;
             return e;
         }
     }
@@ -2158,7 +2236,13 @@ static void parse_namespace(parser *p, ast_decls *out) {
     en_loc loc = loc_here(p);
     advance(p);
     ast_decl *outer = NULL, *inner = NULL;
+    int parts = 0;
     do {
+        if (++parts > MAX_DEPTH) {
+            error_at(p, loc_here(p), "namespace nested too deeply");
+            p->aborted = true;
+            return;
+        }
         ast_decl *d = new_decl(p, AST_DECL_NAMESPACE, loc_here(p));
         if (is_ident(p)) {
             d->name = tok_str(p, peek(p));
