@@ -1,0 +1,304 @@
+/* test_gpu.c — the cuda backend on a GPU, through the public API: the Metal rules that the
+ * CUDA mapping has to work for (each result checked against a host reference computed
+ * here from fresh random inputs):
+ *   divergent     SIMD functions in both arms of a branch act on that arm's lanes only;
+ *                 shuffle_up/down keep their own value at the edge
+ *   geometry      a 2-D dispatch by threads: edge threadgroups shrink, threads are numbered
+ *                 densely over the edge size and SIMD groups are slices of that numbering
+ *   early_return  threads that returned do not hold up a later barrier
+ *   big_shared    100 KiB of [[threadgroup(0)]] memory (beyond the 48 KiB default)
+ *   atomics       float and int atomic adds from every thread
+ *   fault         an illegal address: ENIGMA_ERROR_RUNTIME naming the kernel, and the next
+ *                 dispatch (with new buffers) works
+ * Skips (77) where the cuda backend is unavailable, which is every machine without a GPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "enigma.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                                     \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            failures++;                                                                      \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);          \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
+        }                                                                                    \
+    } while (0)
+#define OK(call)                                                                             \
+    do {                                                                                     \
+        enigma_status s_ = (call);                                                           \
+        if (s_ != ENIGMA_OK) {                                                               \
+            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,                 \
+                    enigma_status_name(s_), enigma_last_error());                            \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+static const char *source =
+    "#include <metal_stdlib>\n"
+    "using namespace metal;\n"
+    "kernel void divergent(device const int *in [[buffer(0)]], device int *out [[buffer(1)]],\n"
+    "                      device int *edge [[buffer(2)]],\n"
+    "                      uint gid [[thread_position_in_grid]], uint lane [[thread_index_in_simdgroup]]) {\n"
+    "    int v = in[gid];\n"
+    "    int r;\n"
+    "    if (lane % 3 == 0) {\n"
+    "        r = simd_sum(v);\n"
+    "    } else {\n"
+    "        r = simd_prefix_exclusive_sum(v);\n"
+    "    }\n"
+    "    out[gid] = r;\n"
+    "    edge[gid] = simd_shuffle_down(v, 5) - simd_shuffle_up(v, 3);\n"
+    "}\n"
+    "kernel void geometry(device uint4 *out [[buffer(0)]],\n"
+    "                     uint2 pos [[thread_position_in_grid]], uint2 grid [[threads_per_grid]],\n"
+    "                     uint2 tpos [[thread_position_in_threadgroup]], uint2 tpg [[threads_per_threadgroup]],\n"
+    "                     uint tid [[thread_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]],\n"
+    "                     uint sg [[simdgroup_index_in_threadgroup]]) {\n"
+    "    uint n = simd_sum(1u);\n"
+    "    out[pos.y * grid.x + pos.x] = uint4(tid, tpg.x * 100 + tpg.y, sg * 100 + lane, n + 1000 * (tpos.y * tpg.x + tpos.x));\n"
+    "}\n"
+    "kernel void early_return(device uint *out [[buffer(0)]], uint lid [[thread_index_in_threadgroup]],\n"
+    "                         uint gid [[thread_position_in_grid]]) {\n"
+    "    threadgroup uint vals[256];\n"
+    "    if (lid % 2 == 1) return;\n"
+    "    vals[lid] = gid * 3;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    out[gid] = vals[(lid + 2) % 256];\n"
+    "}\n"
+    "kernel void big_shared(device float *out [[buffer(0)]], threadgroup float *tmp [[threadgroup(0)]],\n"
+    "                       constant uint &count [[buffer(1)]], uint lid [[thread_index_in_threadgroup]],\n"
+    "                       uint tpg [[threads_per_threadgroup]]) {\n"
+    "    for (uint i = lid; i < count; i += tpg) tmp[i] = float(i) * 0.5f;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    for (uint i = lid; i < count; i += tpg) out[i] = tmp[count - 1 - i];\n"
+    "}\n"
+    "kernel void atomics(device const float *in [[buffer(0)]], device atomic_float *fsum [[buffer(1)]],\n"
+    "                    device atomic_int *isum [[buffer(2)]], uint gid [[thread_position_in_grid]]) {\n"
+    "    atomic_fetch_add_explicit(fsum, in[gid], memory_order_relaxed);\n"
+    "    atomic_fetch_add_explicit(isum, int(gid % 7), memory_order_relaxed);\n"
+    "}\n"
+    "kernel void fault(device float *p [[buffer(0)]], constant uint &far [[buffer(1)]],\n"
+    "                  uint gid [[thread_position_in_grid]]) {\n"
+    "    p[ulong(far) * 1048576ul * 64ul + gid] = 1.0f;\n"
+    "}\n"
+    "kernel void add_one(device float *p [[buffer(0)]], uint gid [[thread_position_in_grid]]) {\n"
+    "    p[gid] = p[gid] + 1.0f;\n"
+    "}\n";
+
+static unsigned rng_state = 12345;
+static unsigned rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return rng_state;
+}
+
+static enigma_command *command(enigma_library *lib, const char *kernel) {
+    enigma_pipeline *p = NULL;
+    OK(enigma_pipeline_create(lib, kernel, &p));
+    enigma_command *c = NULL;
+    OK(enigma_command_create(p, &c));
+    return c; /* the pipeline lives as long as the test */
+}
+
+static void test_divergent(enigma_device *dev, enigma_library *lib) {
+    enum { N = 256 };
+    int in[N], out[N], edge[N];
+    for (int i = 0; i < N; i++) in[i] = (int)(rnd() % 1000) + 1;
+    enigma_buffer *bi, *bo, *be;
+    OK(enigma_buffer_create_with_data(dev, in, sizeof in, &bi));
+    OK(enigma_buffer_create(dev, sizeof out, &bo));
+    OK(enigma_buffer_create(dev, sizeof edge, &be));
+    enigma_command *c = command(lib, "divergent");
+    OK(enigma_command_set_buffer(c, 0, bi, 0));
+    OK(enigma_command_set_buffer(c, 1, bo, 0));
+    OK(enigma_command_set_buffer(c, 2, be, 0));
+    OK(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){128, 1, 1}));
+    OK(enigma_buffer_read(bo, 0, out, sizeof out));
+    OK(enigma_buffer_read(be, 0, edge, sizeof edge));
+    for (int w = 0; w < N / 32; w++) {
+        int sum0 = 0, prefix = 0;
+        for (int l = 0; l < 32; l++)
+            if (l % 3 == 0) sum0 += in[w * 32 + l];
+        for (int l = 0; l < 32; l++) {
+            int i = w * 32 + l;
+            if (l % 3 == 0) {
+                CHECK(out[i] == sum0, "simd_sum over lanes %% 3 == 0: lane %d of warp %d got %d, want %d", l, w, out[i], sum0);
+            } else {
+                CHECK(out[i] == prefix, "exclusive prefix over the other lanes: lane %d got %d, want %d", l, out[i], prefix);
+                prefix += in[i];
+            }
+            int down = l + 5 < 32 ? in[i + 5] : in[i], up = l >= 3 ? in[i - 3] : in[i];
+            CHECK(edge[i] == down - up, "shuffle_down(5) - shuffle_up(3) at lane %d: %d, want %d", l, edge[i], down - up);
+        }
+    }
+    enigma_command_destroy(c);
+    enigma_buffer_destroy(bi);
+    enigma_buffer_destroy(bo);
+    enigma_buffer_destroy(be);
+}
+
+static void test_geometry(enigma_device *dev, enigma_library *lib) {
+    const unsigned gx = 37, gy = 11, tx = 16, ty = 4; /* edge groups: 5 wide, 3 high */
+    unsigned *out = calloc(gx * gy * 4, sizeof *out);
+    enigma_buffer *b;
+    OK(enigma_buffer_create(dev, gx * gy * 16, &b));
+    enigma_command *c = command(lib, "geometry");
+    OK(enigma_command_set_buffer(c, 0, b, 0));
+    OK(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){gx, gy, 1}, (enigma_size3){tx, ty, 1}));
+    OK(enigma_buffer_read(b, 0, out, gx * gy * 16));
+    for (unsigned y = 0; y < gy; y++)
+        for (unsigned x = 0; x < gx; x++) {
+            unsigned *o = &out[4 * (y * gx + x)];
+            unsigned ex = gx - x / tx * tx < tx ? gx - x / tx * tx : tx;
+            unsigned ey = gy - y / ty * ty < ty ? gy - y / ty * ty : ty;
+            unsigned tid = (y % ty) * ex + x % tx, size = ex * ey;
+            unsigned in_sg = size - tid / 32 * 32 < 32 ? size - tid / 32 * 32 : 32;
+            CHECK(o[0] == tid, "(%u,%u): thread_index_in_threadgroup %u, want %u", x, y, o[0], tid);
+            CHECK(o[1] == ex * 100 + ey, "(%u,%u): threads_per_threadgroup %u, want %u", x, y, o[1], ex * 100 + ey);
+            CHECK(o[2] == (tid / 32) * 100 + tid % 32, "(%u,%u): simd group/lane %u, want %u", x, y, o[2], (tid / 32) * 100 + tid % 32);
+            CHECK(o[3] == in_sg + 1000 * tid, "(%u,%u): simd_sum(1) %u and position index, want %u", x, y, o[3], in_sg + 1000 * tid);
+        }
+    free(out);
+    enigma_command_destroy(c);
+    enigma_buffer_destroy(b);
+}
+
+static void test_early_return(enigma_device *dev, enigma_library *lib) {
+    enum { N = 1024 };
+    unsigned out[N];
+    for (int i = 0; i < N; i++) out[i] = 0xdeadbeef;
+    enigma_buffer *b;
+    OK(enigma_buffer_create_with_data(dev, out, sizeof out, &b));
+    enigma_command *c = command(lib, "early_return");
+    OK(enigma_command_set_buffer(c, 0, b, 0));
+    OK(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){N / 256, 1, 1}, (enigma_size3){256, 1, 1}));
+    OK(enigma_buffer_read(b, 0, out, sizeof out));
+    for (unsigned i = 0; i < N; i++) {
+        unsigned lid = i % 256, group = i / 256;
+        unsigned want = lid % 2 ? 0xdeadbeef : (group * 256 + (lid + 2) % 256) * 3;
+        CHECK(out[i] == want, "thread %u: %u, want %u", i, out[i], want);
+    }
+    enigma_command_destroy(c);
+    enigma_buffer_destroy(b);
+}
+
+static void test_big_shared(enigma_device *dev, enigma_library *lib) {
+    const unsigned count = 25600; /* 100 KiB of floats */
+    float *out = calloc(count, sizeof *out);
+    enigma_buffer *b;
+    OK(enigma_buffer_create(dev, count * 4, &b));
+    enigma_command *c = command(lib, "big_shared");
+    OK(enigma_command_set_buffer(c, 0, b, 0));
+    OK(enigma_command_set_bytes(c, 1, &count, 4));
+    OK(enigma_command_set_threadgroup_memory(c, 0, count * 4));
+    enigma_status st = enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){1, 1, 1}, (enigma_size3){1024, 1, 1});
+    CHECK(st == ENIGMA_OK, "100 KiB of threadgroup memory: %s", enigma_last_error());
+    OK(enigma_buffer_read(b, 0, out, count * 4));
+    for (unsigned i = 0; i < count && st == ENIGMA_OK; i++)
+        if (out[i] != (float)(count - 1 - i) * 0.5f) {
+            CHECK(0, "big_shared[%u] = %g, want %g", i, out[i], (float)(count - 1 - i) * 0.5f);
+            break;
+        }
+    free(out);
+    enigma_command_destroy(c);
+    enigma_buffer_destroy(b);
+}
+
+static void test_atomics(enigma_device *dev, enigma_library *lib) {
+    enum { N = 1 << 16 };
+    static float in[N];
+    double ref = 0;
+    long long iref = 0;
+    for (int i = 0; i < N; i++) {
+        in[i] = (float)(rnd() % 1024) / 1024.0f + 0.25f;
+        ref += in[i];
+        iref += i % 7;
+    }
+    enigma_buffer *bi, *bf, *bn;
+    OK(enigma_buffer_create_with_data(dev, in, sizeof in, &bi));
+    OK(enigma_buffer_create(dev, 4, &bf));
+    OK(enigma_buffer_create(dev, 4, &bn));
+    enigma_command *c = command(lib, "atomics");
+    OK(enigma_command_set_buffer(c, 0, bi, 0));
+    OK(enigma_command_set_buffer(c, 1, bf, 0));
+    OK(enigma_command_set_buffer(c, 2, bn, 0));
+    OK(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){256, 1, 1}));
+    float f = 0;
+    int n = 0;
+    OK(enigma_buffer_read(bf, 0, &f, 4));
+    OK(enigma_buffer_read(bn, 0, &n, 4));
+    CHECK(fabs(f - ref) / ref < 1e-4, "atomic float sum %g, want %g", f, ref);
+    CHECK(n == iref, "atomic int sum %d, want %lld", n, iref);
+    enigma_command_destroy(c);
+    enigma_buffer_destroy(bi);
+    enigma_buffer_destroy(bf);
+    enigma_buffer_destroy(bn);
+}
+
+static void test_fault(enigma_device *dev, enigma_library *lib) {
+    enigma_buffer *b;
+    OK(enigma_buffer_create(dev, 1024, &b));
+    enigma_command *c = command(lib, "fault");
+    unsigned far = 4096; /* 1 TiB past the buffer */
+    OK(enigma_command_set_buffer(c, 0, b, 0));
+    OK(enigma_command_set_bytes(c, 1, &far, 4));
+    enigma_status st = enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){32, 1, 1}, (enigma_size3){32, 1, 1});
+    const char *msg = enigma_last_error();
+    CHECK(st == ENIGMA_ERROR_RUNTIME, "an illegal address gave %s: %s", enigma_status_name(st), msg);
+    CHECK(strstr(msg, "fault") != NULL, "the message names the kernel: %s", msg);
+    enigma_command_destroy(c);
+    enigma_buffer_destroy(b);
+    /* the process carries on: new buffers, the same library, a correct result */
+    enum { N = 4096 };
+    float data[N];
+    for (int i = 0; i < N; i++) data[i] = (float)(rnd() % 100);
+    enigma_buffer *d;
+    OK(enigma_buffer_create_with_data(dev, data, sizeof data, &d));
+    enigma_command *a = command(lib, "add_one");
+    OK(enigma_command_set_buffer(a, 0, d, 0));
+    OK(enigma_command_dispatch(a, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){256, 1, 1}));
+    float got[N];
+    OK(enigma_buffer_read(d, 0, got, sizeof got));
+    for (int i = 0; i < N; i++)
+        if (got[i] != data[i] + 1.0f) {
+            CHECK(0, "after the reset, add_one[%d] = %g, want %g", i, got[i], data[i] + 1.0f);
+            break;
+        }
+    enigma_command_destroy(a);
+    enigma_buffer_destroy(d);
+}
+
+int main(void) {
+    enigma_device *dev = NULL;
+    enigma_status st = enigma_device_open("cuda", &dev);
+    if (st == ENIGMA_ERROR_UNAVAILABLE) {
+        fprintf(stderr, "skipped: %s\n", enigma_last_error());
+        return 77;
+    }
+    OK(st);
+    rng_state ^= (unsigned)time(NULL);
+    enigma_library *lib = NULL;
+    st = enigma_library_create_from_source(dev, source, strlen(source), "test_gpu.metal", NULL, &lib);
+    if (st != ENIGMA_OK) {
+        fprintf(stderr, "%s: %s\n%s\n", enigma_status_name(st), enigma_last_error(),
+                lib ? enigma_library_diagnostics_text(lib) : "");
+        return 1;
+    }
+    test_divergent(dev, lib);
+    test_geometry(dev, lib);
+    test_early_return(dev, lib);
+    test_big_shared(dev, lib);
+    test_atomics(dev, lib);
+    test_fault(dev, lib); /* last: it resets the context */
+    enigma_library_destroy(lib);
+    enigma_device_close(dev);
+    if (failures) fprintf(stderr, "%d check%s failed\n", failures, failures == 1 ? "" : "s");
+    return failures ? 1 : 0;
+}
