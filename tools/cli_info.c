@@ -20,7 +20,10 @@ static void print_device(const char *backend) {
     }
     enigma_device_info info;
     enigma_device_get_info(dev, &info);
-    printf("%s: %s\n", backend, info.name);
+    /* device names may already lead with their backend ("cpu: AMD EPYC ...") */
+    size_t n = strlen(backend);
+    if (strncmp(info.name, backend, n) == 0 && info.name[n] == ':') printf("%s\n", info.name);
+    else printf("%s: %s\n", backend, info.name);
     printf("  max threads per threadgroup   %u\n", info.max_threads_per_threadgroup);
     printf("  max threadgroup memory        %llu bytes\n", (unsigned long long)info.max_threadgroup_memory);
     printf("  simd width                    %u\n", info.simd_width);

@@ -1,5 +1,4 @@
-/* stub.c — STUB: the backends until their owners land them (src/cpu/device.c,
- * src/cuda/device.c). A vtable without functions reads as "not built in". */
+/* stub.c — STUB: the cuda backend until its owner lands it (src/cuda/device.c). A vtable
+ * without functions reads as "not built in". The cpu backend is src/cpu/device.c. */
 #include "backend.h"
-const en_backend en_cpu_backend = {.name = "cpu"};
 const en_backend en_cuda_backend = {.name = "cuda"};
