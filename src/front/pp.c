@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum {
     MAX_INCLUDE_DEPTH = 200,
@@ -760,6 +761,12 @@ static void include_file(pp *p, frame *f, const char *name, en_loc loc) {
             continue;
         }
         if (once_seen(p, canonical)) return;
+        struct stat st;
+        if (stat(canonical, &st) != 0 || !S_ISREG(st.st_mode)) {
+            /* a directory, /dev/zero, a FIFO: reading it could block or never end */
+            en_error(&p->c->diags, loc, "include file \"%s\" is not a regular file", name);
+            return;
+        }
         int id = en_source_load(&p->c->sources, path);
         if (id < 0) continue;
         push_frame(p, id, canonical);
