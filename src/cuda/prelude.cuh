@@ -579,7 +579,7 @@ typedef float atomic_float;
 typedef bool atomic_bool;
 typedef ulong atomic_ulong;
 template <class T> __device__ __forceinline__ T en_atomic_load(T *p) { return *(volatile T *)p; }
-template <class T> __device__ __forceinline__ void en_atomic_store(T *p, T v) { *(volatile T *)p = v; }
+template <class T, class V> __device__ __forceinline__ void en_atomic_store(T *p, V v) { *(volatile T *)p = (T)v; }
 // bool objects are one byte: they are updated through their aligned 32-bit word
 __device__ __forceinline__ bool en_atomic_byte_cas(bool *p, bool expected, bool desired, bool *old) {
     uint *word = (uint *)((size_t)p & ~(size_t)3); uint shift = ((uint)(size_t)p & 3u) * 8u;
@@ -599,7 +599,7 @@ __device__ __forceinline__ float en_atomic_exchange(float *p, float v) { return 
 __device__ __forceinline__ ulong en_atomic_exchange(ulong *p, ulong v) { return atomicExch(p, v); }
 __device__ __forceinline__ bool en_atomic_exchange(bool *p, bool v) {
     bool old; while (!en_atomic_byte_cas(p, en_atomic_load(p), v, &old)) {} return old; }
-__device__ __forceinline__ void en_atomic_store(bool *p, bool v) { en_atomic_exchange(p, v); }
+template <class V> __device__ __forceinline__ void en_atomic_store(bool *p, V v) { en_atomic_exchange(p, (bool)v); }
 // compare-exchange compares bits (as C11 does) and writes the seen value back on failure
 template <class T> __device__ __forceinline__ bool en_atomic_compare_exchange(T *p, T *expected, T desired) {
     if constexpr (sizeof(T) == 4) {
@@ -614,15 +614,16 @@ template <class T> __device__ __forceinline__ bool en_atomic_compare_exchange(T 
 }
 __device__ __forceinline__ bool en_atomic_compare_exchange(bool *p, bool *expected, bool desired) {
     bool old; bool ok = en_atomic_byte_cas(p, *expected, desired, &old); if (!ok) *expected = old; return ok; }
-template <class T> __device__ __forceinline__ T en_atomic_fetch_add(T *p, T v) { return atomicAdd(p, v); }
-template <class T> __device__ __forceinline__ T en_atomic_fetch_sub(T *p, T v) { return atomicSub(p, v); }
-__device__ __forceinline__ float en_atomic_fetch_sub(float *p, float v) { return atomicAdd(p, -v); }
-__device__ __forceinline__ ulong en_atomic_fetch_sub(ulong *p, ulong v) { return atomicAdd(p, (ulong)0 - v); }
-template <class T> __device__ __forceinline__ T en_atomic_fetch_min(T *p, T v) { return atomicMin(p, v); }
-template <class T> __device__ __forceinline__ T en_atomic_fetch_max(T *p, T v) { return atomicMax(p, v); }
-template <class T> __device__ __forceinline__ T en_atomic_fetch_and(T *p, T v) { return atomicAnd(p, v); }
-template <class T> __device__ __forceinline__ T en_atomic_fetch_or(T *p, T v) { return atomicOr(p, v); }
-template <class T> __device__ __forceinline__ T en_atomic_fetch_xor(T *p, T v) { return atomicXor(p, v); }
+// the operand converts to the object's type (the object's type decides the instruction)
+template <class T, class V> __device__ __forceinline__ T en_atomic_fetch_add(T *p, V v) { return atomicAdd(p, (T)v); }
+template <class T, class V> __device__ __forceinline__ T en_atomic_fetch_sub(T *p, V v) { return atomicSub(p, (T)v); }
+template <class V> __device__ __forceinline__ float en_atomic_fetch_sub(float *p, V v) { return atomicAdd(p, -(float)v); }
+template <class V> __device__ __forceinline__ ulong en_atomic_fetch_sub(ulong *p, V v) { return atomicAdd(p, (ulong)0 - (ulong)v); }
+template <class T, class V> __device__ __forceinline__ T en_atomic_fetch_min(T *p, V v) { return atomicMin(p, (T)v); }
+template <class T, class V> __device__ __forceinline__ T en_atomic_fetch_max(T *p, V v) { return atomicMax(p, (T)v); }
+template <class T, class V> __device__ __forceinline__ T en_atomic_fetch_and(T *p, V v) { return atomicAnd(p, (T)v); }
+template <class T, class V> __device__ __forceinline__ T en_atomic_fetch_or(T *p, V v) { return atomicOr(p, (T)v); }
+template <class T, class V> __device__ __forceinline__ T en_atomic_fetch_xor(T *p, V v) { return atomicXor(p, (T)v); }
 
 // ---- barriers -------------------------------------------------------------------------------
 // threadgroup_barrier: the block barrier orders threadgroup memory; mem_device adds a fence

@@ -285,6 +285,23 @@ static void build_everything(hand *h) {
     intrinsic(h, body, IR_I_MATRIX_STORE, NULL, a15, 5);
 }
 
+/* kernel big_static(...): 64 KiB of threadgroup variables, more than static __shared__ may
+ * hold, so they are carved from the dynamic shared memory */
+static void build_big_static(hand *h) {
+    ir_module *m = h->m;
+    h->f = ir_func_new(m, "big_static", h->loc);
+    h->f->is_kernel = true;
+    ir_var *out = param(h, "out", ir_type_ptr(m, h->f32, IR_SPACE_DEVICE, false), IR_PARAM_BUFFER, 0, IR_ATTR_NONE);
+    ir_var *lid = param(h, "lid", h->u32, IR_PARAM_ATTR, -1, IR_ATTR_THREAD_INDEX_IN_THREADGROUP);
+    ir_var *big = ir_var_new(m, h->f, "big", ir_type_array(m, h->f32, 16384), h->loc);
+    big->storage = IR_VAR_THREADGROUP;
+    EN_PUSH(m->arena, h->f->threadgroup_vars, big);
+    assign(h, h->f->body, at(h, var(h, big), var(h, lid)), f32c(h, 1));
+    ir_expr *a[1] = {u32c(h, IR_MEM_THREADGROUP)};
+    intrinsic(h, h->f->body, IR_I_BARRIER_THREADGROUP, NULL, a, 1);
+    assign(h, h->f->body, at(h, var(h, out), var(h, lid)), at(h, var(h, big), bin(h, IR_OP_XOR, h->u32, var(h, lid), u32c(h, 1))));
+}
+
 static void test_hand(void) {
     en_arena arena;
     en_arena_init(&arena);
@@ -298,6 +315,7 @@ static void test_hand(void) {
     h.u64 = ir_type_scalar(h.m, IR_T_U64);
     h.b = ir_type_scalar(h.m, IR_T_BOOL);
     build_everything(&h);
+    build_big_static(&h);
     en_buf src = {0};
     if (compile_module(h.m, "hand-built kernel", &src)) {
         if (getenv("CUDA_TEST_DUMP")) fputs(src.data, stdout);
@@ -318,6 +336,8 @@ static void test_hand(void) {
             CHECK(strstr(kernel, "if (!en_locate(en_p, en_t)) return;"), "edge threads leave");
             CHECK(strstr(src.data, "static_assert(sizeof(Params) == 48"), "struct layout assertion");
             CHECK(strstr(kernel, "en_splat<float4>(0.0f)"), "scalar clamp bounds spread over the vector");
+            CHECK(strstr(kernel, "en_array<float, 16384> &big = *(en_array<float, 16384> *)(en_dynamic_shared + 0);"),
+                  "64 KiB of threadgroup variables carved from dynamic shared memory");
         }
     }
     en_buf_free(&src);
