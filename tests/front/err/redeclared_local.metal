@@ -1,0 +1,7 @@
+#include <metal_stdlib>
+using namespace metal;
+kernel void k(device float* out [[buffer(0)]], uint tid [[thread_position_in_grid]]) {
+  int a = 1;
+  int a = 2;
+  out[tid] = float(a);
+}

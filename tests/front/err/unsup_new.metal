@@ -1,0 +1,6 @@
+#include <metal_stdlib>
+using namespace metal;
+kernel void k(device float* out [[buffer(0)]], uint tid [[thread_position_in_grid]]) {
+  float* p = new float;
+  out[tid] = *p;
+}
