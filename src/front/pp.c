@@ -113,6 +113,16 @@ static en_token make_int(pp *p, uint64_t v, en_loc loc) {
     return t;
 }
 
+/* Counts n tokens of expansion work (tokens copied into contexts, arguments and
+ * expanded arguments) against the budget; false once it is spent, after one error. */
+static bool spend(pp *p, long n, en_loc loc) {
+    p->budget_used += n;
+    if (p->budget_used <= EXPANSION_BUDGET || p->budget_exceeded) return !p->budget_exceeded;
+    en_error(&p->c->diags, loc, "macro expansion is too large (more than %d tokens)", EXPANSION_BUDGET);
+    p->budget_exceeded = true;
+    return false;
+}
+
 /* the spellings of toks joined, one space where the source had space */
 static const char *spell_tokens(pp *p, const en_token *toks, int n) {
     en_buf b = {0};
@@ -1041,6 +1051,7 @@ static bool collect_args(pp *p, expander *E, const macro *m, const en_token *use
             cur = (tok_vec){0};
             continue;
         }
+        spend(p, 1, use->loc);
         EN_PUSH(&p->c->arena, cur, t);
     }
     E->in_args = saved;
@@ -1064,7 +1075,7 @@ static bool collect_args(pp *p, expander *E, const macro *m, const en_token *use
 
 /* C11 6.10.3.2: the argument's spelling as a string literal */
 static en_token stringize(pp *p, const macro_arg *a, en_loc loc) {
-    p->budget_used += a->count; /* reading the argument is work too */
+    spend(p, a->count, loc); /* reading the argument is work too */
     en_buf b = {0};
     en_buf_putc(&b, '"');
     for (int i = 0; i < a->count; i++) {
@@ -1234,13 +1245,7 @@ static en_token expand_next(pp *p, expander *E) {
         } else {
             result = substitute(p, m, NULL, t.loc);
         }
-        p->budget_used += result.count + 1;
-        if (p->budget_used > EXPANSION_BUDGET) {
-            en_error(&p->c->diags, t.loc, "macro expansion is too large (more than %d tokens)",
-                     EXPANSION_BUDGET);
-            p->budget_exceeded = true;
-            return t;
-        }
+        if (!spend(p, result.count + 1, t.loc)) return t;
         if (p->c->arena.out_of_memory) return p->eof;
         for (int i = 0; i < result.count; i++) {
             result.items[i].loc = t.loc;
@@ -1273,6 +1278,7 @@ static tok_vec expand_array(pp *p, const en_token *toks, int n) {
     for (;;) {
         en_token t = expand_next(p, &sub);
         if (t.kind == EN_TK_EOF) break;
+        spend(p, 1, t.loc);
         EN_PUSH(&p->c->arena, out, t);
     }
     while (sub.ctxs.count) pop_context(&sub);
