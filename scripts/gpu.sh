@@ -56,9 +56,19 @@ if [ "$what" = all ]; then
   fi
 fi
 
+if [ "$what" = all ] && command -v compute-sanitizer >/dev/null 2>&1; then
+  # the Metal-model test kernels under NVIDIA's checkers (the planted fault left out)
+  for tool in memcheck racecheck synccheck; do
+    ENIGMA_TEST_NO_FAULT=1 timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 \
+      $build/tests/test_cuda_gpu >"$OUT/sanitizer-$tool.log" 2>&1
+    note "compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tail -n 1))"
+  done
+fi
+
 echo "== bench"
+cuda_home=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
 if timeout 120 nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/bench_cuda.cu -I include $build/libenigma.a \
-     -lcuda -lnvrtc -ldl -lpthread -lm -o $build/bench_cuda >"$OUT/bench-build.log" 2>&1; then
+     -L"$cuda_home/lib64" -L"$cuda_home/lib64/stubs" -lcuda -lnvrtc -ldl -lpthread -lm -o $build/bench_cuda >"$OUT/bench-build.log" 2>&1; then
   timeout 180 $build/bench_cuda bench/cuda "$OUT/RESULTS-cuda.txt" >"$OUT/bench.log" 2>&1
   rc=$?
   cat "$OUT/bench.log"
