@@ -1,7 +1,9 @@
 /* ast.h — the syntax tree the parser (parse.c) builds and the checker (check.c) reads.
  *
  * What the parser guarantees:
- *   - Every node carries `loc`: for operators the operator token, for everything else the
+ *   - Every node carries `loc`: for operators the operator token (binary, assignment,
+ *     unary, '?' of a conditional, '[' of a subscript, '(' of a C cast), for a call its
+ *     callee's loc, for a member access the member's name, for everything else the
  *     first token of the construct (for a declaration: its name, see ast_decl).
  *   - Everything lives in the compile's arena (c->arena); nothing is ever freed alone.
  *   - Lists are {items, count, cap} arrays; `items` may be NULL when count == 0.

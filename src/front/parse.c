@@ -1686,7 +1686,8 @@ static ast_expr *parse_postfix(parser *p, ast_expr *e) {
             e = s;
         } else if (is(p, "(")) {
             advance(p);
-            ast_expr *c = new_expr(p, AST_EXPR_CALL, loc);
+            /* a call is located at its callee, where "no such function" belongs */
+            ast_expr *c = new_expr(p, AST_EXPR_CALL, e->loc);
             c->callee = e;
             parse_args(p, &c->args, ")");
             e = c;
@@ -1697,6 +1698,7 @@ static ast_expr *parse_postfix(parser *p, ast_expr *e) {
             accept(p, "template");
             m->operand = e;
             if (is_ident(p)) {
+                m->loc = loc_here(p); /* at the member's name: "no member named x" */
                 m->member = tok_str(p, peek(p));
                 advance(p);
             } else {
