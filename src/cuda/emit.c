@@ -635,9 +635,9 @@ static void emit_loop(emitter *e, const ir_stmt *s) {
     /* `if (!c) break;` opening the body (how for and while arrive) reads as while (c) */
     const ir_stmt *body = s->body;
     const ir_stmt *exit_test = loop_exit_test(s);
+    if (exit_test) emit_source_comment(e, exit_test->loc);
     line_start(e);
     if (exit_test) {
-        emit_source_comment(e, exit_test->loc);
         put(e, "while (");
         const ir_expr *c = exit_test->cond;
         if (c->kind == IR_E_UNARY && c->op == IR_OP_NOT) emit_expr(e, c->args[0]);
