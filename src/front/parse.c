@@ -73,6 +73,7 @@ typedef struct parser {
     scope *scope;     /* innermost block or template-parameter scope; NULL at program scope */
     const char *struct_name; /* innermost struct being defined (constructors) */
     bool template_pending;   /* the declaration being parsed follows template<...> */
+    bool unknown_type_ok;    /* the next block declaration may start with an unknown name */
     int anon_count;
 } parser;
 
@@ -1009,6 +1010,8 @@ static void parse_decl_specs(parser *p, decl_specs *ds, ast_decls *out, bool all
             ty->name = parse_name(p);
             ty->elaborated = elaborated;
             if (reject_unsupported_name(p, &ty->name)) ty->kind = AST_TYPE_ERROR;
+            /* already reported as "unknown type name": the checker stays silent */
+            if (!known && p->unknown_type_ok) ty->kind = AST_TYPE_ERROR;
             ds->type = ty;
             continue;
         } else {
@@ -1988,6 +1991,17 @@ static ast_stmt *parse_stmt_inner(parser *p) {
         parse_declaration(p, &s->decls, CTX_BLOCK);
         return s;
     }
+    /* `Foo x;` with Foo unknown: a declaration whose type is misspelt or missing */
+    const en_token *next = tok_at(p, p->pos + 1);
+    if (t->kind == EN_TK_IDENT && !is_reserved(t) && lookup_tok(p, t) == SYM_NONE &&
+        next->kind == EN_TK_IDENT && !is_reserved(next)) {
+        error_at(p, loc, "unknown type name '%.*s'", t->len, t->text);
+        ast_stmt *s = new_stmt(p, AST_STMT_DECL, loc);
+        p->unknown_type_ok = true;
+        parse_declaration(p, &s->decls, CTX_BLOCK);
+        p->unknown_type_ok = false;
+        return s;
+    }
     ast_stmt *s = new_stmt(p, AST_STMT_EXPR, loc);
     s->expr = parse_expr(p);
     expect_semi(p, "after expression", errors_before);
@@ -2105,7 +2119,11 @@ static void parse_params(parser *p, ast_params *out) {
         ast_decls ignored = {0};
         parse_decl_specs(p, &ds, &ignored, true);
         if (!ds.type) {
-            error_at(p, loc_here(p), "expected a parameter type before %s", tok_desc(p, peek(p)));
+            if (is_ident(p) && !is_reserved(peek(p)))
+                error_at(p, loc_here(p), "unknown type name '%.*s'", peek(p)->len, peek(p)->text);
+            else
+                error_at(p, loc_here(p), "expected a parameter type before %s",
+                         tok_desc(p, peek(p)));
             ds.type = new_type(p, AST_TYPE_ERROR, loc_here(p));
             while (!is(p, ",") && !is(p, ")") && !is(p, "{") && !is(p, ";") &&
                    peek(p)->kind != EN_TK_EOF)
@@ -2389,8 +2407,9 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
     }
     bool templ = p->template_pending;
     decl_specs ds;
-    parse_decl_specs(p, &ds, out, ctx != CTX_BLOCK);
+    parse_decl_specs(p, &ds, out, ctx != CTX_BLOCK || p->unknown_type_ok);
     p->template_pending = false;
+    p->unknown_type_ok = false;
     if (!ds.type) {
         if (ds.specs || ds.quals || ds.space || ds.attrs.count)
             error_at(p, loc_here(p), "expected a type before %s", tok_desc(p, peek(p)));
