@@ -22,6 +22,9 @@
  *     silent about ERROR nodes: the parser has already reported them.
  *   - Unsupported features (textures, samplers, vertex functions, goto, double...) are
  *     reported by the parser; the construct is dropped or replaced by an ERROR node.
+ *   - `nullptr` is an AST_EXPR_NAME named "nullptr"; `alignas(N)` / `alignas(T)` is an
+ *     attribute "alignas" whose argument is N or an AST_EXPR_ALIGNOF of T; attributes
+ *     written on statements ([[likely]]) are dropped.
  *
  * Later changes to this file are additive only (new kinds, new fields at struct ends). */
 #ifndef ENIGMA_AST_H

@@ -1881,6 +1881,16 @@ static ast_stmt *parse_stmt_inner(parser *p) {
         }
         return s;
     }
+    if (at_attr_start(p)) {
+        /* [[likely]] if (...): attributes of a statement carry nothing enigma uses */
+        int start = p->pos;
+        ast_attrs ignored = {0};
+        parse_attrs(p, &ignored);
+        if (is(p, "if") || is(p, "for") || is(p, "while") || is(p, "do") || is(p, "switch") ||
+            is(p, "return") || is(p, "break") || is(p, "continue") || is(p, "{") || is(p, ";"))
+            return parse_stmt(p);
+        if (p->c->diags.errors == errors_before) p->pos = start; /* a declaration's attributes */
+    }
     if (is(p, "{")) return parse_compound(p);
     if (accept(p, ";")) return new_stmt(p, AST_STMT_EMPTY, loc);
     if (accept(p, "if")) {
