@@ -96,7 +96,7 @@ static void *worker_main(void *arg) {
     int self = -1;
     for (int i = 0; i < pool->thread_count; i++)
         if (pthread_equal(pool->threads[i], pthread_self())) self = i + 1;
-    uint64_t seen = pool->generation;
+    uint64_t seen = 0; /* the pool starts at generation 0; a dispatch may bump it before we run */
     for (;;) {
         while (!pool->quit && (pool->generation == seen || self > pool->wanted))
             pthread_cond_wait(&pool->wake, &pool->lock);

@@ -1,0 +1,8 @@
+# tests/cpu — the cpu backend (src/cpu) on kernels built as IR by hand and, once the front
+# end compiles them, on .metal kernels. Each runs with its own cache folder.
+add_executable(cpu_test_kernels ${CMAKE_CURRENT_LIST_DIR}/test_cpu_kernels.c)
+target_link_libraries(cpu_test_kernels PRIVATE enigma_static)
+target_include_directories(cpu_test_kernels PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME cpu.kernels COMMAND cpu_test_kernels)
+set_tests_properties(cpu.kernels PROPERTIES TIMEOUT 600
+  ENVIRONMENT "ENIGMA_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cpu-cache")
