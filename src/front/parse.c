@@ -1870,8 +1870,12 @@ static ast_stmt *parse_stmt_inner(parser *p) {
     const en_token *t = peek(p);
     en_loc loc = t->loc;
     if (t->kind == EN_TK_PRAGMA) {
-        int count = (int)t->ival;
+        int count = t->ival > INT32_MAX ? INT32_MAX : (int)t->ival;
         advance(p);
+        if (is(p, "}") || peek(p)->kind == EN_TK_EOF) {
+            en_warning(&p->c->diags, loc, "'#pragma unroll' is ignored: it must come before a loop");
+            return new_stmt(p, AST_STMT_EMPTY, loc);
+        }
         ast_stmt *s = parse_stmt(p);
         if (is_loop(s)) {
             s->has_unroll = true;
