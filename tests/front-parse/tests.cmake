@@ -15,3 +15,9 @@ foreach(case ${front_parse_cases})
            COMMAND ${CMAKE_COMMAND} -DDUMP=$<TARGET_FILE:parse_dump> -DCASE=${case}
                    -P ${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
 endforeach()
+
+# en_parse at its edges (no EOF, pragma tokens, node locations)
+add_executable(parse_api_test ${CMAKE_CURRENT_LIST_DIR}/parse_api_test.c)
+target_link_libraries(parse_api_test PRIVATE enigma_static)
+target_include_directories(parse_api_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME front-parse/api COMMAND parse_api_test)
