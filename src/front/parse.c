@@ -17,8 +17,9 @@
  *     outer meaning when they close, so a local variable shadows a type of the same
  *     name only inside its block.
  *   - '<' after a known template name (vec, atomic, as_type, a user template...) opens
- *     template arguments; anywhere else it is less-than. Inside template arguments '>'
- *     closes the list and '>>' closes two.
+ *     template arguments, and so does '<' after a name that is neither a variable nor a
+ *     type when a type follows it (`max<float>(a, b)`); anywhere else it is less-than.
+ *     Inside template arguments '>' closes the list and '>>' closes two.
  *   - '[[' starts an attribute.
  * Unsupported MSL (textures, samplers, vertex/fragment functions, goto, double...) is
  * reported by name where it is written, and parsing goes on. */
@@ -526,6 +527,21 @@ static bool is_reserved(const en_token *t) {
 /* ---- lookahead scanners (no nodes built; linear) ----------------------------------------
  * These answer "is a type written here?" before committing to a parse. */
 
+static int scan_type(parser *p, int i);
+
+/* does '<' at token i open template arguments of the name before it? Yes after a known
+ * template; also after any other name when a type follows the '<' and then '>' or ','
+ * (`max<float>(a, b)`), since a type cannot be compared */
+static bool opens_targs(parser *p, int i, sym_kind kind) {
+    if (!tok_is(tok_at(p, i), "<")) return false;
+    if (kind_is_template(kind)) return true;
+    if (kind == SYM_TYPE || kind == SYM_VALUE) return false;
+    int j = scan_type(p, i + 1);
+    if (j < 0) return false;
+    const en_token *after = tok_at(p, j);
+    return tok_is(after, ">") || tok_is(after, ",") || tok_is(after, ">>");
+}
+
 /* skips a balanced <...> from the '<' at token i; returns the index after it or -1 */
 static int scan_angles(parser *p, int i) {
     int angle = 0, paren = 0;
@@ -551,7 +567,7 @@ static int scan_name(parser *p, int i, int *last) {
         const en_token *t = tok_at(p, i);
         if (t->kind != EN_TK_IDENT || is_reserved(t)) return -1;
         *last = i++;
-        if (tok_is(tok_at(p, i), "<") && kind_is_template(lookup_tok(p, t))) {
+        if (opens_targs(p, i, lookup_tok(p, t))) {
             i = scan_angles(p, i);
             if (i < 0) return -1;
         }
@@ -823,7 +839,7 @@ static ast_name parse_name(parser *p) {
         part.ident = tok_str(p, t);
         sym_kind kind = lookup_tok(p, t);
         advance(p);
-        if (is(p, "<") && kind_is_template(kind)) {
+        if (!p->split_gt && opens_targs(p, p->pos, kind)) {
             part.has_targs = true;
             parse_targs(p, &part.targs);
         }
