@@ -744,7 +744,7 @@ static ir_expr *math_call(call *k) {
             return bad_arg(k, 2, tn(k, want)) ? NULL : NULL;
         args[0] = conv(k, 0, t);
         args[1] = conv(k, 1, t);
-        args[2] = conv(k, 2, ct->kind == IR_T_VEC ? want : ck_t(ck, IR_T_BOOL));
+        args[2] = conv(k, 2, want); /* a scalar condition applies to every lane */
         return pure(k, t, args, 3);
     }
     case SIG_DOT: case SIG_LENGTH: case SIG_NORMALIZE: {

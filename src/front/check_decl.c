@@ -246,6 +246,24 @@ static void threadgroup_var(checker *ck, const ast_decl *d, ir_type *t) {
     s->var = v;
 }
 
+/* a variable's type; `T a[] = {...}` takes its length from the initializer */
+static ir_type *var_type(checker *ck, const ast_decl *d, bool *is_ref) {
+    const ast_type *t = d->type;
+    if (t && t->kind == AST_TYPE_ARRAY && !t->dim && d->init && d->init->kind == AST_EXPR_INIT_LIST &&
+        d->init_style == AST_INIT_ASSIGN) {
+        *is_ref = false;
+        ir_type *elem = type_rec(ck, t->base, 1);
+        if (!elem) return NULL;
+        int n = d->init->args.count;
+        if (n <= 0) {
+            en_error(ck->diags, d->loc, "array '%s' of unknown size needs a non-empty initializer", d->name);
+            return NULL;
+        }
+        return ir_type_array(ck->m, elem, (uint32_t)n);
+    }
+    return ck_decl_type(ck, t, is_ref, false);
+}
+
 static void program_var(checker *ck, const ast_decl *d) {
     const ast_type *b = decl_base(d->type);
     bool constexpr_ = d->specs & AST_SPEC_CONSTEXPR;
@@ -260,8 +278,13 @@ static void program_var(checker *ck, const ast_decl *d) {
                      d->name ? d->name : "?");
         return;
     }
-    ir_type *t = is_auto(d->type) ? NULL : ck_type(ck, d->type);
+    bool is_ref = false;
+    ir_type *t = is_auto(d->type) ? NULL : var_type(ck, d, &is_ref);
     if (!is_auto(d->type) && !t) return;
+    if (is_ref) {
+        en_error(ck->diags, d->loc, "program-scope references are not supported by enigma ('%s')", d->name);
+        return;
+    }
     if (!d->init) {
         en_error(ck->diags, d->loc, "constant '%s' needs an initializer", d->name);
         return;
@@ -293,7 +316,7 @@ static void local_var(checker *ck, const ast_decl *d) {
     ir_type *t = NULL;
     bool is_ref = false;
     if (!is_auto(d->type)) {
-        t = ck_decl_type(ck, d->type, &is_ref, false);
+        t = var_type(ck, d, &is_ref);
         if (!t) {
             if (d->init) ck_expr(ck, d->init->kind == AST_EXPR_INIT_LIST ? NULL : d->init);
             return;

@@ -409,6 +409,12 @@ static ir_expr *method_call(checker *ck, const ast_expr *e) {
         ck_emit(ck, ir_intrinsic_stmt(ck->m, IR_I_SIMD_ACTIVE_THREADS_MASK, mask, NULL, 0, e->loc));
         return ir_binary(ck->m, IR_OP_EQ, ck_t(ck, IR_T_BOOL), bits, ir_var_ref(ck->m, mask, e->loc), e->loc);
     }
+    if (obj->type->kind == IR_T_SIMD_MATRIX && en_streq(name, "thread_elements")) {
+        en_error(ck->diags, m->loc,
+                 "thread_elements() of simdgroup matrices is not supported by enigma (which lane holds "
+                 "which element is unspecified); use simdgroup_load and simdgroup_store");
+        return NULL;
+    }
     if (obj->type->kind == IR_T_STRUCT)
         en_error(ck->diags, m->loc, "member functions are not supported by enigma ('%s' of '%s')",
                  name, ck_type_name(ck, obj->type));
