@@ -13,3 +13,11 @@ foreach(case ${front_golden_cases})
   add_test(NAME front/${kind}/${name}
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/run_case.sh $<TARGET_FILE:front_golden> ${case})
 endforeach()
+# every input the fuzzer found a crash, hang or leak with (fuzz/regress/) must now go
+# through the front end cleanly: a diagnostic or IR, never a crash
+file(GLOB front_fuzz_regress CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/fuzz/regress/*)
+foreach(input ${front_fuzz_regress})
+  get_filename_component(name ${input} NAME)
+  add_test(NAME front/fuzz-regress/${name} COMMAND front_golden ${input})
+  set_tests_properties(front/fuzz-regress/${name} PROPERTIES TIMEOUT 20)
+endforeach()
