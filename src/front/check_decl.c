@@ -802,7 +802,16 @@ static bool resolve_signature(checker *ck, const ast_decl *d, ck_inst *sig) {
     sig->param_is_ref = en_alloc(ck->a, sizeof(bool) * (size_t)(n + 1));
     for (int i = 0; i < n; i++) {
         const ast_param *p = &d->params.items[i];
-        sig->param_types[i] = ck_decl_type(ck, p->type, &sig->param_is_ref[i], true);
+        if (p->type && p->type->kind == AST_TYPE_ARRAY) {
+            /* C: an array parameter is a pointer to its first element */
+            ir_type *elem = type_rec(ck, p->type->base, 1);
+            const ast_type *b = decl_base(p->type);
+            sig->param_types[i] = elem ? ir_type_ptr(ck->m, elem, space_of(b ? b->space : AST_AS_NONE),
+                                                     b && (b->quals & AST_Q_CONST)) : NULL;
+            sig->param_is_ref[i] = false;
+        } else {
+            sig->param_types[i] = ck_decl_type(ck, p->type, &sig->param_is_ref[i], true);
+        }
         if (!sig->param_types[i]) ok = false;
         else if (sig->param_types[i]->kind == IR_T_VOID) {
             en_error(ck->diags, p->loc, "parameter '%s' has type void", p->name ? p->name : "?");
