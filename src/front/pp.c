@@ -871,13 +871,12 @@ static void do_line(pp *p, frame *f, en_loc loc) {
     f->L.line_offset = (int64_t)t[0].ival - (f->L.break_line + 1);
 }
 
-/* `#pragma unroll`, `#pragma unroll N`, `#pragma unroll(N)`: a token for the parser */
-static bool do_pragma(pp *p, frame *f, const en_token *hash, en_token *out) {
-    tok_vec line = read_line(p, f);
-    const en_token *t = line.items;
-    int n = line.count;
+/* `#pragma unroll`, `#pragma unroll N`, `#pragma unroll(N)`: a token for the parser, at
+ * `at`; `#pragma once` marks the file `canonical`; other pragmas are ignored */
+static bool pragma_tokens(pp *p, const en_token *t, int n, const char *canonical, en_loc at,
+                          en_token *out) {
     if (n && is_ident(&t[0], "once")) {
-        if (f->canonical && !once_seen(p, f->canonical)) EN_PUSH(&p->c->arena, p->once, f->canonical);
+        if (canonical && !once_seen(p, canonical)) EN_PUSH(&p->c->arena, p->once, canonical);
         return false;
     }
     if (!n || !is_ident(&t[0], "unroll")) return false; /* other pragmas are ignored */
@@ -907,10 +906,15 @@ static bool do_pragma(pp *p, frame *f, const en_token *hash, en_token *out) {
         k++;
     }
     if (k < n) en_warning(&p->c->diags, t[k].loc, "extra tokens at end of #pragma unroll");
-    *out = make_token(p, EN_TK_PRAGMA, "unroll", hash->loc);
+    *out = make_token(p, EN_TK_PRAGMA, "unroll", at);
     out->ival = count;
     out->at_line_start = true;
     return true;
+}
+
+static bool do_pragma(pp *p, frame *f, const en_token *hash, en_token *out) {
+    tok_vec line = read_line(p, f);
+    return pragma_tokens(p, line.items, line.count, f->canonical, hash->loc, out);
 }
 
 static void do_message(pp *p, frame *f, const en_token *name, bool is_error) {
@@ -1222,12 +1226,50 @@ static en_token builtin_macro(pp *p, const macro *m, const en_token *use) {
     return t;
 }
 
+/* C11 6.10.9: `_Pragma ( string-literal )` acts as the #pragma line the string spells,
+ * so that macros can carry `#pragma unroll`. True when it yields a token (*out). */
+static bool pragma_operator(pp *p, expander *E, const en_token *op, en_token *out) {
+    bool saved = E->in_args;
+    E->in_args = true; /* its operand may not run past the end of a file */
+    raw_next(p, E);    /* ( */
+    en_token s = raw_next(p, E);
+    en_token close = s.kind == EN_TK_EOF ? s : raw_next(p, E);
+    E->in_args = saved;
+    if (s.kind != EN_TK_STRING || s.text[0] != '"' || !is_punct(&close, ")")) {
+        en_error(&p->c->diags, op->loc, "_Pragma takes a parenthesized string literal");
+        return false;
+    }
+    /* destringize: drop the quotes, unescape \" and \\ */
+    char *text = en_alloc(&p->c->arena, (size_t)s.len + 1);
+    if (p->c->arena.out_of_memory) return false;
+    size_t k = 0;
+    for (int i = 1; i + 1 < s.len; i++) {
+        if (s.text[i] == '\\' && i + 2 < s.len && (s.text[i + 1] == '"' || s.text[i + 1] == '\\')) i++;
+        text[k++] = s.text[i];
+    }
+    text[k] = 0;
+    en_lexer L;
+    en_lexer_init(&L, p->c, op->loc.file, text, k);
+    L.quiet = true;
+    tok_vec toks = {0};
+    for (en_token t = en_lex_next(&L); t.kind != EN_TK_EOF; t = en_lex_next(&L)) {
+        t.loc = op->loc;
+        EN_PUSH(&p->c->arena, toks, t);
+    }
+    return pragma_tokens(p, toks.items, toks.count, p->top ? p->top->canonical : NULL, op->loc, out);
+}
+
 /* the next token after macro expansion */
 static en_token expand_next(pp *p, expander *E) {
     for (;;) {
         if (p->c->arena.out_of_memory) return p->eof;
         en_token t = raw_next(p, E);
         if (t.kind != EN_TK_IDENT || t.no_expand || p->budget_exceeded) return t;
+        if (en_streq(t.text, "_Pragma") && next_is_lparen(p, E)) {
+            en_token pragma;
+            if (pragma_operator(p, E, &t, &pragma)) return pragma;
+            continue;
+        }
         macro *m = macro_find(p, t.text);
         if (!m) return t;
         if (m->active) {
