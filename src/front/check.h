@@ -46,6 +46,8 @@ EN_INTERNAL ir_expr *ck_implicit(checker *ck, ir_expr *e, ir_type *to, en_loc lo
 EN_INTERNAL ir_expr *ck_explicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc);
 /* numeric conversion with constant folding; no checks */
 EN_INTERNAL ir_expr *ck_convert(checker *ck, ir_expr *e, ir_type *to, en_loc loc);
+/* v rounded to float, half or bfloat (round to nearest even) */
+EN_INTERNAL double ck_round_float(ir_type_kind k, double v);
 /* integer promotion of a scalar type (bool/char/short -> int) */
 EN_INTERNAL ir_type *ck_promote(checker *ck, ir_type *t);
 /* the common type of a binary arithmetic operator's operands, converting both; false

@@ -41,8 +41,7 @@ static ir_expr *float_literal(checker *ck, const ast_expr *e) {
     ir_type_kind k = IR_T_F32;
     if (e->suffix & EN_LIT_H) k = IR_T_F16;
     else if (e->suffix & EN_LIT_BF) k = IR_T_BF16;
-    double v = e->fval;
-    if (k == IR_T_F32) v = (double)(float)v;
+    double v = ck_round_float(k, e->fval);
     return ir_const_float(ck->m, ck_t(ck, k), v, e->loc);
 }
 

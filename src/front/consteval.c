@@ -74,7 +74,7 @@ static ir_expr *fold_binary(checker *ck, ir_expr *e, ir_expr *a, ir_expr *b) {
         case IR_OP_DIV: f = x / y; break;
         default: return NULL;
         }
-        r->c.f = t->kind == IR_T_F32 ? (double)(float)f : f;
+        r->c.f = ck_round_float(t->kind, f);
         return r;
     }
     int bits = (int)ot->size * 8;

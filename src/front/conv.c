@@ -13,6 +13,8 @@
  *     element; simd_vote converts only explicitly. */
 #include "check.h"
 
+#include <math.h>
+
 ir_type *ck_t(checker *ck, ir_type_kind k) { return ir_type_scalar(ck->m, k); }
 
 static int int_rank(ir_type_kind k) {
@@ -75,10 +77,30 @@ ck_rank ck_conv_rank(const ir_type *from, const ir_type *to, bool is_const) {
 }
 
 /* ---- constant conversion ----------------------------------------------------------- */
-static double round_to(ir_type_kind k, double v) {
-    if (k == IR_T_F32) return (double)(float)v;
-    return v; /* half/bfloat: kept exact; backends round when they emit */
+/* v rounded to nearest-even in a binary format with `digits` significant bits, minimum
+ * normal exponent `emin` and overflow at 2^(emax+1) */
+static double round_binary(double v, int digits, int emin, int emax) {
+    if (v != v || isinf(v) || v == 0) return v;
+    double a = fabs(v);
+    int e;
+    frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+    int exp = e - 1;
+    double ulp = exp < emin ? ldexp(1.0, emin - digits + 1) : ldexp(1.0, exp - digits + 1);
+    double r = nearbyint(a / ulp) * ulp;
+    if (r >= ldexp(1.0, emax + 1)) r = INFINITY;
+    return copysign(r, v);
 }
+
+double ck_round_float(ir_type_kind k, double v) {
+    switch (k) {
+    case IR_T_F32: return (double)(float)v;
+    case IR_T_F16: return round_binary(v, 11, -14, 15);
+    case IR_T_BF16: return round_binary(v, 8, -126, 127);
+    default: return v;
+    }
+}
+
+static double round_to(ir_type_kind k, double v) { return ck_round_float(k, v); }
 
 static ir_expr *fold_convert(checker *ck, ir_expr *c, ir_type *to, en_loc loc) {
     const ir_type *from = c->type;
