@@ -29,7 +29,7 @@ class Cli:
     def __init__(self, path):
         self.path = path
 
-    def __call__(self, *args, cwd=None, timeout=300):
+    def __call__(self, *args, cwd=None, timeout=60):
         """Runs enigma with args; returns the CompletedProcess (text)."""
         return subprocess.run([str(self.path), *map(str, args)], capture_output=True, text=True,
                               cwd=cwd, timeout=timeout)

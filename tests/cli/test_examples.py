@@ -136,8 +136,72 @@ def test_seed004_broadcast_first(enigma, cpu, tmp_path):
     np.testing.assert_array_equal(out, ref.astype(np.float32))
 
 
+def test_seed000_two_level_sum(enigma, cpu, tmp_path):
+    tg = int(RNG.choice([64, 128, 256]))
+    groups = int(RNG.integers(2, 64))
+    x = RNG.uniform(-1, 1, groups * tg).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    src = EXAMPLES / "seed000_reduce.metal"
+    run_ok(enigma, src, "-k", "reduce_threadgroup", "--backend", "cpu", "--threadgroups", groups, "--threads", tg,
+           f"A=@{tmp_path / 'x.npy'}", f"PartialOut=zeros:{groups}", "-o", f"PartialOut={tmp_path / 'p.npy'}")
+    partial = np.load(tmp_path / "p.npy")
+    xd = x.astype(np.float64).reshape(groups, tg)
+    assert np.all(np.abs(partial - xd.sum(axis=1)) <= 1e-6 * np.abs(xd).sum(axis=1))
+    final_tg = (groups + 31) // 32 * 32
+    run_ok(enigma, src, "-k", "reduce_final", "--backend", "cpu", "--threadgroups", 1, "--threads", final_tg,
+           f"Partial=@{tmp_path / 'p.npy'}", "Result=zeros:1", f"count={groups}", "-o", f"Result={tmp_path / 'r.npy'}")
+    result = np.load(tmp_path / "r.npy")
+    assert abs(float(result[0]) - xd.sum()) <= 1e-6 * np.abs(xd).sum()
+
+
+def test_seed001_tree_reduction(enigma, cpu, tmp_path):
+    n = int(RNG.integers(300, 5000))
+    blocks = (n + 255) // 256
+    x = RNG.uniform(-1, 1, n).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    run_ok(enigma, EXAMPLES / "seed001_reduce_sum.metal", "--backend", "cpu", "--threadgroups", blocks,
+           "--threads", 256, f"input=@{tmp_path / 'x.npy'}", f"output=zeros:{blocks}", f"n={n}",
+           "-o", f"output={tmp_path / 'o.npy'}")
+    out = np.load(tmp_path / "o.npy")
+    padded = np.zeros(blocks * 256)
+    padded[:n] = x
+    ref = padded.reshape(blocks, 256).sum(axis=1)
+    assert np.all(np.abs(out - ref) <= 1e-6 * np.abs(padded).reshape(blocks, 256).sum(axis=1) + 1e-7)
+
+
+def gemm_inputs(tmp_path, m, k, n):
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    bound = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    return ref, bound
+
+
+@pytest.mark.parametrize("kernel", ["naive_gemm", "tiled_gemm", "simd_gemm"])
+def test_seed002_gemm(enigma, cpu, tmp_path, kernel):
+    if kernel == "simd_gemm":  # whole 8x8 tiles, one SIMD group per tile
+        m, k, n = (8 * int(RNG.integers(1, 8)) for _ in range(3))
+        geometry = ["--threadgroups", f"{n // 8},{m // 8}", "--threads", 32]
+    elif kernel == "tiled_gemm":  # any size: edge tiles are masked
+        m, k, n = (int(RNG.integers(5, 70)) for _ in range(3))
+        geometry = ["--grid", f"{n},{m}", "--threads", "16,16"]
+    else:
+        m, k, n = (int(RNG.integers(5, 70)) for _ in range(3))
+        geometry = ["--grid", f"{n},{m}", "--threads", "8,8"]
+    ref, bound = gemm_inputs(tmp_path, m, k, n)
+    sizes = [f"K={k}", f"N={n}"] + ([f"M={m}"] if kernel == "tiled_gemm" else [])
+    run_ok(enigma, EXAMPLES / "seed002_gemm.metal", "-k", kernel, "--backend", "cpu", *geometry,
+           f"A=@{tmp_path / 'a.npy'}", f"B=@{tmp_path / 'b.npy'}", f"C=zeros:{m * n}", *sizes,
+           "-o", f"C={tmp_path / 'c.npy'}")
+    c = np.load(tmp_path / "c.npy").reshape(m, n)
+    assert np.all(np.abs(c - ref) <= 1e-5 * bound + 1e-6), np.max(np.abs(c - ref) / (bound + 1e-6))
+
+
 def test_every_example_is_tested():
-    tested = {"seed004_two_stage_reduction", "seed003_reduce", "seed004_row_sum", "seed004_scale",
-              "seed004_simd_patterns", "vector_add"}
-    mine = {p.stem for p in EXAMPLES.glob("*.metal") if p.stem.startswith(("seed00", "vector_add"))}
-    assert mine <= tested, f"examples without a test here: {sorted(mine - tested)}"
+    tested = {"seed000_reduce", "seed001_reduce_sum", "seed002_gemm", "seed003_reduce",
+              "seed004_two_stage_reduction", "seed004_row_sum", "seed004_scale", "seed004_simd_patterns",
+              "vector_add"}
+    examples = {p.stem for p in EXAMPLES.glob("*.metal")}
+    assert examples <= tested, f"examples without a test here: {sorted(examples - tested)}"
