@@ -2,8 +2,9 @@
  *
  * --emit ir|c|cuda runs the front end and prints the IR or a backend's generated code;
  * it needs no device, so CUDA C can be inspected on a machine without a GPU. Without
- * --emit the file is built for the backend (cpu: through the system C compiler), which
- * is how a build problem shows before a run. */
+ * --emit the file is built for the backend (cpu: through the system C compiler; cuda
+ * without a GPU: through NVRTC, enigma_library_build_offline), which is how a build
+ * problem shows before a run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,9 @@ static const char compile_help[] =
     "\n"
     "  --emit ir|c|cuda   print the kernel IR, the cpu backend's C, or the cuda backend's CUDA C\n"
     "                     (needs no device; without --emit the file is built for --backend)\n"
-    "  --backend B        cpu (default) or cuda; cuda without a GPU checks the CUDA C it would build\n"
+    "  --backend B        cpu (default) or cuda; without a GPU, cuda compiles with NVRTC for\n"
+    "                     $ENIGMA_CUDA_ARCH (default sm_90), or only generates the CUDA C where\n"
+    "                     NVRTC is missing too\n"
     "  -o FILE            write the emitted text to FILE instead of standard output\n"
     "  --check            compile with checked-mode instrumentation\n"
     "  -I DIR, -D NAME[=VALUE]   include directories and macro definitions\n"
@@ -90,40 +93,58 @@ int cli_compile(int argc, char **argv) {
         .include_dirs = flags.include_dirs, .include_dir_count = flags.include_dir_count,
         .defines = flags.defines, .define_count = flags.define_count, .checked = checked,
     };
-    /* a device only to build for cpu or for a cuda that is present; --emit needs none */
+    /* a device only to build for cpu or for a cuda that is present; --emit needs none, and
+     * without a GPU the cuda build runs as far as it can (NVRTC to a cubin) */
     enigma_device *dev = NULL;
-    bool cuda_text_only = false;
+    bool offline = false;
     char why[512] = "";
     if (!emit) {
         enigma_status st = enigma_device_open(backend, &dev);
         if (st != ENIGMA_OK) {
             if (strcmp(backend, "cpu") == 0) { code = cli_error(cli_exit_code(st), "%s", enigma_last_error()); goto done; }
             snprintf(why, sizeof why, "%s", enigma_last_error());
-            cuda_text_only = true; /* no GPU: check the CUDA C that would be built */
-            emit = "cuda";
+            offline = true;
             dev = NULL;
         }
     }
     enigma_library *lib = NULL;
     enigma_status st = enigma_library_create_from_file(dev, file, &opts, &lib);
     if (lib) fputs(enigma_library_diagnostics_text(lib), stderr);
+    int n = enigma_library_kernel_count(lib);
     if (st != ENIGMA_OK) {
         code = cli_exit_code(st);
         if (!lib || st != ENIGMA_ERROR_COMPILE) cli_error(code, "%s", enigma_last_error());
         if (code == EXIT_USAGE) code = EXIT_RUNTIME;
-    } else if (emit && !dev) {
+    } else if (offline) {
+        char *summary = NULL;
+        st = enigma_library_build_offline(lib, backend, &summary);
+        if (st == ENIGMA_OK) {
+            printf("%s: %s", file, summary);
+            if (!*summary || summary[strlen(summary) - 1] != '\n') printf("\n");
+        } else if (st == ENIGMA_ERROR_UNAVAILABLE) {
+            /* no compiler for the backend here either: still check the code generation */
+            char *text = NULL, nvrtc_why[512];
+            snprintf(nvrtc_why, sizeof nvrtc_why, "%s", enigma_last_error());
+            st = enigma_library_emit(lib, "cuda", &text);
+            if (st == ENIGMA_OK)
+                printf("%s: %d kernel%s: CUDA C generated, not compiled (%s; %s)\n", file, n, n == 1 ? "" : "s", why,
+                       nvrtc_why);
+            else
+                code = cli_error(EXIT_RUNTIME, "%s", enigma_last_error());
+            enigma_free(text);
+        } else {
+            code = cli_error(st == ENIGMA_ERROR_COMPILE ? EXIT_COMPILE : EXIT_RUNTIME, "%s", enigma_last_error());
+        }
+        enigma_free(summary);
+    } else if (emit) {
         char *text = NULL;
         st = enigma_library_emit(lib, emit, &text);
         if (st != ENIGMA_OK) code = cli_error(cli_exit_code(st) == EXIT_USAGE ? EXIT_RUNTIME : cli_exit_code(st), "%s",
                                               enigma_last_error());
-        else if (cuda_text_only)
-            printf("%s: %d kernel%s: CUDA C generated; not built (%s)\n", file, enigma_library_kernel_count(lib),
-                   enigma_library_kernel_count(lib) == 1 ? "" : "s", why);
         else
             code = write_text(out, text);
         enigma_free(text);
     } else {
-        int n = enigma_library_kernel_count(lib);
         printf("%s: %d kernel%s for %s:", file, n, n == 1 ? "" : "s", backend);
         for (int k = 0; k < n; k++) printf(" %s", enigma_library_kernel_name(lib, k));
         printf("\n");

@@ -258,3 +258,35 @@ enigma_status enigma_library_emit(const enigma_library *lib, const char *what, c
     *text = en_buf_take(&out);
     return *text ? ENIGMA_OK : en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
 }
+
+enigma_status enigma_library_build_offline(const enigma_library *lib, const char *backend, char **summary) {
+    const char *fn = "enigma_library_build_offline";
+    if (!summary) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: summary is NULL", fn);
+    *summary = NULL;
+    if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: lib is NULL", fn);
+    if (!backend) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: backend is NULL (expected cpu or cuda)", fn);
+    const en_backend *b = en_streq(backend, "cpu") ? &en_cpu_backend : en_streq(backend, "cuda") ? &en_cuda_backend : NULL;
+    if (!b) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: unknown backend '%s' (expected cpu or cuda)", fn, backend);
+    if (!lib->module)
+        return en_fail(ENIGMA_ERROR_COMPILE, "%s: the library has compile errors and nothing to build", fn);
+    if (!b->compile_offline)
+        return en_fail(ENIGMA_ERROR_UNAVAILABLE, "%s: the %s backend has no build step without a device", fn, b->name);
+    en_buf out = {0}, err = {0};
+    enigma_status st = b->compile_offline(lib->module, &lib->build, &out, &err);
+    if (st != ENIGMA_OK) {
+        en_buf prefix = {0};
+        en_buf_printf(&prefix, "%s backend unavailable: ", b->name);
+        en_fail_buf(st, st == ENIGMA_ERROR_UNAVAILABLE && prefix.data ? prefix.data : "", &err);
+        en_buf_free(&prefix);
+        en_buf_free(&out);
+        en_buf_free(&err);
+        return st;
+    }
+    en_buf_free(&err);
+    if (out.out_of_memory) {
+        en_buf_free(&out);
+        return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    }
+    *summary = en_buf_take(&out);
+    return *summary ? ENIGMA_OK : en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+}
