@@ -146,7 +146,11 @@ static void error_at(parser *p, en_loc loc, const char *fmt, ...) {
     en_diag_add(&p->c->diags, EN_ERROR, loc, fmt, ap);
     va_end(ap);
     int limit = p->c->diags.max_errors ? p->c->diags.max_errors : 100;
-    if (p->c->diags.errors >= limit) p->aborted = true;
+    if (p->c->diags.errors >= limit) {
+        /* stop here; one more error (not kept) makes the renderer say the rest is cut */
+        en_error(&p->c->diags, loc, "too many errors");
+        p->aborted = true;
+    }
 }
 
 static const char *tok_desc(parser *p, const en_token *t) {
