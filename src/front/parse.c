@@ -2353,7 +2353,6 @@ static void parse_static_assert(parser *p, ast_decls *out) {
 
 // template-decl = "template" tparams declaration
 static void parse_template(parser *p, ast_decls *out, decl_ctx ctx) {
-    en_loc loc = loc_here(p);
     advance(p);
     scope *sc = push_scope(p, true);
     ast_tparams tparams = {0};
@@ -2376,7 +2375,6 @@ static void parse_template(parser *p, ast_decls *out, decl_ctx ctx) {
     }
     p->template_pending = saved_pending;
     pop_scope(p, sc);
-    (void)loc;
 }
 
 static bool has_attr(const ast_attrs *attrs, const char *name) {
@@ -2478,7 +2476,6 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
             EN_PUSH(p->a, *out, f);
             parse_function_rest(p, f, ctx);
             if (has_attr(&f->attrs, "kernel")) f->specs |= AST_SPEC_KERNEL;
-            (void)templ;
             return;
         }
         if (ds.specs & AST_SPEC_TYPEDEF) {
