@@ -319,7 +319,10 @@ struct ast_decl {
     ast_name qual_name;     /* FUNC defined out of line: `Foo::bar` (count 0 otherwise) */
 
     /* STRUCT: members (fields as VAR, methods as FUNC, nested types). is_union, is_class
-     * say which keyword was used; has_body false for `struct Foo;` */
+     * say which keyword was used; has_body false for `struct Foo;` (ENUM: false for
+     * `enum E : int;`). An unnamed struct or enum gets the name "__anonymous_struct_N" /
+     * "__anonymous_enum_N", which the declarations using it name too; `typedef struct
+     * {...} Foo;` gives that STRUCT and a TYPEDEF Foo of it. */
     ast_decls members;
     bool is_union, is_class, has_body;
 
