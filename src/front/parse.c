@@ -97,6 +97,7 @@ static bool tok_is(const en_token *t, const char *s) {
 
 /* the current token is `s`; a half-taken '>>' reads as '>' */
 static bool is(parser *p, const char *s) {
+    if (p->aborted) return false;
     if (p->split_gt) return strcmp(s, ">") == 0;
     return tok_is(peek(p), s);
 }
