@@ -2378,6 +2378,18 @@ static void parse_template(parser *p, ast_decls *out, decl_ctx ctx) {
     pop_scope(p, sc);
 }
 
+/* at program scope `T x(...)` declares a function unless what follows '(' can only be a
+ * value: a literal, an operator, or a name known as a variable (`constant float4 v(1);`) */
+static bool paren_init_follows(parser *p) {
+    const en_token *t = tok_at(p, p->pos + 1);
+    if (t->kind == EN_TK_INT || t->kind == EN_TK_FLOAT || t->kind == EN_TK_CHAR) return true;
+    if (t->kind == EN_TK_PUNCT)
+        return !tok_is(t, ")") && !tok_is(t, "[") && !tok_is(t, "[[") && !tok_is(t, "::") &&
+               !tok_is(t, "...");
+    if (tok_is(t, "true") || tok_is(t, "false") || tok_is(t, "sizeof")) return true;
+    return t->kind == EN_TK_IDENT && lookup_tok(p, t) == SYM_VALUE;
+}
+
 static bool has_attr(const ast_attrs *attrs, const char *name) {
     for (int i = 0; i < attrs->count; i++)
         if (strcmp(attrs->items[i].name, name) == 0) return true;
@@ -2465,7 +2477,8 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
             skip_to_sync(p);
             return;
         }
-        if (is(p, "(") && ctx != CTX_BLOCK && !(ds.specs & AST_SPEC_TYPEDEF)) {
+        if (is(p, "(") && ctx != CTX_BLOCK && !(ds.specs & AST_SPEC_TYPEDEF) &&
+            !paren_init_follows(p)) {
             ast_decl *f = new_decl(p, AST_DECL_FUNC, d.loc);
             f->name = d.name ? d.name : "<error>";
             f->qual_name = d.qual_name;
