@@ -357,11 +357,13 @@ static const char *unsupported_type_message(const char *s, int len) {
     static const char *const raytracing[] = {
         "acceleration_structure", "primitive_acceleration_structure",
         "instance_acceleration_structure", "intersector", "intersection_function_table",
-        "visible_function_table", "intersection_result", "intersection_query",
+        "intersection_result", "intersection_query",
         "raytracing", "intersection_params",
     };
     for (size_t i = 0; i < EN_COUNT(raytracing); i++)
         if (strcmp(buf, raytracing[i]) == 0) return "ray tracing is not supported by enigma";
+    if (strcmp(buf, "visible_function_table") == 0)
+        return "visible function tables are not supported by enigma";
     if (strcmp(buf, "mesh_grid_properties") == 0 || strcmp(buf, "render_grid_properties") == 0)
         return "mesh shaders are not supported by enigma";
     if (strcmp(buf, "render_pipeline_state") == 0 || strcmp(buf, "indirect_command_buffer") == 0 ||
@@ -827,6 +829,28 @@ static void parse_targs(parser *p, ast_targs *out) {
     leave(p);
 }
 
+/* skips the template arguments of a rejected type (texture2d<float, access::read>,
+ * visible_function_table<float(float)>): they may hold what enigma does not parse */
+static void skip_rejected_targs(parser *p) {
+    int angle = 0, paren = 0;
+    while (peek(p)->kind != EN_TK_EOF && !is(p, ";") && !is(p, "{") && !is(p, "}")) {
+        if (is(p, "(") || is(p, "[")) paren++;
+        else if (is(p, ")") || is(p, "]")) {
+            if (--paren < 0) return;
+        } else if (paren == 0 && is(p, "<")) angle++;
+        else if (paren == 0 && is(p, ">")) angle--;
+        else if (paren == 0 && is(p, ">>")) {
+            if (angle == 1) { /* the second '>' closes an outer list */
+                p->split_gt = true;
+                return;
+            }
+            angle -= 2;
+        }
+        advance(p);
+        if (angle <= 0) return;
+    }
+}
+
 // name = "::"? ident targs? ("::" ident targs?)*
 static ast_name parse_name(parser *p) {
     ast_name n = {0};
@@ -844,7 +868,9 @@ static ast_name parse_name(parser *p) {
         part.ident = tok_str(p, t);
         sym_kind kind = lookup_tok(p, t);
         advance(p);
-        if (!p->split_gt && opens_targs(p, p->pos, kind)) {
+        if (kind == SYM_UNSUPPORTED && is(p, "<")) {
+            skip_rejected_targs(p);
+        } else if (!p->split_gt && opens_targs(p, p->pos, kind)) {
             part.has_targs = true;
             parse_targs(p, &part.targs);
         }
