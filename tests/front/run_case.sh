@@ -5,6 +5,7 @@
 #               locations), in order: searched from the end of the previous match;
 #   err/x.metal must fail; the diagnostic headlines ("FILE:LINE:COL: severity: message")
 #               of the output must equal the lines of err/x.err exactly, in order.
+# In x.ir, a line "! text" means text must occur nowhere in the output.
 # Lines of the expected file starting with "#" are comments; "# XFAIL: reason" marks a
 # case known to fail because of a bug in another stage: it then passes while it fails,
 # and fails once it passes (remove the mark then).
@@ -39,7 +40,7 @@ if [ "$kind" = ok ]; then
   # patterns in order: each one is searched from the end of the previous one's match
   # (on the same line or a later one)
   missing=$(awk '
-    NR == FNR { if ($0 !~ /^#/ && $0 != "") pat[n++] = $0; next }
+    NR == FNR { if ($0 !~ /^[#!]/ && $0 != "") pat[n++] = $0; next }
     { line[m++] = $0 }
     END {
       li = 0; off = 0
@@ -54,6 +55,11 @@ if [ "$kind" = ok ]; then
       }
     }' "$expected" "$actual")
   if [ -n "$missing" ]; then verdict 0 "expected IR line not found (in order): $missing"; fi
+  # "! text": text must occur nowhere in the output
+  present=$(awk '
+    NR == FNR { if ($0 ~ /^! /) neg[n++] = substr($0, 3); next }
+    { for (k = 0; k < n; k++) if (index($0, neg[k])) { print neg[k]; exit } }' "$expected" "$actual")
+  if [ -n "$present" ]; then verdict 0 "output contains what it must not: $present"; fi
   verdict 1 ""
 else
   first=$(head -n 1 "$actual")
