@@ -177,7 +177,17 @@ static bool float_suffix(const char *s, int *suffix) {
 
 /* Classifies and values the pp-number in t->text; reports what is malformed. */
 static void number_value(en_lexer *L, en_token *t) {
-    const char *s = t->text, *p = s;
+    const char *s = t->text, *p;
+    if (strchr(s, '\'')) { /* digit separators carry no value */
+        char *plain = en_strdup(&L->c->arena, s);
+        if (L->c->arena.out_of_memory) return;
+        size_t k = 0;
+        for (const char *q = s; *q; q++)
+            if (*q != '\'') plain[k++] = *q;
+        plain[k] = 0;
+        s = plain;
+    }
+    p = s;
     int base = 10;
     bool is_float = false;
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
@@ -414,11 +424,13 @@ en_token en_lex_next(en_lexer *L) {
                 set_text(L, &t, start);
             }
         } else if (is_digit(c) || (c == '.' && is_digit(peek_at(L, 1)))) {
-            /* a pp-number (C11 6.4.8): digits, letters, dots, and signs after e/p */
+            /* a pp-number (C11 6.4.8): digits, letters, dots, and signs after e/p; C++14
+             * digit separators (1'000) too, since MSL is C++14 */
             for (;;) {
                 int d = peek(L);
-                if ((d == 'e' || d == 'E' || d == 'p' || d == 'P') &&
-                    (peek_at(L, 1) == '+' || peek_at(L, 1) == '-')) {
+                if (((d == 'e' || d == 'E' || d == 'p' || d == 'P') &&
+                     (peek_at(L, 1) == '+' || peek_at(L, 1) == '-')) ||
+                    (d == '\'' && is_ident_char(peek_at(L, 1)))) {
                     advance(L);
                     advance(L);
                 } else if (is_ident_char(d) || d == '.') {
