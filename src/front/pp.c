@@ -177,6 +177,7 @@ static void push_frame(pp *p, int file, const char *canonical) {
     if (p->c->arena.out_of_memory) return;
     const en_source *src = &p->c->sources.files.items[file];
     en_lexer_init(&f->L, p->c, file, src->text, src->len);
+    if (src->len >= 3 && memcmp(src->text, "\xEF\xBB\xBF", 3) == 0) f->L.pos = 3; /* a UTF-8 BOM */
     f->file = file;
     f->dir = dir_of(p, src->name);
     f->canonical = canonical;
