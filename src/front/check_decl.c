@@ -157,8 +157,16 @@ static bool is_auto(const ast_type *t) {
 }
 
 /* ---- initializers ----------------------------------------------------------------------- */
+#define MAX_INIT_BYTES (1u << 20)
+#define MAX_THREAD_VAR_BYTES (64u << 10)
+
 ir_expr *ck_initializer(checker *ck, ir_type *t, const ast_expr *init, en_loc loc) {
     if (!init || !t) return NULL;
+    if (t->size > MAX_INIT_BYTES && init->kind == AST_EXPR_INIT_LIST) {
+        en_error(ck->diags, init->loc, "an initializer of %u bytes is too large for enigma (at most %u)",
+                 t->size, MAX_INIT_BYTES);
+        return NULL;
+    }
     if (init->kind != AST_EXPR_INIT_LIST) return ck_expr_to(ck, init, t);
     int n = init->args.count;
     if (t->kind == IR_T_ARRAY || t->kind == IR_T_STRUCT) {
@@ -421,6 +429,12 @@ static void local_var(checker *ck, const ast_decl *d) {
     }
     if (t->kind == IR_T_ATOMIC) {
         en_error(ck->diags, d->loc, "atomic variable '%s' must be in device or threadgroup memory", d->name);
+        return;
+    }
+    if (t->size > MAX_THREAD_VAR_BYTES) {
+        /* every thread has its own copy, and a CPU SIMD group keeps 32 of them at once */
+        en_error(ck->diags, d->loc, "local variable '%s' of %u bytes is too large (at most %u bytes per thread)",
+                 d->name, t->size, MAX_THREAD_VAR_BYTES);
         return;
     }
     if (is_const && init) {

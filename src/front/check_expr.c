@@ -219,8 +219,9 @@ static ir_expr *zero_of(checker *ck, ir_type *t, en_loc loc) {
     if (t->kind == IR_T_VEC) return ck_convert(ck, zero_of(ck, t->elem, loc), t, loc);
     if (t->kind == IR_T_ARRAY || t->kind == IR_T_STRUCT) {
         int n = t->kind == IR_T_ARRAY ? (int)t->count : t->field_count;
-        if (n > 65536) {
-            en_error(ck->diags, loc, "an initializer of %d elements is too large for enigma", n);
+        if (t->size > (1u << 20)) {
+            en_error(ck->diags, loc, "an initializer of %u bytes is too large for enigma (at most %u)",
+                     t->size, 1u << 20);
             return NULL;
         }
         ir_expr *a = ir_expr_new(ck->m, IR_E_AGGREGATE, t, loc, n);
@@ -440,6 +441,7 @@ static ir_expr *numeric_limits(checker *ck, const ast_expr *callee, en_loc loc) 
         return NULL;
     }
     const char *what = ast_name_last(n);
+    if (!what) what = "";
     ir_module *m = ck->m;
     if (ir_is_float(t)) {
         double mx = t->kind == IR_T_F32 ? 3.4028234663852886e38 : t->kind == IR_T_F16 ? 65504.0 : 3.3895313892515355e38;
