@@ -406,6 +406,10 @@ static int bind_all(run_args *r, enigma_device *dev, enigma_pipeline *p, enigma_
         if (st == ENIGMA_OK) st = enigma_command_set_buffer_by_name(cmd, pi.name, b->buf, 0);
         if (st != ENIGMA_OK) return cli_error(cli_exit_code(st), "%s", enigma_last_error());
     }
+    for (int k = 0; k < r->tg_count; k++) {
+        enigma_status st = enigma_command_set_threadgroup_memory(cmd, r->tg_index[k], r->tg_bytes[k]);
+        if (st != ENIGMA_OK) return cli_error(EXIT_USAGE, "--tgmem %d=%zu: %s", r->tg_index[k], r->tg_bytes[k], enigma_last_error());
+    }
     for (int i = 0; i < info.param_count; i++) {
         enigma_param_info pi;
         enigma_pipeline_get_param(p, i, &pi);
@@ -421,10 +425,6 @@ static int bind_all(run_args *r, enigma_device *dev, enigma_pipeline *p, enigma_
                 return cli_error(EXIT_USAGE, "threadgroup memory parameter '%s' ([[threadgroup(%d)]]) of kernel '%s' has "
                                              "no length: give --tgmem %d=BYTES", pi.name, pi.index, info.name, pi.index);
         }
-    }
-    for (int k = 0; k < r->tg_count; k++) {
-        enigma_status st = enigma_command_set_threadgroup_memory(cmd, r->tg_index[k], r->tg_bytes[k]);
-        if (st != ENIGMA_OK) return cli_error(EXIT_USAGE, "--tgmem %d=%zu: %s", r->tg_index[k], r->tg_bytes[k], enigma_last_error());
     }
     for (int i = 0; i < r->output_count; i++) {
         output *o = &r->outputs[i];
