@@ -54,6 +54,7 @@ static void devices(void) {
         enigma_device_close(cpu);
         enigma_device *any = NULL;
         CHECK_STATUS(enigma_device_open("auto", &any), ENIGMA_OK);
+        enigma_device_close(any);
         CHECK_STATUS(enigma_device_open(NULL, &any), ENIGMA_OK); /* NULL means auto */
         enigma_device_close(any);
     }
@@ -89,6 +90,10 @@ static void null_objects(void) {
     CHECK(strcmp(enigma_library_diagnostics_text(NULL), "") == 0);
     char *text = NULL;
     CHECK_STATUS(enigma_library_emit(NULL, "ir", &text), ENIGMA_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(enigma_library_build_offline(NULL, "cuda", &text), ENIGMA_ERROR_INVALID_ARGUMENT);
+    CHECK_ERROR_HAS("lib is NULL");
+    CHECK_STATUS(enigma_library_build_offline(NULL, "cuda", NULL), ENIGMA_ERROR_INVALID_ARGUMENT);
+    CHECK_ERROR_HAS("summary is NULL");
 
     enigma_pipeline *p = NULL;
     CHECK_STATUS(enigma_pipeline_create(NULL, "k", &p), ENIGMA_ERROR_INVALID_ARGUMENT);
