@@ -2381,10 +2381,15 @@ static void parse_static_assert(parser *p, ast_decls *out) {
 // template-decl = "template" tparams declaration
 static void parse_template(parser *p, ast_decls *out, decl_ctx ctx) {
     advance(p);
+    if (!is(p, "<")) {
+        /* template [[host_name("f_float")]] [[kernel]] decltype(f<float>) f<float>; */
+        error_at(p, loc_here(p), "explicit template instantiations are not supported by enigma");
+        skip_to_sync(p);
+        return;
+    }
     scope *sc = push_scope(p, true);
     ast_tparams tparams = {0};
-    if (is(p, "<")) parse_tparams(p, &tparams);
-    else error_at(p, loc_here(p), "explicit template instantiations are not supported by enigma");
+    parse_tparams(p, &tparams);
     int first = out->count;
     bool saved_pending = p->template_pending;
     p->template_pending = true;
