@@ -3,7 +3,8 @@
  * Every access is bounds-checked here, with the numbers in the message, so backends
  * only ever see ranges inside the buffer. Map hands out the buffer's own bytes where the
  * backend has them in host memory (cpu) and a host copy otherwise (cuda), written back
- * on unmap. */
+ * on unmap; while mapped, reads and writes go to the copy, and a dispatch that uses the
+ * buffer moves the copy to the device and back (command.c). */
 #include <stdlib.h>
 #include <string.h>
 

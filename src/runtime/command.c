@@ -347,6 +347,24 @@ static enigma_status check_geometry(enigma_command *cmd, enigma_dispatch_mode mo
 }
 
 /* ---- running -------------------------------------------------------------------------- */
+/* A buffer mapped through a host copy (a backend without host-visible memory) stays
+ * coherent across dispatches, as Metal's shared storage is: the copy goes to the device
+ * before the kernel runs and comes back after it. */
+static enigma_status sync_mapped_copies(enigma_command *cmd, bool to_device, en_buf *err) {
+    const en_backend *b = cmd->dev->backend;
+    for (int i = 0; i < EN_MAX_BINDINGS; i++) {
+        enigma_buffer *buf = cmd->is_bytes[i] ? NULL : cmd->buffers[i];
+        if (!buf || !buf->mapped || !buf->mapped_copy) continue;
+        bool seen = false; /* one buffer may be bound at several indices */
+        for (int k = 0; k < i; k++) seen |= !cmd->is_bytes[k] && cmd->buffers[k] == buf;
+        if (seen) continue;
+        enigma_status st = to_device ? b->buffer_write(cmd->dev, buf->handle, 0, buf->mapped, buf->size, err)
+                                     : b->buffer_read(cmd->dev, buf->handle, 0, buf->mapped, buf->size, err);
+        if (st != ENIGMA_OK) return st;
+    }
+    return ENIGMA_OK;
+}
+
 enigma_status enigma_command_enqueue(enigma_command *cmd, enigma_dispatch_mode mode, enigma_size3 size,
                                      enigma_size3 threads_per_group) {
     const char *fn = "enigma_command_enqueue";
@@ -372,9 +390,10 @@ enigma_status enigma_command_enqueue(enigma_command *cmd, enigma_dispatch_mode m
         l->check = cmd->sink;
     }
     cmd->duration_ns = 0;
-    clock_gettime(CLOCK_MONOTONIC, &cmd->started);
     en_buf err = {0};
-    st = b->dispatch(cmd->dev, cmd->p->lib->program, l, &err);
+    st = sync_mapped_copies(cmd, true, &err);
+    clock_gettime(CLOCK_MONOTONIC, &cmd->started);
+    if (st == ENIGMA_OK) st = b->dispatch(cmd->dev, cmd->p->lib->program, l, &err);
     if (st != ENIGMA_OK) {
         en_buf prefix = {0};
         en_buf_printf(&prefix, "kernel '%s': ", kernel_name(cmd));
@@ -397,6 +416,7 @@ enigma_status enigma_command_wait(enigma_command *cmd) {
     cmd->pending = false;
     /* the backend's own device time where it measures one, else the host's view */
     cmd->duration_ns = cmd->launch.duration_ns ? cmd->launch.duration_ns : elapsed_ns(&cmd->started);
+    if (st == ENIGMA_OK) st = sync_mapped_copies(cmd, false, &err);
     if (st != ENIGMA_OK) {
         en_buf prefix = {0};
         en_buf_printf(&prefix, "kernel '%s': ", kernel_name(cmd));
