@@ -1,11 +1,13 @@
-/* test_buffers.c — buffers on the cpu device: zero fill, write/read round trips at
+/* test_buffers.c — buffers on the cpu device (or $ENIGMA_TEST_BACKEND's): zero fill, write/read round trips at
  * offsets, the bounds messages with their numbers, map/unmap, and destroy order (a
  * buffer outliving its device's close). Skips while the cpu backend is not built. */
 #include "rt_test.h"
 
 int main(void) {
     enigma_device *dev = NULL;
-    enigma_status st = enigma_device_open("cpu", &dev);
+    /* ENIGMA_TEST_BACKEND=cuda runs the same checks on a GPU (map through a host copy) */
+    const char *backend = getenv("ENIGMA_TEST_BACKEND") ? getenv("ENIGMA_TEST_BACKEND") : "cpu";
+    enigma_status st = enigma_device_open(backend, &dev);
     if (st == ENIGMA_ERROR_UNAVAILABLE) RT_SKIP(enigma_last_error());
     CHECK_STATUS(st, ENIGMA_OK);
     if (!dev) return rt_result("test_buffers");

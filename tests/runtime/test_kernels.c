@@ -231,14 +231,15 @@ static void tiled_kernel(enigma_device *dev, enigma_library *lib) {
                    "set it with enigma_command_set_threadgroup_memory");
     CHECK_STATUS(enigma_command_set_threadgroup_memory(cmd, 0, 64), ENIGMA_ERROR_INVALID_ARGUMENT);
     CHECK_ERROR_HAS("kernel 'tiled' has no [[threadgroup(0)]] parameter (threadgroup indices: 1)");
-    CHECK_STATUS(enigma_command_set_threadgroup_memory(cmd, 1, 32768), ENIGMA_OK);
+    enigma_device_info dinfo;
+    enigma_device_get_info(dev, &dinfo);
+    unsigned long long limit = dinfo.max_threadgroup_memory, st_len = info.static_threadgroup_memory_length;
+    CHECK_STATUS(enigma_command_set_threadgroup_memory(cmd, 1, (size_t)limit), ENIGMA_OK);
     CHECK_STATUS(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, grid, g64), ENIGMA_ERROR_LIMIT);
     char want[256];
     snprintf(want, sizeof want,
-             "threadgroup memory %llu bytes (static %llu + [[threadgroup(1)]] 32768) exceeds the device limit of 32768 "
-             "for kernel 'tiled'",
-             (unsigned long long)info.static_threadgroup_memory_length + 32768,
-             (unsigned long long)info.static_threadgroup_memory_length);
+             "threadgroup memory %llu bytes (static %llu + [[threadgroup(1)]] %llu) exceeds the device limit of %llu "
+             "for kernel 'tiled'", st_len + limit, st_len, limit, limit);
     CHECK_ERROR_IS(want);
     CHECK_STATUS(enigma_command_set_threadgroup_memory(cmd, 1, 64 * sizeof(float)), ENIGMA_OK);
     CHECK_STATUS(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, grid, g512), ENIGMA_ERROR_LIMIT);
@@ -307,9 +308,11 @@ int main(void) {
     enigma_library_destroy(lib);
 
     enigma_device *dev = NULL;
-    st = enigma_device_open("cpu", &dev);
+    /* ENIGMA_TEST_BACKEND=cuda runs the same checks on a GPU */
+    const char *backend = getenv("ENIGMA_TEST_BACKEND") ? getenv("ENIGMA_TEST_BACKEND") : "cpu";
+    st = enigma_device_open(backend, &dev);
     if (st == ENIGMA_ERROR_UNAVAILABLE && strstr(enigma_last_error(), "not built")) {
-        printf("cpu backend not built yet: device tests skipped\n");
+        printf("%s backend not built yet: device tests skipped\n", backend);
         return rt_result("test_kernels");
     }
     CHECK_STATUS(st, ENIGMA_OK);
