@@ -6,6 +6,7 @@
  *     callee's loc, for a member access the member's name, for everything else the
  *     first token of the construct (for a declaration: its name, see ast_decl).
  *   - Everything lives in the compile's arena (c->arena); nothing is ever freed alone.
+ *     After an out-of-memory (c->arena.out_of_memory set) en_parse returns an empty unit.
  *   - Lists are {items, count, cap} arrays; `items` may be NULL when count == 0.
  *   - Names are NUL-terminated arena strings. Keywords come through as plain names where
  *     they name types ("float", "uint", "void", "auto"); multi-word C spellings are

@@ -890,6 +890,11 @@ static ast_name parse_name(parser *p) {
     }
     n.parts = parts.items;
     n.count = parts.count;
+    if (n.count == 0) { /* out of memory: the rest of the parser still wants one part */
+        static ast_name_part oom_part = {.ident = "<error>"};
+        n.parts = &oom_part;
+        n.count = 1;
+    }
     return n;
 }
 
@@ -2598,6 +2603,13 @@ ast_unit *en_parse(en_ctx *c, en_tokens toks) {
         }
         parse_declaration(&p, &u->decls, CTX_TOP);
         if (p.pos == before) advance(&p);
+    }
+    if (p.a->out_of_memory) {
+        /* nodes made after the failure share the arena's spare block and may point at
+         * each other: hand over nothing rather than a tree with cycles */
+        static ast_unit empty_unit;
+        memset(&empty_unit, 0, sizeof empty_unit);
+        return &empty_unit;
     }
     return u;
 }
