@@ -777,7 +777,8 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
             int n = s->intrinsic == IR_I_MATRIX_MULTIPLY ? 2 : 3;
             if (s->arg_count < n || !s->result) break;
             emit_result_prefix(e, s);
-            en_buf_printf(e->out, "%s(", n == 2 ? "en_matrix_multiply" : "en_matrix_multiply_accumulate");
+            en_buf_printf(e->out, "%s<%s>(", n == 2 ? "en_matrix_multiply" : "en_matrix_multiply_accumulate",
+                          elem_name(e, s->result->type));
             emit_args(e, s->args, n);
             put(e, ");\n");
             return;

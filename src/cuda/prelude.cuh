@@ -655,11 +655,11 @@ template <class T, class P> __device__ __forceinline__ void en_matrix_store(en_m
         dst[(origin.y + sr) * elements_per_row + origin.x + sc] = en_cvt<P>(m.e[k]);
     }
 }
-// d = a * b + c, accumulated in float; every lane gathers the row of a and the columns of b
-// it needs through shuffles (8 steps of 3 shuffles)
-template <class T> __device__ __forceinline__ en_matrix<T> en_matrix_mad(en_matrix<T> a, en_matrix<T> b, const en_matrix<T> *c) {
+// d = a * b + c, accumulated in float (operands may be of different element types, as
+// Metal allows: half a, b with a float c); every lane gathers the row of a and the
+// columns of b it needs through shuffles (8 steps of 3 shuffles)
+template <class D, class A, class B> __device__ __forceinline__ en_matrix<D> en_matrix_mad(en_matrix<A> a, en_matrix<B> b, float acc0, float acc1) {
     const uint mask = __activemask(), lane = en_lane(), row = (lane * 2) / 8, col = (lane * 2) % 8;
-    float acc0 = c ? en_f(c->e[0]) : 0.0f, acc1 = c ? en_f(c->e[1]) : 0.0f;
     for (uint k = 0; k < 8; k++) {
         // a[row][k] lives in lane row*4 + k/2, slot k%2; b[k][col], b[k][col+1] in lane k*4 + col/2
         float a0 = en_f(en_shfl(mask, (k & 1) ? a.e[1] : a.e[0], (int)(row * 4 + k / 2)));
@@ -667,10 +667,11 @@ template <class T> __device__ __forceinline__ en_matrix<T> en_matrix_mad(en_matr
         float b1 = en_f(en_shfl(mask, b.e[1], (int)(k * 4 + col / 2)));
         acc0 = fmaf(a0, b0, acc0); acc1 = fmaf(a0, b1, acc1);
     }
-    en_matrix<T> d; d.e[0] = en_cvt<T>(acc0); d.e[1] = en_cvt<T>(acc1); return d;
+    en_matrix<D> d; d.e[0] = en_cvt<D>(acc0); d.e[1] = en_cvt<D>(acc1); return d;
 }
-template <class T> __device__ __forceinline__ en_matrix<T> en_matrix_multiply(en_matrix<T> a, en_matrix<T> b) { return en_matrix_mad(a, b, (const en_matrix<T> *)0); }
-template <class T> __device__ __forceinline__ en_matrix<T> en_matrix_multiply_accumulate(en_matrix<T> a, en_matrix<T> b, en_matrix<T> c) { return en_matrix_mad(a, b, &c); }
+template <class D, class A, class B> __device__ __forceinline__ en_matrix<D> en_matrix_multiply(en_matrix<A> a, en_matrix<B> b) { return en_matrix_mad<D>(a, b, 0.0f, 0.0f); }
+template <class D, class A, class B, class C> __device__ __forceinline__ en_matrix<D> en_matrix_multiply_accumulate(en_matrix<A> a, en_matrix<B> b, en_matrix<C> c) {
+    return en_matrix_mad<D>(a, b, en_f(c.e[0]), en_f(c.e[1])); }
 
 } // namespace metal
 // ---- end of prelude -------------------------------------------------------------------------

@@ -5,7 +5,8 @@
 add_executable(test_cuda ${CMAKE_CURRENT_LIST_DIR}/test_cuda.c)
 target_link_libraries(test_cuda PRIVATE enigma_static)
 target_include_directories(test_cuda PRIVATE ${PROJECT_SOURCE_DIR}/src)
-target_compile_definitions(test_cuda PRIVATE ENIGMA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+target_compile_definitions(test_cuda PRIVATE ENIGMA_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                          ENIGMA_TEST_CACHE_DIR="${CMAKE_BINARY_DIR}/cuda-test-cache")
 add_executable(cuda_emit ${CMAKE_CURRENT_LIST_DIR}/cuda_emit.c)
 target_link_libraries(cuda_emit PRIVATE enigma_static)
 target_include_directories(cuda_emit PRIVATE ${PROJECT_SOURCE_DIR}/src)
