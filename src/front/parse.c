@@ -2607,8 +2607,7 @@ ast_unit *en_parse(en_ctx *c, en_tokens toks) {
     if (p.a->out_of_memory) {
         /* nodes made after the failure share the arena's spare block and may point at
          * each other: hand over nothing rather than a tree with cycles */
-        static ast_unit empty_unit;
-        memset(&empty_unit, 0, sizeof empty_unit);
+        static ast_unit empty_unit; /* zero, and never written */
         return &empty_unit;
     }
     return u;
