@@ -1,6 +1,6 @@
 /* parse_api_test.c — en_parse at its edges, where golden files cannot reach: token
  * arrays without an EOF or with one in the middle, an empty array, hand-made pragma
- * tokens, and the locations the tree promises (ast.h: operators at the operator, calls
+ * tokens, an arena out of memory, and the locations the tree promises (ast.h: operators at the operator, calls
  * at the callee, declarations at their name). Exits 1 on the first failed check. */
 #include <stdio.h>
 #include <string.h>
@@ -100,6 +100,19 @@ static void test_pragma_token(void) {
     en_ctx_free(&c);
 }
 
+/* with the arena out of memory the parser stops and hands over an empty unit */
+static void test_out_of_memory(void) {
+    en_ctx c;
+    en_ctx_init(&c);
+    static const char *const words[] = {"int", "a", ";", "int", "b", ";", "$"};
+    en_tokens toks = make_tokens(&c, words, (int)EN_COUNT(words));
+    c.arena.out_of_memory = true;
+    ast_unit *u = en_parse(&c, toks);
+    CHECK(u != NULL);
+    CHECK(u && u->decls.count == 0);
+    en_ctx_free(&c);
+}
+
 static bool loc_is(en_loc l, int line, int col) { return l.line == line && l.col == col; }
 
 static void test_locations(void) {
@@ -150,6 +163,7 @@ int main(void) {
     test_missing_eof();
     test_eof_in_middle();
     test_pragma_token();
+    test_out_of_memory();
     test_locations();
     if (failures) fprintf(stderr, "%d checks failed\n", failures);
     else printf("parse_api_test: all checks passed\n");
