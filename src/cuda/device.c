@@ -36,7 +36,7 @@ static enigma_status cuda_compile_offline(const ir_module *m, const en_build_opt
     return st;
 }
 
-const en_backend en_cuda_backend_impl = {
+const en_backend en_cuda_backend = {
     .name = "cuda",
     .open = en_cuda_device_open,
     .close = en_cuda_device_close,

@@ -10,10 +10,6 @@
 /* prelude.c (generated from prelude.cuh): the text every generated file starts with */
 EN_INTERNAL extern const char en_cuda_prelude[];
 
-/* device.c: the vtable. Named en_cuda_backend_impl while src/runtime/stub.c still defines
- * the placeholder en_cuda_backend; renamed once the stub is gone. */
-EN_INTERNAL extern const en_backend en_cuda_backend_impl;
-
 /* ---- emit.c ---------------------------------------------------------------------------- */
 /* The module as one CUDA C++ file: the prelude, its structs and constants, and one
  * extern "C" __global__ function per kernel. Kernel parameters, in order:

@@ -75,12 +75,12 @@ static void test_unavailable(void) {
     setenv("ENIGMA_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
     en_device dev = {0};
     en_buf err = {0};
-    enigma_status st = en_cuda_backend_impl.open(&dev, &err);
+    enigma_status st = en_cuda_backend.open(&dev, &err);
     CHECK(st == ENIGMA_ERROR_UNAVAILABLE, "open without libcuda gave status %d", (int)st);
     CHECK(err.data && strstr(err.data, "libcuda.so.1 not found"), "message: '%s'", err.data ? err.data : "");
     /* the outcome is kept: asking again gives the same answer, no crash */
     en_buf again = {0};
-    CHECK(en_cuda_backend_impl.open(&dev, &again) == ENIGMA_ERROR_UNAVAILABLE, "second open");
+    CHECK(en_cuda_backend.open(&dev, &again) == ENIGMA_ERROR_UNAVAILABLE, "second open");
     CHECK(again.data && strcmp(again.data, err.data ? err.data : "") == 0, "second message differs");
     en_buf_free(&err);
     en_buf_free(&again);
@@ -400,8 +400,8 @@ static void test_offline(void) {
     setenv("ENIGMA_CUDA_ARCH", "sm_80", 1);
     en_build_options o = {.no_cache = true};
     en_buf out = {0}, err = {0};
-    CHECK(en_cuda_backend_impl.compile_offline != NULL, "compile_offline missing");
-    enigma_status st = en_cuda_backend_impl.compile_offline(h.m, &o, &out, &err);
+    CHECK(en_cuda_backend.compile_offline != NULL, "compile_offline missing");
+    enigma_status st = en_cuda_backend.compile_offline(h.m, &o, &out, &err);
     CHECK(st == ENIGMA_OK, "compile_offline: %s", err.data ? err.data : "");
     CHECK(out.data && strstr(out.data, "for sm_80"), "summary: %s", out.data ? out.data : "");
     unsetenv("ENIGMA_CUDA_ARCH");
