@@ -67,7 +67,10 @@ fi
 
 echo "== bench"
 cuda_home=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
-if timeout 120 nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/bench_cuda.cu -I include $build/libenigma.a \
+# against the shared library: it holds every object of libenigma whatever a static link
+# would pull in
+if timeout 120 nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/bench_cuda.cu -I include \
+     -L$build -lenigma -Xlinker -rpath -Xlinker "$PWD/$build" \
      -L"$cuda_home/lib64" -L"$cuda_home/lib64/stubs" -lcuda -lnvrtc -ldl -lpthread -lm -o $build/bench_cuda >"$OUT/bench-build.log" 2>&1; then
   timeout 180 $build/bench_cuda bench/cuda "$OUT/RESULTS-cuda.txt" >"$OUT/bench.log" 2>&1
   rc=$?

@@ -20,6 +20,6 @@ set_tests_properties(cuda.files PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
 
 # on a GPU: the Metal rules the CUDA mapping must keep, run for real (skips without a GPU)
 add_executable(test_cuda_gpu ${CMAKE_CURRENT_LIST_DIR}/test_gpu.c)
-target_link_libraries(test_cuda_gpu PRIVATE enigma_static)
+target_link_libraries(test_cuda_gpu PRIVATE enigma) # the shared library: every backend object is in it
 add_test(NAME cuda.gpu COMMAND test_cuda_gpu)
 set_tests_properties(cuda.gpu PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
