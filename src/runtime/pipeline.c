@@ -117,7 +117,7 @@ enigma_status enigma_pipeline_create(enigma_library *lib, const char *kernel, en
     *out = NULL;
     if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: lib is NULL", fn);
     if (!lib->module) return en_fail(ENIGMA_ERROR_COMPILE, "%s: the library has compile errors", fn);
-    int index;
+    int index = -1;
     enigma_status st = find_kernel(lib, kernel, &index);
     if (st != ENIGMA_OK) return st;
     const ir_func *k = lib->kernels[index];
