@@ -11,3 +11,10 @@ foreach(case ${front_pp_cases})
            COMMAND ${CMAKE_COMMAND} -DDUMP=$<TARGET_FILE:pp_dump> -DCASE=${case}
                    -P ${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
 endforeach()
+# differential: macro expansion agrees with the system preprocessor on diff/*.c
+file(GLOB front_pp_diff CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/diff/*.c)
+foreach(input ${front_pp_diff})
+  get_filename_component(name ${input} NAME_WE)
+  add_test(NAME front-pp/diff/${name}
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/diff_cpp.sh $<TARGET_FILE:pp_dump> ${input})
+endforeach()
