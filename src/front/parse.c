@@ -687,8 +687,10 @@ static bool at_attr_start(parser *p) {
     return !p->split_gt && (is(p, "[[") || (is(p, "[") && is_at(p, 1, "[")));
 }
 
-/* rejects attributes of features enigma leaves out, by name */
-static void check_attr(parser *p, const ast_attr *a) {
+/* rejects attributes of features enigma leaves out, by name; true if `a` was one. The
+ * rejected attribute is left out of the tree, so the checker neither reports it again
+ * nor treats the declaration as something it is not. */
+static bool reject_attr(parser *p, const ast_attr *a) {
     static const struct { const char *name; const char *message; } rejected[] = {
         {"stage_in", "[[stage_in]] is not supported by enigma (vertex and fragment functions are not supported)"},
         {"position", "[[position]] is not supported by enigma (vertex and fragment functions are not supported)"},
@@ -709,8 +711,9 @@ static void check_attr(parser *p, const ast_attr *a) {
     for (size_t i = 0; i < EN_COUNT(rejected); i++)
         if (strcmp(a->name, rejected[i].name) == 0) {
             error_at(p, a->loc, "%s", rejected[i].message);
-            return;
+            return true;
         }
+    return false;
 }
 
 // attributes = ("[[" (attr ("," attr)*)? "]]")+
@@ -747,8 +750,7 @@ static void parse_attrs(parser *p, ast_attrs *out) {
                 }
                 expect(p, ")");
             }
-            check_attr(p, &a);
-            EN_PUSH(p->a, *out, a);
+            if (!reject_attr(p, &a)) EN_PUSH(p->a, *out, a);
             if (!accept(p, ",")) break;
         }
         p->in_targs = saved_targs;
