@@ -4,7 +4,9 @@
  * (dl.c) and every entry point is reached through the tables below.
  *
  * The values are NVIDIA's ABI (stable across releases); only what enigma calls is
- * declared. Functions that have a _v2 ABI are resolved by their _v2 symbol. */
+ * declared. Functions that have a _v2 ABI are resolved by their _v2 symbol (cuda.h's own
+ * #defines, as of CUDA 13); cuEventElapsedTime falls back to its first symbol on drivers
+ * older than 12.8, the signature being the same. */
 #ifndef ENIGMA_CUDA_API_H
 #define ENIGMA_CUDA_API_H
 
@@ -102,7 +104,7 @@ enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
     X(cuEventDestroy, "cuEventDestroy_v2", (CUevent e))                                      \
     X(cuEventRecord, "cuEventRecord", (CUevent e, CUstream s))                               \
     X(cuEventSynchronize, "cuEventSynchronize", (CUevent e))                                 \
-    X(cuEventElapsedTime, "cuEventElapsedTime", (float *ms, CUevent a, CUevent b))
+    X(cuEventElapsedTime, "cuEventElapsedTime_v2|cuEventElapsedTime", (float *ms, CUevent a, CUevent b))
 
 /* ---- NVRTC ------------------------------------------------------------------------- */
 typedef int nvrtcResult; /* NVRTC_SUCCESS = 0 */

@@ -28,11 +28,18 @@ static en_nvrtc_lib nvrtc;
 static bool nvrtc_ok;
 static char nvrtc_reason[1024];
 
-/* resolves `sym` into *slot; false (with the reason) when the library lacks it */
+/* resolves `sym` into *slot; false (with the reason) when the library lacks it. `sym` may
+ * list alternatives, newest first: "a|b" (for entry points whose ABI did not change) */
 static bool resolve(void *handle, const char *lib_name, const char *sym, void **slot,
                     char *reason, size_t reason_size) {
-    *slot = dlsym(handle, sym);
-    if (*slot) return true;
+    char name[128];
+    for (const char *p = sym; *p;) {
+        size_t n = strcspn(p, "|");
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        *slot = dlsym(handle, name);
+        if (*slot) return true;
+        p += n + (p[n] == '|');
+    }
     snprintf(reason, reason_size, "%s has no %s (too old a version?)", lib_name, sym);
     return false;
 }
