@@ -3,7 +3,8 @@
 The CLI is $ENIGMA_CLI (scripts/check.sh sets it), else build/enigma or build-*/enigma
 under the repository. Tests that need the compiler's front end or the cpu backend ask
 for the `frontend` or `cpu` fixture, which skips them (with the reason) while that part
-of enigma is not built; everything else runs against any build.
+of enigma is not built; everything else runs against any build. ENIGMA_TEST_BACKEND=cuda
+runs the run tests on the GPU instead.
 """
 import os
 import pathlib
@@ -13,6 +14,8 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
+# the backend the run tests use: cpu unless ENIGMA_TEST_BACKEND names another (cuda)
+BACKEND = os.environ.get("ENIGMA_TEST_BACKEND", "cpu")
 
 
 def _find_cli():
@@ -62,11 +65,13 @@ def frontend(enigma, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def cpu(enigma, frontend, tmp_path_factory):
-    """Skips unless the cpu backend opens and runs a trivial kernel."""
+    """Skips unless the backend of the run tests (BACKEND, normally cpu) is built; a cpu
+    that is built but does not open fails the tests instead."""
     info = enigma("info")
     for line in info.stdout.splitlines():
-        if line.startswith("cpu:") and "unavailable" in line and "not built" in line:
-            pytest.skip("the cpu backend is not built yet")
+        if line.startswith(BACKEND + ":") and "unavailable" in line:
+            if "not built" in line or BACKEND != "cpu":
+                pytest.skip(f"the {BACKEND} backend is not available here: {line}")
     return True
 
 

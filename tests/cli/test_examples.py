@@ -4,7 +4,7 @@ the cpu backend, and its results match a reference computed here in higher preci
 import numpy as np
 import pytest
 
-from conftest import EXAMPLES
+from conftest import BACKEND, EXAMPLES
 
 RNG = np.random.default_rng()
 
@@ -20,7 +20,7 @@ def test_seed004_two_stage_reduction(enigma, cpu, tmp_path):
     groups = (n + 127) // 128
     x = RNG.uniform(-1, 1, n).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
-    run_ok(enigma, EXAMPLES / "seed004_two_stage_reduction.metal", "--backend", "cpu", "--threadgroups", groups,
+    run_ok(enigma, EXAMPLES / "seed004_two_stage_reduction.metal", "--backend", BACKEND, "--threadgroups", groups,
            "--threads", 128, f"data=@{tmp_path / 'x.npy'}", f"count={n}", f"sums=zeros:{groups}",
            "-o", f"sums={tmp_path / 'sums.npy'}")
     sums = np.load(tmp_path / "sums.npy")
@@ -37,7 +37,7 @@ def test_seed003_reduce(enigma, cpu, tmp_path):
     groups = int(RNG.integers(1, 40))
     x = RNG.integers(-100000, 100000, groups * threads).astype(np.int32)
     np.save(tmp_path / "x.npy", x)
-    run_ok(enigma, EXAMPLES / "seed003_reduce.metal", "--backend", "cpu", "--threadgroups", groups, "--threads",
+    run_ok(enigma, EXAMPLES / "seed003_reduce.metal", "--backend", BACKEND, "--threadgroups", groups, "--threads",
            threads, "--tgmem", f"0={4 * threads}", f"input=@{tmp_path / 'x.npy'}", "output=zeros:1",
            "-o", f"output={tmp_path / 'out.npy'}")
     out = np.load(tmp_path / "out.npy")
@@ -49,7 +49,7 @@ def test_seed004_row_sum(enigma, cpu, tmp_path):
     rows, cols = int(RNG.integers(3, 20)), int(RNG.integers(100, 2000))
     m = RNG.standard_normal((rows, cols)).astype(np.float32)
     np.save(tmp_path / "m.npy", m)
-    run_ok(enigma, EXAMPLES / "seed004_row_sum.metal", "--backend", "cpu", "--threadgroups", rows, "--threads", 256,
+    run_ok(enigma, EXAMPLES / "seed004_row_sum.metal", "--backend", BACKEND, "--threadgroups", rows, "--threads", 256,
            f"matrix=@{tmp_path / 'm.npy'}", f"sums=zeros:{rows}", f"cols={cols}", "-o", f"sums={tmp_path / 's.npy'}")
     sums = np.load(tmp_path / "s.npy")
     ref = m.astype(np.float64).sum(axis=1)
@@ -63,7 +63,7 @@ def test_seed004_scale(enigma, cpu, tmp_path, kernel, lanes):
     h = RNG.uniform(-60, 60, n).astype(np.float16)
     factor = float(np.float32(RNG.uniform(0.1, 4)))
     np.save(tmp_path / "h.npy", h.reshape(-1, 4) if lanes == 4 else h)
-    run_ok(enigma, EXAMPLES / "seed004_scale.metal", "-k", kernel, "--backend", "cpu", "--grid", n // lanes,
+    run_ok(enigma, EXAMPLES / "seed004_scale.metal", "-k", kernel, "--backend", BACKEND, "--grid", n // lanes,
            "--threads", 64, f"data=@{tmp_path / 'h.npy'}", f"factor={factor!r}", "-o", f"data={tmp_path / 'o.npy'}")
     out = np.load(tmp_path / "o.npy").reshape(-1)
     ref = h.astype(np.float64) * factor
@@ -75,7 +75,7 @@ def test_seed004_safe_scale_early_return(enigma, cpu, tmp_path):
     count = n - int(RNG.integers(1, 200))
     h = RNG.uniform(-100, 100, n).astype(np.float16)
     np.save(tmp_path / "h.npy", h)
-    run_ok(enigma, EXAMPLES / "seed004_scale.metal", "-k", "safe_scale", "--backend", "cpu", "--grid", n,
+    run_ok(enigma, EXAMPLES / "seed004_scale.metal", "-k", "safe_scale", "--backend", BACKEND, "--grid", n,
            "--threads", 128, f"data=@{tmp_path / 'h.npy'}", f"count={count}", "-o", f"data={tmp_path / 'o.npy'}")
     out = np.load(tmp_path / "o.npy")
     ref = h.copy()
@@ -96,7 +96,7 @@ def test_seed004_stencil_shuffles(enigma, cpu, tmp_path):
     n = 64 * int(RNG.integers(2, 10))
     x = RNG.standard_normal(n).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
-    run_ok(enigma, EXAMPLES / "seed004_simd_patterns.metal", "-k", "stencil", "--backend", "cpu", "--grid", n,
+    run_ok(enigma, EXAMPLES / "seed004_simd_patterns.metal", "-k", "stencil", "--backend", BACKEND, "--grid", n,
            "--threads", 64, f"data=@{tmp_path / 'x.npy'}", f"out=zeros:{n}", "-o", f"out={tmp_path / 'o.npy'}")
     out = np.load(tmp_path / "o.npy")
     xd = x.astype(np.float64)
@@ -115,7 +115,7 @@ def test_seed004_prefix_sum_partial_simd_groups(enigma, cpu, tmp_path):
     n = tg * int(RNG.integers(2, 6)) - int(RNG.integers(1, 20))  # the last threadgroup shrinks
     x = RNG.integers(-1000, 1000, n).astype(np.int32)
     np.save(tmp_path / "x.npy", x)
-    run_ok(enigma, EXAMPLES / "seed004_simd_patterns.metal", "-k", "prefix_sum", "--backend", "cpu", "--grid", n,
+    run_ok(enigma, EXAMPLES / "seed004_simd_patterns.metal", "-k", "prefix_sum", "--backend", BACKEND, "--grid", n,
            "--threads", tg, f"data=@{tmp_path / 'x.npy'}", f"out=zeros:{n}", "-o", f"out={tmp_path / 'o.npy'}")
     out = np.load(tmp_path / "o.npy")
     ref = np.empty(n, np.int64)
@@ -128,7 +128,7 @@ def test_seed004_broadcast_first(enigma, cpu, tmp_path):
     n = 32 * int(RNG.integers(2, 10))
     x = RNG.standard_normal(n).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
-    run_ok(enigma, EXAMPLES / "seed004_simd_patterns.metal", "-k", "broadcast_first", "--backend", "cpu",
+    run_ok(enigma, EXAMPLES / "seed004_simd_patterns.metal", "-k", "broadcast_first", "--backend", BACKEND,
            "--grid", n, "--threads", 64, f"data=@{tmp_path / 'x.npy'}", f"out=zeros:{n}",
            "-o", f"out={tmp_path / 'o.npy'}")
     out = np.load(tmp_path / "o.npy")
@@ -142,13 +142,13 @@ def test_seed000_two_level_sum(enigma, cpu, tmp_path):
     x = RNG.uniform(-1, 1, groups * tg).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
     src = EXAMPLES / "seed000_reduce.metal"
-    run_ok(enigma, src, "-k", "reduce_threadgroup", "--backend", "cpu", "--threadgroups", groups, "--threads", tg,
+    run_ok(enigma, src, "-k", "reduce_threadgroup", "--backend", BACKEND, "--threadgroups", groups, "--threads", tg,
            f"A=@{tmp_path / 'x.npy'}", f"PartialOut=zeros:{groups}", "-o", f"PartialOut={tmp_path / 'p.npy'}")
     partial = np.load(tmp_path / "p.npy")
     xd = x.astype(np.float64).reshape(groups, tg)
     assert np.all(np.abs(partial - xd.sum(axis=1)) <= 1e-6 * np.abs(xd).sum(axis=1))
     final_tg = (groups + 31) // 32 * 32
-    run_ok(enigma, src, "-k", "reduce_final", "--backend", "cpu", "--threadgroups", 1, "--threads", final_tg,
+    run_ok(enigma, src, "-k", "reduce_final", "--backend", BACKEND, "--threadgroups", 1, "--threads", final_tg,
            f"Partial=@{tmp_path / 'p.npy'}", "Result=zeros:1", f"count={groups}", "-o", f"Result={tmp_path / 'r.npy'}")
     result = np.load(tmp_path / "r.npy")
     assert abs(float(result[0]) - xd.sum()) <= 1e-6 * np.abs(xd).sum()
@@ -159,7 +159,7 @@ def test_seed001_tree_reduction(enigma, cpu, tmp_path):
     blocks = (n + 255) // 256
     x = RNG.uniform(-1, 1, n).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
-    run_ok(enigma, EXAMPLES / "seed001_reduce_sum.metal", "--backend", "cpu", "--threadgroups", blocks,
+    run_ok(enigma, EXAMPLES / "seed001_reduce_sum.metal", "--backend", BACKEND, "--threadgroups", blocks,
            "--threads", 256, f"input=@{tmp_path / 'x.npy'}", f"output=zeros:{blocks}", f"n={n}",
            "-o", f"output={tmp_path / 'o.npy'}")
     out = np.load(tmp_path / "o.npy")
@@ -192,7 +192,7 @@ def test_seed002_gemm(enigma, cpu, tmp_path, kernel):
         geometry = ["--grid", f"{n},{m}", "--threads", "8,8"]
     ref, bound = gemm_inputs(tmp_path, m, k, n)
     sizes = [f"K={k}", f"N={n}"] + ([f"M={m}"] if kernel == "tiled_gemm" else [])
-    run_ok(enigma, EXAMPLES / "seed002_gemm.metal", "-k", kernel, "--backend", "cpu", *geometry,
+    run_ok(enigma, EXAMPLES / "seed002_gemm.metal", "-k", kernel, "--backend", BACKEND, *geometry,
            f"A=@{tmp_path / 'a.npy'}", f"B=@{tmp_path / 'b.npy'}", f"C=zeros:{m * n}", *sizes,
            "-o", f"C={tmp_path / 'c.npy'}")
     c = np.load(tmp_path / "c.npy").reshape(m, n)
