@@ -50,17 +50,19 @@ static void load_driver(void) {
                            override && *override ? NULL : "libcuda.so"};
     void *h = NULL;
     const char *found = NULL;
+    char first_error[256] = "";
     for (size_t i = 0; i < EN_COUNT(names) && !h; i++) {
         if (!names[i]) continue;
         h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
         if (h) found = names[i];
+        /* dlerror() says why the first name failed (absent, or present but unloadable) */
+        const char *why = h ? NULL : dlerror();
+        if (why && !first_error[0]) snprintf(first_error, sizeof first_error, "%s", why);
     }
     if (!h) {
-        /* dlerror() says why (absent, or present but unloadable): keep its text */
-        const char *why = dlerror();
         snprintf(driver_reason, sizeof driver_reason,
                  "libcuda.so.1 not found (the NVIDIA driver is not installed)%s%s",
-                 why ? ": " : "", why ? why : "");
+                 first_error[0] ? ": " : "", first_error);
         return;
     }
 #define RESOLVE(name, sym, params)                                                           \
