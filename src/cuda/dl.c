@@ -6,9 +6,9 @@
  * Where it looks:
  *   driver  $ENIGMA_LIBCUDA (tests use it to simulate a machine without CUDA), else
  *           libcuda.so.1, then libcuda.so.
- *   NVRTC   $ENIGMA_LIBNVRTC, else libnvrtc.so, libnvrtc.so.13, libnvrtc.so.12 on the
- *           loader's path, then the same names under $CUDA_HOME/lib64, $CUDA_PATH/lib64 and
- *           /usr/local/cuda/lib64.
+ *   NVRTC   $ENIGMA_LIBNVRTC, else libnvrtc.so, libnvrtc.so.13, libnvrtc.so.12 under
+ *           $CUDA_HOME/lib64, $CUDA_PATH/lib64 and /usr/local/cuda/lib64 (a toolkit, whose
+ *           headers match), then the same names on the loader's path.
  * Each library is loaded once per process; the outcome (table or reason) is kept. */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -87,13 +87,7 @@ static void *open_nvrtc(char *path, size_t path_size) {
         return dlopen(override, RTLD_NOW | RTLD_LOCAL);
     }
     static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"};
-    for (size_t i = 0; i < EN_COUNT(names); i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            snprintf(path, path_size, "%s", names[i]);
-            return h;
-        }
-    }
+    /* a toolkit first: its NVRTC matches the headers nvrtc.c takes from the same folder */
     const char *dirs[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
     for (size_t d = 0; d < EN_COUNT(dirs); d++) {
         if (!dirs[d] || !*dirs[d]) continue;
@@ -103,6 +97,13 @@ static void *open_nvrtc(char *path, size_t path_size) {
             if (h) return h;
         }
     }
+    for (size_t i = 0; i < EN_COUNT(names); i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            snprintf(path, path_size, "%s", names[i]);
+            return h;
+        }
+    }
     return NULL;
 }
 
@@ -110,9 +111,9 @@ static void load_nvrtc(void) {
     void *h = open_nvrtc(nvrtc.path, sizeof nvrtc.path);
     if (!h) {
         snprintf(nvrtc_reason, sizeof nvrtc_reason,
-                 "libnvrtc not found (looked for libnvrtc.so, .so.13 and .so.12 on the loader "
-                 "path, in $CUDA_HOME/lib64, $CUDA_PATH/lib64 and /usr/local/cuda/lib64; "
-                 "set ENIGMA_LIBNVRTC to its path)");
+                 "libnvrtc not found (looked for libnvrtc.so, .so.13 and .so.12 in "
+                 "$CUDA_HOME/lib64, $CUDA_PATH/lib64, /usr/local/cuda/lib64 and on the loader "
+                 "path; set ENIGMA_LIBNVRTC to its path)");
         return;
     }
 #define RESOLVE(name, sym, params)                                                           \
