@@ -57,7 +57,8 @@ if [ "$what" != test ]; then
   # link would pull in
   if timeout "$(left 120)" nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/bench_cuda.cu -I include \
        -L$build -lenigma -Xlinker -rpath -Xlinker "$PWD/$build" \
-       -L"$cuda_home/lib64" -L"$cuda_home/lib64/stubs" -lcuda -lnvrtc -ldl -lpthread -lm \
+       -L"$cuda_home/lib64" -Xlinker -rpath -Xlinker "$cuda_home/lib64" -L"$cuda_home/lib64/stubs" \
+       -lcuda -lnvrtc -ldl -lpthread -lm \
        -o $build/bench_cuda >"$OUT/bench-build.log" 2>&1; then
     timeout "$(left 200)" $build/bench_cuda bench/cuda "$OUT/RESULTS-cuda.txt" >"$OUT/bench.log" 2>&1
     rc=$?
