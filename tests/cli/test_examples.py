@@ -184,9 +184,9 @@ def test_seed002_gemm(enigma, cpu, tmp_path, kernel):
     if kernel == "simd_gemm":  # whole 8x8 tiles, one SIMD group per tile
         m, k, n = (8 * int(RNG.integers(1, 8)) for _ in range(3))
         geometry = ["--threadgroups", f"{n // 8},{m // 8}", "--threads", 32]
-    elif kernel == "tiled_gemm":  # any size: edge tiles are masked
+    elif kernel == "tiled_gemm":  # any size: whole 16x16 threadgroups load each tile, edges are masked
         m, k, n = (int(RNG.integers(5, 70)) for _ in range(3))
-        geometry = ["--grid", f"{n},{m}", "--threads", "16,16"]
+        geometry = ["--threadgroups", f"{(n + 15) // 16},{(m + 15) // 16}", "--threads", "16,16"]
     else:
         m, k, n = (int(RNG.integers(5, 70)) for _ in range(3))
         geometry = ["--grid", f"{n},{m}", "--threads", "8,8"]
