@@ -349,7 +349,9 @@ int main(int argc, char **argv) {
     double raw_us = 1e30, en_us = 1e30;
     enigma_buffer *ebuf = nullptr;
     EN(enigma_buffer_create(dev, 64, &ebuf));
-    const int ring = 64;
+    // one command per dispatch of a round, so that the loop is pure enqueue, as the raw loop
+    // is pure launch (a command must be waited for before it is queued again)
+    const int ring = launches;
     std::vector<enigma_command *> cmds(ring);
     for (int c = 0; c < ring; c++) {
         EN(enigma_command_create(empty, &cmds[c]));
