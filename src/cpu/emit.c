@@ -305,10 +305,11 @@ static bool attr_is_per_lane(ir_attr a) {
 /* the value of component d of an attribute, as uint32_t; per-lane ones use _sg and l */
 static const char *attr_value(emitter *em, ir_attr a, int d) {
     const char *li = "(_sg * 32u + (uint32_t)l)";
+    /* in a 1-D threadgroup the position is the index: no division per lane */
     const char *pos[3] = {
-        S(em, "(%s %% g->size[0])", li),
-        S(em, "((%s / g->size[0]) %% g->size[1])", li),
-        S(em, "(%s / (g->size[0] * g->size[1]))", li),
+        S(em, "(_one_d ? %s : %s %% g->size[0])", li, li),
+        S(em, "(_one_d ? 0u : (%s / g->size[0]) %% g->size[1])", li),
+        S(em, "(_one_d ? 0u : %s / (g->size[0] * g->size[1]))", li),
     };
     switch (a) {
     case IR_ATTR_THREAD_POSITION_IN_GRID:
@@ -414,7 +415,7 @@ static void note_use(emitter *em, const ir_var *v, int region) {
 /* The threadgroup-level walk, shared by analysis (visit != NULL) and emission: a list of
  * statements becomes runs of barrier-free statements (regions) and barrier statements. */
 typedef struct stmt_list {
-    ir_stmt *const *items;
+    ir_stmt *const *items; /* a block's statements, or NULL: then `single` */
     int count;
     ir_stmt *single;
 } stmt_list;
@@ -427,11 +428,11 @@ static stmt_list list_of(ir_stmt *s) {
         l.count = s->stmt_count;
     } else {
         l.single = s;
-        l.items = &l.single;
         l.count = 1;
     }
     return l;
 }
+static ir_stmt *list_at(stmt_list l, int i) { return l.items ? l.items[i] : l.single; }
 
 static void analyse_tg_list(emitter *em, stmt_list list);
 
@@ -456,13 +457,13 @@ static void analyse_tg_stmt(emitter *em, ir_stmt *s) {
 static void analyse_tg_list(emitter *em, stmt_list list) {
     int i = 0;
     while (i < list.count) {
-        if (contains_barrier(list.items[i])) {
-            analyse_tg_stmt(em, list.items[i++]);
+        if (contains_barrier(list_at(list, i))) {
+            analyse_tg_stmt(em, list_at(list, i++));
             continue;
         }
         int region = em->region_next++;
-        for (; i < list.count && !contains_barrier(list.items[i]); i++)
-            walk_stmt_vars(em, list.items[i], note_use, region);
+        for (; i < list.count && !contains_barrier(list_at(list, i)); i++)
+            walk_stmt_vars(em, list_at(list, i), note_use, region);
     }
 }
 
@@ -656,12 +657,49 @@ static void emit_access(emitter *em, const ir_expr *place, const ir_type *t, con
     (void)place;
 }
 
-static const char *hoist_load(emitter *em, const ir_expr *e) {
+/* the same choke point for a load whose address is the same in every lane */
+static void emit_uniform_load(emitter *em, const ir_expr *place, const ir_type *t, const char *addr,
+                              const char *temp) {
+    const char *ct = ctype(em, t);
+    line(em, "%s %s = (%s){0}; /* uniform load of %s */", ct, temp, ct, ir_type_name(t, &em->arena));
+    line(em, "if (%s) %s = *(%s *)(%s);", em->mask, temp, ct, addr);
+    (void)place;
+}
+
+/* does e compute the same value in every lane (no per-lane variable in it)? */
+static bool lane_invariant(emitter *em, const ir_expr *e) {
+    if (e->kind == IR_E_VAR) {
+        var_kind k = info_of(em, e->var)->kind;
+        return k == VK_UNIFORM || k == VK_GLOBAL || k == VK_THREADGROUP;
+    }
+    for (int i = 0; i < e->arg_count; i++)
+        if (!lane_invariant(em, e->args[i])) return false;
+    return true;
+}
+
+/* a load as a gang array: "_tN" */
+static const char *load_array(emitter *em, const ir_expr *e) {
     const char *memo = memo_find(em, e);
-    if (memo) return memo;
+    if (memo && memo[strlen(memo) - 1] == ']') return en_strndup(&em->arena, memo, strlen(memo) - 3);
     const char *addr = S(em, "&%s", lvalue(em, e));
     const char *temp = S(em, "_t%d", fresh(em));
     emit_access(em, e, e->type, addr, false, temp);
+    memo_add(em, e, S(em, "%s[l]", temp));
+    return temp;
+}
+
+/* a load, as the C expression that reads it for lane l: "_tN[l]", or "_tN" when every
+ * lane reads the same address (one scalar load instead of 32) */
+static const char *load_value(emitter *em, const ir_expr *e) {
+    const char *memo = memo_find(em, e);
+    if (memo) return memo;
+    if (!lane_invariant(em, e)) {
+        load_array(em, e);
+        return memo_find(em, e);
+    }
+    const char *addr = S(em, "&%s", lvalue(em, e));
+    const char *temp = S(em, "_t%d", fresh(em));
+    emit_uniform_load(em, e, e->type, addr, temp);
     memo_add(em, e, temp);
     return temp;
 }
@@ -670,7 +708,8 @@ static const char *hoist_load(emitter *em, const ir_expr *e) {
 static const char *materialize(emitter *em, const ir_expr *e) {
     const char *memo = memo_find(em, e);
     if (memo) return memo;
-    if (ir_is_place(e) && e->kind != IR_E_SWIZZLE && needs_access(e)) return hoist_load(em, e);
+    if (ir_is_place(e) && e->kind != IR_E_SWIZZLE && needs_access(e) && !lane_invariant(em, e))
+        return load_array(em, e);
     const char *temp = S(em, "_t%d", fresh(em));
     const ir_type *t = e->type;
     if (e->kind == IR_E_BITCAST) {
@@ -698,7 +737,7 @@ static const char *read_place(emitter *em, const ir_expr *e, int comp) {
     if (e->kind == IR_E_SWIZZLE && e->args[0]->type->kind == IR_T_VEC)
         return read_place(em, e->args[0], e->swizzle[comp < 0 ? 0 : comp]);
     const ir_type *t = e->type;
-    const char *base = needs_access(e) ? S(em, "%s[l]", hoist_load(em, e)) : lvalue(em, e);
+    const char *base = needs_access(e) ? load_value(em, e) : lvalue(em, e);
     if (t->kind == IR_T_VEC) {
         if (comp < 0) comp = 0;
         return from_storage(em, t->elem, S(em, "%s.v[%d]", base, comp));
@@ -710,7 +749,7 @@ static const char *read_place(emitter *em, const ir_expr *e, int comp) {
 static const char *whole(emitter *em, const ir_expr *e) {
     const ir_type *t = e->type;
     if (ir_is_place(e) && !(e->kind == IR_E_SWIZZLE)) {
-        if (needs_access(e)) return S(em, "%s[l]", hoist_load(em, e));
+        if (needs_access(e)) return load_value(em, e);
         return lvalue(em, e);
     }
     switch (t->kind) {
@@ -1041,7 +1080,7 @@ static void gang_stmt(emitter *em, const ir_stmt *s);
 
 static void gang_list(emitter *em, stmt_list list) {
     for (int i = 0; i < list.count; i++) {
-        const ir_stmt *s = list.items[i];
+        const ir_stmt *s = list_at(list, i);
         gang_stmt(em, s);
         /* the rest of the block is unreachable for every lane */
         if (s->kind == IR_S_BREAK || s->kind == IR_S_CONTINUE || s->kind == IR_S_RETURN) break;
@@ -1557,7 +1596,10 @@ static void region_open(emitter *em, const char *note, bool *used) {
     em->mask = "_m";
 }
 
-static void emit_region(emitter *em, ir_stmt *const *stmts, int count) {
+static void emit_region(emitter *em, stmt_list list, int start, int end) {
+    int count = end - start;
+    ir_stmt **stmts = en_alloc(&em->arena, sizeof(ir_stmt *) * (size_t)count);
+    for (int i = 0; i < count; i++) stmts[i] = list_at(list, start + i);
     bool *used = en_alloc(&em->arena, (size_t)em->var_count + 1);
     collect_used = used;
     for (int i = 0; i < count; i++) walk_stmt_vars(em, stmts[i], collect_use, 0);
@@ -1652,13 +1694,13 @@ static void tg_stmt(emitter *em, ir_stmt *s) {
 static void tg_list(emitter *em, stmt_list list) {
     int i = 0;
     while (i < list.count && !em->failed) {
-        if (contains_barrier(list.items[i])) {
-            tg_stmt(em, list.items[i++]);
+        if (contains_barrier(list_at(list, i))) {
+            tg_stmt(em, list_at(list, i++));
             continue;
         }
         int start = i;
-        while (i < list.count && !contains_barrier(list.items[i])) i++;
-        emit_region(em, list.items + start, i - start);
+        while (i < list.count && !contains_barrier(list_at(list, i))) i++;
+        emit_region(em, list, start, i);
     }
 }
 
@@ -1759,7 +1801,8 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     en_buf_puts(out, "    const uint32_t _n = g->size[0] * g->size[1] * g->size[2]; /* real threads */\n");
     en_buf_puts(out, "    const uint32_t _dispatch_n = g->group_size[0] * g->group_size[1] * g->group_size[2];\n");
     en_buf_puts(out, "    const uint32_t _nsg = (_n + 31u) / 32u;\n");
-    en_buf_puts(out, "    (void)_dispatch_n;\n");
+    en_buf_puts(out, "    const bool _one_d = g->size[1] == 1 && g->size[2] == 1;\n");
+    en_buf_puts(out, "    (void)_dispatch_n; (void)_one_d;\n");
     en_buf_puts(out, "    /* the threads still running, per SIMD group; lanes past _n never are */\n");
     en_buf_puts(out, "    uint32_t _act[32];\n");
     en_buf_puts(out, "    for (uint32_t _sg = 0; _sg < _nsg; _sg++)\n");
