@@ -2,7 +2,14 @@
  * place. The work is in emit.c (IR to CUDA C), nvrtc.c (CUDA C to cached cubin) and
  * driver.c (context, memory, modules, launches); libcuda and libnvrtc are loaded on first
  * use by dl.c, so this backend links on machines without CUDA and reports itself
- * unavailable there ("libcuda.so.1 not found ..."). */
+ * unavailable there ("libcuda.so.1 not found ...").
+ *
+ * Environment:
+ *   ENIGMA_CUDA_DEVICE=N    which GPU (default 0)
+ *   ENIGMA_CUDA_ARCH=sm_XY  the target of compile_offline (no device); default sm_90
+ *   ENIGMA_CUDA_TIMING=0    no per-dispatch timing events (duration_ns is then the host's)
+ *   ENIGMA_LIBCUDA, ENIGMA_LIBNVRTC   paths of the libraries, instead of the search
+ *   ENIGMA_CACHE_DIR        the cubin cache (src/base/cache.h) */
 #include <stdio.h>
 
 #include "internal.h"
