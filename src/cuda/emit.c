@@ -18,8 +18,12 @@
  *   - SIMD and quad functions are en_simd_* / en_quad_* helpers given __activemask() at the
  *     call, so divergent branches act on exactly their active lanes, as in Metal;
  *   - atomics are CUDA atomics of the object's width (relaxed);
- *   - loops are for (;;) with the latch after a `continue` label; `break`/`continue` that
- *     leave an inner loop for an outer one become gotos to labels after/inside it. */
+ *   - loops are `while (c)` when the body opens with `if (!c) break;` (how for and while
+ *     arrive), else `for (;;)`; the body gets its own scope and the latch follows it, behind
+ *     an en_continue_N label when a `continue` must run the latch; `break`/`continue` that
+ *     leave an inner loop for an outer one become gotos to labels after/inside it;
+ *   - integer division and remainder by zero give 0 and shift counts wrap (prelude.cuh),
+ *     so no input makes the generated code undefined. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
