@@ -1113,6 +1113,18 @@ static void emit_assign(emitter *em, const ir_expr *place, const ir_expr *value)
         }
         return;
     }
+    if (needs_access(place) && t->kind == IR_T_VEC && t->count == 3 && !t->packed) {
+        /* a float3 in memory has a fourth, padding lane that a store must not touch */
+        const char *vt = materialize(em, value);
+        const char *base = lvalue(em, place);
+        for (int c = 0; c < 3; c++) {
+            const char *tmp = S(em, "_t%d", fresh(em));
+            line(em, "%s %s[32];", ctype(em, t->elem), tmp);
+            line(em, "for (int l = 0; l < 32; l++) %s[l] = %s[l].v[%d];", tmp, vt, c);
+            emit_access(em, place, t->elem, S(em, "&%s.v[%d]", base, c), true, tmp);
+        }
+        return;
+    }
     if (needs_access(place)) {
         const char *vt = materialize(em, value);
         const char *addr = S(em, "&%s", lvalue(em, place));
@@ -1127,6 +1139,12 @@ static void emit_assign(emitter *em, const ir_expr *place, const ir_expr *value)
     }
     const char *vt = materialize(em, value);
     const char *lv = lvalue(em, place);
+    if (t->kind == IR_T_VEC) { /* by component: a float3's padding lane keeps its bytes */
+        for (uint32_t c = 0; c < t->count; c++)
+            line(em, "for (int l = 0; l < 32; l++) %s.v[%u] = ENK_ON(%s, l) ? %s[l].v[%u] : %s.v[%u];", lv, c,
+                 em->mask, vt, c, lv, c);
+        return;
+    }
     line(em, "for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) %s = %s[l];", em->mask, lv, vt);
 }
 
