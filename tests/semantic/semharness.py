@@ -97,7 +97,8 @@ def run(tmp, src, inputs, outputs, *, threads, grid=None, threadgroups=None, ker
         outs[name] = f
         args += ["-o", f"{name}={f}"]
     args += list(extra)
-    r = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    r = subprocess.run(args, capture_output=True, text=True,
+                       timeout=float(os.environ.get("ENIGMA_RUN_TIMEOUT", 60)))
     if r.returncode != expect_rc:
         raise KernelError(f"enigma run exited {r.returncode} (expected {expect_rc})\n"
                           f"command: {' '.join(args)}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}")
