@@ -9,3 +9,7 @@ set_tests_properties(cli.install PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_executable(cli_test_npy ${CMAKE_CURRENT_LIST_DIR}/test_npy.c ${PROJECT_SOURCE_DIR}/tools/npy.c)
 target_include_directories(cli_test_npy PRIVATE ${PROJECT_SOURCE_DIR}/tools)
 add_test(NAME cli.npy COMMAND cli_test_npy)
+
+# `make demo`: seed 004's two-stage reduction through the CLI, checked against its reference
+add_test(NAME cli.demo COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/demo.sh ${PROJECT_BINARY_DIR})
+set_tests_properties(cli.demo PROPERTIES TIMEOUT 300 DEPENDS cli.install)

@@ -1,6 +1,8 @@
 /* test_errors.c — argument checking and messages of the C API that need no kernel: every
  * failing call returns its status and leaves a message naming what is wrong; nothing
  * prints or aborts. Also the cuda-unavailable message and device information. */
+#include <pthread.h>
+
 #include "rt_test.h"
 
 static void status_names(void) {
@@ -139,8 +141,28 @@ static void compile_errors(void) {
     enigma_library_destroy(lib);
 }
 
+/* the last error is per thread: another thread's failure does not replace ours */
+static void *fail_in_thread(void *arg) {
+    enigma_device *dev;
+    enigma_device_open("from-thread", &dev);
+    *(bool *)arg = strstr(enigma_last_error(), "'from-thread'") != NULL;
+    return NULL;
+}
+
+static void per_thread_errors(void) {
+    enigma_device *dev;
+    CHECK_STATUS(enigma_device_open("from-main", &dev), ENIGMA_ERROR_INVALID_ARGUMENT);
+    bool thread_saw_its_own = false;
+    pthread_t t;
+    pthread_create(&t, NULL, fail_in_thread, &thread_saw_its_own);
+    pthread_join(t, NULL);
+    CHECK(thread_saw_its_own);
+    CHECK_ERROR_HAS("'from-main'");
+}
+
 int main(void) {
     status_names();
+    per_thread_errors();
     devices();
     null_objects();
     compile_errors();
