@@ -166,7 +166,7 @@ static inline saved_block loop_begin(void) {
 }
 static inline void loop_latch(saved_block sb) { K.block = sb.stmt->latch; }
 static inline void loop_end(saved_block sb) { K.block = sb.outer; }
-static inline void brk(saved_block loop) {
+static inline void loop_break(saved_block loop) {
     ir_stmt *s = ir_stmt_new(K.m, IR_S_BREAK, K.loc);
     s->target = loop.stmt;
     put(s);
@@ -175,7 +175,7 @@ static inline void brk(saved_block loop) {
 static inline saved_block for_begin(ir_expr *cond) {
     saved_block sb = loop_begin();
     saved_block i = if_begin(NOT(cond));
-    brk(sb);
+    loop_break(sb);
     if_end(i);
     return sb;
 }
@@ -206,7 +206,7 @@ static inline void *buf_new(size_t bytes, void **host) {
     return h;
 }
 
-static en_program *build(void) {
+static inline en_program *build(void) {
     if (!ir_verify(K.m, &K.ctx.diags, "kb")) {
         en_buf text = {0};
         en_diags_render(&K.ctx.diags, &text);
@@ -240,7 +240,7 @@ static en_program *build(void) {
     return p;
 }
 
-static bool run(en_program *p, en_launch *L) {
+static inline bool run(en_program *p, en_launch *L) {
     L->module = K.m;
     L->kernel = K.f;
     en_buf err = {0};
@@ -252,7 +252,7 @@ static bool run(en_program *p, en_launch *L) {
 }
 
 /* a launch by threadgroups (by_threads = false) or by threads */
-static en_launch launch3(bool by_threads, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t tx,
+static inline en_launch launch3(bool by_threads, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t tx,
                          uint32_t ty, uint32_t tz) {
     en_launch L;
     memset(&L, 0, sizeof L);
@@ -276,12 +276,12 @@ static inline void bind(en_launch *L, int index, void *handle, size_t size) {
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) {
+static inline uint64_t rnd(void) {
     rng_state ^= rng_state << 13;
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return rng_state;
 }
-static float rndf(void) { return (float)((double)(rnd() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
+static inline float rndf(void) { return (float)((double)(rnd() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
 
 #endif

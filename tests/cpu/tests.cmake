@@ -6,3 +6,8 @@ target_include_directories(cpu_test_kernels PRIVATE ${PROJECT_SOURCE_DIR}/includ
 add_test(NAME cpu.kernels COMMAND cpu_test_kernels)
 set_tests_properties(cpu.kernels PROPERTIES TIMEOUT 600
   ENVIRONMENT "ENIGMA_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cpu-cache")
+add_executable(cpu_test_cache ${CMAKE_CURRENT_LIST_DIR}/test_cpu_cache.c)
+target_link_libraries(cpu_test_cache PRIVATE enigma_static)
+target_include_directories(cpu_test_cache PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME cpu.cache COMMAND cpu_test_cache)
+set_tests_properties(cpu.cache PROPERTIES TIMEOUT 300)

@@ -1,0 +1,162 @@
+/* test_cpu_cache.c — the compiled-kernel cache of the cpu backend (src/cpu/jit.c,
+ * src/base/cache.c): a second build is a hit that compiles nothing; a corrupt entry and a
+ * foreign entry (another program's .so under this key) are rebuilt, never loaded; no_cache
+ * writes nothing; a compiler failure is an internal error carrying the compiler's output.
+ * Also SHA-256 against the FIPS 180-4 example digests. */
+#include "kb.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/sha256.h"
+
+static char cache_dir[256];
+
+static int count_entries(const char *suffix) {
+    DIR *d = opendir(cache_dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name), sl = strlen(suffix);
+        n += len > sl && strcmp(e->d_name + len - sl, suffix) == 0;
+    }
+    if (d) closedir(d);
+    return n;
+}
+
+/* out[i] = a[i] * k: k changes the generated code, so two kernels have two keys */
+static void make_scale(double k) {
+    kb_begin("scale");
+    ir_var *a = param_buffer("a", T_F32, 0), *out = param_buffer("out", T_F32, 1);
+    ir_var *tid = param_attr("tid", T_U32, IR_ATTR_THREAD_POSITION_IN_GRID);
+    set(AT(V(out), V(tid)), BIN(IR_OP_MUL, AT(V(a), V(tid)), F(k)));
+}
+
+static enigma_status try_build(bool no_cache, en_program **p, en_buf *err) {
+    en_build_options o = {0};
+    o.no_cache = no_cache;
+    return BE->build(&DEV, K.m, &o, p, err);
+}
+
+/* runs the scale kernel and checks out = a * k */
+static bool scale_works(en_program *p, double k) {
+    enum { N = 256 };
+    float *ha, *ho;
+    void *A = buf_new(N * 4, (void **)&ha), *O = buf_new(N * 4, (void **)&ho);
+    for (int i = 0; i < N; i++) ha[i] = rndf();
+    en_launch L = launch3(false, N / 64, 1, 1, 64, 1, 1);
+    bind(&L, 0, A, N * 4), bind(&L, 1, O, N * 4);
+    bool ok = run(p, &L);
+    for (int i = 0; i < N && ok; i++) ok = ho[i] == (float)((double)ha[i] * (float)k);
+    BE->buffer_free(&DEV, A), BE->buffer_free(&DEV, O);
+    return ok;
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void sha256_vectors(void) {
+    struct { const char *text, *hex; } v[] = {
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    for (size_t i = 0; i < EN_COUNT(v); i++) {
+        en_sha256 s;
+        uint8_t d[32];
+        char hex[65];
+        en_sha256_init(&s);
+        /* in two pieces, to cross the block-buffer path */
+        size_t n = strlen(v[i].text), half = n / 2;
+        en_sha256_update(&s, v[i].text, half);
+        en_sha256_update(&s, v[i].text + half, n - half);
+        en_sha256_final(&s, d);
+        en_sha256_hex(d, hex);
+        CHECK(strcmp(hex, v[i].hex) == 0, "sha256(\"%s\") = %s", v[i].text, hex);
+    }
+}
+
+int main(void) {
+    sha256_vectors();
+    snprintf(cache_dir, sizeof cache_dir, "%s/enigma-cache-test-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(cache_dir)) return 1;
+    setenv("ENIGMA_CACHE_DIR", cache_dir, 1);
+    dev_open();
+    en_buf err = {0};
+    en_program *p = NULL, *q = NULL;
+
+    /* cold build writes one entry; the second build is a hit and writes nothing */
+    make_scale(3.0);
+    CHECK(try_build(false, &p, &err) == ENIGMA_OK, "cold build: %s", err.data);
+    CHECK(count_entries(".so") == 1, "one entry after a cold build, found %d", count_entries(".so"));
+    CHECK(p && scale_works(p, 3.0), "cold build runs");
+    char key[65];
+    snprintf(key, sizeof key, "%s", p ? p->key : "");
+    if (p) BE->program_free(&DEV, p), p = NULL;
+    double t0 = now_ms();
+    CHECK(try_build(false, &p, &err) == ENIGMA_OK, "hit: %s", err.data);
+    double hit_ms = now_ms() - t0;
+    fprintf(stderr, "cache hit: %.3f ms\n", hit_ms);
+    CHECK(hit_ms < 200, "a cache hit took %.1f ms: it compiled", hit_ms);
+    CHECK(count_entries(".so") == 1 && count_entries(".c") == 0, "the hit wrote nothing");
+    CHECK(p && strcmp(p->key, key) == 0 && scale_works(p, 3.0), "the hit runs");
+    if (p) BE->program_free(&DEV, p), p = NULL;
+
+    /* a corrupt entry is rebuilt */
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.so", cache_dir, key);
+    FILE *f = fopen(path, "wb");
+    fputs("not a shared object", f);
+    fclose(f);
+    CHECK(try_build(false, &p, &err) == ENIGMA_OK, "build over a corrupt entry: %s", err.data);
+    CHECK(p && scale_works(p, 3.0), "rebuilt over a corrupt entry");
+    if (p) BE->program_free(&DEV, p), p = NULL;
+    kb_end();
+
+    /* a foreign entry (a valid .so of another kernel under this key) is rebuilt */
+    make_scale(5.0);
+    CHECK(try_build(false, &q, &err) == ENIGMA_OK, "second kernel: %s", err.data);
+    char other[512];
+    snprintf(other, sizeof other, "%s/%s.so", cache_dir, q ? q->key : "");
+    if (q) BE->program_free(&DEV, q), q = NULL;
+    kb_end();
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", other, path);
+    CHECK(system(cmd) == 0, "copy the foreign entry");
+    make_scale(3.0);
+    CHECK(try_build(false, &p, &err) == ENIGMA_OK, "build over a foreign entry: %s", err.data);
+    CHECK(p && scale_works(p, 3.0), "a foreign entry was not used");
+    if (p) BE->program_free(&DEV, p), p = NULL;
+
+    /* no_cache writes nothing */
+    int before = count_entries(".so");
+    kb_end();
+    make_scale(7.0);
+    CHECK(try_build(true, &p, &err) == ENIGMA_OK, "no_cache build: %s", err.data);
+    CHECK(p && scale_works(p, 7.0), "no_cache build runs");
+    CHECK(count_entries(".so") == before, "no_cache wrote an entry");
+    if (p) BE->program_free(&DEV, p), p = NULL;
+
+    /* a failing compiler is enigma's bug, reported with its output */
+    setenv("ENIGMA_CC", "false", 1);
+    err.len = 0;
+    enigma_status st = try_build(true, &p, &err);
+    CHECK(st == ENIGMA_ERROR_INTERNAL, "a failing compiler gives %d", (int)st);
+    CHECK(err.data && strstr(err.data, "internal error: generated C failed to compile (this is a bug in enigma)"),
+          "message: %s", err.data ? err.data : "(none)");
+    unsetenv("ENIGMA_CC");
+    kb_end();
+
+    en_buf_free(&err);
+    BE->close(&DEV);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", cache_dir);
+    fprintf(stderr, "%d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}
