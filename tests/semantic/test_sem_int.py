@@ -221,3 +221,37 @@ def test_conversions(run, rng):
     t = np.trunc((a * np.float32(3)).astype(np.float64)).astype(np.float32) / np.float32(3)
     exact(r["back"], t, "int -> float")
     exact(r["bits"], -a, "as_type")
+
+
+INT_VECTOR_SRC = HEADER + """
+kernel void k(device const int4* a [[buffer(0)]], device const uchar4* b [[buffer(1)]],
+              device int4* out [[buffer(2)]], device ushort2* small [[buffer(3)]],
+              device ulong2* wide [[buffer(4)]], uint i [[thread_position_in_grid]]) {
+    int4 x = a[i];
+    int4 y = int4(b[i]);
+    out[i] = (x * y + (x >> 3)) ^ int4(i) - clamp(x, int4(-5), int4(5)) + abs(y.wzyx - 100);
+    small[i] = ushort2(b[i].xy) * ushort2(300, 7) + ushort2(popcount(b[i].zw));
+    wide[i] = ulong2(uint2(x.xy)) * ulong2(y.zw) + (ulong2(1) << ulong2(40, 63));
+}
+"""
+
+
+def test_integer_vectors(run, rng):
+    n = 500
+    a = ints(rng, (n, 4), -(1 << 20), 1 << 20)
+    b = ints(rng, (n, 4), 1, 256, dtype=np.uint8)
+    r = run(INT_VECTOR_SRC, {"a": a, "b": b, "out": garbage(rng, (n, 4), np.int32),
+                             "small": garbage(rng, (n, 2), np.uint16), "wide": garbage(rng, (n, 2), np.uint64)},
+            ["out", "small", "wide"], grid=n, threads=32)
+    x = a.astype(np.int64)
+    y = b.astype(np.int64)
+    idx = np.arange(n)[:, None]
+    # C precedence: ^ binds looser than + and -
+    want = (x * y + (x >> 3)) ^ (idx - np.clip(x, -5, 5) + np.abs(y[:, ::-1] - 100))
+    exact(r["out"], (want & 0xFFFFFFFF).astype(np.uint32).view(np.int32), "int4 arithmetic")
+    pc = np.vectorize(lambda v: bin(int(v)).count("1"))(y[:, 2:])
+    exact(r["small"], ((y[:, :2] * np.array([300, 7]) + pc) & 0xFFFF).astype(np.uint16), "ushort2 from uchar4")
+    ux = (x[:, :2] & 0xFFFFFFFF).astype(object)
+    wv = [[(int(ux[k, j]) * int(y[k, 2 + j]) + (1 << (40 if j == 0 else 63))) & ((1 << 64) - 1) for j in range(2)]
+          for k in range(n)]
+    exact(r["wide"], np.array(wv, dtype=np.uint64), "ulong2 arithmetic")

@@ -128,6 +128,9 @@ TERNARY = {
             lambda a, b, c: a + (b - a) * (np.float32(c) * np.float32(0.1) + np.float32(0.5)), 4e-6),
     "smoothstep": ("smoothstep(min(b[i], c[i]) - 0.5f, max(b[i], c[i]) + 0.5f, a[i])",
                    lambda a, b, c: smoothstep(np.minimum(b, c) - 0.5, np.maximum(b, c) + 0.5, a), 2e-5),
+    "max3": ("max3(a[i], b[i], c[i])", lambda a, b, c: np.maximum(np.maximum(a, b), c), 0),
+    "min3": ("min3(a[i], b[i], c[i])", lambda a, b, c: np.minimum(np.minimum(a, b), c), 0),
+    "median3": ("median3(a[i], b[i], c[i])", lambda a, b, c: np.median(np.stack([a, b, c]), axis=0), 0),
 }
 
 
@@ -275,3 +278,23 @@ def test_vector_math(run, rng):
     x, y = a.astype(np.float64), b.astype(np.float64)
     want = np.clip(x * y + np.sqrt(np.abs(x)), -2, 3) + np.abs(y) ** 1.5 - np.floor(x)
     close(out, want, rtol=2e-5, atol=2e-5, what="component-wise vector math")
+
+
+HALF_MATH_SRC = HEADER + """
+kernel void k(device const half* a [[buffer(0)]], device half* out [[buffer(1)]],
+              device float* wide [[buffer(2)]], uint i [[thread_position_in_grid]]) {
+    half x = a[i];
+    out[i] = sqrt(x) + exp(x * 0.25h);       // half built-ins: the result is a half
+    wide[i] = float(sin(x)) + cos(float(x));
+}
+"""
+
+
+def test_half_math_functions(run, rng):
+    a = floats(rng, N, 0.01, 8, dtype=np.float16)
+    r = run(HALF_MATH_SRC, {"a": a, "out": garbage(rng, N, np.float16), "wide": garbage(rng, N)},
+            ["out", "wide"], grid=N, threads=64)
+    x = a.astype(np.float64)
+    # half results: within a couple of half ulps of the exact value
+    close(r["out"], np.sqrt(x) + np.exp(x * 0.25), rtol=3e-3, atol=1e-3, what="half sqrt + exp")
+    close(r["wide"], np.sin(x) + np.cos(x), rtol=2e-3, atol=2e-3, what="half sin, float cos")
