@@ -4,6 +4,7 @@
  * a run checked against a reference, enqueue/wait, and Metal's by-threads geometry
  * (edge threadgroups shrink) observed from inside a kernel. Skips while the front end
  * or the cpu backend is not built. */
+#include <pthread.h>
 #include <time.h>
 
 #include "rt_test.h"
@@ -291,6 +292,59 @@ static void geometry_kernel(enigma_device *dev, enigma_library *lib) {
     enigma_buffer_destroy(out);
 }
 
+/* a pipeline shared by threads, each with its own command and buffers */
+typedef struct shared_job {
+    enigma_device *dev;
+    enigma_pipeline *p;
+    int wrong;
+    enigma_status status;
+} shared_job;
+
+static void *run_shared(void *arg) {
+    shared_job *job = arg;
+    enum { N = 777 };
+    float a[N], out[N];
+    for (int i = 0; i < N; i++) a[i] = (float)(i % 97) * 0.25f + (float)((uintptr_t)job % 7);
+    enigma_command *cmd = NULL;
+    enigma_buffer *abuf = NULL, *obuf = NULL;
+    uint32_t n = N;
+    enigma_status st = enigma_command_create(job->p, &cmd);
+    if (st == ENIGMA_OK) st = enigma_buffer_create_with_data(job->dev, a, sizeof a, &abuf);
+    if (st == ENIGMA_OK) st = enigma_buffer_create(job->dev, sizeof out, &obuf);
+    if (st == ENIGMA_OK) st = enigma_command_set_buffer(cmd, 0, abuf, 0);
+    if (st == ENIGMA_OK) st = enigma_command_set_buffer(cmd, 1, obuf, 0);
+    if (st == ENIGMA_OK) st = enigma_command_set_bytes(cmd, 2, &n, sizeof n);
+    for (int rep = 0; rep < 8 && st == ENIGMA_OK; rep++) {
+        enigma_size3 grid = {N, 1, 1}, group = {64, 1, 1};
+        st = enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, grid, group);
+        if (st == ENIGMA_OK) st = enigma_buffer_read(obuf, 0, out, sizeof out);
+        for (int i = 0; i < N && st == ENIGMA_OK; i++) job->wrong += out[i] != (float)((double)a[i] + 1.0);
+    }
+    job->status = st;
+    enigma_command_destroy(cmd);
+    enigma_buffer_destroy(abuf);
+    enigma_buffer_destroy(obuf);
+    return NULL;
+}
+
+static void shared_pipeline(enigma_device *dev, enigma_library *lib) {
+    enigma_pipeline *p = NULL;
+    CHECK_STATUS(enigma_pipeline_create(lib, "add", &p), ENIGMA_OK);
+    if (!p) return;
+    shared_job jobs[4];
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i] = (shared_job){.dev = dev, .p = p};
+        pthread_create(&t[i], NULL, run_shared, &jobs[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(jobs[i].status == ENIGMA_OK);
+        CHECK(jobs[i].wrong == 0);
+    }
+    enigma_pipeline_destroy(p);
+}
+
 int main(void) {
     srand((unsigned)time(NULL));
     enigma_library *lib = NULL;
@@ -325,6 +379,7 @@ int main(void) {
         add_kernel(dev, lib);
         tiled_kernel(dev, lib);
         geometry_kernel(dev, lib);
+        shared_pipeline(dev, lib);
     } else if (lib) {
         fputs(enigma_library_diagnostics_text(lib), stderr);
     }
