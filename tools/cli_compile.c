@@ -112,9 +112,9 @@ int cli_compile(int argc, char **argv) {
     if (lib) fputs(enigma_library_diagnostics_text(lib), stderr);
     int n = enigma_library_kernel_count(lib);
     if (st != ENIGMA_OK) {
-        code = cli_exit_code(st);
+        /* a file that cannot be read is the caller's mistake, as in `enigma run` */
+        code = st == ENIGMA_ERROR_IO ? EXIT_USAGE : st == ENIGMA_ERROR_INVALID_ARGUMENT ? EXIT_RUNTIME : cli_exit_code(st);
         if (!lib || st != ENIGMA_ERROR_COMPILE) cli_error(code, "%s", enigma_last_error());
-        if (code == EXIT_USAGE) code = EXIT_RUNTIME;
     } else if (offline) {
         char *summary = NULL;
         st = enigma_library_build_offline(lib, backend, &summary);

@@ -60,10 +60,10 @@ def test_unknown_backend_is_a_usage_error(enigma, tmp_path):
     assert "unknown backend 'tpu' (expected cpu, cuda or auto)" in r.stderr
 
 
-def test_missing_file_is_reported(enigma, tmp_path):
+def test_missing_file_is_a_usage_error(enigma, tmp_path):
     r = enigma("compile", tmp_path / "nope.metal", "--emit", "ir")
-    assert r.returncode != 0
-    assert "nope.metal" in r.stderr
+    assert r.returncode == 1
+    assert "nope.metal: No such file or directory" in r.stderr
 
 
 def test_info_lists_both_backends(enigma):
