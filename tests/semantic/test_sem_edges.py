@@ -1,0 +1,172 @@
+"""Where two rules meet: SIMD functions in edge threadgroups and in 2-D threadgroups,
+collectives after some threads returned, barriers in loops left by break and continue,
+half and bfloat in threadgroup memory, structs in threadgroup memory."""
+import numpy as np
+import pytest
+
+from semharness import close, exact, floats, garbage, ints
+
+HEADER = "#include <metal_stdlib>\nusing namespace metal;\n"
+
+EDGE_SIMD_SRC = HEADER + """
+kernel void k(device int* out [[buffer(0)]], uint gid [[thread_position_in_grid]],
+              uint nsg [[simdgroups_per_threadgroup]]) {
+    out[gid] = simd_sum(1) * 1000 + simd_prefix_exclusive_sum(1) + int(nsg) * 100000 + quad_sum(1) * 10000000;
+}
+"""
+
+
+@pytest.mark.parametrize("grid,tg", [(100, 64), (70, 96), (33, 32)])
+def test_simd_groups_of_edge_threadgroups(grid, tg, run, rng):
+    out = run(EDGE_SIMD_SRC, {"out": garbage(rng, grid, np.int32)}, ["out"], grid=grid, threads=tg)["out"]
+    want = []
+    for base in range(0, grid, tg):
+        size = min(tg, grid - base)
+        nsg = -(-size // 32)
+        for l in range(size):
+            sg_size = min(32, size - l // 32 * 32)
+            q_size = min(4, size - l // 4 * 4)
+            want.append(sg_size * 1000 + l % 32 + nsg * 100000 + q_size * 10000000)
+    exact(out, np.array(want, np.int32), "SIMD and quad groups of edge threadgroups")
+
+
+FLATTEN_SRC = HEADER + """
+kernel void k(device int* out [[buffer(0)]], uint2 gid [[thread_position_in_grid]],
+              uint2 grid [[threads_per_grid]], uint2 lid [[thread_position_in_threadgroup]]) {
+    int v = int(lid.x + 100 * lid.y);
+    out[(gid.y * grid.x + gid.x) * 3 + 0] = simd_sum(v);
+    out[(gid.y * grid.x + gid.x) * 3 + 1] = simd_broadcast_first(v);
+    out[(gid.y * grid.x + gid.x) * 3 + 2] = quad_max(v);
+}
+"""
+
+
+def test_simd_groups_slice_the_flattened_2d_index(run, rng):
+    tx, ty, gx, gy = 8, 6, 3, 2          # 48 threads per group: SIMD groups of 32 and 16
+    out = run(FLATTEN_SRC, {"out": garbage(rng, tx * gx * ty * gy * 3, np.int32)}, ["out"],
+              threadgroups=(gx, gy), threads=(tx, ty))["out"].reshape(ty * gy, tx * gx, 3)
+    idx = np.arange(tx * ty)
+    v = idx % tx + 100 * (idx // tx)
+    sums = np.array([v[:32].sum(), v[32:].sum()])
+    firsts = np.array([v[0], v[32]])
+    for y in range(ty * gy):
+        for x in range(tx * gx):
+            i = (y % ty) * tx + x % tx
+            q = v[i // 4 * 4:i // 4 * 4 + 4]
+            exact(out[y, x], np.array([sums[i // 32], firsts[i // 32], q.max()], np.int32), f"thread ({x},{y})")
+
+
+AFTER_RETURN_SRC = HEADER + """
+kernel void k(device const float* x [[buffer(0)]], device float* out [[buffer(1)]],
+              device uint* ballot [[buffer(2)]], constant uint& n [[buffer(3)]],
+              uint gid [[thread_position_in_grid]]) {
+    if (x[gid] < 0.0f || gid >= n) return;        // these lanes are no longer active
+    out[gid] = simd_sum(x[gid]) + simd_prefix_inclusive_sum(1.0f) * 1000.0f;
+    ballot[gid] = uint(simd_vote::vote_t(simd_active_threads_mask()));
+}
+"""
+
+
+def test_collectives_after_some_threads_returned(run, rng):
+    groups, tg = 4, 64
+    n_all = groups * tg
+    x = floats(rng, n_all, -1, 3)
+    n = n_all - 21
+    out0, b0 = garbage(rng, n_all), garbage(rng, n_all, np.uint32)
+    r = run(AFTER_RETURN_SRC, {"x": x, "out": out0, "ballot": b0, "n": str(n)}, ["out", "ballot"],
+            threadgroups=groups, threads=tg)
+    want, wb = out0.astype(np.float64), b0.astype(np.int64)
+    for base in range(0, n_all, 32):
+        live = [t for t in range(base, base + 32) if x[t] >= 0 and t < n]
+        s = x[live].astype(np.float64).sum()
+        mask = sum(1 << (t - base) for t in live)
+        for k, t in enumerate(live):
+            want[t] = s + (k + 1) * 1000
+            wb[t] = mask
+    close(r["out"], want, rtol=1e-6, atol=1e-3, what="simd_sum over the threads that did not return")
+    exact(r["ballot"], wb.astype(np.uint32), "active mask after returns")
+
+
+BREAK_CONTINUE_SRC = HEADER + """
+kernel void k(device float* x [[buffer(0)]], constant int& limit [[buffer(1)]],
+              uint lid [[thread_index_in_threadgroup]], uint gid [[thread_position_in_grid]]) {
+    threadgroup float tile[64];
+    float v = x[gid];
+    for (int r = 0; r < 100; r++) {
+        if (r == limit) break;                 // uniform: every thread leaves together
+        tile[lid] = v;
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        if (r % 3 == 2) {
+            v = v * 0.5f;
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+            continue;                          // uniform too
+        }
+        v = tile[(lid + 1) % 64] + 1.0f;
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }
+    x[gid] = v;
+}
+"""
+
+
+def test_barriers_in_a_loop_left_by_break_and_continue(run, rng):
+    groups = 3
+    limit = int(rng.integers(4, 12))
+    x = floats(rng, groups * 64, -4, 4)
+    out = run(BREAK_CONTINUE_SRC, {"x": x, "limit": str(limit)}, ["x"], threadgroups=groups, threads=64)["x"]
+    v = x.astype(np.float64).reshape(groups, 64)
+    for r in range(limit):
+        if r % 3 == 2:
+            v = v * 0.5
+        else:
+            v = np.roll(v, -1, axis=1) + 1
+    close(out, v.reshape(-1), rtol=1e-6, atol=1e-5, what=f"{limit} rounds")
+
+
+SMALL_FLOATS_TG_SRC = HEADER + """
+struct Pair { half h; bfloat b; float f; };
+
+kernel void k(device const half* h [[buffer(0)]], device const bfloat* b [[buffer(1)]],
+              device half* hout [[buffer(2)]], device bfloat* bout [[buffer(3)]],
+              device float* fout [[buffer(4)]],
+              uint lid [[thread_index_in_threadgroup]], uint gid [[thread_position_in_grid]]) {
+    threadgroup half th[32];
+    threadgroup Pair pairs[32];
+    th[lid] = h[gid] * 3.0h;                   // rounded to half in threadgroup memory
+    pairs[lid].h = h[gid];
+    pairs[lid].b = b[gid];
+    pairs[lid].f = float(b[gid]) * 0.25f;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    uint o = 31 - lid;
+    hout[gid] = th[o] + pairs[o].h;
+    bout[gid] = pairs[o].b * bfloat(2.0f) + bfloat(pairs[o].f);
+    fout[gid] = float(th[o]);
+}
+"""
+
+
+def bf16_bits(x):
+    b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(bits):
+    return (np.asarray(bits, dtype=np.uint32) << 16).view(np.float32)
+
+
+def test_half_bfloat_and_structs_in_threadgroup_memory(run, rng):
+    groups = 5
+    n = groups * 32
+    h = floats(rng, n, -50, 50, dtype=np.float16)
+    b = bf16_bits(floats(rng, n, -50, 50))
+    r = run(SMALL_FLOATS_TG_SRC, {"h": h, "b": b, "hout": garbage(rng, n, np.float16),
+                                  "bout": garbage(rng, n, np.uint16), "fout": garbage(rng, n)},
+            ["hout", "bout", "fout"], threadgroups=groups, threads=32)
+    rev = (np.arange(n) // 32) * 32 + 31 - np.arange(n) % 32
+    th = (h.astype(np.float32) * np.float32(3)).astype(np.float16)
+    exact(r["fout"], th[rev].astype(np.float32), "half in threadgroup memory")
+    exact(r["hout"], (th[rev].astype(np.float32) + h[rev].astype(np.float32)).astype(np.float16), "half sum")
+    bv = bf16_value(b)
+    f = bv * np.float32(0.25)
+    want_b = bf16_bits(bv[rev] * np.float32(2) + bf16_value(bf16_bits(f[rev])))
+    exact(r["bout"], want_b, "bfloat in a threadgroup struct")
