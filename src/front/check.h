@@ -90,12 +90,18 @@ EN_INTERNAL ir_expr *ck_builtin_call(checker *ck, const char *name, bool precise
 /* ---- the walk (check_*.c) ---------------------------------------------------------- */
 typedef enum ck_sym_kind { SYM_VAR, SYM_CONST, SYM_TYPE, SYM_FUNC, SYM_NAMESPACE } ck_sym_kind;
 
+typedef struct ck_scope ck_scope;
+
 typedef struct ck_inst {
     const char *name;  /* "f<float, 4>": also the cache key */
     ir_func *fn;
     ir_type **param_types;
     bool *param_is_ref;
     int param_count;
+    /* templates: the scope binding the parameters; the body is checked only once the
+     * instantiation is chosen by overload resolution */
+    ck_scope *tscope;
+    bool body_checked;
 } ck_inst;
 
 /* one function declaration (a template or not); overloads chain through `next` */
@@ -127,10 +133,10 @@ typedef struct ck_sym {
     struct ck_sym *next;
 } ck_sym;
 
-typedef struct ck_scope {
+struct ck_scope {
     ck_sym *syms;
     struct ck_scope *parent;
-} ck_scope;
+};
 
 /* a loop (or a switch's one-shot loop) that break/continue can leave */
 typedef struct ck_jump {

@@ -1173,14 +1173,23 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
         return NULL;
     }
     make_ir_func(ck, name, d, inst, ret, false);
+    inst->tscope = tscope;
     EN_PUSH(ck->a, cf->insts, inst);
-    if (d->body) {
-        ck->inst_depth++;
-        int depth = ck->inst_depth;
-        function_body(ck, d, inst->fn, inst, false, tscope, cf->ns);
-        ck->inst_depth = depth - 1;
-    }
     return inst;
+}
+
+/* the body of a chosen instantiation, checked once */
+static void instantiate_body(checker *ck, ck_func *cf, ck_inst *inst, en_loc use) {
+    if (inst->body_checked) return;
+    inst->body_checked = true;
+    if (!cf->d->body) {
+        en_error(ck->diags, use, "function template '%s' is called but never defined", cf->qname);
+        return;
+    }
+    ck->inst_depth++;
+    int depth = ck->inst_depth;
+    function_body(ck, cf->d, inst->fn, inst, false, inst->tscope, cf->ns);
+    ck->inst_depth = depth - 1;
 }
 
 /* ---- calls ------------------------------------------------------------------------------------- */
@@ -1322,6 +1331,7 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
         best.cf->used = true;
         best.cf->use_loc = loc;
     }
+    if (best.cf->is_template) instantiate_body(ck, best.cf, best.inst, loc);
     const ast_decl *d = best.cf->d;
     ir_func *callee = sig->fn;
     /* arguments, converted; default arguments filled in */
@@ -1393,12 +1403,23 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
     return ir_expr_new(ck->m, IR_E_CONST, ck_t(ck, IR_T_VOID), loc, 0);
 }
 
+static void drop_func(ir_module *m, const ir_func *fn) {
+    int k = 0;
+    for (int i = 0; i < m->funcs.count; i++)
+        if (m->funcs.items[i] != fn) m->funcs.items[k++] = m->funcs.items[i];
+    m->funcs.count = k;
+}
+
 void ck_check_definitions(checker *ck) {
     for (ck_sym *s = ck->globals->syms; s; s = s->next) {
         if (s->kind != SYM_FUNC) continue;
-        for (ck_func *cf = s->funcs; cf; cf = cf->next)
+        for (ck_func *cf = s->funcs; cf; cf = cf->next) {
             if (!cf->is_template && cf->used && !cf->definition)
                 en_error(ck->diags, cf->use_loc, "function '%s' is called but never defined", cf->qname);
+            /* instantiations that overload resolution considered but never chose */
+            for (int i = 0; i < cf->insts.count; i++)
+                if (!cf->insts.items[i]->body_checked) drop_func(ck->m, cf->insts.items[i]->fn);
+        }
     }
 }
 
