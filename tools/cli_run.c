@@ -37,6 +37,7 @@ static const char run_help[] =
     "  --repeat N           run the dispatch N times (outputs are read after the last)\n"
     "  --time               print compile and dispatch times\n"
     "  --check              compile with checked-mode instrumentation and print its reports\n"
+    "                       (on the cpu backend, which --backend auto then picks)\n"
     "  -I DIR, -D NAME[=VALUE]   include directories and macro definitions\n"
     "\n"
     "exit codes: 0 ok, 1 usage (bad options, or inputs that do not fit the kernel),\n"
@@ -440,7 +441,9 @@ static int run_kernel(run_args *r) {
     enigma_pipeline *p = NULL;
     enigma_command *cmd = NULL;
     int code = EXIT_OK;
-    enigma_status st = enigma_device_open(r->backend, &dev);
+    /* checked execution is the cpu backend's: --check picks it when the choice is open */
+    const char *backend = r->check && strcmp(r->backend, "auto") == 0 ? "cpu" : r->backend;
+    enigma_status st = enigma_device_open(backend, &dev);
     if (st != ENIGMA_OK) {
         code = cli_error(st == ENIGMA_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_RUNTIME, "%s", enigma_last_error());
         goto done;
