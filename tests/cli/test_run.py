@@ -240,3 +240,30 @@ def test_checked_mode_reports_and_exits_4(enigma, cpu, tmp_path):
     # the same kernel within bounds is clean
     r = enigma("run", src, "--backend", BACKEND, "--check", "--grid", 63, "--threads", 64, "a=zeros:64")
     assert r.returncode == 0, r.stderr
+
+
+def test_vector_outputs_have_a_lane_axis(enigma, cpu, tmp_path):
+    src = tmp_path / "vec.metal"
+    src.write_text("kernel void fill(device float4* v4 [[buffer(0)]], device float3* v3 [[buffer(1)]],\n"
+                   "                 device int2* i2 [[buffer(2)]], constant float& s [[buffer(3)]],\n"
+                   "                 uint i [[thread_position_in_grid]]) {\n"
+                   "    v4[i] = float4(s * float(i), 1.0f, 2.0f, 3.0f);\n"
+                   "    v3[i] = float3(float(i), s, -s);\n"
+                   "    i2[i] = int2(int(i), -int(i));\n"
+                   "}\n")
+    s = float(np.float32(RNG.uniform(1, 10)))
+    ok(enigma("run", src, "--backend", BACKEND, "--grid", 5, "--threads", 5, "v4=zeros:5", "v3=zeros:5",
+              "i2=zeros:5", f"s={s!r}", "-o", f"v4={tmp_path / 'v4.npy'}", "-o", f"v3={tmp_path / 'v3.npy'}",
+              "-o", f"i2={tmp_path / 'i2.npy'}", "-o", f"s={tmp_path / 's.npy'}"))
+    i = np.arange(5)
+    v4 = np.load(tmp_path / "v4.npy")
+    assert v4.dtype == np.float32 and v4.shape == (5, 4)
+    np.testing.assert_allclose(v4, np.stack([np.float32(s) * i, np.ones(5), 2 * np.ones(5), 3 * np.ones(5)], 1))
+    v3 = np.load(tmp_path / "v3.npy")  # float3 is 16 bytes in MSL: the padding lane comes along
+    assert v3.dtype == np.float32 and v3.shape == (5, 4)
+    np.testing.assert_allclose(v3[:, :3], np.stack([i, np.full(5, s), np.full(5, -s)], 1).astype(np.float32))
+    i2 = np.load(tmp_path / "i2.npy")
+    assert i2.dtype == np.int32 and i2.shape == (5, 2)
+    np.testing.assert_array_equal(i2, np.stack([i, -i], 1))
+    sv = np.load(tmp_path / "s.npy")  # a reference parameter: one value, a 0-d array
+    assert sv.shape == () and sv == np.float32(s)
