@@ -223,6 +223,21 @@ class Compiled:
             L.enigma_library_destroy(lib)
         return self
 
+    def emit(self, what="c", checked=False):
+        """What a stage makes of this kernel, as text: "ir" (the kernel IR), "c" (the cpu
+        backend's C) or "cuda" (the cuda backend's CUDA C). Needs no device."""
+        L = _lib.lib()
+        lib = self._create_library(None, checked)
+        try:
+            text = ctypes.c_void_p()
+            L.check(L.enigma_library_emit(lib, what.encode(), ctypes.byref(text)))
+            try:
+                return ctypes.string_at(text.value).decode("utf-8", "replace")
+            finally:
+                L.enigma_free(text)
+        finally:
+            L.enigma_library_destroy(lib)
+
     def _fill_params_from_library(self, lib):
         pass  # parameters come from the pipeline's introspection (runtime.py)
 

@@ -113,6 +113,7 @@ class Device:
     """An open enigma_device (one per Runtime)."""
 
     def __init__(self, backend="auto", checked=False):
+        self.handle = None
         L = _lib.lib()
         self.lib = L
         handle = ctypes.c_void_p()
@@ -138,6 +139,7 @@ class Buffer:
     """A device buffer; `Runtime.buffer(array)` makes one, `.numpy(dtype)` reads it."""
 
     def __init__(self, device, nbytes=None, data=None):
+        self.handle = None
         L = device.lib
         self.lib = L
         self.device = device
@@ -194,6 +196,8 @@ class Runtime:
     divergent barriers... raise CheckFailedError with the reports."""
 
     def __init__(self, backend="auto", checked=False):
+        self._pipelines = {}
+        self.device = None
         self.device = Device(backend, checked)
         self.backend = self.device.capabilities.backend
         self._pipelines = {}
@@ -207,6 +211,8 @@ class Runtime:
         return self.device.capabilities
 
     def close(self):
+        if self.device is None:
+            return
         L = self.device.lib
         for compiled, handle, _ in self._pipelines.values():
             L.enigma_pipeline_destroy(handle)

@@ -102,7 +102,7 @@ def test_integer_types(rt, rng, t):
     out = run_kernel(rt, k, [a], t.np, n, (n, 1, 1), (100, 1, 1))
     ref = (a.astype(object) * 3 + 1)
     bits = 1 << (8 * t.size)
-    ref = np.array([(int(v) - info.min) % bits + info.min for v in ref]).astype(t.np)
+    ref = np.array([(int(v) - info.min) % bits + info.min for v in ref], dtype=t.np)
     np.testing.assert_array_equal(out, ref)
 
 
