@@ -59,6 +59,8 @@ def run(tmp, src, inputs, outputs, *, threads, grid=None, threadgroups=None, ker
     inputs: {name: ndarray | str}; arrays go through .npy files (their dtype must be the
     parameter's), strings are passed as the CLI's literal VALUE (e.g. "5" or "1,2,3").
     outputs: names of buffer parameters to read back (.npy, with the input's dtype and shape).
+    expect_rc: the exit code wanted; with any other the run fails. None returns the
+    CompletedProcess whatever the outcome.
     """
     tmp = pathlib.Path(tmp)
     tmp.mkdir(parents=True, exist_ok=True)
@@ -99,6 +101,8 @@ def run(tmp, src, inputs, outputs, *, threads, grid=None, threadgroups=None, ker
     args += list(extra)
     r = subprocess.run(args, capture_output=True, text=True,
                        timeout=float(os.environ.get("ENIGMA_RUN_TIMEOUT", 60)))
+    if expect_rc is None:     # the caller checks the outcome
+        return r
     if r.returncode != expect_rc:
         raise KernelError(f"enigma run exited {r.returncode} (expected {expect_rc})\n"
                           f"command: {' '.join(args)}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}")

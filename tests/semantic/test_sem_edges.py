@@ -170,3 +170,71 @@ def test_half_bfloat_and_structs_in_threadgroup_memory(run, rng):
     f = bv * np.float32(0.25)
     want_b = bf16_bits(bv[rev] * np.float32(2) + bf16_value(bf16_bits(f[rev])))
     exact(r["bout"], want_b, "bfloat in a threadgroup struct")
+
+
+BIG_GROUP_SRC = HEADER + """
+kernel void k(device const float* x [[buffer(0)]], device float* sums [[buffer(1)]],
+              uint lid [[thread_index_in_threadgroup]], uint gid [[thread_position_in_grid]],
+              uint group [[threadgroup_position_in_grid]], uint sg [[simdgroup_index_in_threadgroup]],
+              uint lane [[thread_index_in_simdgroup]], uint nsg [[simdgroups_per_threadgroup]]) {
+    // seed 004's two-stage reduction at the largest threadgroup: SIMD sums, then one SIMD group
+    threadgroup float partial[32];
+    float s = simd_sum(x[gid]);
+    if (lane == 0) partial[sg] = s;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (sg == 0) {
+        float p = lane < nsg ? partial[lane] : 0.0f;
+        p = simd_sum(p);
+        if (lane == 0) sums[group] = p;
+    }
+}
+"""
+
+
+def test_two_stage_reduction_1024_threads(run, rng):
+    groups = 3
+    x = floats(rng, groups * 1024, -1, 1)
+    out = run(BIG_GROUP_SRC, {"x": x, "sums": garbage(rng, groups)}, ["sums"], threadgroups=groups, threads=1024)["sums"]
+    close(out, x.astype(np.float64).reshape(groups, 1024).sum(axis=1), rtol=1e-5, atol=1e-4, what="1024-thread sums")
+
+
+LIMITS_SRC = HEADER + """
+kernel void k(device float* x [[buffer(0)]], threadgroup float* t [[threadgroup(0)]],
+              uint lid [[thread_index_in_threadgroup]], uint gid [[thread_position_in_grid]]) {
+    t[lid] = x[gid];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    x[gid] = t[0];
+}
+"""
+
+
+def test_limits_are_refused_with_the_numbers(run, rng):
+    x = floats(rng, 2048, -1, 1)
+    r = run(LIMITS_SRC, {"x": x}, ["x"], threadgroups=1, threads=64, tgmem={0: 40000}, expect_rc=None)
+    assert r.returncode in (1, 3), r
+    assert "40000" in r.stderr and "32768" in r.stderr, r.stderr
+    r = run(LIMITS_SRC, {"x": x}, ["x"], threadgroups=1, threads=2048, tgmem={0: 2048 * 4}, expect_rc=None)
+    assert r.returncode in (1, 3), r
+    assert "2048" in r.stderr and "1024" in r.stderr, r.stderr
+
+
+HALF_SPECIALS_SRC = HEADER + """
+kernel void k(device const float* f [[buffer(0)]], device half* h [[buffer(1)]],
+              device float* back [[buffer(2)]], uint i [[thread_position_in_grid]]) {
+    half v = half(f[i]);            // overflow gives infinity; tiny values become subnormal or 0
+    h[i] = v;
+    back[i] = float(v) * 2.0f;
+}
+"""
+
+
+def test_half_conversion_overflow_and_subnormals(run, rng):
+    n = 256
+    f = np.concatenate([floats(rng, 64, 65000, 1e6), -floats(rng, 64, 65000, 1e6),
+                        floats(rng, 64, 1e-7, 6e-5), floats(rng, 64, -3, 3)]).astype(np.float32)
+    r = run(HALF_SPECIALS_SRC, {"f": f, "h": garbage(rng, n, np.float16), "back": garbage(rng, n)},
+            ["h", "back"], grid=n, threads=32)
+    with np.errstate(over="ignore"):
+        want = f.astype(np.float16)      # IEEE round to nearest even, overflow to infinity
+    exact(r["h"].view(np.uint16), want.view(np.uint16), "float to half")
+    exact(r["back"], want.astype(np.float32) * np.float32(2), "half to float")
