@@ -273,6 +273,14 @@ static ir_type *var_type(checker *ck, const ast_decl *d, bool *is_ref) {
 }
 
 static void program_var(checker *ck, const ast_decl *d) {
+    for (int i = 0; i < d->attrs.count; i++) {
+        const char *n = d->attrs.items[i].name ? d->attrs.items[i].name : "";
+        if (en_streq(n, "function_constant")) {
+            en_error(ck->diags, d->attrs.items[i].loc, "function constants are not supported by enigma ('%s'); use a macro (-D) or a buffer",
+                     d->name);
+            return;
+        }
+    }
     const ast_type *b = decl_base(d->type);
     bool constexpr_ = d->specs & AST_SPEC_CONSTEXPR;
     if (!constexpr_ && (!b || b->space != AST_AS_CONSTANT)) {
@@ -1467,15 +1475,25 @@ void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
     if (!d) return;
     switch (d->kind) {
     case AST_DECL_ERROR: return;
-    case AST_DECL_VAR:
+    case AST_DECL_VAR: {
         if (!d->name) return;
+        ck_sym *before = ck->scope->syms;
         if (at_program_scope && !ck->fn) program_var(ck, d);
         else local_var(ck, d);
+        /* a declaration that failed still declares its name, silently, so that its uses
+         * do not each report "undeclared" */
+        if (ck->scope->syms == before) ck_declare(ck, SYM_VAR, d->name, d->loc);
         return;
+    }
     case AST_DECL_FUNC: function_decl(ck, d); return;
-    case AST_DECL_STRUCT: struct_decl(ck, d); return;
-    case AST_DECL_ENUM: enum_decl(ck, d); return;
-    case AST_DECL_TYPEDEF: typedef_decl(ck, d); return;
+    case AST_DECL_STRUCT: case AST_DECL_ENUM: case AST_DECL_TYPEDEF: {
+        ck_sym *before = ck->scope->syms;
+        if (d->kind == AST_DECL_STRUCT) struct_decl(ck, d);
+        else if (d->kind == AST_DECL_ENUM) enum_decl(ck, d);
+        else typedef_decl(ck, d);
+        if (ck->scope->syms == before && d->name) ck_declare(ck, SYM_TYPE, d->name, d->loc);
+        return;
+    }
     case AST_DECL_NAMESPACE: namespace_decl(ck, d); return;
     case AST_DECL_USING_NAMESPACE: using_namespace(ck, d); return;
     case AST_DECL_USING: return; /* using metal::min; — names resolve the same way */

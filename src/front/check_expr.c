@@ -102,7 +102,7 @@ static ir_expr *name_expr(checker *ck, const ast_expr *e) {
         case SYM_CONST:
             return sym->value ? copy_const(ck, sym->value, e->loc) : NULL;
         case SYM_TYPE:
-            en_error(ck->diags, e->loc, "'%s' is a type, not a value", s);
+            if (sym->type) en_error(ck->diags, e->loc, "'%s' is a type, not a value", s);
             return NULL;
         case SYM_FUNC:
             en_error(ck->diags, e->loc, "function '%s' must be called; function pointers are not supported by enigma", s);
@@ -381,7 +381,8 @@ static int builtin_targs(checker *ck, const ast_name *n, ck_targ *out, int max, 
             ck_sym *s = ck_lookup(ck, &ta->expr->name);
             ir_type *t = s && s->kind == SYM_TYPE ? s->type : NULL;
             if (!t && !s) t = ck_named_builtin_type(ck->m, ast_name_last(&ta->expr->name));
-            if (t) out[i].type = t;
+            if (s && s->kind == SYM_TYPE && !t) *ok = false; /* reported where it was declared */
+            else if (t) out[i].type = t;
             else if (!ck_const_expr(ck, ta->expr, &out[i].value, "a template argument")) *ok = false;
         } else if (!ck_const_expr(ck, ta->expr, &out[i].value, "a template argument")) {
             *ok = false;
