@@ -327,6 +327,12 @@ static void emit_binary(emitter *e, const ir_expr *x) {
     case IR_OP_SHR: helper = "en_shr"; break;
     default: break;
     }
+    /* half and bfloat round after each operation, never contracted into an fma (prelude) */
+    if (!vec && is_lowp(t)) {
+        if (x->op == IR_OP_ADD) helper = "en_add";
+        else if (x->op == IR_OP_SUB) helper = "en_sub";
+        else if (x->op == IR_OP_MUL) helper = "en_mul";
+    }
     if (helper) {
         en_buf_printf(e->out, "%s(", helper);
         emit_args(e, x->args, 2);

@@ -154,14 +154,26 @@ __device__ __forceinline__ __half en_div(__half a, __half b) { return a / b; }
 __device__ __forceinline__ __nv_bfloat16 en_div(__nv_bfloat16 a, __nv_bfloat16 b) { return a / b; }
 __device__ __forceinline__ float en_rem(float a, float b) { return fmodf(a, b); }
 
+// half and bfloat arithmetic rounds after every operation, as Metal stores each result in
+// the type: the _rn forms keep NVCC from contracting a multiply and an add into one fma
+template <class T> __device__ __forceinline__ T en_add(T a, T b) { return T(a + b); }
+template <class T> __device__ __forceinline__ T en_sub(T a, T b) { return T(a - b); }
+template <class T> __device__ __forceinline__ T en_mul(T a, T b) { return T(a * b); }
+__device__ __forceinline__ __half en_add(__half a, __half b) { return __hadd_rn(a, b); }
+__device__ __forceinline__ __half en_sub(__half a, __half b) { return __hsub_rn(a, b); }
+__device__ __forceinline__ __half en_mul(__half a, __half b) { return __hmul_rn(a, b); }
+__device__ __forceinline__ __nv_bfloat16 en_add(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd_rn(a, b); }
+__device__ __forceinline__ __nv_bfloat16 en_sub(__nv_bfloat16 a, __nv_bfloat16 b) { return __hsub_rn(a, b); }
+__device__ __forceinline__ __nv_bfloat16 en_mul(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmul_rn(a, b); }
+
 // ---- vector operators: lane-wise, comparisons give bool vectors --------------------------
 #define EN_VEC_BINOP(op, expr) \
     template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> operator op(en_vec<T, N, P> a, en_vec<T, N, P> b) { \
         en_vec<T, N, P> r; for (int i = 0; i < N; i++) { T x = a[i], y = b[i]; r[i] = T(expr); } return r; } \
     template <class T, int N, bool P> __device__ __forceinline__ en_vec<T, N, P> &operator op##=(en_vec<T, N, P> &a, en_vec<T, N, P> b) { a = a op b; return a; }
-EN_VEC_BINOP(+, x + y)
-EN_VEC_BINOP(-, x - y)
-EN_VEC_BINOP(*, x * y)
+EN_VEC_BINOP(+, en_add(x, y))
+EN_VEC_BINOP(-, en_sub(x, y))
+EN_VEC_BINOP(*, en_mul(x, y))
 EN_VEC_BINOP(/, en_div(x, y))
 EN_VEC_BINOP(%, en_rem(x, y))
 EN_VEC_BINOP(&, x & y)
@@ -422,8 +434,8 @@ template <class T> __device__ __forceinline__ T en_shfl_up(uint mask, T v, uint 
     for (int i = 0; i < W; i++) w[i] = __shfl_up_sync(mask, w[i], delta);
     T r; memcpy(&r, w, sizeof(T)); return r;
 }
-struct en_op_add { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; } };
-struct en_op_mul { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a * b; } };
+struct en_op_add { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return en_add(a, b); } };
+struct en_op_mul { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return en_mul(a, b); } };
 struct en_op_min { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return en_min(a, b); } };
 struct en_op_max { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return en_max(a, b); } };
 struct en_op_and { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a & b; } };
