@@ -4,7 +4,7 @@ the cpu backend, and its results match a reference computed here in higher preci
 import numpy as np
 import pytest
 
-from conftest import BACKEND, EXAMPLES
+from .helpers import BACKEND, EXAMPLES
 
 RNG = np.random.default_rng()
 

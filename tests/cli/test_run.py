@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import BACKEND, EXAMPLES, printed
+from .helpers import BACKEND, EXAMPLES, printed
 
 VECTOR_ADD = EXAMPLES / "vector_add.metal"
 RNG = np.random.default_rng()

@@ -1,0 +1,1 @@
+"""The enigma CLI tests (a package: see conftest.py)."""
