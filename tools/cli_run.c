@@ -487,8 +487,10 @@ static int run_kernel(run_args *r) {
     }
     if (r->time) {
         printf("compile: %.3f ms\n", compile_ms);
-        printf("dispatch: %.3f ms mean, %.3f ms min over %ld run%s (device %.3f ms mean)\n", total_ms / (double)r->repeat,
-               min_ms, r->repeat, r->repeat == 1 ? "" : "s", (double)device_ns / 1e6 / (double)r->repeat);
+        /* microseconds: a dispatch of a small kernel takes a few */
+        printf("dispatch: %.2f us mean, %.2f us min over %ld run%s (device %.2f us mean)\n",
+               total_ms * 1e3 / (double)r->repeat, min_ms * 1e3, r->repeat, r->repeat == 1 ? "" : "s",
+               (double)device_ns / 1e3 / (double)r->repeat);
     }
     int shown = show_results(r, p);
     if (shown != EXIT_OK && code == EXIT_OK) code = shown;

@@ -65,7 +65,7 @@ def test_time_and_repeat(enigma, cpu, tmp_path):
                   "--repeat", 3, "--time", "--print", "output"))
     assert printed(r.stdout, "output") == [3 * int(x.astype(np.int64).sum())]
     assert re.search(r"^compile: [0-9.]+ ms$", r.stdout, re.M), r.stdout
-    assert re.search(r"^dispatch: [0-9.]+ ms mean, [0-9.]+ ms min over 3 runs", r.stdout, re.M), r.stdout
+    assert re.search(r"^dispatch: [0-9.]+ us mean, [0-9.]+ us min over 3 runs", r.stdout, re.M), r.stdout
 
 
 def test_half_values_and_npy(enigma, cpu, tmp_path):
