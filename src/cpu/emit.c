@@ -43,6 +43,8 @@ typedef enum var_kind {
     VK_LANE_ATTR,   /* a per-thread position attribute, recomputed in each region */
     VK_THREADGROUP, /* a `threadgroup` variable in the threadgroup block */
     VK_GLOBAL,      /* a program-scope constant */
+    VK_SCALAR,      /* uniform (the uniformity pass says so), one region: one C scalar */
+    VK_SCALAR_SG,   /* uniform, several regions: one value per SIMD group, `x[_sg]` */
 } var_kind;
 
 typedef struct var_info {
@@ -305,11 +307,12 @@ static bool attr_is_per_lane(ir_attr a) {
 /* the value of component d of an attribute, as uint32_t; per-lane ones use _sg and l */
 static const char *attr_value(emitter *em, ir_attr a, int d) {
     const char *li = "(_sg * 32u + (uint32_t)l)";
-    /* in a 1-D threadgroup the position is the index: no division per lane */
+    /* in a 1-D threadgroup the position is the index; otherwise a table made once per
+     * threadgroup (no division per lane per region) */
     const char *pos[3] = {
-        S(em, "(_one_d ? %s : %s %% g->size[0])", li, li),
-        S(em, "(_one_d ? 0u : (%s / g->size[0]) %% g->size[1])", li),
-        S(em, "(_one_d ? 0u : %s / (g->size[0] * g->size[1]))", li),
+        S(em, "(_one_d ? %s : _lpos[0][%s])", li, li),
+        S(em, "(_one_d ? 0u : _lpos[1][%s])", li),
+        S(em, "(_one_d ? 0u : _lpos[2][%s])", li),
     };
     switch (a) {
     case IR_ATTR_THREAD_POSITION_IN_GRID:
@@ -597,6 +600,8 @@ static const char *var_lvalue(emitter *em, const ir_var *v) {
     case VK_UNIFORM:
     case VK_GLOBAL: return vi->cname;
     case VK_THREADGROUP: return S(em, "_tg->%s", vi->cname);
+    case VK_SCALAR: return vi->cname;
+    case VK_SCALAR_SG: return S(em, "%s[_sg]", vi->cname);
     default: return S(em, "%s[l]", vi->cname);
     }
 }
@@ -645,6 +650,12 @@ static void emit_access(emitter *em, const ir_expr *place, const ir_type *t, con
     if (is_store) line(em, "for (int l = 0; l < 32; l++) _b%d[l] = %s[l];", id, temp);
     else line(em, "for (int l = 0; l < 32; l++) %s[l] = _b%d[l];", temp, id);
     em->indent--;
+    OPEN("} else if (%s == ENK_FULL) { /* every lane: an unmasked gather/scatter */", em->mask);
+    if (is_store)
+        line(em, "for (int l = 0; l < 32; l++) *(%s *)_a%d[l] = %s[l];", ct, id, temp);
+    else
+        line(em, "for (int l = 0; l < 32; l++) %s[l] = *(%s *)_a%d[l];", temp, ct, id);
+    em->indent--;
     OPEN("} else {");
     if (is_store)
         line(em, "for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) *(%s *)_a%d[l] = %s[l];", em->mask,
@@ -670,7 +681,7 @@ static void emit_uniform_load(emitter *em, const ir_expr *place, const ir_type *
 static bool lane_invariant(emitter *em, const ir_expr *e) {
     if (e->kind == IR_E_VAR) {
         var_kind k = info_of(em, e->var)->kind;
-        return k == VK_UNIFORM || k == VK_GLOBAL || k == VK_THREADGROUP;
+        return k == VK_UNIFORM || k == VK_GLOBAL || k == VK_THREADGROUP || k == VK_SCALAR || k == VK_SCALAR_SG;
     }
     for (int i = 0; i < e->arg_count; i++)
         if (!lane_invariant(em, e->args[i])) return false;
@@ -1091,6 +1102,16 @@ static ir_expr var_expr(const ir_var *v) {
     return (ir_expr){.kind = IR_E_VAR, .type = v->type, .loc = v->loc, .var = (ir_var *)v};
 }
 
+/* is the variable under this place kept as one value per gang? */
+static bool root_is_scalar(emitter *em, const ir_expr *place) {
+    while (place->kind == IR_E_FIELD || place->kind == IR_E_SWIZZLE ||
+           (place->kind == IR_E_INDEX && place->args[0]->type->kind != IR_T_PTR))
+        place = place->args[0];
+    if (place->kind != IR_E_VAR) return false;
+    var_kind k = info_of(em, place->var)->kind;
+    return k == VK_SCALAR || k == VK_SCALAR_SG;
+}
+
 /* place = value under the current mask */
 static void emit_assign(emitter *em, const ir_expr *place, const ir_expr *value) {
     const ir_type *t = place->type;
@@ -1129,6 +1150,14 @@ static void emit_assign(emitter *em, const ir_expr *place, const ir_expr *value)
         const char *vt = materialize(em, value);
         const char *addr = S(em, "&%s", lvalue(em, place));
         emit_access(em, place, t, addr, true, vt);
+        return;
+    }
+    if ((ir_is_scalar(t) || t->kind == IR_T_PTR) && root_is_scalar(em, place)) {
+        /* one value for the whole gang: taken from the first active lane, once (a lane
+         * loop would apply `x = x + 1` once per lane) */
+        const char *v = to_storage(em, t, ex(em, value, -1));
+        const char *lv = lvalue(em, place);
+        line(em, "if (%s) { int l = enk_first_lane(%s); %s = %s; }", em->mask, em->mask, lv, v);
         return;
     }
     if (ir_is_scalar(t) || t->kind == IR_T_PTR) {
@@ -1604,6 +1633,7 @@ static void region_open(emitter *em, const char *note, bool *used) {
             if (em->f->params[k]->id == i) v = em->f->params[k];
         if (!v) continue;
         if (vi->kind == VK_GANG) line(em, "%s %s[32];", ctype(em, v->type), vi->cname);
+        else if (vi->kind == VK_SCALAR) line(em, "%s %s = {0}; /* uniform */", ctype(em, v->type), vi->cname);
         else if (vi->kind == VK_CONTEXT)
             line(em, "%s *%s = _ctx->%s + _sg * 32;", ctype(em, v->type), vi->cname, vi->cname);
         else if (vi->kind == VK_LANE_ATTR) {
@@ -1749,9 +1779,26 @@ static void classify_vars(emitter *em, const ir_func *f) {
     em->region_next = 0;
     analyse_tg_list(em, list_of(f->body));
     for (int k = 0; k < f->locals.count; k++) {
-        var_info *vi = info_of(em, f->locals.items[k]);
-        if (vi->kind == VK_GANG && vi->multi) vi->kind = VK_CONTEXT;
+        const ir_var *v = f->locals.items[k];
+        var_info *vi = info_of(em, v);
+        if (vi->kind != VK_GANG) continue;
+        /* a value the uniformity pass proved the same in every thread needs no lanes */
+        bool scalar = v->uniform && !v->address_taken &&
+                      (ir_is_scalar(v->type) || v->type->kind == IR_T_VEC ||
+                       /* a thread-space address differs per thread here, whatever it is on a GPU */
+                       (v->type->kind == IR_T_PTR && v->type->space != IR_SPACE_THREAD));
+        if (scalar) vi->kind = vi->multi ? VK_SCALAR_SG : VK_SCALAR;
+        else if (vi->multi) vi->kind = VK_CONTEXT;
     }
+}
+
+static bool uses_position_table(const ir_func *f) {
+    for (int k = 0; k < f->param_count; k++)
+        if (f->params[k]->param_kind == IR_PARAM_ATTR &&
+            (f->params[k]->attr == IR_ATTR_THREAD_POSITION_IN_GRID ||
+             f->params[k]->attr == IR_ATTR_THREAD_POSITION_IN_THREADGROUP))
+            return true;
+    return false;
 }
 
 static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
@@ -1821,6 +1868,16 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     en_buf_puts(out, "    const uint32_t _nsg = (_n + 31u) / 32u;\n");
     en_buf_puts(out, "    const bool _one_d = g->size[1] == 1 && g->size[2] == 1;\n");
     en_buf_puts(out, "    (void)_dispatch_n; (void)_one_d;\n");
+    if (uses_position_table(f)) {
+        en_buf_puts(out, "    /* positions within the threadgroup, when it is not 1-D */\n");
+        en_buf_puts(out, "    uint32_t _lpos[3][1024];\n");
+        en_buf_puts(out, "    if (!_one_d)\n");
+        en_buf_puts(out, "        for (uint32_t _i = 0; _i < _n; _i++) {\n");
+        en_buf_puts(out, "            _lpos[0][_i] = _i % g->size[0];\n");
+        en_buf_puts(out, "            _lpos[1][_i] = _i / g->size[0] % g->size[1];\n");
+        en_buf_puts(out, "            _lpos[2][_i] = _i / (g->size[0] * g->size[1]);\n");
+        en_buf_puts(out, "        }\n");
+    }
     en_buf_puts(out, "    /* the threads still running, per SIMD group; lanes past _n never are */\n");
     en_buf_puts(out, "    uint32_t _act[32];\n");
     en_buf_puts(out, "    for (uint32_t _sg = 0; _sg < _nsg; _sg++)\n");
@@ -1839,6 +1896,12 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
                           v->binding, ir_type_name(v->type, &em->arena));
             en_buf_printf(out, "    (void)%s;\n", vi->cname);
         }
+    }
+    for (int k = 0; k < f->locals.count; k++) {
+        const ir_var *v = f->locals.items[k];
+        var_info *vi = info_of(em, v);
+        if (vi->kind == VK_SCALAR_SG)
+            en_buf_printf(out, "    %s %s[32] = {0}; /* uniform: one per SIMD group */\n", ctype(em, v->type), vi->cname);
     }
     if (body.data) en_buf_puts(out, body.data);
     en_buf_puts(out, "}\n");

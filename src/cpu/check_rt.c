@@ -1,0 +1,538 @@
+/* check_rt.c — checked mode's runtime: shadow memory and the detection logic behind the
+ * hooks that checked generated code calls (check_rt.h lists them).
+ *
+ * Needs: threadgroups of one dispatch that run one at a time on the state (exec.c runs a
+ * checked dispatch on one executor), every hook of a threadgroup between its group_begin
+ * and the next group's.
+ * Guarantees: each problem goes to the launch's sink (deduplicated there by kind and
+ * place) with the threads, the object and index, and for a race the other access; an
+ * access out of bounds is refused (the access hook leaves its lane out of the mask it
+ * returns), so the run completes without touching memory it does not own.
+ *
+ * The ordering model (what counts as a data race). Every access is recorded with its
+ * thread, threadgroup, the threadgroup's barrier epoch (barriers passed so far) and an
+ * operation number (one per hook call, i.e. per memory operation of a SIMD group). Two
+ * accesses to one byte by different threads, at least one a write and not both atomic,
+ * are ordered — no race — when they come from the same threadgroup and
+ *   - a threadgroup_barrier lies between them (epochs differ), or
+ *   - both threads are lanes of one SIMD group and the accesses are different operations:
+ *     the lanes of a SIMD group run in lockstep, so warp-synchronous code (lane 0 writes,
+ *     a later statement reads it in another lane) is correct.
+ * Two lanes of one SIMD group in the same operation (all lanes store to out[0]) race, and
+ * threads of different threadgroups are never ordered: a barrier orders only its own
+ * threadgroup. Any barrier orders both threadgroup and device memory here (mem_flags are
+ * not consulted: a false report costs more than a missed one).
+ *
+ * Shadow memory: per 4-byte cell, the last write and up to three reads that a later
+ * write must be ordered after (FastTrack-like, with byte masks so that threads writing
+ * neighbouring halves or bytes do not conflict). Read records are kept so that any
+ * unordered reader can be found: the newest read, a read of another SIMD group in the same
+ * threadgroup and epoch, and a read from an earlier threadgroup. Information that does not
+ * fit is dropped, which can only hide a race, never invent one. Threadgroup memory
+ * records carry their threadgroup, so a new threadgroup sees them as stale without any
+ * clearing; a per-byte tag says which threadgroup last wrote the byte (uninitialized
+ * reads). Buffers that the kernel only reads through const pointers get bounds checks
+ * only: they cannot race. */
+#include "check_rt.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { REC_ATOMIC = 1 };
+
+typedef struct shadow_rec {
+    const cpu_check_site *site; /* NULL: empty */
+    uint32_t group;             /* threadgroup's linear index + 1 */
+    uint32_t epoch;
+    uint32_t op;
+    uint16_t tid;               /* thread index in its threadgroup */
+    uint8_t bytes;              /* which bytes of the cell */
+    uint8_t flags;
+} shadow_rec;
+
+typedef struct shadow_cell {
+    shadow_rec write;
+    shadow_rec read;        /* the newest read */
+    shadow_rec read_other;  /* same threadgroup and epoch as `read`, another SIMD group */
+    shadow_rec read_old;    /* a read from another (earlier) threadgroup */
+} shadow_cell;
+
+typedef struct region {
+    uintptr_t base;
+    size_t size;
+    bool threadgroup;  /* records of other threadgroups are stale; uninitialized reads */
+    bool track;        /* race tracking */
+    bool written;      /* some object of the kernel may write it (buffers) */
+    shadow_cell *cells;
+    size_t cell_count;
+    uint32_t *init;    /* threadgroup: per byte, the group that last wrote it */
+    size_t init_count;
+    const char *name;
+    int binding;
+} region;
+
+typedef struct resolved_object {
+    uintptr_t base;
+    size_t size;
+    region *rg;
+} resolved_object;
+
+struct cpu_check_dispatch {
+    const en_launch *launch;
+    en_check_sink *sink;
+    region buffers[EN_MAX_BINDINGS];
+    region tg_static;
+    region tg_dynamic[EN_MAX_TG_BINDINGS];
+    bool first_group_done;
+    bool out_of_memory;
+    /* the threadgroup now running */
+    const cpu_group *g;
+    uint32_t group, epoch, op;
+    const cpu_check_object *objects;
+    int object_count;
+    resolved_object *resolved;
+    int resolved_cap;
+};
+
+/* ---- threads and places in words ------------------------------------------------------ */
+typedef struct thread_desc {
+    char text[160];
+} thread_desc;
+
+/* "thread (x,y,z) of threadgroup (x,y,z)" for thread `tid` of group `group` */
+static thread_desc describe_thread(const cpu_check_dispatch *d, uint32_t group, uint32_t tid) {
+    thread_desc t;
+    const en_launch *L = d->launch;
+    uint32_t index = group - 1;
+    uint32_t gp[3] = {index % L->groups[0], index / L->groups[0] % L->groups[1],
+                      index / (L->groups[0] * L->groups[1])};
+    /* the real size of that threadgroup (edge groups of a dispatch by threads are smaller) */
+    uint32_t size[3];
+    for (int k = 0; k < 3; k++) {
+        size[k] = L->group_size[k];
+        if (L->by_threads && (uint64_t)gp[k] * size[k] + size[k] > L->grid[k]) size[k] = L->grid[k] - gp[k] * size[k];
+        if (size[k] == 0) size[k] = 1;
+    }
+    uint32_t lp[3] = {tid % size[0], tid / size[0] % size[1], tid / (size[0] * size[1])};
+    snprintf(t.text, sizeof t.text, "thread (%u,%u,%u) of threadgroup (%u,%u,%u) [grid position (%u,%u,%u)]", lp[0],
+             lp[1], lp[2], gp[0], gp[1], gp[2], gp[0] * L->group_size[0] + lp[0], gp[1] * L->group_size[1] + lp[1],
+             gp[2] * L->group_size[2] + lp[2]);
+    return t;
+}
+
+static en_loc site_loc(const cpu_check_site *s) { return (en_loc){.file = s->file, .line = s->line, .col = s->col}; }
+
+static const char *op_verb(uint16_t op) {
+    switch (op) {
+    case CPU_CHECK_LOAD: return "load";
+    case CPU_CHECK_STORE: return "store";
+    case CPU_CHECK_ATOMIC_LOAD: return "atomic load";
+    case CPU_CHECK_ATOMIC_STORE: return "atomic store";
+    case CPU_CHECK_ATOMIC_RMW: return "atomic read-modify-write";
+    default: return "access";
+    }
+}
+
+static bool op_reads(uint16_t op) {
+    return op == CPU_CHECK_LOAD || op == CPU_CHECK_ATOMIC_LOAD || op == CPU_CHECK_ATOMIC_RMW;
+}
+static bool op_writes(uint16_t op) {
+    return op == CPU_CHECK_STORE || op == CPU_CHECK_ATOMIC_STORE || op == CPU_CHECK_ATOMIC_RMW;
+}
+static bool op_atomic(uint16_t op) { return op >= CPU_CHECK_ATOMIC_LOAD && op <= CPU_CHECK_ATOMIC_RMW; }
+
+static const char *space_name(uint16_t space) {
+    switch (space) {
+    case IR_SPACE_THREADGROUP: return "threadgroup";
+    case IR_SPACE_CONSTANT: return "constant";
+    case IR_SPACE_DEVICE: return "device";
+    default: return "thread";
+    }
+}
+
+/* ---- the dispatch --------------------------------------------------------------------- */
+cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch) {
+    cpu_check_dispatch *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->launch = launch;
+    d->sink = launch->check;
+    for (int i = 0; i < EN_MAX_BINDINGS; i++) {
+        d->buffers[i].binding = i;
+        d->buffers[i].size = launch->buffers[i].handle ? launch->buffers[i].size : 0;
+    }
+    d->tg_static.threadgroup = d->tg_static.track = true;
+    d->tg_static.binding = -1;
+    for (int i = 0; i < EN_MAX_TG_BINDINGS; i++) {
+        region *r = &d->tg_dynamic[i];
+        r->threadgroup = r->track = true;
+        r->binding = i;
+        r->size = launch->threadgroup_memory[i];
+    }
+    return d;
+}
+
+static void region_free(region *r) {
+    free(r->cells);
+    free(r->init);
+    r->cells = NULL;
+    r->init = NULL;
+}
+
+void cpu_check_dispatch_free(cpu_check_dispatch *d) {
+    if (!d) return;
+    for (int i = 0; i < EN_MAX_BINDINGS; i++) region_free(&d->buffers[i]);
+    for (int i = 0; i < EN_MAX_TG_BINDINGS; i++) region_free(&d->tg_dynamic[i]);
+    region_free(&d->tg_static);
+    free(d->resolved);
+    free(d);
+}
+
+/* shadow storage on first use; false (and tracking off) when there is no memory for it */
+static bool region_shadow(cpu_check_dispatch *d, region *r) {
+    if (r->cells || r->size == 0) return r->cells != NULL;
+    r->cell_count = (r->size + 3) / 4;
+    r->cells = calloc(r->cell_count, sizeof *r->cells);
+    if (r->threadgroup) {
+        r->init_count = r->size;
+        r->init = calloc(r->init_count, sizeof *r->init);
+    }
+    if (!r->cells || (r->threadgroup && !r->init)) {
+        region_free(r);
+        r->track = false;
+        d->out_of_memory = true;
+        return false;
+    }
+    return true;
+}
+
+static void hook_group_begin(void *state, const cpu_group *g, const cpu_check_object *objects, int count) {
+    cpu_check_dispatch *d = state;
+    const en_launch *L = d->launch;
+    d->g = g;
+    d->group = g->position[0] + g->position[1] * L->groups[0] + g->position[2] * L->groups[0] * L->groups[1] + 1;
+    d->epoch = 0;
+    d->op = 0;
+    d->objects = objects;
+    d->object_count = count;
+    if (count > d->resolved_cap) {
+        resolved_object *r = realloc(d->resolved, sizeof *r * (size_t)count);
+        if (!r) {
+            d->object_count = 0;
+            d->out_of_memory = true;
+        } else {
+            d->resolved = r;
+            d->resolved_cap = count;
+        }
+    }
+    for (int i = 0; i < EN_MAX_BINDINGS; i++) d->buffers[i].base = (uintptr_t)g->buffers[i];
+    for (int i = 0; i < EN_MAX_TG_BINDINGS; i++) d->tg_dynamic[i].base = (uintptr_t)g->tg_dynamic[i];
+    d->tg_static.base = (uintptr_t)g->tg_static;
+    for (int i = 0; i < d->object_count; i++) {
+        const cpu_check_object *o = &objects[i];
+        resolved_object *r = &d->resolved[i];
+        *r = (resolved_object){0};
+        switch (o->kind) {
+        case CPU_CHECK_OBJ_BUFFER:
+            if (o->binding < 0 || o->binding >= EN_MAX_BINDINGS) break;
+            r->rg = &d->buffers[o->binding];
+            r->base = r->rg->base;
+            r->size = r->rg->size;
+            if (!d->first_group_done) {
+                r->rg->name = o->name;
+                if (!o->is_const) r->rg->written = true;
+            }
+            break;
+        case CPU_CHECK_OBJ_TG_DYNAMIC:
+            if (o->binding < 0 || o->binding >= EN_MAX_TG_BINDINGS) break;
+            r->rg = &d->tg_dynamic[o->binding];
+            r->base = r->rg->base;
+            r->size = r->rg->size;
+            if (!d->first_group_done) r->rg->name = o->name;
+            break;
+        case CPU_CHECK_OBJ_TG_STATIC:
+            r->rg = &d->tg_static;
+            r->base = d->tg_static.base + o->offset;
+            r->size = o->size;
+            if (!d->first_group_done && o->offset + o->size > d->tg_static.size) d->tg_static.size = o->offset + o->size;
+            break;
+        case CPU_CHECK_OBJ_CONSTANT:
+            r->base = (uintptr_t)o->address;
+            r->size = o->size;
+            break;
+        default: break;
+        }
+    }
+    if (!d->first_group_done) {
+        for (int i = 0; i < EN_MAX_BINDINGS; i++) d->buffers[i].track = d->buffers[i].written;
+        d->first_group_done = true;
+    }
+}
+
+/* ---- out of bounds -------------------------------------------------------------------- */
+static const char *object_word(const cpu_check_object *o) {
+    switch (o->kind) {
+    case CPU_CHECK_OBJ_BUFFER: return "buffer";
+    case CPU_CHECK_OBJ_TG_DYNAMIC: return "threadgroup memory";
+    case CPU_CHECK_OBJ_TG_STATIC: return "threadgroup array";
+    default: return "constant";
+    }
+}
+
+static void report_oob(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t tid, uintptr_t a, int object) {
+    thread_desc t = describe_thread(d, d->group, tid);
+    if (object < 0) {
+        en_check_report(d->sink, ENIGMA_CHECK_OUT_OF_BOUNDS, site_loc(s),
+                        "%s of %u bytes through '%s' at an address outside every buffer and threadgroup allocation "
+                        "(the pointer walked off its object) — %s",
+                        op_verb(s->op), s->size, s->what ? s->what : "?", t.text);
+        return;
+    }
+    const cpu_check_object *o = &d->objects[object];
+    const resolved_object *r = &d->resolved[object];
+    int64_t offset = (int64_t)(a - r->base);
+    uint32_t elem = s->size ? s->size : 1;
+    int64_t index = offset >= 0 ? offset / elem : -((-offset + elem - 1) / elem);
+    char where[64] = "";
+    if (o->kind == CPU_CHECK_OBJ_BUFFER) snprintf(where, sizeof where, " (buffer(%d))", o->binding);
+    if (o->kind == CPU_CHECK_OBJ_TG_DYNAMIC) snprintf(where, sizeof where, " (threadgroup(%d))", o->binding);
+    en_check_report(d->sink, ENIGMA_CHECK_OUT_OF_BOUNDS, site_loc(s),
+                    "%s of %u bytes at %s '%s'%s element %" PRId64 " (byte offset %" PRId64 "), but it has %zu bytes "
+                    "(%zu elements) — %s; the %s was %s",
+                    op_verb(s->op), s->size, object_word(o), o->name ? o->name : "?", where, index, offset, r->size,
+                    r->size / elem, t.text, op_writes(s->op) ? "store" : "load",
+                    op_writes(s->op) && !op_reads(s->op) ? "suppressed" : "given zero");
+}
+
+/* ---- races and uninitialized reads ---------------------------------------------------- */
+static bool rec_live(const region *rg, const shadow_rec *r, uint32_t group) {
+    return r->site && (!rg->threadgroup || r->group == group);
+}
+
+/* does p happen before (or belong to the same thread as) the access x? */
+static bool ordered(const shadow_rec *p, const shadow_rec *x) {
+    if (p->group != x->group) return false;
+    if (p->tid == x->tid) return true;
+    if (p->epoch != x->epoch) return true;
+    return p->tid / 32 == x->tid / 32 && p->op != x->op;
+}
+
+static bool conflicts(const region *rg, const shadow_rec *p, const shadow_rec *x) {
+    if (!rec_live(rg, p, x->group) || !(p->bytes & x->bytes)) return false;
+    if ((p->flags & REC_ATOMIC) && (x->flags & REC_ATOMIC)) return false;
+    return !ordered(p, x);
+}
+
+static void report_race(cpu_check_dispatch *d, const region *rg, const cpu_check_site *s, const shadow_rec *x,
+                        const shadow_rec *p, uintptr_t a) {
+    thread_desc me = describe_thread(d, x->group, x->tid), other = describe_thread(d, p->group, p->tid);
+    uint32_t elem = s->size ? s->size : 1;
+    size_t offset = a - rg->base;
+    const char *why = p->group != x->group ? "threads of different threadgroups: no barrier orders them"
+                      : p->tid / 32 == x->tid / 32 ? "two lanes of one SIMD group in the same operation"
+                                                    : "no threadgroup_barrier between them";
+    en_check_report(d->sink, ENIGMA_CHECK_DATA_RACE, site_loc(s),
+                    "%s of %s '%s' element %zu (byte offset %zu) by %s conflicts with the %s of it at line %d:%d "
+                    "by %s (%s)",
+                    op_verb(s->op), space_name(s->space), rg->name ? rg->name : (s->what ? s->what : "?"),
+                    offset / elem, offset, me.text, op_verb(p->site->op), p->site->line,
+                    p->site->col, other.text, why);
+}
+
+static void report_uninit(cpu_check_dispatch *d, const region *rg, const cpu_check_site *s, uint32_t tid, uintptr_t a) {
+    thread_desc me = describe_thread(d, d->group, tid);
+    uint32_t elem = s->size ? s->size : 1;
+    size_t offset = a - rg->base;
+    en_check_report(d->sink, ENIGMA_CHECK_UNINITIALIZED_READ, site_loc(s),
+                    "%s of threadgroup memory '%s' element %zu (byte offset %zu) that this threadgroup never wrote — %s",
+                    op_verb(s->op), s->what ? s->what : (rg->name ? rg->name : "?"), offset / elem, offset, me.text);
+}
+
+/* records one lane's in-bounds access in the region's shadow */
+static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_site *s, uint32_t tid, uintptr_t a) {
+    size_t off = a - rg->base, size = s->size ? s->size : 1;
+    if (off + size > rg->size) return;
+    if (!region_shadow(d, rg)) return;
+    bool reads = op_reads(s->op), writes = op_writes(s->op);
+    if (rg->threadgroup) {
+        if (reads) {
+            for (size_t b = off; b < off + size; b++)
+                if (rg->init[b] != d->group) {
+                    report_uninit(d, rg, s, tid, a);
+                    break;
+                }
+        }
+        if (writes)
+            for (size_t b = off; b < off + size; b++) rg->init[b] = d->group;
+    }
+    shadow_rec x = {.site = s, .group = d->group, .epoch = d->epoch, .op = d->op, .tid = (uint16_t)tid,
+                    .flags = op_atomic(s->op) ? REC_ATOMIC : 0};
+    bool reported = false;
+    for (size_t c = off / 4; c <= (off + size - 1) / 4 && c < rg->cell_count; c++) {
+        size_t lo = c * 4 > off ? c * 4 : off, hi = c * 4 + 4 < off + size ? c * 4 + 4 : off + size;
+        x.bytes = (uint8_t)(((1u << (hi - lo)) - 1u) << (lo - c * 4));
+        shadow_cell *cell = &rg->cells[c];
+        if (!reported && conflicts(rg, &cell->write, &x)) {
+            report_race(d, rg, s, &x, &cell->write, a);
+            reported = true;
+        }
+        if (writes && !reported) {
+            const shadow_rec *reads_[3] = {&cell->read, &cell->read_other, &cell->read_old};
+            for (int k = 0; k < 3 && !reported; k++)
+                if (conflicts(rg, reads_[k], &x)) {
+                    report_race(d, rg, s, &x, reads_[k], a);
+                    reported = true;
+                }
+        }
+        if (writes) {
+            cell->write = x;
+            /* earlier reads are ordered before this write or were just reported */
+            cell->read.site = cell->read_other.site = cell->read_old.site = NULL;
+        } else if (reads) {
+            shadow_rec *r = &cell->read;
+            if (!rec_live(rg, r, x.group)) {
+                *r = x;
+                cell->read_other.site = NULL;
+            } else if (r->group == x.group && r->epoch == x.epoch) {
+                if (r->tid / 32 != x.tid / 32 &&
+                    (!rec_live(rg, &cell->read_other, x.group) || cell->read_other.group != x.group ||
+                     cell->read_other.epoch != x.epoch))
+                    cell->read_other = x;
+            } else if (r->group == x.group) {
+                *r = x; /* a later epoch of this threadgroup: older reads are ordered before it */
+                cell->read_other.site = NULL;
+            } else {
+                cell->read_old = *r;
+                *r = x;
+                cell->read_other.site = NULL;
+            }
+        }
+    }
+}
+
+/* which object (and region) holds [a, a+size); -1 when none does */
+static int find_object(cpu_check_dispatch *d, uintptr_t a, uint32_t size, bool *inside) {
+    for (int i = 0; i < d->object_count; i++) {
+        const resolved_object *r = &d->resolved[i];
+        if (a >= r->base && a - r->base < r->size) {
+            *inside = a - r->base + size <= r->size;
+            return i;
+        }
+    }
+    *inside = false;
+    return -1;
+}
+
+static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, uint32_t mask, const uintptr_t *addr) {
+    cpu_check_dispatch *d = state;
+    if (!mask) return 0;
+    d->op++;
+    uint32_t ok = 0, size = s->size;
+    if (s->object >= 0 && s->object < d->object_count) {
+        const resolved_object *r = &d->resolved[s->object];
+        region *rg = r->rg && r->rg->track ? r->rg : NULL;
+        for (uint32_t m = mask; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
+            uintptr_t a = addr[l];
+            if (a < r->base || a - r->base > r->size || r->size - (a - r->base) < size) {
+                report_oob(d, s, sg * 32 + (uint32_t)l, a, s->object);
+                continue;
+            }
+            ok |= 1u << l;
+            if (rg) shadow_access(d, rg, s, sg * 32 + (uint32_t)l, a);
+        }
+        return ok;
+    }
+    for (uint32_t m = mask; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        uintptr_t a = addr[l];
+        bool inside;
+        int object = find_object(d, a, size, &inside);
+        if (!inside) {
+            report_oob(d, s, sg * 32 + (uint32_t)l, a, object);
+            continue;
+        }
+        ok |= 1u << l;
+        region *rg = d->resolved[object].rg;
+        if (rg && rg->track) shadow_access(d, rg, s, sg * 32 + (uint32_t)l, a);
+    }
+    return ok;
+}
+
+/* ---- barriers ------------------------------------------------------------------------- */
+static uint32_t group_threads(const cpu_check_dispatch *d) {
+    return d->g->size[0] * d->g->size[1] * d->g->size[2];
+}
+static uint32_t lanes_of(uint32_t n, uint32_t sg) {
+    return n - sg * 32u >= 32u ? 0xffffffffu : (1u << (n - sg * 32u)) - 1u;
+}
+
+static void hook_barrier(void *state, const cpu_check_site *s, const uint32_t *arrived, const uint32_t *returned,
+                         uint32_t nsg) {
+    cpu_check_dispatch *d = state;
+    uint32_t any = 0;
+    for (uint32_t sg = 0; sg < nsg; sg++) any |= arrived[sg];
+    if (!any) return; /* no thread is here: the generated code passes by a barrier no one reached */
+    uint32_t n = group_threads(d), arriving = 0, running = 0, missing_tid = UINT32_MAX;
+    for (uint32_t sg = 0; sg < nsg; sg++) {
+        uint32_t alive = lanes_of(n, sg) & ~returned[sg];
+        uint32_t missing = alive & ~arrived[sg];
+        arriving += (uint32_t)__builtin_popcount(arrived[sg] & alive);
+        running += (uint32_t)__builtin_popcount(alive);
+        if (missing && missing_tid == UINT32_MAX) missing_tid = sg * 32 + (uint32_t)__builtin_ctz(missing);
+    }
+    if (missing_tid != UINT32_MAX) {
+        thread_desc t = describe_thread(d, d->group, missing_tid);
+        en_check_report(d->sink, ENIGMA_CHECK_BARRIER_DIVERGENCE, site_loc(s),
+                        "threadgroup_barrier reached by %u of the %u threads of the threadgroup that have not "
+                        "returned; %s (among %u) does not reach it",
+                        arriving, running, t.text, running - arriving);
+    }
+    d->epoch++;
+}
+
+static void hook_simd_barrier(void *state, const cpu_check_site *s, uint32_t sg, uint32_t mask, uint32_t returned) {
+    cpu_check_dispatch *d = state;
+    if (!mask) return;
+    uint32_t alive = lanes_of(group_threads(d), sg) & ~returned;
+    uint32_t missing = alive & ~mask;
+    if (!missing) return;
+    thread_desc t = describe_thread(d, d->group, sg * 32 + (uint32_t)__builtin_ctz(missing));
+    en_check_report(d->sink, ENIGMA_CHECK_BARRIER_DIVERGENCE, site_loc(s),
+                    "simdgroup_barrier reached by %d of the %d lanes of SIMD group %u that have not returned; %s "
+                    "does not reach it",
+                    __builtin_popcount(mask & alive), __builtin_popcount(alive), sg, t.text);
+}
+
+/* ---- SIMD lanes and division ---------------------------------------------------------- */
+static void hook_lane(void *state, const cpu_check_site *s, uint32_t sg, int lane, int64_t source, int why) {
+    cpu_check_dispatch *d = state;
+    thread_desc t = describe_thread(d, d->group, sg * 32 + (uint32_t)lane);
+    if (why == CPU_CHECK_LANE_OUT_OF_RANGE)
+        en_check_report(d->sink, ENIGMA_CHECK_INACTIVE_LANE, site_loc(s),
+                        "%s asks for lane %" PRId64 ", outside the SIMD group's lanes 0..31 (the result is "
+                        "undefined) — %s",
+                        s->what ? s->what : "simd function", source, t.text);
+    else
+        en_check_report(d->sink, ENIGMA_CHECK_INACTIVE_LANE, site_loc(s),
+                        "%s in lane %d of SIMD group %u reads lane %" PRId64 ", which is not active here (the result "
+                        "is undefined) — %s",
+                        s->what ? s->what : "simd function", lane, sg, source, t.text);
+}
+
+static void hook_div_zero(void *state, const cpu_check_site *s, uint32_t sg, int lane) {
+    cpu_check_dispatch *d = state;
+    thread_desc t = describe_thread(d, d->group, sg * 32 + (uint32_t)lane);
+    en_check_report(d->sink, ENIGMA_CHECK_DIVISION_BY_ZERO, site_loc(s), "integer %s by zero — %s (the result is 0)",
+                    s->op == CPU_CHECK_REM ? "remainder" : "division", t.text);
+}
+
+const cpu_check_api cpu_check_hooks = {
+    .group_begin = hook_group_begin,
+    .access = hook_access,
+    .barrier = hook_barrier,
+    .simd_barrier = hook_simd_barrier,
+    .lane = hook_lane,
+    .div_zero = hook_div_zero,
+};

@@ -1,0 +1,108 @@
+/* check_rt.h — the checking runtime that checked generated code calls (checked mode).
+ *
+ * A checked kernel is the ordinary generated C with hook calls at its choke points. The
+ * generated file cannot link against the library, so it reaches the runtime through a
+ * table of function pointers: exec.c passes a cpu_check_group (the usual cpu_group with
+ * the table and the dispatch's state behind it) and the kernel reads both from there.
+ * check_prelude.c holds the same declarations as C text for the generated file; the two
+ * must stay identical in layout.
+ *
+ * What the generated code must call (each hook is per SIMD group: 32 lanes and a mask):
+ *   group_begin   once per threadgroup, first thing, with the kernel's object table
+ *   access        every load, store and atomic of device, constant or threadgroup memory,
+ *                 before it happens, with the 32 lane addresses; it returns the lanes that
+ *                 may touch memory (in bounds): the code stores only those and loads zero
+ *                 for the others
+ *   barrier       every threadgroup_barrier, with the threads that arrive and those that
+ *                 have returned, per SIMD group
+ *   simd_barrier  every simdgroup_barrier, likewise within the SIMD group
+ *   lane          a SIMD shuffle or broadcast lane that reads an inactive or out-of-range
+ *                 lane (the generated code finds them; one call per bad lane)
+ *   div_zero      an active lane's integer division or remainder by zero
+ *
+ * Sites (one per hook call in the source, a static table in the generated file) carry the
+ * source position and what is accessed; objects (one table per kernel) name what a
+ * pointer may point into, so an overrun is judged against its own array or buffer. */
+#ifndef ENIGMA_CPU_CHECK_RT_H
+#define ENIGMA_CPU_CHECK_RT_H
+
+#include "cpu.h"
+
+/* what a site does */
+enum {
+    CPU_CHECK_LOAD = 1,
+    CPU_CHECK_STORE = 2,
+    CPU_CHECK_ATOMIC_LOAD = 3,
+    CPU_CHECK_ATOMIC_STORE = 4,
+    CPU_CHECK_ATOMIC_RMW = 5,   /* read-modify-write: reads and writes */
+    CPU_CHECK_DIV = 6,
+    CPU_CHECK_REM = 7,
+    CPU_CHECK_SHUFFLE = 8,
+    CPU_CHECK_BARRIER = 9,
+    CPU_CHECK_SIMD_BARRIER = 10,
+};
+
+/* what an object is */
+enum {
+    CPU_CHECK_OBJ_BUFFER = 1,     /* [[buffer(n)]]: device or constant */
+    CPU_CHECK_OBJ_TG_DYNAMIC = 2, /* [[threadgroup(n)]] */
+    CPU_CHECK_OBJ_TG_STATIC = 3,  /* a `threadgroup` variable */
+    CPU_CHECK_OBJ_CONSTANT = 4,   /* a program-scope constant */
+};
+
+/* why a SIMD lane read is bad (lane hook) */
+enum { CPU_CHECK_LANE_INACTIVE = 0, CPU_CHECK_LANE_OUT_OF_RANGE = 1 };
+
+typedef struct cpu_check_site {
+    int32_t file, line, col;
+    uint16_t op;          /* CPU_CHECK_* */
+    uint16_t space;       /* ir_space of the memory (accesses) */
+    int32_t object;       /* index into the kernel's object table; -1: find it by address */
+    uint32_t size;        /* bytes per lane (accesses) */
+    const char *what;     /* the source's name for the thing: "input", "simd_shuffle" */
+} cpu_check_site;
+
+typedef struct cpu_check_object {
+    uint16_t kind;        /* CPU_CHECK_OBJ_* */
+    uint16_t is_const;    /* written through no pointer of the kernel: no race tracking */
+    int32_t binding;      /* BUFFER, TG_DYNAMIC */
+    uint64_t offset;      /* TG_STATIC: bytes into the threadgroup block */
+    uint64_t size;        /* TG_STATIC, CONSTANT: bytes */
+    const void *address;  /* CONSTANT: the constant itself */
+    const char *name;
+} cpu_check_object;
+
+typedef struct cpu_check_api {
+    void (*group_begin)(void *state, const cpu_group *g, const cpu_check_object *objects, int count);
+    uint32_t (*access)(void *state, const cpu_check_site *site, uint32_t sg, uint32_t mask,
+                       const uintptr_t *addr);
+    void (*barrier)(void *state, const cpu_check_site *site, const uint32_t *arrived,
+                    const uint32_t *returned, uint32_t nsg);
+    void (*simd_barrier)(void *state, const cpu_check_site *site, uint32_t sg, uint32_t mask,
+                         uint32_t returned);
+    void (*lane)(void *state, const cpu_check_site *site, uint32_t sg, int lane, int64_t source,
+                 int why);
+    void (*div_zero)(void *state, const cpu_check_site *site, uint32_t sg, int lane);
+} cpu_check_api;
+
+/* what a checked kernel receives: g first, so that it is also a plain cpu_group */
+typedef struct cpu_check_group {
+    cpu_group group;
+    const cpu_check_api *api;
+    void *state;
+} cpu_check_group;
+
+typedef struct cpu_check_dispatch cpu_check_dispatch;
+
+/* the hooks, for exec.c to pass along */
+EN_INTERNAL extern const cpu_check_api cpu_check_hooks;
+/* the declarations above as C text, for checked generated files (check_prelude.c) */
+extern const char cpu_check_prelude[];
+
+/* one dispatch's checking state; reports go to launch->check (may be NULL: then nothing is
+ * reported but the checks still guard memory). Threadgroups must run one at a time on the
+ * state (exec.c runs a checked dispatch on one executor). NULL when out of memory. */
+EN_INTERNAL cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch);
+EN_INTERNAL void cpu_check_dispatch_free(cpu_check_dispatch *d);
+
+#endif
