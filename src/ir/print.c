@@ -68,34 +68,38 @@ static void print_stmt(printer *p, const ir_stmt *s, int depth);
 static const char *type_name(printer *p, const ir_type *t) { return ir_type_name(t, &p->arena); }
 
 /* ---- variable names ---------------------------------------------------------------- */
+static int compare_names(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static bool name_is_dup(const printer *p, const char *name) {
-    for (int i = 0; i < p->dup_names.count; i++)
-        if (en_streq(p->dup_names.items[i], name)) return true;
-    return false;
+    return p->dup_names.count &&
+           bsearch(&name, p->dup_names.items, (size_t)p->dup_names.count, sizeof(const char *),
+                   compare_names) != NULL;
 }
 
-static void note_name(printer *p, name_list *seen, const char *name) {
-    if (!name) return;
-    for (int i = 0; i < seen->count; i++)
-        if (en_streq(seen->items[i], name)) {
-            if (!name_is_dup(p, name)) EN_PUSH(&p->arena, p->dup_names, name);
-            return;
-        }
-    EN_PUSH(&p->arena, *seen, name);
+static void add_names(printer *p, name_list *all, ir_var *const *vars, int n) {
+    for (int i = 0; i < n; i++)
+        if (vars && vars[i] && vars[i]->name) EN_PUSH(&p->arena, *all, vars[i]->name);
 }
 
-/* a name shared by two variables in scope of printing needs its id to tell them apart */
+/* a name shared by two variables in scope of printing needs its id to tell them apart;
+ * sorted, so that kernels of many thousand variables print in n log n */
 static void collect_dup_names(printer *p) {
-    name_list seen = {0};
+    name_list all = {0};
     p->dup_names.count = 0;
-    if (p->m)
-        for (int i = 0; i < p->m->globals.count; i++) note_name(p, &seen, p->m->globals.items[i]->name);
+    if (p->m) add_names(p, &all, p->m->globals.items, p->m->globals.count);
     if (p->f) {
-        for (int i = 0; i < p->f->param_count; i++) note_name(p, &seen, p->f->params[i]->name);
-        for (int i = 0; i < p->f->threadgroup_vars.count; i++)
-            note_name(p, &seen, p->f->threadgroup_vars.items[i]->name);
-        for (int i = 0; i < p->f->locals.count; i++) note_name(p, &seen, p->f->locals.items[i]->name);
+        add_names(p, &all, p->f->params, p->f->param_count);
+        add_names(p, &all, p->f->threadgroup_vars.items, p->f->threadgroup_vars.count);
+        add_names(p, &all, p->f->locals.items, p->f->locals.count);
     }
+    if (all.count < 2) return;
+    qsort(all.items, (size_t)all.count, sizeof(const char *), compare_names);
+    for (int i = 1; i < all.count; i++)
+        if (strcmp(all.items[i], all.items[i - 1]) == 0 &&
+            (p->dup_names.count == 0 || strcmp(p->dup_names.items[p->dup_names.count - 1], all.items[i]) != 0))
+            EN_PUSH(&p->arena, p->dup_names, all.items[i]);
 }
 
 static void print_var(printer *p, const ir_var *v) {

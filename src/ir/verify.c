@@ -40,10 +40,17 @@ typedef struct verifier {
     bool ok;
     bool calls_allowed;               /* false after the inline pass */
     var_list scope;                   /* variables visible at this point, innermost last */
-    var_list declared;                /* every variable declared so far in this function */
+    var_list declared;                /* declared variables that the function does not list */
+    /* the function's listed variables (params, threadgroup vars, locals) by id, and what is
+       known of each: linear time for kernels of many thousand statements */
+    const ir_var **by_id;
+    uint8_t *facts;                   /* VAR_* bits per id */
+    int nids;
     EN_VEC(const ir_stmt *) loops;    /* enclosing loops, innermost last */
     const ir_stmt *latch_of;          /* the loop whose latch is being walked, if any */
 } verifier;
+
+enum { VAR_IN_SCOPE = 1, VAR_DECLARED = 2, VAR_PARAM = 4, VAR_LOCAL = 8 };
 
 static void fail(verifier *v, en_loc loc, const char *fmt, ...) EN_PRINTF(3, 4);
 static void fail(verifier *v, en_loc loc, const char *fmt, ...) {
@@ -69,6 +76,24 @@ static bool in_list(const ir_var *const *items, int n, const ir_var *x) {
     for (int i = 0; i < n; i++)
         if (items[i] == x) return true;
     return false;
+}
+
+/* the id of a variable the function lists, or -1 */
+static int listed_id(const verifier *v, const ir_var *x) {
+    return x->id >= 0 && x->id < v->nids && v->by_id[x->id] == x ? x->id : -1;
+}
+
+static void enter_scope(verifier *v, const ir_var *x) {
+    EN_PUSH(&v->scratch, v->scope, x);
+    int id = listed_id(v, x);
+    if (id >= 0) v->facts[id] |= VAR_IN_SCOPE;
+}
+
+static void leave_scope(verifier *v, int mark) {
+    while (v->scope.count > mark) {
+        int id = listed_id(v, v->scope.items[--v->scope.count]);
+        if (id >= 0) v->facts[id] &= (uint8_t)~VAR_IN_SCOPE;
+    }
 }
 
 static bool is_bool_like(const ir_type *t) {
@@ -113,8 +138,9 @@ static void check_var_use(verifier *v, const ir_var *x, en_loc loc) {
             fail(v, loc, "global '%s' is not in the module's globals", var_name(x));
         return;
     }
-    if (!in_list(v->scope.items, v->scope.count, x))
-        fail(v, loc, "variable '%s' used outside its scope", var_name(x));
+    int id = listed_id(v, x);
+    bool visible = id >= 0 ? (v->facts[id] & VAR_IN_SCOPE) != 0 : in_list(v->scope.items, v->scope.count, x);
+    if (!visible) fail(v, loc, "variable '%s' used outside its scope", var_name(x));
 }
 
 static bool check_expr(verifier *v, const ir_expr *e);
@@ -524,14 +550,17 @@ static void check_decl(verifier *v, const ir_stmt *s) {
         fail(v, s->loc, "'%s' declared without a type", var_name(x));
     if (x->storage != IR_VAR_LOCAL)
         fail(v, s->loc, "declaration of '%s', which is not a local", var_name(x));
-    if (in_list(v->declared.items, v->declared.count, x))
+    int id = listed_id(v, x);
+    uint8_t facts = id >= 0 ? v->facts[id] : 0;
+    if (id >= 0 ? (facts & VAR_DECLARED) != 0 : in_list(v->declared.items, v->declared.count, x))
         fail(v, s->loc, "'%s' is declared twice", var_name(x));
-    else if (in_list((const ir_var *const *)v->f->params, v->f->param_count, x))
+    else if (facts & VAR_PARAM)
         fail(v, s->loc, "declaration of the parameter '%s'", var_name(x));
-    if (!in_list((const ir_var *const *)v->f->locals.items, v->f->locals.count, x))
+    if (!(facts & VAR_LOCAL))
         fail(v, s->loc, "'%s' is not in the locals of '%s'", var_name(x), v->f->name);
-    EN_PUSH(&v->scratch, v->declared, x);
-    EN_PUSH(&v->scratch, v->scope, x);
+    if (id >= 0) v->facts[id] |= VAR_DECLARED;
+    else EN_PUSH(&v->scratch, v->declared, x);
+    enter_scope(v, x);
 }
 
 static void check_block(verifier *v, const ir_stmt *s) {
@@ -539,14 +568,14 @@ static void check_block(verifier *v, const ir_stmt *s) {
     if (s->stmt_count > 0 && !s->stmts) fail(v, s->loc, "block has no statement array");
     else
         for (int i = 0; i < s->stmt_count; i++) check_stmt(v, s->stmts[i]);
-    v->scope.count = scope_mark;
+    leave_scope(v, scope_mark);
 }
 
 /* an arm of an if or a loop body: its own scope even when it is not a block */
 static void check_nested(verifier *v, const ir_stmt *s) {
     int scope_mark = v->scope.count;
     check_stmt(v, s);
-    v->scope.count = scope_mark;
+    leave_scope(v, scope_mark);
 }
 
 static void check_stmt(verifier *v, const ir_stmt *s) {
@@ -662,21 +691,37 @@ static void check_kernel_param(verifier *v, const ir_var *p, int_list *buffers, 
     }
 }
 
-static void check_unique_ids(verifier *v, const ir_func *f) {
-    var_list all = {0};
-    for (int i = 0; i < f->param_count; i++) EN_PUSH(&v->scratch, all, f->params[i]);
-    for (int i = 0; i < f->threadgroup_vars.count; i++) EN_PUSH(&v->scratch, all, f->threadgroup_vars.items[i]);
-    for (int i = 0; i < f->locals.count; i++) EN_PUSH(&v->scratch, all, f->locals.items[i]);
-    for (int i = 0; i < all.count; i++) {
-        if (!all.items[i]) {
-            fail(v, f->loc, "'%s' lists a NULL variable", f->name);
-            continue;
+/* indexes the function's listed variables by id; two variables with one id are an error */
+static void index_vars(verifier *v, const ir_func *f) {
+    v->nids = f->next_var_id > 0 ? f->next_var_id : 0;
+    v->by_id = en_alloc(&v->scratch, sizeof(ir_var *) * (size_t)(v->nids + 1));
+    v->facts = en_alloc(&v->scratch, (size_t)v->nids + 1);
+    struct { ir_var *const *items; int count; uint8_t fact; } lists[] = {
+        {f->params, f->param_count, VAR_PARAM},
+        {f->threadgroup_vars.items, f->threadgroup_vars.count, 0},
+        {f->locals.items, f->locals.count, VAR_LOCAL},
+    };
+    for (size_t l = 0; l < EN_COUNT(lists); l++)
+        for (int i = 0; i < lists[l].count; i++) {
+            const ir_var *x = lists[l].items ? lists[l].items[i] : NULL;
+            if (!x) {
+                fail(v, f->loc, "'%s' lists a NULL variable", f->name);
+                continue;
+            }
+            if (x->id < 0 || x->id >= v->nids) {
+                fail(v, x->loc, "'%s' has the id %d, outside the %d ids of '%s'", var_name(x), x->id,
+                     v->nids, f->name);
+                continue;
+            }
+            const ir_var *other = v->by_id[x->id];
+            if (other && other != x) {
+                fail(v, x->loc, "'%s' and '%s' share the id %d in '%s'", var_name(other), var_name(x),
+                     x->id, f->name);
+                continue;
+            }
+            v->by_id[x->id] = x;
+            v->facts[x->id] |= lists[l].fact;
         }
-        for (int k = 0; k < i; k++)
-            if (all.items[k] && all.items[k] != all.items[i] && all.items[k]->id == all.items[i]->id)
-                fail(v, all.items[i]->loc, "'%s' and '%s' share the id %d in '%s'",
-                     var_name(all.items[k]), var_name(all.items[i]), all.items[i]->id, f->name);
-    }
 }
 
 static void check_func(verifier *v, const ir_func *f) {
@@ -687,7 +732,7 @@ static void check_func(verifier *v, const ir_func *f) {
     if (!f->return_type) fail(v, f->loc, "function '%s' without a return type", f->name);
     if (f->is_kernel && f->return_type && f->return_type->kind != IR_T_VOID)
         fail(v, f->loc, "kernel '%s' returns %s, not void", f->name, tn(v, f->return_type));
-    check_unique_ids(v, f);
+    index_vars(v, f);
     int_list buffers = {0}, groups = {0};
     for (int i = 0; i < f->param_count; i++) {
         const ir_var *p = f->params ? f->params[i] : NULL;
@@ -701,7 +746,7 @@ static void check_func(verifier *v, const ir_func *f) {
             fail(v, p->loc, "parameter '%s' of the helper function '%s' has a kernel binding",
                  var_name(p), f->name);
         if (p->storage != IR_VAR_LOCAL) fail(v, p->loc, "parameter '%s' is not a local", var_name(p));
-        EN_PUSH(&v->scratch, v->scope, p);
+        enter_scope(v, p);
     }
     for (int i = 0; i < f->threadgroup_vars.count; i++) {
         const ir_var *x = f->threadgroup_vars.items[i];
@@ -710,7 +755,7 @@ static void check_func(verifier *v, const ir_func *f) {
             fail(v, x->loc, "threadgroup variable '%s' without threadgroup storage", var_name(x));
         if (!f->is_kernel)
             fail(v, x->loc, "threadgroup variable '%s' in the helper function '%s'", var_name(x), f->name);
-        EN_PUSH(&v->scratch, v->scope, x);
+        enter_scope(v, x);
     }
     if (!f->body) fail(v, f->loc, "function '%s' without a body", f->name);
     else if (f->body->kind != IR_S_BLOCK) fail(v, f->body->loc, "body of '%s' is not a block", f->name);

@@ -40,6 +40,7 @@
  *     may split a SIMD group): a warning. */
 #include "pass.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef enum level { L_UNIFORM, L_SIMD, L_THREAD } level;
@@ -85,6 +86,10 @@ typedef struct analysis {
     int *decl_depth;       /* control depth at each variable's declaration */
     bool *addr_taken;      /* per id: some IR_E_ADDR reaches it */
     bool *assigned;        /* per id: written after its start (parameters: never, or not) */
+    int *addr_ids;         /* the ids whose addr_taken is set */
+    int addr_count;
+    uint8_t *spare;        /* stands in for a state that could not be allocated */
+    bool out_of_memory;
     bool varying_return_seen;
     EN_VEC(control) ctl;
     EN_VEC(loop_info) loops;
@@ -95,10 +100,24 @@ static bool local_id(const analysis *a, const ir_var *v) {
     return v && v->storage == IR_VAR_LOCAL && v->id >= 0 && v->id < a->nvars;
 }
 
+/* States are short-lived copies (one per open if or loop), so they come from the heap and
+ * go back at once: a kernel of many thousand ifs would otherwise keep them all in the
+ * arena. When the heap refuses, a spare buffer stands in; the analysis is then unsound, so
+ * the pass reports nothing and marks no variable uniform. */
 static uint8_t *state_copy(analysis *a, const uint8_t *s) {
-    uint8_t *c = en_alloc(&a->arena, (size_t)a->nvars + 1);
+    uint8_t *c = calloc((size_t)a->nvars + 1, 1);
+    if (!c) {
+        a->out_of_memory = true;
+        c = a->spare;
+        memset(c, 0, (size_t)a->nvars + 1);
+        return c;
+    }
     if (s) memcpy(c, s, (size_t)a->nvars);
     return c;
+}
+
+static void state_free(analysis *a, uint8_t *s) {
+    if (s != a->spare) free(s);
 }
 
 static void state_join(analysis *a, uint8_t *into, const uint8_t *from) {
@@ -178,8 +197,7 @@ static level attr_level(ir_attr attr) {
 /* what thread-space memory behind pointers may hold: the address-taken locals */
 static level thread_memory_level(const analysis *a) {
     level l = L_UNIFORM;
-    for (int i = 0; i < a->nvars; i++)
-        if (a->addr_taken[i]) l = max_level(l, (level)a->state[i]);
+    for (int i = 0; i < a->addr_count; i++) l = max_level(l, (level)a->state[a->addr_ids[i]]);
     return l;
 }
 
@@ -324,10 +342,11 @@ static void assign(analysis *a, const ir_expr *place, level value) {
     } else if (!root && space == IR_SPACE_THREAD) {
         /* through a thread pointer: any address-taken local may be the target */
         level l = max_level(max_level(value, where), control_level(a, 0, NULL));
-        for (int i = 0; i < a->nvars; i++)
-            if (a->addr_taken[i] && l > a->state[i]) a->state[i] = (uint8_t)l;
-        for (int i = 0; i < a->nvars; i++)
-            if (a->addr_taken[i] && a->state[i] > a->summary[i]) a->summary[i] = a->state[i];
+        for (int i = 0; i < a->addr_count; i++) {
+            int id = a->addr_ids[i];
+            if (l > a->state[id]) a->state[id] = (uint8_t)l;
+            if (a->state[id] > a->summary[id]) a->summary[id] = a->state[id];
+        }
     }
     /* device and threadgroup memory: one object for every thread; nothing to track */
 }
@@ -435,7 +454,11 @@ static void walk_loop(analysis *a, const ir_stmt *s) {
     for (;;) {
         loop_info *li = &a->loops.items[k];
         level div_before = li->div;
+        /* an outer loop's next iteration walks this loop again: its old states go */
+        state_free(a, li->exit);
+        state_free(a, li->cont);
         li->exit = state_copy(a, NULL);
+        li = &a->loops.items[k];
         li->cont = state_copy(a, NULL);
         li->exit_alive = li->cont_alive = false;
         memcpy(a->state, head, (size_t)a->nvars);
@@ -468,6 +491,10 @@ static void walk_loop(analysis *a, const ir_stmt *s) {
     loop_info *li = &a->loops.items[k];
     a->alive = li->exit_alive;
     if (a->alive) memcpy(a->state, li->exit, (size_t)a->nvars);
+    state_free(a, head);
+    state_free(a, li->exit);
+    state_free(a, li->cont);
+    li->exit = li->cont = NULL;
 }
 
 static void walk(analysis *a, const ir_stmt *s) {
@@ -496,6 +523,8 @@ static void walk(analysis *a, const ir_stmt *s) {
         if (then_alive && a->alive) state_join(a, a->state, after_then);
         else if (then_alive) memcpy(a->state, after_then, (size_t)a->nvars);
         a->alive = then_alive || a->alive;
+        state_free(a, before);
+        state_free(a, after_then);
         break;
     }
     case IR_S_LOOP: walk_loop(a, s); break;
@@ -561,18 +590,23 @@ static void report(analysis *a) {
 static void analyse_kernel(en_ctx *c, ir_module *m, ir_func *f) {
     analysis a = {.c = c, .m = m, .f = f, .alive = true, .nvars = f->next_var_id};
     en_arena_init(&a.arena);
-    a.state = state_copy(&a, NULL);
-    a.summary = state_copy(&a, NULL);
+    a.state = en_alloc(&a.arena, (size_t)a.nvars + 1);
+    a.summary = en_alloc(&a.arena, (size_t)a.nvars + 1);
+    a.spare = en_alloc(&a.arena, (size_t)a.nvars + 1);
     a.decl_depth = en_alloc(&a.arena, sizeof(int) * (size_t)(a.nvars + 1));
     a.addr_taken = en_alloc(&a.arena, (size_t)a.nvars + 1);
     a.assigned = en_alloc(&a.arena, (size_t)a.nvars + 1);
     scan_stmt(&a, f->body);
+    a.addr_ids = en_alloc(&a.arena, sizeof(int) * (size_t)(a.nvars + 1));
+    for (int i = 0; i < a.nvars; i++)
+        if (a.addr_taken[i]) a.addr_ids[a.addr_count++] = i;
     for (int i = 0; i < f->param_count; i++) {
         const ir_var *p = f->params[i];
         set_level(&a, p, p->param_kind == IR_PARAM_ATTR ? attr_level(p->attr) : L_UNIFORM, true);
     }
     walk(&a, f->body);
-    report(&a);
+    if (!a.out_of_memory) report(&a);
+    if (a.out_of_memory) memset(a.summary, L_THREAD, (size_t)a.nvars);
     for (int i = 0; i < f->param_count; i++)
         if (local_id(&a, f->params[i])) f->params[i]->uniform = a.summary[f->params[i]->id] == L_UNIFORM;
     for (int i = 0; i < f->locals.count; i++) {
