@@ -16,7 +16,8 @@
  * SIMD-group reductions, broadcasts, votes and ballots give SIMD. Memory in the device and
  * threadgroup spaces is one object for all threads, so a load from a uniform address is
  * uniform; thread-space memory reached through pointers is summarised by the levels of the
- * address-taken locals. Control dependence: a variable assigned under a condition that
+ * address-taken locals, and a pointer into thread-space memory is itself thread-dependent
+ * (each thread's private variables live at their own addresses). Control dependence: a variable assigned under a condition that
  * was entered after its declaration takes the condition's level; a loop left by a break
  * (or a continue) under a varying condition makes its whole body and its exit values that
  * varying. A `return` makes no divergence: on Apple silicon a thread that returned no
@@ -258,7 +259,13 @@ static level expr_level(const analysis *a, const ir_expr *e) {
     case IR_E_VAR: case IR_E_INDEX: case IR_E_FIELD: case IR_E_DEREF: return load_level(a, e);
     case IR_E_SWIZZLE:
         return ir_is_place(e) ? load_level(a, e) : expr_level(a, e->args[0]);
-    case IR_E_ADDR: return address_level(a, e->args[0]);
+    case IR_E_ADDR: {
+        /* every thread has its own thread-space memory, so a pointer into it differs per
+           thread even where it names "the same" variable */
+        const ir_var *root;
+        if (place_space(e->args[0], &root) == IR_SPACE_THREAD) return L_THREAD;
+        return address_level(a, e->args[0]);
+    }
     default: {
         level l = L_UNIFORM;
         for (int i = 0; i < e->arg_count; i++) l = max_level(l, expr_level(a, e->args[i]));
