@@ -348,9 +348,6 @@ static ir_expr *effect(call *k, ir_type *result, ir_expr **args, int n) {
 /* a place argument (T& parameter) of type `want` (NULL: any) in a thread space */
 static ir_expr *ref_arg(call *k, int i, const char *what) {
     ir_expr *a = k->args[i];
-    if (a->type->kind == IR_T_PTR && a->kind != IR_E_VAR) {
-        /* a reference parameter written as a pointer is not MSL */
-    }
     if (!ir_is_place(a)) {
         en_error(k->ck->diags, k->locs[i], "argument %d of '%s' must be %s that can be written",
                  i + 1, k->b->name, what);
@@ -410,7 +407,10 @@ static ir_expr *group_call(call *k) {
     case SIG_GROUP_FILL: {
         if (!count_ok(k, 3, 4) || !group_type_ok(k, 0, false)) return NULL;
         ir_type *t = unpacked(ck, k->args[0]->type);
-        if (unpacked(ck, k->args[1]->type) != t) return bad_arg(k, 1, tn(k, t)) ? NULL : NULL;
+        if (unpacked(ck, k->args[1]->type) != t) {
+            bad_arg(k, 1, tn(k, t));
+            return NULL;
+        }
         args[0] = conv(k, 0, t);
         args[1] = conv(k, 1, t);
         if (!(args[2] = lane_arg(k, 2))) return NULL;
@@ -630,8 +630,10 @@ static ir_expr *matrix_call(call *k, const ck_targ *targs, int targ_count) {
             return NULL;
         }
         if (!count_ok(k, 1, 1)) return NULL;
-        if (!is_numeric(k->args[0]->type) || k->args[0]->type->kind == IR_T_VEC)
-            return bad_arg(k, 0, tn(k, targs[0].type)) ? NULL : NULL;
+        if (!is_numeric(k->args[0]->type) || k->args[0]->type->kind == IR_T_VEC) {
+            bad_arg(k, 0, tn(k, targs[0].type));
+            return NULL;
+        }
         args[0] = conv(k, 0, targs[0].type);
         return effect(k, ir_type_matrix(ck->m, targs[0].type), args, 1);
     }
@@ -639,13 +641,19 @@ static ir_expr *matrix_call(call *k, const ck_targ *targs, int targ_count) {
         if (!count_ok(k, 2, 5)) return NULL;
         ir_expr *d = ref_arg(k, 0, "a simdgroup matrix");
         if (!d) return NULL;
-        if (!is_matrix(d->type)) return bad_arg(k, 0, "a simdgroup matrix") ? NULL : NULL;
+        if (!is_matrix(d->type)) {
+            bad_arg(k, 0, "a simdgroup matrix");
+            return NULL;
+        }
         if (!matrix_ptr_args(k, 1, d->type->elem, args)) return NULL;
         return matrix_effect(k, d, args, 4);
     }
     case SIG_MAT_STORE: {
         if (!count_ok(k, 2, 5)) return NULL;
-        if (!is_matrix(k->args[0]->type)) return bad_arg(k, 0, "a simdgroup matrix") ? NULL : NULL;
+        if (!is_matrix(k->args[0]->type)) {
+            bad_arg(k, 0, "a simdgroup matrix");
+            return NULL;
+        }
         args[0] = k->args[0];
         if (!matrix_ptr_args(k, 1, k->args[0]->type->elem, args + 1)) return NULL;
         effect(k, NULL, args, 5);
@@ -657,8 +665,12 @@ static ir_expr *matrix_call(call *k, const ck_targ *targs, int targ_count) {
         if (!count_ok(k, need, need)) return NULL;
         ir_expr *d = ref_arg(k, 0, "a simdgroup matrix");
         if (!d) return NULL;
-        for (int i = 0; i < need; i++)
-            if (!is_matrix(k->args[i]->type)) return bad_arg(k, i, "a simdgroup matrix") ? NULL : NULL;
+        for (int i = 0; i < need; i++) {
+            if (!is_matrix(k->args[i]->type)) {
+                bad_arg(k, i, "a simdgroup matrix");
+                return NULL;
+            }
+        }
         for (int i = 1; i < need; i++) args[i - 1] = k->args[i];
         return matrix_effect(k, d, args, need - 1);
     }
@@ -725,8 +737,10 @@ static ir_expr *math_call(call *k) {
     case SIG_ALLANY: {
         if (!count_ok(k, 1, 1)) return NULL;
         ir_type *t = k->args[0]->type;
-        if (ir_scalar_of(t)->kind != IR_T_BOOL || ck_is_vote(t))
-            return bad_arg(k, 0, "a bool vector") ? NULL : NULL;
+        if (ir_scalar_of(t)->kind != IR_T_BOOL || ck_is_vote(t)) {
+            bad_arg(k, 0, "a bool vector");
+            return NULL;
+        }
         if (t->kind != IR_T_VEC) return k->args[0]; /* all(b) of a scalar is b */
         args[0] = conv(k, 0, unpacked(ck, t));
         return pure(k, ck_t(ck, IR_T_BOOL), args, 1);
@@ -740,8 +754,10 @@ static ir_expr *math_call(call *k) {
         }
         ir_type *ct = k->args[2]->type;
         ir_type *want = ck_bool_like(ck, t);
-        if (ir_scalar_of(ct)->kind != IR_T_BOOL || (ct->kind == IR_T_VEC && unpacked(ck, ct) != want))
-            return bad_arg(k, 2, tn(k, want)) ? NULL : NULL;
+        if (ir_scalar_of(ct)->kind != IR_T_BOOL || (ct->kind == IR_T_VEC && unpacked(ck, ct) != want)) {
+            bad_arg(k, 2, tn(k, want));
+            return NULL;
+        }
         args[0] = conv(k, 0, t);
         args[1] = conv(k, 1, t);
         args[2] = conv(k, 2, want); /* a scalar condition applies to every lane */
@@ -774,8 +790,10 @@ static ir_expr *math_call(call *k) {
         if (!t) return NULL;
         ir_type *it = ck_t(ck, IR_T_I32);
         if (t->kind == IR_T_VEC) it = ir_type_vec(ck->m, it, t->count, false);
-        if (!is_int_like(k->args[1]->type) || ir_lanes(k->args[1]->type) > ir_lanes(t))
-            return bad_arg(k, 1, tn(k, it)) ? NULL : NULL;
+        if (!is_int_like(k->args[1]->type) || ir_lanes(k->args[1]->type) > ir_lanes(t)) {
+            bad_arg(k, 1, tn(k, it));
+            return NULL;
+        }
         args[0] = conv(k, 0, t);
         args[1] = conv(k, 1, it);
         return pure(k, t, args, 2);
@@ -792,7 +810,10 @@ static ir_expr *math_call(call *k) {
         }
         ir_expr *dest = ref_arg(k, 1, tn(k, want));
         if (!dest) return NULL;
-        if (unpacked(ck, dest->type) != want) return bad_arg(k, 1, tn(k, want)) ? NULL : NULL;
+        if (unpacked(ck, dest->type) != want) {
+            bad_arg(k, 1, tn(k, want));
+            return NULL;
+        }
         /* x once, in a temporary, so that writing the second result cannot change it */
         ir_var *x = ck_temp_init(ck, t, conv(k, 0, t), k->loc);
         args[0] = ir_var_ref(ck->m, x, k->loc);
@@ -814,8 +835,10 @@ static ir_expr *math_call(call *k) {
         if (!t) return NULL;
         for (int i = 0; i < n; i++) args[i] = conv(k, i, t);
         for (int i = n; i < n + 2; i++) {
-            if (!is_int_like(k->args[i]->type) || k->args[i]->type->kind == IR_T_VEC)
-                return bad_arg(k, i, "a uint") ? NULL : NULL;
+            if (!is_int_like(k->args[i]->type) || k->args[i]->type->kind == IR_T_VEC) {
+                bad_arg(k, i, "a uint");
+                return NULL;
+            }
             args[i] = conv(k, i, ck_t(ck, IR_T_U32));
         }
         return pure(k, t, args, n + 2);

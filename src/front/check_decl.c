@@ -750,6 +750,11 @@ static void kernel_param(checker *ck, ir_func *fn, ir_var *v, const ast_param *p
             en_error(ck->diags, p->loc, "buffer parameter '%s' cannot point to void", pname);
             return;
         }
+        if (t->elem->kind == IR_T_PTR || t->elem->kind == IR_T_SIMD_MATRIX) {
+            en_error(ck->diags, p->loc, "buffer parameter '%s' cannot hold '%s' elements", pname,
+                     ck_type_name(ck, t->elem));
+            return;
+        }
         if (t->space == IR_SPACE_CONSTANT && t->elem->kind == IR_T_ATOMIC) {
             en_error(ck->diags, p->loc, "atomic buffer '%s' must be in device memory", pname);
             return;
