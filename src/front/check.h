@@ -110,6 +110,7 @@ typedef struct ck_func {
     const char *qname;        /* "ns::f" */
     const char *ns;           /* the namespace it was declared in ("" at global scope) */
     bool is_template;
+    bool is_kernel;           /* a kernel: named only so that calling it is a clear error */
     bool signature_ok;
     /* non-templates */
     ck_inst sig;              /* fn is created at the first declaration */

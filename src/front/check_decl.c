@@ -987,6 +987,15 @@ static void function_decl(checker *ck, const ast_decl *d) {
             return;
         }
         kernel_decl(ck, d, cf);
+        /* known by name only so that a call of it can say why it is wrong */
+        bool known = false;
+        for (ck_sym *g = ck->globals->syms; g; g = g->next)
+            if (en_streq(g->name, cf->qname)) known = true;
+        if (!known && ck->scope == ck->globals) {
+            ck_sym *ks = ck_declare(ck, SYM_FUNC, d->name, d->loc);
+            cf->is_kernel = true;
+            ks->funcs = cf;
+        }
         return;
     }
     /* an overload set under the qualified name */
@@ -1007,7 +1016,7 @@ static void function_decl(checker *ck, const ast_decl *d) {
     ir_type *ret = sig_return(ck, d);
     if (!ret) return;
     for (ck_func *o = s->funcs; o; o = o->next) {
-        if (o->is_template || !same_signature(&o->sig, &cf->sig)) continue;
+        if (o->is_template || o->is_kernel || !same_signature(&o->sig, &cf->sig)) continue;
         /* a redeclaration or the definition of an earlier prototype */
         if (o->sig.fn && o->sig.fn->return_type != ret) {
             en_error(ck->diags, d->loc, "'%s' is redeclared with another return type", d->name);
@@ -1293,12 +1302,19 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
         en_error(ck->diags, loc, "'%s' cannot be called outside a function", fname);
         return NULL;
     }
+    bool only_kernels = fs->funcs != NULL;
+    for (ck_func *cf = fs->funcs; cf; cf = cf->next) only_kernels = only_kernels && cf->is_kernel;
+    if (only_kernels) {
+        en_error(ck->diags, loc, "kernel '%s' cannot be called; move the shared code into a helper function", fname);
+        return NULL;
+    }
     const ast_name_part *last = name && name->count > 0 ? &name->parts[name->count - 1] : NULL;
     candidate best = {0}, *cands = NULL;
     int viable = 0, total = 0;
     EN_VEC(candidate) all = {0};
     bool hard_error = false;
     for (ck_func *cf = fs->funcs; cf; cf = cf->next) {
+        if (cf->is_kernel) continue;
         total++;
         candidate c = {.cf = cf};
         if (cf->is_template) {
@@ -1319,7 +1335,9 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
         en_error(ck->diags, loc, "no matching function for call to '%s' with arguments (%s)", fname,
                  arg_types_text(ck, args, n));
         for (ck_func *cf = fs->funcs; cf; cf = cf->next)
-            if (!cf->is_template && cf->sig.fn)
+            if (cf->is_kernel)
+                continue;
+            else if (!cf->is_template && cf->sig.fn)
                 en_note(ck->diags, cf->d->loc, "candidate: %s", candidate_text(ck, &cf->sig, cf->d));
             else if (cf->is_template)
                 en_note(ck->diags, cf->d->loc, "candidate template '%s' does not fit", cf->qname);
