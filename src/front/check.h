@@ -79,6 +79,8 @@ typedef struct ck_targ {
 } ck_targ;
 /* is `name` a built-in function? */
 EN_INTERNAL bool ck_is_builtin(const char *name);
+/* an MSL built-in enigma leaves out (its name), or NULL */
+EN_INTERNAL const char *ck_unsupported_builtin(const char *name);
 /* checks and lowers a call of built-in `name`; pure ones become IR_E_CALL, the others
  * IR_S_INTRINSIC statements appended to the current block with their result read back
  * from a temporary. arg_places are the unconverted argument expressions (places where

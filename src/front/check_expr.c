@@ -524,6 +524,8 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     if (!sym && !ck_is_builtin(last)) {
         const char *why = ck_unsupported_type(last);
         if (why) en_error(ck->diags, callee->loc, "%s", why);
+        else if (ck_unsupported_builtin(last))
+            en_error(ck->diags, callee->loc, "the Metal function '%s' is not supported by enigma", last);
         else en_error(ck->diags, callee->loc, "use of undeclared identifier '%s'", name_text(ck, n));
         /* still check the arguments for their own errors */
         check_args(ck, &e->args);
