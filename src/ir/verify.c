@@ -17,7 +17,8 @@
  *   - if-conditions are scalar bool; break/continue target an enclosing loop (continue
  *     not from its own loop's latch); return values match the function's return type;
  *   - IR_E_CALL intrinsics are PURE, IR_S_INTRINSIC ones are not; atomics act on
- *     pointers to atomics; IR_S_CALL names a non-kernel function of the module with
+ *     pointers to atomics in device or threadgroup memory and give the atomic's type; SIMD
+ *     and quad functions give their data's type (votes an integer, all/any/is_first bool); IR_S_CALL names a non-kernel function of the module with
  *     matching arguments, and none is left after the "inline" pass;
  *   - kernels return void and every parameter has a binding or attribute; buffer and
  *     threadgroup bindings are unique; helper functions have plain parameters;
@@ -479,6 +480,34 @@ static bool loop_is_enclosing(const verifier *v, const ir_stmt *loop) {
     return false;
 }
 
+static ir_type_kind scalar_kind(const ir_type *t) { return t ? t->kind : IR_T_VOID; }
+
+/* SIMD and quad functions give a value of their data's type, except the votes */
+static void check_group_result(verifier *v, const ir_stmt *s, const char *name) {
+    switch (s->intrinsic) {
+    case IR_I_SIMD_BALLOT: case IR_I_QUAD_BALLOT:
+    case IR_I_SIMD_ACTIVE_THREADS_MASK: case IR_I_QUAD_ACTIVE_THREADS_MASK:
+        if (s->result && !ir_is_integer(s->result->type))
+            fail(v, s->loc, "'%s' gives %s, not an integer vote", name, tn(v, s->result->type));
+        return;
+    case IR_I_SIMD_ALL: case IR_I_SIMD_ANY: case IR_I_SIMD_IS_FIRST:
+    case IR_I_QUAD_ALL: case IR_I_QUAD_ANY: case IR_I_QUAD_IS_FIRST:
+        if (s->result && scalar_kind(s->result->type) != IR_T_BOOL)
+            fail(v, s->loc, "'%s' gives %s, not bool", name, tn(v, s->result->type));
+        return;
+    default:
+        break;
+    }
+    const ir_expr *data = s->arg_count > 0 && s->args ? s->args[0] : NULL;
+    if (!data || !data->type) return; /* reported with the arguments */
+    if (s->result && s->result->type != data->type)
+        fail(v, s->loc, "'%s' of %s gives %s", name, tn(v, data->type), tn(v, s->result->type));
+    bool fills = s->intrinsic == IR_I_SIMD_SHUFFLE_AND_FILL_UP || s->intrinsic == IR_I_SIMD_SHUFFLE_AND_FILL_DOWN ||
+                 s->intrinsic == IR_I_QUAD_SHUFFLE_AND_FILL_UP || s->intrinsic == IR_I_QUAD_SHUFFLE_AND_FILL_DOWN;
+    if (fills && s->arg_count > 1 && s->args[1] && s->args[1]->type != data->type)
+        fail(v, s->loc, "'%s' fills %s data with %s", name, tn(v, data->type), tn(v, s->args[1]->type));
+}
+
 static void check_intrinsic_stmt(verifier *v, const ir_stmt *s) {
     if ((unsigned)s->intrinsic >= IR_I_COUNT) {
         fail(v, s->loc, "unknown intrinsic %d", (int)s->intrinsic);
@@ -504,8 +533,15 @@ static void check_intrinsic_stmt(verifier *v, const ir_stmt *s) {
             fail(v, s->loc, "'%s' on %s, not a pointer to an atomic", name, t ? tn(v, t) : "nothing");
         else if (t->space != IR_SPACE_DEVICE && t->space != IR_SPACE_THREADGROUP)
             fail(v, s->loc, "'%s' on %s memory", name, ir_space_name(t->space));
+        else if (s->result && s->intrinsic != IR_I_ATOMIC_COMPARE_EXCHANGE_WEAK &&
+                 scalar_kind(s->result->type) != t->elem->elem->kind)
+            fail(v, s->loc, "'%s' on %s gives %s", name, tn(v, t->elem), tn(v, s->result->type));
         break;
     }
+    case IR_IC_SIMD:
+    case IR_IC_QUAD:
+        check_group_result(v, s, name);
+        break;
     default: break;
     }
 }

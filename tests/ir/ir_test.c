@@ -647,6 +647,17 @@ static void b_helper_in_module_after_inline(base_kernel *k) {
 static void b_loop_without_body(base_kernel *k) {
     add(k->body, loop_new(44));
 }
+static void b_simd_result_type(base_kernel *k) {
+    ir_var *r = local(k->f, k->body, "r", i32(), NULL);
+    ir_expr *a = cf(1);
+    add(k->body, ir_intrinsic_stmt(m, IR_I_SIMD_SHUFFLE_DOWN, r, &a, 1, at(46, 5)));
+}
+static void b_atomic_result_type(base_kernel *k) {
+    ir_var *c = buffer(k->f, "counter", ptr(ir_type_atomic(m, u32()), IR_SPACE_DEVICE), 1);
+    ir_var *r = local(k->f, k->body, "r", f32(), NULL);
+    ir_expr *args[2] = {ref(c), cu(1)};
+    add(k->body, ir_intrinsic_stmt(m, IR_I_ATOMIC_FETCH_ADD, r, args, 2, at(47, 5)));
+}
 static void b_vector_arity(base_kernel *k) {
     ir_expr *v = ir_expr_new(m, IR_E_VECTOR, vec(f32(), 4), at(45, 3), 3);
     v->args[0] = cf(1);
@@ -723,6 +734,9 @@ static void test_verify(void) {
                     "helper function 'leftover' left after inlining", 43);
     expect_rejected("loop without body", b_loop_without_body, after, "loop without a body", 44);
     expect_rejected("vector arity", b_vector_arity, after, "vector float4 built from 3 scalars", 45);
+    expect_rejected("simd result type", b_simd_result_type, after, "'simd_shuffle_down' of float gives int", 46);
+    expect_rejected("atomic result type", b_atomic_result_type, after,
+                    "'atomic_fetch_add_explicit' on atomic_uint gives float", 47);
 
     /* no pass name: the message has no "(after ...)" */
     fresh();
