@@ -1,0 +1,17 @@
+// Two SIMD groups swap values through threadgroup memory with no barrier between the
+// store and the load: each store races with the other group's load.
+// run: --threadgroups 2 --threads 64 data=rand:float32:128 out=zeros:128
+#include <metal_stdlib>
+using namespace metal;
+
+kernel void swap_halves(device const float *data [[buffer(0)]],
+                        device float *out [[buffer(1)]],
+                        uint gid [[thread_position_in_grid]],
+                        uint lid [[thread_position_in_threadgroup]])
+{
+    threadgroup float tile[64];
+    tile[lid] = 0.0f;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    tile[lid] = data[gid]; // expect: data-race
+    out[gid] = tile[lid ^ 32u]; // expect: data-race
+}

@@ -1,0 +1,265 @@
+/* test_check_rt.c — the checking runtime (src/cpu/check_rt.c) driven through its hooks
+ * directly, as checked generated code calls them: one scenario per rule of the ordering
+ * model and per kind, each asserting the exact reports (kind and line) and, for accesses,
+ * the lanes let through. No compiler involved. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/check_rt.h"
+#include "runtime/runtime.h"
+
+static int failures;
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);                      \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+/* a dispatch of `groups` threadgroups of `threads` threads over one device buffer of
+ * `bytes` (binding 0) and a static threadgroup array of 64 floats */
+typedef struct fixture {
+    en_launch launch;
+    en_check_sink *sink;
+    cpu_buffer buffer;
+    float data[256];
+    float tg[64];
+    void *buffers[EN_MAX_BINDINGS];
+    void *tg_dynamic[EN_MAX_TG_BINDINGS];
+    cpu_group g;
+    cpu_check_dispatch *d;
+    cpu_check_object objects[2];
+} fixture;
+
+static void fixture_init(fixture *f, uint32_t groups, uint32_t threads, size_t bytes, bool buffer_const) {
+    memset(f, 0, sizeof *f);
+    f->sink = en_check_sink_new(NULL);
+    f->buffer.data = f->data;
+    f->buffer.size = sizeof f->data;
+    f->launch.groups[0] = groups;
+    f->launch.groups[1] = f->launch.groups[2] = 1;
+    f->launch.group_size[0] = threads;
+    f->launch.group_size[1] = f->launch.group_size[2] = 1;
+    f->launch.grid[0] = groups * threads;
+    f->launch.grid[1] = f->launch.grid[2] = 1;
+    f->launch.buffers[0] = (en_binding){.handle = &f->buffer, .offset = 0, .size = bytes};
+    f->launch.check = f->sink;
+    f->buffers[0] = f->data;
+    f->g.buffers = f->buffers;
+    f->g.tg_dynamic = f->tg_dynamic;
+    f->g.tg_static = (char *)f->tg;
+    for (int k = 0; k < 3; k++) {
+        f->g.grid[k] = f->launch.grid[k];
+        f->g.groups[k] = f->launch.groups[k];
+        f->g.group_size[k] = f->launch.group_size[k];
+        f->g.size[k] = f->launch.group_size[k];
+    }
+    f->objects[0] = (cpu_check_object){.kind = CPU_CHECK_OBJ_BUFFER, .is_const = buffer_const, .binding = 0,
+                                       .name = "data"};
+    f->objects[1] = (cpu_check_object){.kind = CPU_CHECK_OBJ_TG_STATIC, .offset = 0, .size = sizeof f->tg,
+                                       .name = "tile"};
+    f->d = cpu_check_dispatch_new(&f->launch);
+}
+
+static void group(fixture *f, uint32_t x) {
+    f->g.position[0] = x;
+    cpu_check_hooks.group_begin(f->d, &f->g, f->objects, 2);
+}
+
+static void fixture_free(fixture *f) {
+    cpu_check_dispatch_free(f->d);
+    en_check_sink_free(f->sink);
+}
+
+static cpu_check_site site(int line, uint16_t op, uint16_t space, int object) {
+    return (cpu_check_site){.file = 0, .line = line, .col = 1, .op = op, .space = space, .object = object,
+                            .size = 4, .what = object == 1 ? "tile" : "data"};
+}
+
+/* lane l of the gang accesses base[index(l)] */
+static uint32_t access(fixture *f, const cpu_check_site *s, uint32_t sg, uint32_t mask, float *base,
+                       int (*index)(int lane)) {
+    uintptr_t addr[32];
+    for (int l = 0; l < 32; l++) addr[l] = (uintptr_t)&base[index(l)];
+    return cpu_check_hooks.access(f->d, s, sg, mask, addr);
+}
+
+static int lane_index(int l) { return l; }
+static int lane_plus_32(int l) { return l + 32; }
+static int lane_zero(int l) { (void)l; return 0; }
+static int lane_half(int l) { return l / 2; }
+
+/* the reports as "kind:line" in order of first sight */
+static int count_reports(fixture *f, enigma_check_kind kind, int line) {
+    int n = 0;
+    for (int i = 0; i < en_check_sink_count(f->sink); i++) {
+        enigma_check_report r;
+        en_check_sink_get(f->sink, i, &r);
+        if (r.kind == kind && r.line == line) n++;
+    }
+    return n;
+}
+
+static void test_out_of_bounds(void) {
+    fixture f;
+    fixture_init(&f, 1, 64, 40 * sizeof(float), true); /* 40 floats bound */
+    group(&f, 0);
+    cpu_check_site load = site(10, CPU_CHECK_LOAD, IR_SPACE_DEVICE, 0);
+    uint32_t ok = access(&f, &load, 1, 0xffffffffu, f.data, lane_plus_32); /* elements 32..63 */
+    EXPECT(ok == 0xffu, "lanes 0..7 (elements 32..39) in bounds, got %#x", ok);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_OUT_OF_BOUNDS, 10) == 1, "one out-of-bounds report");
+    /* address lookup (no object known): an address inside the tile is fine, one far past
+     * every object is out of bounds */
+    cpu_check_site anywhere = site(11, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, -1);
+    ok = access(&f, &anywhere, 0, 1u, f.tg, lane_index);
+    EXPECT(ok == 1u && count_reports(&f, ENIGMA_CHECK_OUT_OF_BOUNDS, 11) == 0, "tile[0] is in bounds");
+    ok = access(&f, &anywhere, 0, 1u, f.tg + 4096, lane_index);
+    EXPECT(ok == 0 && count_reports(&f, ENIGMA_CHECK_OUT_OF_BOUNDS, 11) == 1, "far pointer refused");
+    EXPECT(en_check_sink_count(f.sink) == 2, "no other report");
+    fixture_free(&f);
+}
+
+static void test_threadgroup_ordering(void) {
+    fixture f;
+    fixture_init(&f, 2, 64, sizeof f.data, false);
+    group(&f, 0);
+    cpu_check_site store = site(20, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, 1);
+    cpu_check_site load = site(21, CPU_CHECK_LOAD, IR_SPACE_THREADGROUP, 1);
+    cpu_check_site after = site(23, CPU_CHECK_LOAD, IR_SPACE_THREADGROUP, 1);
+    cpu_check_site barrier = site(22, CPU_CHECK_BARRIER, 0, -1);
+    /* SIMD group 0 writes tile[0..31]; its own lanes read tile[0] in a later operation
+     * (warp-synchronous): ordered */
+    access(&f, &store, 0, 0xffffffffu, f.tg, lane_index);
+    access(&f, &load, 0, 0xffffffffu, f.tg, lane_zero);
+    EXPECT(en_check_sink_count(f.sink) == 0, "warp-synchronous read is not a race");
+    /* SIMD group 1 reads tile[0] in the same epoch: race */
+    access(&f, &load, 1, 0xffffffffu, f.tg, lane_zero);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 21) == 1, "cross-SIMD-group read without barrier");
+    /* after a barrier both groups read freely */
+    uint32_t arrived[2] = {0xffffffffu, 0xffffffffu}, returned[2] = {0, 0};
+    cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
+    access(&f, &after, 1, 0xffffffffu, f.tg, lane_index);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 23) == 0, "ordered by the barrier");
+    EXPECT(count_reports(&f, ENIGMA_CHECK_BARRIER_DIVERGENCE, 22) == 0, "everyone arrived");
+    /* uninitialized: tile[32..63] were never written */
+    EXPECT(count_reports(&f, ENIGMA_CHECK_UNINITIALIZED_READ, 23) == 0, "tile[0..31] were written");
+    access(&f, &after, 1, 0xffffffffu, f.tg, lane_plus_32);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_UNINITIALIZED_READ, 23) == 1, "tile[32..63] were not");
+    /* a write after reads of two SIMD groups in one epoch: races with the other group */
+    cpu_check_site store2 = site(24, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, 1);
+    access(&f, &store2, 0, 1u, f.tg + 5, lane_zero);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 24) == 1, "write after another group's read");
+    /* two lanes of one SIMD group in one store to one place: race */
+    cpu_check_site same = site(25, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, 1);
+    cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
+    access(&f, &same, 0, 0x3u, f.tg, lane_half);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 25) == 1, "lanes 0 and 1 store to tile[0]");
+    /* atomics never race with atomics */
+    cpu_check_site rmw = site(26, CPU_CHECK_ATOMIC_RMW, IR_SPACE_THREADGROUP, 1);
+    cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
+    access(&f, &rmw, 0, 0xffffffffu, f.tg, lane_zero);
+    access(&f, &rmw, 1, 0xffffffffu, f.tg, lane_zero);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 26) == 0, "atomic with atomic");
+    /* a new threadgroup starts with nothing written and no old records */
+    group(&f, 1);
+    access(&f, &load, 1, 1u, f.tg, lane_index);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_UNINITIALIZED_READ, 21) == 1, "stale writes of the last group");
+    fixture_free(&f);
+}
+
+static void test_device_races(void) {
+    fixture f;
+    fixture_init(&f, 2, 32, sizeof f.data, false);
+    cpu_check_site store = site(30, CPU_CHECK_STORE, IR_SPACE_DEVICE, 0);
+    cpu_check_site load = site(31, CPU_CHECK_LOAD, IR_SPACE_DEVICE, 0);
+    cpu_check_site barrier = site(32, CPU_CHECK_BARRIER, 0, -1);
+    uint32_t arrived[1] = {0xffffffffu}, returned[1] = {0};
+    group(&f, 0);
+    access(&f, &store, 0, 0xffffffffu, f.data, lane_index);
+    cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 1);
+    access(&f, &load, 0, 0xffffffffu, f.data, lane_index);
+    EXPECT(en_check_sink_count(f.sink) == 0, "one threadgroup, ordered");
+    group(&f, 1);
+    /* the second threadgroup reads what the first wrote: no barrier orders them */
+    access(&f, &load, 0, 1u, f.data, lane_index);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 31) == 1, "cross-threadgroup read after write");
+    /* and writes what the first read */
+    cpu_check_site store2 = site(33, CPU_CHECK_STORE, IR_SPACE_DEVICE, 0);
+    access(&f, &store2, 0, 2u, f.data, lane_index);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 33) == 1, "cross-threadgroup write after read");
+    /* half-words of one cell written by different threads do not conflict */
+    cpu_check_site half = {.line = 34, .col = 1, .op = CPU_CHECK_STORE, .space = IR_SPACE_DEVICE, .object = 0,
+                           .size = 2, .what = "data"};
+    uintptr_t addr[32] = {0};
+    addr[0] = (uintptr_t)((char *)(f.data + 100));
+    addr[1] = (uintptr_t)((char *)(f.data + 100) + 2);
+    cpu_check_hooks.access(f.d, &half, 0, 3u, addr);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 34) == 0, "disjoint bytes of one word");
+    fixture_free(&f);
+
+    /* a const buffer is only bounds-checked */
+    fixture_init(&f, 2, 32, sizeof f.data, true);
+    group(&f, 0);
+    access(&f, &load, 0, 0xffffffffu, f.data, lane_index);
+    group(&f, 1);
+    access(&f, &load, 0, 0xffffffffu, f.data, lane_index);
+    EXPECT(en_check_sink_count(f.sink) == 0, "reads never race");
+    fixture_free(&f);
+}
+
+static void test_barriers_lanes_division(void) {
+    fixture f;
+    fixture_init(&f, 1, 48, sizeof f.data, false); /* SIMD groups of 32 and 16 lanes */
+    group(&f, 0);
+    cpu_check_site barrier = site(40, CPU_CHECK_BARRIER, 0, -1);
+    uint32_t arrived[2] = {0xffffffffu, 0xffffu}, returned[2] = {0, 0};
+    cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
+    EXPECT(en_check_sink_count(f.sink) == 0, "all 48 arrive");
+    /* lanes 32..39 returned, 40..47 skip the barrier: divergence */
+    cpu_check_site b2 = site(41, CPU_CHECK_BARRIER, 0, -1);
+    uint32_t arrived2[2] = {0xffffffffu, 0}, returned2[2] = {0, 0xffu};
+    cpu_check_hooks.barrier(f.d, &b2, arrived2, returned2, 2);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_BARRIER_DIVERGENCE, 41) == 1, "lanes 40..47 skip it");
+    /* only returned threads missing: fine */
+    cpu_check_site b3 = site(42, CPU_CHECK_BARRIER, 0, -1);
+    uint32_t returned3[2] = {0, 0xffffu};
+    cpu_check_hooks.barrier(f.d, &b3, arrived2, returned3, 2);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_BARRIER_DIVERGENCE, 42) == 0, "returned threads are exempt");
+    /* a barrier no thread reaches is not executed */
+    cpu_check_site b4 = site(43, CPU_CHECK_BARRIER, 0, -1);
+    uint32_t none[2] = {0, 0};
+    cpu_check_hooks.barrier(f.d, &b4, none, returned, 2);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_BARRIER_DIVERGENCE, 43) == 0, "nobody there");
+    cpu_check_site sb = site(44, CPU_CHECK_SIMD_BARRIER, 0, -1);
+    cpu_check_hooks.simd_barrier(f.d, &sb, 1, 0xffu, 0);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_BARRIER_DIVERGENCE, 44) == 1, "lanes 8..15 of SIMD group 1 skip it");
+    cpu_check_hooks.simd_barrier(f.d, &sb, 1, 0xffu, 0xff00u);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_BARRIER_DIVERGENCE, 44) == 1, "still one report: the rest returned");
+    cpu_check_site lane = site(45, CPU_CHECK_SHUFFLE, 0, -1);
+    cpu_check_hooks.lane(f.d, &lane, 0, 3, 19, CPU_CHECK_LANE_INACTIVE);
+    cpu_check_site div = site(46, CPU_CHECK_DIV, 0, -1);
+    cpu_check_hooks.div_zero(f.d, &div, 1, 2);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_INACTIVE_LANE, 45) == 1, "inactive lane");
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DIVISION_BY_ZERO, 46) == 1, "division by zero");
+    enigma_check_report r;
+    en_check_sink_get(f.sink, en_check_sink_count(f.sink) - 1, &r);
+    EXPECT(strstr(r.message, "thread (34,0,0) of threadgroup (0,0,0)") != NULL, "names the thread: %s", r.message);
+    fixture_free(&f);
+}
+
+int main(void) {
+    test_out_of_bounds();
+    test_threadgroup_ordering();
+    test_device_races();
+    test_barriers_lanes_division();
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("check_rt: all scenarios passed\n");
+    return 0;
+}
