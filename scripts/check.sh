@@ -37,23 +37,22 @@ suite release build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   suite asan build-asan -DCMAKE_BUILD_TYPE=Debug -DENIGMA_SANITIZE=ON
 
-# Python-driven suites: the package's own tests and the kernel suites run through the CLI
-py_dirs=""
-for d in python/tests tests/semantic tests/cli; do
-  ls $d/test_*.py >/dev/null 2>&1 && py_dirs="$py_dirs $d"
-done
-if [ -n "$py_dirs" ]; then
-  echo "== python:$py_dirs"
+# Python-driven suites: the package's own tests and the kernel suites run through the CLI.
+# Each folder runs in its own pytest process: their conftest modules share a name.
+for d in python/tests tests/semantic tests/cli tests/check; do
+  ls $d/test_*.py >/dev/null 2>&1 || continue
+  name=$(echo "$d" | tr / _)
+  echo "== pytest $d"
   ENIGMA_LIBRARY="$PWD/build/libenigma.so" ENIGMA_CLI="$PWD/build/enigma" PYTHONPATH="$PWD/python" \
-    python3 -m pytest -q -p no:cacheprovider $py_dirs >"$log/python.test" 2>&1
-  tail -n 25 "$log/python.test"
-  last=$(grep -E "[0-9]+ (passed|failed|error)" "$log/python.test" | tail -n 1)
+    python3 -m pytest -q -p no:cacheprovider "$d" >"$log/$name.test" 2>&1
+  tail -n 12 "$log/$name.test"
+  last=$(grep -E "[0-9]+ (passed|failed|errors?)" "$log/$name.test" | tail -n 1)
   p=$(echo "$last" | grep -oE "[0-9]+ passed" | grep -oE "[0-9]+")
   f=$(echo "$last" | grep -oE "[0-9]+ (failed|errors?)" | awk '{s+=$1} END {print s+0}')
   [ -z "$p" ] && p=0; [ -z "$f" ] && f=0
   [ "$p" = 0 ] && [ "$f" = 0 ] && f=1
   passed=$((passed + p)); failed=$((failed + f))
-fi
+done
 
 if [ -x fuzz/run.sh ]; then
   echo "== fuzz"
