@@ -94,9 +94,6 @@ static ir_type *type_rec(checker *ck, const ast_type *t, int depth) {
     case AST_TYPE_POINTER: {
         ir_type *base = type_rec(ck, t->base, depth + 1);
         if (!base || !t->base) return NULL;
-        if (base->kind == IR_T_PTR && depth == 0) {
-            /* pointers to pointers are representable but no buffer can hold them */
-        }
         return ir_type_ptr(ck->m, base, space_of(t->base->space), (t->base->quals & AST_Q_CONST) != 0);
     }
     case AST_TYPE_REF: {
@@ -475,13 +472,12 @@ static void struct_decl(checker *ck, const ast_decl *d) {
         return;
     }
     const char *name = d->name ? d->name : "<anonymous>";
-    ck_sym *s = ck->scope == ck->globals ? NULL : NULL;
     ast_name n = {0};
     ast_name_part part = {.loc = d->loc, .ident = name};
     n.loc = d->loc;
     n.parts = &part;
     n.count = 1;
-    s = d->name ? ck_lookup(ck, &n) : NULL;
+    ck_sym *s = d->name ? ck_lookup(ck, &n) : NULL;
     ir_type *t = NULL;
     if (s && s->kind == SYM_TYPE && s->type && s->type->kind == IR_T_STRUCT &&
         (ck->scope != ck->globals || en_streq(s->name, ck_qualify(ck, name))) && s->type->field_count == 0 &&
@@ -849,9 +845,7 @@ static bool resolve_signature(checker *ck, const ast_decl *d, ck_inst *sig) {
         en_error(ck->diags, d->loc, "function '%s' cannot return an array", d->name ? d->name : "?");
         ok = false;
     }
-    sig->fn = NULL;
-    if (ok) sig->fn = NULL;
-    (void)ret;
+    sig->fn = NULL; /* made by make_ir_func once the signature is known good */
     return ok;
 }
 
