@@ -1188,7 +1188,10 @@ static void gang_if(emitter *em, const ir_stmt *s) {
     OPEN("{ /* if: %s */", source_note(em, s->loc));
     const char *c = ex(em, s->cond, -1);
     line(em, "uint32_t _c%d = 0;", id);
-    line(em, "for (int l = 0; l < 32; l++) _c%d |= (uint32_t)(%s) << l;", id, c);
+    if (lane_invariant(em, s->cond)) /* the same in every lane: one test, no ballot */
+        line(em, "if (%s) { int l = enk_first_lane(%s); (void)l; _c%d = (%s) ? ENK_FULL : 0u; }", em->mask, em->mask, id, c);
+    else
+        line(em, "for (int l = 0; l < 32; l++) _c%d |= (uint32_t)(%s) << l;", id, c);
     line(em, "uint32_t _m%dt = %s & _c%d, _m%de = %s & ~_c%d;", id, em->mask, id, id, em->mask, id);
     const char *outer = em->mask;
     em->memos.count = 0;
