@@ -1289,6 +1289,84 @@ static const char *arg_types_text(checker *ck, ir_expr **args, int n) {
     return r;
 }
 
+/* converts the arguments of a resolved call (filling default arguments), emits the
+ * IR_S_CALL and returns the read of its result; this_arg is a method's object pointer */
+static ir_expr *emit_call(checker *ck, const char *fname, ck_inst *sig, const ast_decl *d, ir_expr *this_arg,
+                          ir_expr **args, en_loc *locs, int n, en_loc loc) {
+    ir_func *callee = sig->fn;
+    /* arguments, converted; default arguments filled in */
+    int np = sig->param_count;
+    int po = this_arg ? 1 : 0; /* IR parameter i is written parameter i - po */
+    ir_expr **cargs = en_alloc(ck->a, sizeof(ir_expr *) * (size_t)(np + 1));
+    if (this_arg) cargs[0] = this_arg;
+    for (int i = po; i < np; i++) {
+        ir_type *pt = sig->param_types[i];
+        ir_expr *a;
+        int w = i - po;
+        en_loc al = w < n ? locs[w] : loc;
+        if (w < n) {
+            a = args[w];
+        } else {
+            if (w >= d->params.count || !d->params.items[w].default_value) return NULL;
+            a = ck_expr_to(ck, d->params.items[w].default_value, sig->param_is_ref[i] ? pt->elem : pt);
+            if (!a) return NULL;
+        }
+        if (sig->param_is_ref[i]) {
+            if (a->type == pt->elem && ir_is_place(a) && a->kind != IR_E_SWIZZLE) {
+                ir_expr *addr = ck_addr_of(ck, a, al);
+                if (addr->type->space != pt->space) {
+                    en_error(ck->diags, al, "argument %d of '%s' must be in %s memory, not %s", w + 1, fname,
+                             ir_space_name(pt->space), ir_space_name(addr->type->space));
+                    return NULL;
+                }
+                if (addr->type->is_const && !pt->is_const) {
+                    en_error(ck->diags, al, "argument %d of '%s' is read-only but the parameter is a non-const reference",
+                             w + 1, fname);
+                    return NULL;
+                }
+                if (!pt->is_const) ck_mark_assigned(a);
+                if (addr->type != pt) {
+                    ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, al, 1);
+                    p->args[0] = addr;
+                    addr = p;
+                }
+                cargs[i] = addr;
+            } else {
+                ir_expr *v = ck_implicit(ck, a, pt->elem, al);
+                if (!v) return NULL;
+                if (pt->space != IR_SPACE_THREAD) {
+                    en_error(ck->diags, al, "argument %d of '%s' must be a variable in %s memory", w + 1, fname,
+                             ir_space_name(pt->space));
+                    return NULL;
+                }
+                ir_var *tmp = ck_temp_init(ck, pt->elem, v, al);
+                ir_expr *addr = ck_addr_of(ck, ir_var_ref(ck->m, tmp, al), al);
+                if (addr->type != pt) {
+                    ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, al, 1);
+                    p->args[0] = addr;
+                    addr = p;
+                }
+                cargs[i] = addr;
+            }
+        } else {
+            cargs[i] = ck_implicit(ck, a, pt, al);
+            if (!cargs[i]) return NULL;
+        }
+    }
+    ir_stmt *s = ir_stmt_new(ck->m, IR_S_CALL, loc);
+    s->callee = callee;
+    s->args = cargs;
+    s->arg_count = np;
+    ir_type *ret = callee->return_type;
+    if (ret && ret->kind != IR_T_VOID) {
+        s->result = ck_temp(ck, ret, loc);
+        ck_emit(ck, s);
+        return ir_var_ref(ck->m, s->result, loc);
+    }
+    ck_emit(ck, s);
+    return ir_expr_new(ck->m, IR_E_CONST, ck_t(ck, IR_T_VOID), loc, 0);
+}
+
 ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, en_loc *locs, int n,
                       en_loc loc) {
     const char *fname = fs->name;
@@ -1357,75 +1435,7 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
         best.cf->use_loc = loc;
     }
     if (best.cf->is_template) instantiate_body(ck, best.cf, best.inst, loc);
-    const ast_decl *d = best.cf->d;
-    ir_func *callee = sig->fn;
-    /* arguments, converted; default arguments filled in */
-    int np = sig->param_count;
-    ir_expr **cargs = en_alloc(ck->a, sizeof(ir_expr *) * (size_t)(np + 1));
-    for (int i = 0; i < np; i++) {
-        ir_type *pt = sig->param_types[i];
-        ir_expr *a;
-        en_loc al = i < n ? locs[i] : loc;
-        if (i < n) {
-            a = args[i];
-        } else {
-            a = ck_expr_to(ck, d->params.items[i].default_value, sig->param_is_ref[i] ? pt->elem : pt);
-            if (!a) return NULL;
-        }
-        if (sig->param_is_ref[i]) {
-            if (a->type == pt->elem && ir_is_place(a) && a->kind != IR_E_SWIZZLE) {
-                ir_expr *addr = ck_addr_of(ck, a, al);
-                if (addr->type->space != pt->space) {
-                    en_error(ck->diags, al, "argument %d of '%s' must be in %s memory, not %s", i + 1, fname,
-                             ir_space_name(pt->space), ir_space_name(addr->type->space));
-                    return NULL;
-                }
-                if (addr->type->is_const && !pt->is_const) {
-                    en_error(ck->diags, al, "argument %d of '%s' is read-only but the parameter is a non-const reference",
-                             i + 1, fname);
-                    return NULL;
-                }
-                if (!pt->is_const) ck_mark_assigned(a);
-                if (addr->type != pt) {
-                    ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, al, 1);
-                    p->args[0] = addr;
-                    addr = p;
-                }
-                cargs[i] = addr;
-            } else {
-                ir_expr *v = ck_implicit(ck, a, pt->elem, al);
-                if (!v) return NULL;
-                if (pt->space != IR_SPACE_THREAD) {
-                    en_error(ck->diags, al, "argument %d of '%s' must be a variable in %s memory", i + 1, fname,
-                             ir_space_name(pt->space));
-                    return NULL;
-                }
-                ir_var *tmp = ck_temp_init(ck, pt->elem, v, al);
-                ir_expr *addr = ck_addr_of(ck, ir_var_ref(ck->m, tmp, al), al);
-                if (addr->type != pt) {
-                    ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, al, 1);
-                    p->args[0] = addr;
-                    addr = p;
-                }
-                cargs[i] = addr;
-            }
-        } else {
-            cargs[i] = ck_implicit(ck, a, pt, al);
-            if (!cargs[i]) return NULL;
-        }
-    }
-    ir_stmt *s = ir_stmt_new(ck->m, IR_S_CALL, loc);
-    s->callee = callee;
-    s->args = cargs;
-    s->arg_count = np;
-    ir_type *ret = callee->return_type;
-    if (ret && ret->kind != IR_T_VOID) {
-        s->result = ck_temp(ck, ret, loc);
-        ck_emit(ck, s);
-        return ir_var_ref(ck->m, s->result, loc);
-    }
-    ck_emit(ck, s);
-    return ir_expr_new(ck->m, IR_E_CONST, ck_t(ck, IR_T_VOID), loc, 0);
+    return emit_call(ck, fname, sig, best.cf->d, NULL, args, locs, n, loc);
 }
 
 static void drop_func(ir_module *m, const ir_func *fn) {
