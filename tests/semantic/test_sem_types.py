@@ -329,3 +329,34 @@ def test_simdgroup_matrix_multiply_accumulate(run, rng):
     a, b, c = (floats(rng, (8, 8), -2, 2) for _ in range(3))
     out = run(MATRIX_SRC, {"a": a, "b": b, "c": c, "d": garbage(rng, (8, 8))}, ["d"], threadgroups=1, threads=32)["d"]
     close(out, a.astype(np.float64) @ b.astype(np.float64) + c, rtol=1e-5, atol=1e-5, what="simdgroup_multiply_accumulate")
+
+
+MATRIX_FILL_SRC = HEADER + """
+kernel void k(device const float* a [[buffer(0)]], device const float* b [[buffer(1)]],
+              device float* prod [[buffer(2)]], device float* shifted [[buffer(3)]],
+              threadgroup float* stage [[threadgroup(0)]], uint lid [[thread_index_in_threadgroup]]) {
+    simdgroup_float8x8 ma, mb, mp, ms;
+    simdgroup_float8x8 fill = make_filled_simdgroup_matrix<float, 8, 8>(1.5f);
+    simdgroup_load(ma, a, 16, ulong2(8, 0));          // the right half of a 16-wide row-major a
+    for (uint i = lid; i < 64; i += 32) stage[i] = b[i];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    simdgroup_load(mb, stage, 8, ulong2(0, 0), true); // transposed, from threadgroup memory
+    simdgroup_multiply(mp, ma, mb);
+    simdgroup_multiply_accumulate(ms, ma, fill, mp);
+    simdgroup_store(mp, prod, 8);
+    simdgroup_store(ms, shifted, 8);
+}
+"""
+
+
+def test_simdgroup_matrix_fill_multiply_origin_transpose(run, rng):
+    a = floats(rng, (8, 16), -2, 2)
+    b = floats(rng, (8, 8), -2, 2)
+    r = run(MATRIX_FILL_SRC, {"a": a, "b": b, "prod": garbage(rng, (8, 8)), "shifted": garbage(rng, (8, 8))},
+            ["prod", "shifted"], threadgroups=1, threads=32, tgmem={0: 256})
+    A = a[:, 8:].astype(np.float64)
+    B = b.astype(np.float64).T
+    P = A @ B
+    close(r["prod"], P, rtol=1e-5, atol=1e-5, what="simdgroup_multiply (origin, transposed load)")
+    close(r["shifted"], A @ np.full((8, 8), 1.5) + P, rtol=1e-5, atol=1e-5,
+          what="make_filled_simdgroup_matrix + multiply_accumulate")
