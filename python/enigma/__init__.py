@@ -35,7 +35,7 @@ from .dsl import (Attribute, abs, assign, barrier, break_, clamp, cmp_eq, cmp_ge
 from .errors import (CheckFailedError, CompileError, Diagnostic, DispatchError, EnigmaError,
                      EnigmaIOError, EnigmaMemoryError, InternalError, InvalidArgumentError,
                      KernelFaultError, LimitError, TraceError, UnavailableError)
-from .kernel import Compiled, Kernel, compile, compile_source, kernel
+from .kernel import Compiled, Kernel, compile, compile_source, func, kernel
 from .runtime import (Buffer, DeviceCapabilities, MetalRuntime, Runtime, available_backends,
                       library_path, version)
 from .trace import Value, Var, cast

@@ -60,6 +60,20 @@ def kernel(fn):
     return Kernel(fn)
 
 
+def func(fn):
+    """Decorator for a helper function called from kernels: it gets the same assignment
+    tracking as a kernel body (names rebound inside enigma blocks become MSL assignments).
+    Undecorated helpers work too, but only for straight-line code."""
+    state = {}
+
+    @functools.wraps(fn)
+    def helper(*args, **kwargs):
+        if "fn" not in state:
+            state["fn"] = rewrite.rewrite(fn) or fn
+        return state["fn"](*args, **kwargs)
+    return helper
+
+
 def _annotations(fn):
     sig = inspect.signature(fn)
     out = {}
@@ -216,11 +230,7 @@ class Compiled:
         L = _lib.lib()
         if not L.has("enigma_library_create_from_source"):
             return self
-        lib = self._create_library(None)
-        try:
-            self._fill_params_from_library(lib)
-        finally:
-            L.enigma_library_destroy(lib)
+        L.enigma_library_destroy(self._create_library(None))
         return self
 
     def emit(self, what="c", checked=False):
@@ -237,9 +247,6 @@ class Compiled:
                 L.enigma_free(text)
         finally:
             L.enigma_library_destroy(lib)
-
-    def _fill_params_from_library(self, lib):
-        pass  # parameters come from the pipeline's introspection (runtime.py)
 
     def library_for(self, device):
         """The library compiled for `device` (a runtime.Device), compiled once."""

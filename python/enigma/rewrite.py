@@ -45,6 +45,13 @@ def bind(name, value, scope):
     if isinstance(value, trace.Buffer):
         value.rename(name)
         return value
+    from .dsl import Attribute
+    if isinstance(value, Attribute) and value.vector:
+        # the name becomes a variable holding .x, and keeps .y/.z of the attribute
+        var = tr.assign(name, value, scope.get(name))
+        if var is not scope.get(name):
+            var.attribute = value
+        return var
     from .dsl import SimdgroupMatrix
     if isinstance(value, SimdgroupMatrix):
         return _bind_matrix(tr, name, value, scope.get(name))

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _lib
 from . import dtypes as T
-from .errors import (CheckFailedError, EnigmaError, InvalidArgumentError, UnavailableError)
+from .errors import CheckFailedError, InvalidArgumentError, UnavailableError
 from .kernel import Compiled, Param
 
 
@@ -477,4 +477,4 @@ def available_backends():
 
 
 __all__ = ["Runtime", "MetalRuntime", "DeviceCapabilities", "Buffer", "version",
-           "available_backends", "EnigmaError"]
+           "available_backends"]

@@ -139,7 +139,7 @@ class Value:
 class Var(Value):
     """A named MSL variable; assignments to its Python name assign it."""
 
-    __slots__ = ("name", "depth", "carried", "trace")
+    __slots__ = ("name", "depth", "carried", "trace", "attribute")
 
     def __init__(self, name, dtype, depth, trace, carried=False):
         super().__init__(name, dtype)
@@ -147,6 +147,16 @@ class Var(Value):
         self.depth = depth
         self.carried = carried
         self.trace = trace
+        self.attribute = None   # `pos = enigma.thread_position_in_grid`: pos.y still works
+
+    def _axis(self, axis):
+        if self.attribute is None:
+            raise AttributeError("%s is a scalar kernel value; it has no .%s" % (self.name, axis))
+        return self if axis == "x" else self.attribute(axis)
+
+    x = property(lambda self: self._axis("x"))
+    y = property(lambda self: self._axis("y"))
+    z = property(lambda self: self._axis("z"))
 
 
 # ---- literals and type rules ----------------------------------------------------------

@@ -660,3 +660,28 @@ def test_simdgroup_matrix_multiply_accumulate(rt, rng):
     out = run_kernel(rt, mm8, [a, b, K], np.float32, 64, (32,), (32,)).reshape(8, 8)
     ref = a.astype(np.float64).reshape(8, K) @ b.astype(np.float64).reshape(K, 8)
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-4)
+
+
+@enigma.func
+def _clamped_sum(buf, start, count, limit):
+    # a helper with its own loop-carried name, tracked like a kernel body
+    s = enigma.f32(0.0)
+    with enigma.for_range(0, count) as q:
+        with enigma.if_(start + q < limit):
+            s = s + buf[start + q]
+    return s
+
+
+def test_helper_functions_and_position_objects(rt, rng):
+    @enigma.kernel
+    def k(A: enigma.f32, B: enigma.f32, n: enigma.Scalar(enigma.u32)):
+        pos = enigma.thread_position_in_grid           # the attribute itself: .x/.y work
+        i = pos.y * 16 + pos.x
+        B[i] = _clamped_sum(A, i, 3, n)
+
+    n = 250
+    a = _n(rng, n)
+    out = run_kernel(rt, k, [a, n], np.float32, 256, (16, 16), (16, 4))
+    a64 = np.concatenate([a.astype(np.float64), np.zeros(8)])
+    ref = [sum(a64[i + q] for q in range(3) if i + q < n) for i in range(256)]
+    np.testing.assert_allclose(out, ref, rtol=1e-6, atol=1e-6)
