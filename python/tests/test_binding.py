@@ -51,7 +51,7 @@ def test_status_mapping_covers_every_status():
 
 
 def test_device_open_and_info(rt):
-    from conftest import BACKEND
+    from enigma_testing import BACKEND
     caps = rt.device_capabilities()
     assert caps.backend == BACKEND
     if BACKEND == "cpu":

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import enigma
-from conftest import run_kernel
+from enigma_testing import run_kernel
 
 
 def _n(rng, n, lo=-4.0, hi=4.0):
@@ -634,14 +634,23 @@ def test_compile_source_runs(rt, rng):
     assert c.outputs == ["y"]
 
 
-def test_threads_per_simdgroup(rt):
+def test_simd_and_quad_group_attributes(rt):
     @enigma.kernel
     def k(Out: enigma.u32):
         i = enigma.thread_position_in_grid
-        Out[i] = enigma.threads_per_simdgroup() + 1000 * enigma.simdgroups_per_threadgroup()
+        Out[4 * i] = enigma.threads_per_simdgroup() + 1000 * enigma.simdgroups_per_threadgroup()
+        Out[4 * i + 1] = enigma.thread_index_in_quadgroup() + 100 * enigma.quadgroup_index_in_threadgroup()
+        Out[4 * i + 2] = enigma.quadgroups_per_threadgroup()
+        Out[4 * i + 3] = enigma.dispatch_threads_per_threadgroup("x")
 
-    out = run_kernel(rt, k, [], np.uint32, 128, (128,), (64,))
-    np.testing.assert_array_equal(out, np.full(128, 32 + 1000 * 2))
+    out = run_kernel(rt, k, [], np.uint32, 4 * 100, (100,), (64,)).reshape(100, 4)
+    # threadgroups of 64 and an edge group of 36 (dispatch by threads)
+    l = np.arange(100) % 64
+    size = np.where(np.arange(100) < 64, 64, 36)
+    np.testing.assert_array_equal(out[:, 0], 32 + 1000 * -(-size // 32))
+    np.testing.assert_array_equal(out[:, 1], l % 4 + 100 * (l // 4))
+    np.testing.assert_array_equal(out[:, 2], -(-size // 4))
+    np.testing.assert_array_equal(out[:, 3], np.full(100, 64))
 
 
 def test_simdgroup_matrix_multiply_accumulate(rt, rng):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import enigma
-from conftest import run_kernel
+from enigma_testing import run_kernel
 
 BAD_SYNTAX = """#include <metal_stdlib>
 using namespace metal;

@@ -3,7 +3,7 @@
 import os
 import re
 
-from conftest import open_runtime
+from enigma_testing import open_runtime
 
 README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
 

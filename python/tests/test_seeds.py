@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import enigma
-from conftest import open_runtime
+from enigma_testing import open_runtime
 
 SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
 
