@@ -13,6 +13,7 @@ import ctypes
 import functools
 import inspect
 import threading
+import warnings
 
 from . import _lib
 from . import dtypes as T
@@ -108,6 +109,12 @@ def _trace_function(fn):
     tr = trace.run(target, fn.__name__, annotations, names, kernel_code=target.__code__,
                    assignment_tracking=tracked is not None)
     tr.python_function = fn
+    if tracked is None and any(t.rstrip().endswith("{") for _, t, _ in tr.body):
+        warnings.warn(
+            "enigma: the source of kernel %s is not available (defined at an interactive "
+            "prompt, from stdin or by exec), so names rebound inside enigma blocks are not "
+            "tracked and loops cannot carry values through them; run it from a file, or "
+            "assign explicitly with enigma.assign(var, value)" % fn.__name__, stacklevel=4)
     return tr
 
 

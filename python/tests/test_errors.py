@@ -220,3 +220,18 @@ def test_checked_mode_reports_out_of_bounds_with_positions(rng):
     assert e.reports[0]["python_location"] == (__file__, line)
     assert (e.file, e.line) == (__file__, line)
     crt.close()
+
+
+def test_kernel_without_source_warns_that_assignments_are_untracked():
+    code = (
+        "import enigma\n"
+        "@enigma.kernel\n"
+        "def k(A: enigma.f32):\n"
+        "    s = enigma.f32(0.0)\n"
+        "    with enigma.for_range(0, 4) as i:\n"
+        "        s = s + A[i]\n"
+        "    A[0] = s\n")
+    ns = {}
+    exec(compile(code, "<no source>", "exec"), ns)
+    with pytest.warns(UserWarning, match="source of kernel k is not available"):
+        ns["k"].source
