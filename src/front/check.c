@@ -96,7 +96,7 @@ ck_sym *ck_lookup(checker *ck, const ast_name *n) {
 
 ck_fnctx ck_save_fn(checker *ck) {
     return (ck_fnctx){ck->fn, ck->block, ck->scope, ck->jumps, ck->control_depth,
-                      ck->ret_type, ck->is_kernel, ck->ns, ck->inst_depth};
+                      ck->ret_type, ck->is_kernel, ck->ns, ck->inst_depth, ck->this_var};
 }
 
 void ck_restore_fn(checker *ck, ck_fnctx s) {
@@ -109,6 +109,7 @@ void ck_restore_fn(checker *ck, ck_fnctx s) {
     ck->is_kernel = s.is_kernel;
     ck->ns = s.ns;
     ck->inst_depth = s.inst_depth;
+    ck->this_var = s.this_var;
 }
 
 void ck_emit(checker *ck, ir_stmt *s) {

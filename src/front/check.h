@@ -90,7 +90,10 @@ EN_INTERNAL ir_expr *ck_builtin_call(checker *ck, const char *name, bool precise
                                      const ck_targ *targs, int targ_count, en_loc loc);
 
 /* ---- the walk (check_*.c) ---------------------------------------------------------- */
-typedef enum ck_sym_kind { SYM_VAR, SYM_CONST, SYM_TYPE, SYM_FUNC, SYM_NAMESPACE } ck_sym_kind;
+typedef enum ck_sym_kind {
+    SYM_VAR, SYM_CONST, SYM_TYPE, SYM_FUNC, SYM_NAMESPACE,
+    SYM_FIELD, /* inside a member function: a field of *this */
+} ck_sym_kind;
 
 typedef struct ck_scope ck_scope;
 
@@ -113,6 +116,7 @@ typedef struct ck_func {
     const char *ns;           /* the namespace it was declared in ("" at global scope) */
     bool is_template;
     bool is_kernel;           /* a kernel: named only so that calling it is a clear error */
+    ir_type *owner;           /* a member function: its struct (instantiated per `this` space) */
     bool signature_ok;
     /* non-templates */
     ck_inst sig;              /* fn is created at the first declaration */
@@ -133,6 +137,7 @@ typedef struct ck_sym {
     ir_expr *value;           /* CONST: its folded value */
     ir_type *type;            /* TYPE */
     ck_func *funcs;           /* FUNC: the overload set */
+    int field;                /* FIELD: its index in the struct of `this` */
     struct ck_sym *next;
 } ck_sym;
 
@@ -159,6 +164,7 @@ typedef struct ck_fnctx {
     bool is_kernel;
     const char *ns;
     int inst_depth;
+    ir_var *this_var;
 } ck_fnctx;
 
 struct checker {
@@ -178,6 +184,8 @@ struct checker {
     bool is_kernel;
     int inst_depth;           /* nested template instantiations (bounded) */
     EN_VEC(ir_var *) const_vars; /* locals declared const: not assignable */
+    EN_VEC(ck_func *) methods;   /* member functions of every struct */
+    ir_var *this_var;            /* inside a member function: the object pointer */
 };
 
 /* scopes and names (check.c) */
@@ -200,6 +208,11 @@ EN_INTERNAL void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope);
 EN_INTERNAL ir_expr *ck_initializer(checker *ck, ir_type *t, const ast_expr *init, en_loc loc);
 /* reports functions that are called but never defined */
 EN_INTERNAL void ck_check_definitions(checker *ck);
+/* a call of member function `name` on the struct object `obj` (a place or a value) */
+EN_INTERNAL ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **args,
+                                    en_loc *locs, int n, en_loc loc);
+/* is there a member function `name` of struct type t? */
+EN_INTERNAL bool ck_has_method(checker *ck, const ir_type *t, const char *name);
 EN_INTERNAL ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name,
                                   ir_expr **args, en_loc *locs, int n, en_loc loc);
 

@@ -462,6 +462,39 @@ static void local_var(checker *ck, const ast_decl *d) {
 }
 
 /* ---- structs, enums, aliases ------------------------------------------------------------------ */
+static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space);
+static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
+
+/* a member function defined in its struct: checked when called, per address space of
+ * the object (Metal's `this` is a pointer into the object's address space) */
+static void member_function(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
+    const char *mname = m->name ? m->name : "?";
+    if (m->is_constructor) {
+        en_error(ck->diags, m->loc, "constructors are not supported by enigma ('%s'); use an initializer list", sname);
+        return;
+    }
+    if (m->is_operator) {
+        en_error(ck->diags, m->loc, "operator overloading is not supported by enigma ('%s::%s')", sname, mname);
+        return;
+    }
+    if (m->is_template || (m->specs & AST_SPEC_STATIC)) {
+        en_error(ck->diags, m->loc, "%s member functions are not supported by enigma ('%s::%s')",
+                 m->is_template ? "template" : "static", sname, mname);
+        return;
+    }
+    if (!m->body) {
+        en_error(ck->diags, m->loc, "member function '%s::%s' must be defined inside its struct in enigma", sname, mname);
+        return;
+    }
+    ck_func *cf = en_alloc(ck->a, sizeof *cf);
+    cf->d = m;
+    cf->qname = en_fmt(ck->a, "%s::%s", owner->name, mname);
+    cf->ns = ck->ns;
+    cf->owner = owner;
+    cf->definition = m;
+    EN_PUSH(ck->a, ck->methods, cf);
+}
+
 static void struct_decl(checker *ck, const ast_decl *d) {
     if (d->is_union) {
         en_error(ck->diags, d->loc, "unions are not supported by enigma");
@@ -497,8 +530,7 @@ static void struct_decl(checker *ck, const ast_decl *d) {
         if (!m) continue;
         if (m->kind == AST_DECL_ERROR) continue;
         if (m->kind == AST_DECL_FUNC) {
-            en_error(ck->diags, m->loc, "member functions are not supported by enigma ('%s::%s')", name,
-                     m->name ? m->name : "?");
+            member_function(ck, t, name, m);
             continue;
         }
         if (m->kind != AST_DECL_VAR) {
@@ -541,6 +573,14 @@ static void struct_decl(checker *ck, const ast_decl *d) {
     t->field_count = fields.count;
     ir_struct_layout(t);
     if (t->size == 0) t->size = t->align = 1; /* an empty struct still occupies a byte */
+    /* member function bodies are checked once the fields are known, for objects in
+     * thread memory (other address spaces get their own copy when called) */
+    for (int i = 0; i < ck->methods.count; i++) {
+        ck_func *cf = ck->methods.items[i];
+        if (cf->owner != t) continue;
+        ck_inst *inst = method_inst(ck, cf, IR_SPACE_THREAD);
+        if (inst) method_body(ck, cf, inst);
+    }
 }
 
 static void enum_decl(checker *ck, const ast_decl *d) {
@@ -866,6 +906,7 @@ static void function_body(checker *ck, const ast_decl *d, ir_func *fn, ck_inst *
     ck->ret_type = fn->return_type;
     ck->is_kernel = is_kernel;
     ck->ns = ns;
+    ck->this_var = NULL;
     for (int i = 0; i < fn->param_count && i < d->params.count; i++) {
         const ast_param *p = &d->params.items[i];
         if (!p->name) continue;
@@ -1367,6 +1408,157 @@ static ir_expr *emit_call(checker *ck, const char *fname, ck_inst *sig, const as
     return ir_expr_new(ck->m, IR_E_CONST, ck_t(ck, IR_T_VOID), loc, 0);
 }
 
+/* ---- member functions ------------------------------------------------------------------- */
+bool ck_has_method(checker *ck, const ir_type *t, const char *name) {
+    for (int i = 0; i < ck->methods.count; i++)
+        if (ck->methods.items[i]->owner == t && en_streq(ck->methods.items[i]->d->name, name)) return true;
+    return false;
+}
+
+/* the member function for objects in `space`: `this` is its parameter 0 */
+static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space) {
+    const ast_decl *d = cf->d;
+    const char *name = space == IR_SPACE_THREAD ? cf->qname : en_fmt(ck->a, "%s[%s]", cf->qname, ir_space_name(space));
+    for (int i = 0; i < cf->insts.count; i++)
+        if (en_streq(cf->insts.items[i]->name, name)) return cf->insts.items[i];
+    ck_fnctx saved = ck_save_fn(ck);
+    ck->scope = ck->globals;
+    ck->ns = cf->ns;
+    ck_inst written = {0};
+    bool ok = resolve_signature(ck, d, &written);
+    ir_type *ret = ok ? sig_return(ck, d) : NULL;
+    ck_restore_fn(ck, saved);
+    if (!ok || !ret) return NULL;
+    ck_inst *inst = en_alloc(ck->a, sizeof *inst);
+    inst->name = name;
+    int n = written.param_count + 1;
+    inst->param_count = n;
+    inst->param_types = en_alloc(ck->a, sizeof(ir_type *) * (size_t)n);
+    inst->param_is_ref = en_alloc(ck->a, sizeof(bool) * (size_t)n);
+    inst->param_types[0] = ir_type_ptr(ck->m, cf->owner, space, d->is_const_method || space == IR_SPACE_CONSTANT);
+    for (int i = 1; i < n; i++) {
+        inst->param_types[i] = written.param_types[i - 1];
+        inst->param_is_ref[i] = written.param_is_ref[i - 1];
+    }
+    ir_func *fn = ir_func_new(ck->m, name, d->loc);
+    fn->return_type = ret;
+    fn->param_count = n;
+    fn->params = en_alloc(ck->a, sizeof(ir_var *) * (size_t)n);
+    fn->params[0] = ir_var_new(ck->m, fn, "this", inst->param_types[0], d->loc);
+    for (int i = 1; i < n; i++) {
+        const ast_param *p = &d->params.items[i - 1];
+        fn->params[i] = ir_var_new(ck->m, fn, p->name ? p->name : en_fmt(ck->a, "arg%d", i - 1),
+                                   inst->param_types[i], p->loc);
+        fn->params[i]->is_reference = inst->param_is_ref[i];
+    }
+    inst->fn = fn;
+    EN_PUSH(ck->a, cf->insts, inst);
+    return inst;
+}
+
+/* the body, with the fields of *this and the parameters in scope */
+static void method_body(checker *ck, ck_func *cf, ck_inst *inst) {
+    if (inst->body_checked) return;
+    inst->body_checked = true;
+    ir_func *fn = inst->fn;
+    ck_fnctx saved = ck_save_fn(ck);
+    ck->fn = fn;
+    ck->block = fn->body;
+    ck->scope = ck->globals;
+    ck->jumps = NULL;
+    ck->control_depth = 0;
+    ck->ret_type = fn->return_type;
+    ck->is_kernel = false;
+    ck->ns = cf->ns;
+    ck->this_var = fn->params[0];
+    ck_push_scope(ck);
+    for (int i = 0; i < cf->owner->field_count; i++) {
+        ck_sym *f = ck_declare(ck, SYM_FIELD, cf->owner->fields[i].name, cf->d->loc);
+        f->field = i;
+    }
+    ck_push_scope(ck);
+    for (int i = 1; i < fn->param_count && i - 1 < cf->d->params.count; i++) {
+        const ast_param *p = &cf->d->params.items[i - 1];
+        if (!p->name) continue;
+        ck_sym *ps = ck_declare(ck, SYM_VAR, p->name, p->loc);
+        ps->var = fn->params[i];
+        ps->is_ref = inst->param_is_ref[i];
+    }
+    ck->inst_depth++;
+    if (ck->inst_depth < MAX_INST_DEPTH) ck_body(ck, cf->d->body);
+    ck_restore_fn(ck, saved);
+}
+
+ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **args, en_loc *locs, int n,
+                        en_loc loc) {
+    ir_type *st = obj->type;
+    if (!ck->fn) {
+        en_error(ck->diags, loc, "'%s' cannot be called outside a function", name);
+        return NULL;
+    }
+    if (!ir_is_place(obj)) {
+        ir_var *tmp = ck_temp_init(ck, st, obj, loc);
+        obj = ir_var_ref(ck->m, tmp, loc);
+    }
+    bool obj_const;
+    ir_space space = ck_place_space(obj, &obj_const);
+    EN_VEC(candidate) all = {0};
+    bool any = false, dropped_const = false;
+    for (int i = 0; i < ck->methods.count; i++) {
+        ck_func *cf = ck->methods.items[i];
+        if (cf->owner != st || !en_streq(cf->d->name, name)) continue;
+        any = true;
+        if (obj_const && !cf->d->is_const_method) {
+            dropped_const = true;
+            continue;
+        }
+        ck_inst *inst = method_inst(ck, cf, space);
+        if (!inst || n > inst->param_count - 1 || n > 32) continue;
+        candidate c = {.cf = cf, .inst = inst};
+        bool fits = true;
+        for (int k = n + 1; k < inst->param_count; k++)
+            if (!cf->d->params.items[k - 1].default_value) fits = false;
+        for (int k = 0; fits && k < n; k++) {
+            c.ranks[k] = arg_rank(ck, args[k], inst->param_types[k + 1], inst->param_is_ref[k + 1]);
+            if (c.ranks[k] == CK_RANK_NONE) fits = false;
+        }
+        if (fits) EN_PUSH(ck->a, all, c);
+    }
+    const char *sname = ck_type_name(ck, st);
+    if (!any) {
+        en_error(ck->diags, loc, "no member function named '%s' in '%s'", name, sname);
+        return NULL;
+    }
+    if (all.count == 0) {
+        if (dropped_const)
+            en_error(ck->diags, loc, "'%s::%s' is not a const member function; it cannot be called on read-only '%s'",
+                     sname, name, sname);
+        else
+            en_error(ck->diags, loc, "no matching member function for call to '%s::%s' with arguments (%s)", sname,
+                     name, arg_types_text(ck, args, n));
+        return NULL;
+    }
+    int bi = 0;
+    for (int i = 1; i < all.count; i++)
+        if (compare(&all.items[i], &all.items[bi], n) < 0) bi = i;
+    for (int i = 0; i < all.count; i++) {
+        if (i != bi && compare(&all.items[bi], &all.items[i], n) >= 0) {
+            en_error(ck->diags, loc, "call to '%s::%s' is ambiguous", sname, name);
+            return NULL;
+        }
+    }
+    candidate best = all.items[bi];
+    method_body(ck, best.cf, best.inst);
+    ir_expr *self = ck_addr_of(ck, obj, loc);
+    if (!best.cf->d->is_const_method) ck_mark_assigned(obj);
+    if (self->type != best.inst->param_types[0]) {
+        ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, best.inst->param_types[0], loc, 1);
+        p->args[0] = self;
+        self = p;
+    }
+    return emit_call(ck, best.cf->qname, best.inst, best.cf->d, self, args, locs, n, loc);
+}
+
 ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, en_loc *locs, int n,
                       en_loc loc) {
     const char *fname = fs->name;
@@ -1446,6 +1638,11 @@ static void drop_func(ir_module *m, const ir_func *fn) {
 }
 
 void ck_check_definitions(checker *ck) {
+    for (int i = 0; i < ck->methods.count; i++) {
+        ck_func *cf = ck->methods.items[i];
+        for (int k = 0; k < cf->insts.count; k++)
+            if (!cf->insts.items[k]->body_checked) drop_func(ck->m, cf->insts.items[k]->fn);
+    }
     for (ck_sym *s = ck->globals->syms; s; s = s->next) {
         if (s->kind != SYM_FUNC) continue;
         for (ck_func *cf = s->funcs; cf; cf = cf->next) {

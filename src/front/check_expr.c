@@ -110,6 +110,17 @@ static ir_expr *name_expr(checker *ck, const ast_expr *e) {
         case SYM_NAMESPACE:
             en_error(ck->diags, e->loc, "'%s' is a namespace, not a value", s);
             return NULL;
+        case SYM_FIELD: {
+            /* a field of *this inside a member function */
+            if (!ck->this_var) return NULL;
+            ir_expr *self = ir_deref(ck->m, ir_var_ref(ck->m, ck->this_var, e->loc), e->loc);
+            ir_type *st = self->type;
+            if (!st || st->kind != IR_T_STRUCT || sym->field >= st->field_count) return NULL;
+            ir_expr *f = ir_expr_new(ck->m, IR_E_FIELD, st->fields[sym->field].type, e->loc, 1);
+            f->args[0] = self;
+            f->field = sym->field;
+            return f;
+        }
         }
     }
     ir_expr *c = language_constant(ck, s, e->loc);
@@ -416,10 +427,11 @@ static ir_expr *method_call(checker *ck, const ast_expr *e) {
                  "which element is unspecified); use simdgroup_load and simdgroup_store");
         return NULL;
     }
-    if (obj->type->kind == IR_T_STRUCT)
-        en_error(ck->diags, m->loc, "member functions are not supported by enigma ('%s' of '%s')",
-                 name, ck_type_name(ck, obj->type));
-    else
+    if (obj->type->kind == IR_T_STRUCT) {
+        arglist a = check_args(ck, &e->args);
+        if (!a.ok) return NULL;
+        return ck_call_method(ck, obj, name, a.items, a.locs, a.n, m->loc);
+    }
         en_error(ck->diags, m->loc, "no member function named '%s' in '%s'", name,
                  ck_type_name(ck, obj->type));
     return NULL;
@@ -512,6 +524,14 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     if (sym && sym->kind != SYM_FUNC) {
         en_error(ck->diags, callee->loc, "'%s' is not a function", name_text(ck, n));
         return NULL;
+    }
+    if (!sym && n->count - first == 1 && ck->this_var && ck->this_var->type->elem &&
+        ck_has_method(ck, ck->this_var->type->elem, last)) {
+        /* another member function of *this, called without `this->` */
+        arglist a = check_args(ck, &e->args);
+        if (!a.ok) return NULL;
+        ir_expr *self = ir_deref(ck->m, ir_var_ref(ck->m, ck->this_var, callee->loc), callee->loc);
+        return ck_call_method(ck, self, last, a.items, a.locs, a.n, callee->loc);
     }
     if (!sym && n->count - first == 1) {
         ir_type *bt = ck_named_builtin_type(ck->m, last);
@@ -1114,7 +1134,8 @@ ir_expr *ck_expr(checker *ck, const ast_expr *e) {
         return NULL;
     case AST_EXPR_NAME: return name_expr(ck, e);
     case AST_EXPR_THIS:
-        en_error(ck->diags, e->loc, "'this' is not supported by enigma (no member functions)");
+        if (ck->this_var) return ir_var_ref(ck->m, ck->this_var, e->loc);
+        en_error(ck->diags, e->loc, "'this' can only be used inside a member function");
         return NULL;
     case AST_EXPR_CALL: return call_expr(ck, e);
     case AST_EXPR_CONSTRUCT: return construct_expr(ck, e);
