@@ -85,6 +85,7 @@ typedef struct emitter {
     int var_count;
     int indent;
     int counter;
+    int prefetch_sites; /* stride trackers for loads in loops (see emit_access) */
     int region_next;
     const char *mask;  /* the C variable holding the current gang's execution mask */
     EN_VEC(loop_entry) loops;
@@ -647,6 +648,14 @@ static void emit_access(emitter *em, const ir_expr *place, const ir_type *t, con
     line(em, "for (int l = 0; l < 32; l++) _a%d[l] = (uintptr_t)(%s);", id, addr);
     OPEN("if (%s == ENK_FULL && enk_contiguous(_a%d, sizeof(%s))) {", em->mask, id, ct);
     line(em, "%s *_b%d = (%s *)_a%d[0];", ct, id, ct, id);
+    if (!is_store && em->loops.count > 0) {
+        /* A grid-stride loop jumps far between iterations, beyond what the hardware
+         * prefetcher follows: track this site's stride and prefetch a few iterations on. */
+        int site = em->prefetch_sites++;
+        line(em, "{ intptr_t _d = (intptr_t)(_a%d[0] - _pf[%d]); _pf[%d] = _a%d[0];", id, site, site, id);
+        line(em, "  if (_d > 256 && _d < (1 << 24)) { __builtin_prefetch((char *)_b%d + 8 * _d); "
+                 "__builtin_prefetch((char *)_b%d + 8 * _d + 64); } }", id, id);
+    }
     if (is_store) line(em, "for (int l = 0; l < 32; l++) _b%d[l] = %s[l];", id, temp);
     else line(em, "for (int l = 0; l < 32; l++) %s[l] = _b%d[l];", temp, id);
     em->indent--;
@@ -1809,6 +1818,7 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     em->var_count = f->next_var_id > 0 ? f->next_var_id : 1;
     em->vars = en_alloc(&em->arena, sizeof(var_info) * (size_t)em->var_count);
     em->loops.count = 0;
+    em->prefetch_sites = 0;
     classify_vars(em, f);
 
     en_buf body = {0};
@@ -1900,6 +1910,9 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
             en_buf_printf(out, "    (void)%s;\n", vi->cname);
         }
     }
+    if (em->prefetch_sites)
+        en_buf_printf(out, "    uintptr_t _pf[%d] = {0}; /* last address of each prefetched load */\n",
+                      em->prefetch_sites);
     for (int k = 0; k < f->locals.count; k++) {
         const ir_var *v = f->locals.items[k];
         var_info *vi = info_of(em, v);
