@@ -127,10 +127,12 @@ def threadgroup_alloc(dtype, n):
 
 
 def load(buffer, index):
+    """buffer[index], as a function."""
     return buffer[index]
 
 
 def store(buffer, index, value):
+    """buffer[index] = value, as a function."""
     buffer[index] = value
 
 

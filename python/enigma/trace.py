@@ -22,6 +22,7 @@ assigned":
 Values kept in names are therefore snapshots taken at the assignment, like Python values.
 """
 
+import os
 import sys
 import threading
 
@@ -422,10 +423,6 @@ class Buffer:
         return self.length
 
 
-class Scalar:
-    """Marker used by the tracer for Scalar(T) parameters (a `constant T&`)."""
-
-
 # ---- the trace ---------------------------------------------------------------------------
 
 class Trace:
@@ -555,7 +552,7 @@ class Trace:
         return "\n".join(lines) + "\n"
 
 
-_PKG_DIR = __file__.rsplit("/", 1)[0]
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 class ParamSpec:

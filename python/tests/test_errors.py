@@ -235,3 +235,21 @@ def test_kernel_without_source_warns_that_assignments_are_untracked():
     exec(compile(code, "<no source>", "exec"), ns)
     with pytest.warns(UserWarning, match="source of kernel k is not available"):
         ns["k"].source
+
+
+def test_threadgroup_memory_over_the_device_limit(rt):
+    limit = rt.device_capabilities().max_threadgroup_memory
+    count = limit // 4 + 1
+
+    @enigma.kernel
+    def big(A: enigma.f32):
+        tile = enigma.threadgroup_alloc(enigma.f32, count)
+        l = enigma.thread_position_in_threadgroup("x")
+        tile[l] = 1.0
+        enigma.barrier()
+        A[l] = tile[l]
+
+    with pytest.raises(enigma.LimitError) as info:
+        rt.execute(enigma.compile(big), inputs=[], output_size=256, grid=(64,), threads=(64,))
+    msg = str(info.value)
+    assert str(limit) in msg and str(count * 4) in msg, msg
