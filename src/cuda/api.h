@@ -41,6 +41,7 @@ enum {
     CUDA_ERROR_INVALID_PC = 718,
     CUDA_ERROR_LAUNCH_FAILED = 719,
     CUDA_ERROR_ASSERT = 710,
+    CUDA_ERROR_CONTEXT_IS_DESTROYED = 709,
 };
 
 /* CUdevice_attribute values */

@@ -5,18 +5,31 @@
  * Guarantees:
  *   - one device per en_device, on its primary context, with one stream that every
  *     dispatch and copy of that device goes through (so they run in order);
+ *   - every entry point (buffer alloc/free/read/write, build, dispatch, wait) starts with
+ *     enter(): it refuses a lost device and makes the device's context current on the
+ *     calling thread (a CUDA context is per thread, and any thread may call);
  *   - buffers are plain device allocations moved by explicit copies (buffer_host is NULL);
  *   - a dispatch does no allocation and no synchronisation: function handles are looked up
- *     at build time, parameters are packed on the stack, the dynamic shared-memory limit is
- *     raised only when a dispatch needs more than before, and the two timing events come
- *     from a small ring (set ENIGMA_CUDA_TIMING=0 to skip them);
+ *     at build time, parameters are packed on the stack, and the dynamic shared-memory
+ *     limit is raised only when a dispatch needs more than before;
+ *   - timing is opt-in: with ENIGMA_CUDA_TIMING=1 each dispatch records two events (from a
+ *     small ring) and the wait reports their elapsed time as duration_ns; by default it
+ *     records none, duration_ns stays 0 (enigma_command_last_duration_ns then gives the
+ *     host's enqueue-to-wait time) and the default back-to-back dispatch costs one
+ *     cuLaunchKernel plus a cuCtxSetCurrent and a mutex;
  *   - a kernel that faults (illegal address, trap, ...) is reported as ENIGMA_ERROR_RUNTIME
- *     naming the kernel, and the context is reset so that the process carries on: programs
- *     are reloaded on their next dispatch, but every buffer that existed before the reset is
- *     lost (its contents are gone; using it is an ENIGMA_ERROR_RUNTIME that says so).
+ *     naming the kernel, and the process carries on. The context is then reset and
+ *     retained again. Where the driver gives a working context back, programs are
+ *     reloaded on their next dispatch and every buffer that existed before the reset is
+ *     lost (using it is an ENIGMA_ERROR_RUNTIME that says so). The drivers measured so far
+ *     (580.x, CUDA 13) do NOT: after a sticky fault every context creation in the process
+ *     fails with the fault's error (NVIDIA documents that the process must be restarted;
+ *     bench/cuda/NOTES.md has the experiment). Then the device is marked lost and every
+ *     later call on it is an ENIGMA_ERROR_RUNTIME that says so, without calling CUDA.
  *     The reset also ends any other use of the primary context in the process (e.g. the
  *     CUDA runtime of a host program sharing it). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +61,10 @@ struct en_cuda_device {
     timing_slot slots[EN_TIMING_SLOTS];
     int next_slot;
     const char *last_kernel;  /* the kernel most recently queued, for fault messages */
+    /* set (under the lock, once) when the driver gave no working context back after a
+     * fault; `lost_why` is written before and never changes after */
+    atomic_bool lost;
+    char lost_why[768];
 };
 
 typedef struct cuda_buffer {
@@ -83,42 +100,77 @@ static bool is_sticky_fault(int r) {
     case CUDA_ERROR_HARDWARE_STACK_ERROR: case CUDA_ERROR_ILLEGAL_INSTRUCTION:
     case CUDA_ERROR_MISALIGNED_ADDRESS: case CUDA_ERROR_INVALID_ADDRESS_SPACE:
     case CUDA_ERROR_INVALID_PC: case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED: /* e.g. a host program's cudaDeviceReset */
         return true;
     default:
         return false;
     }
 }
 
-static enigma_status make_current(en_cuda_device *d, en_buf *err) {
+/* The one step every entry point takes first: a lost device is refused without calling
+ * CUDA, else the device's context becomes current on this thread (cheap: a thread-local
+ * store in the driver). */
+static enigma_status enter(en_cuda_device *d, en_buf *err) {
+    if (atomic_load(&d->lost)) {
+        if (err) en_buf_puts(err, d->lost_why);
+        return ENIGMA_ERROR_RUNTIME;
+    }
     return EN_CU(d->cu, err, cuCtxSetCurrent(d->ctx)) ? ENIGMA_ERROR_RUNTIME : ENIGMA_OK;
 }
 
-/* after a fault: a fresh primary context, stream and timing ring (lock held) */
-static void reset_context(en_cuda_device *d, en_buf *err) {
+/* after a fault: a fresh primary context, stream and timing ring (lock held). The reset
+ * destroys the context's memory, modules, streams and events whatever happens next; the
+ * retain that follows is what tells whether the driver lets this process go on. It does
+ * not count as a retain when it fails (the driver measured leaves the count alone). */
+static void reset_context(en_cuda_device *d, const char *kernel, en_buf *err) {
     const en_cuda_driver *cu = d->cu;
-    en_buf ignored = {0};
-    EN_CU(cu, &ignored, cuDevicePrimaryCtxReset(d->device));
+    en_buf why = {0};
+    cu->cuCtxSetCurrent(NULL); /* nothing of the dead context stays current on this thread */
+    EN_CU(cu, &why, cuDevicePrimaryCtxReset(d->device));
     d->generation++;
     for (int i = 0; i < EN_TIMING_SLOTS; i++) d->slots[i] = (timing_slot){0};
     d->stream = NULL;
-    if (EN_CU(cu, err, cuDevicePrimaryCtxRetain(&d->ctx, d->device)) == 0) {
+    CUcontext fresh = NULL;
+    if (why.len == 0 && EN_CU(cu, &why, cuDevicePrimaryCtxRetain(&fresh, d->device)) == 0) {
         d->retains++;
-        if (EN_CU(cu, err, cuCtxSetCurrent(d->ctx)) == 0) EN_CU(cu, err, cuStreamCreate(&d->stream, 0));
+        d->ctx = fresh;
+        if (EN_CU(cu, &why, cuCtxSetCurrent(d->ctx)) == 0 && EN_CU(cu, &why, cuStreamCreate(&d->stream, 0)) == 0)
+            en_buf_puts(err, "; the CUDA context was reset: buffers created before this are lost");
     }
-    en_buf_free(&ignored);
+    if (why.len) {
+        snprintf(d->lost_why, sizeof d->lost_why,
+                 "this CUDA device is lost: kernel '%s' faulted, and the CUDA driver gives this "
+                 "process no working context after such a fault (%s); close the device and run "
+                 "again in a new process",
+                 kernel, why.data);
+        atomic_store(&d->lost, true);
+        en_buf_puts(err, "; the CUDA driver cannot recover from this inside the process: this device "
+                         "handle now refuses every call (close it; a new process gets a working GPU)");
+    }
+    en_buf_free(&why);
 }
 
-/* the message for a fault, then the reset; `kernel` is the one being waited for */
+/* the message for a fault, then the reset; `kernel` is the one being waited for (lock held) */
 static enigma_status fault(en_cuda_device *d, const char *kernel, const char *what, en_buf *err) {
     en_buf_printf(err, "kernel '%s' faulted on the GPU: %s", kernel, what);
     if (d->last_kernel && kernel && strcmp(d->last_kernel, kernel) != 0)
         en_buf_printf(err, " (the fault may come from kernel '%s', queued after it)", d->last_kernel);
-    en_buf_puts(err, "; the CUDA context was reset: buffers created before this are lost");
-    en_buf note = {0};
-    reset_context(d, &note);
-    if (note.len) en_buf_printf(err, " (and the reset failed: %s)", note.data);
-    en_buf_free(&note);
+    if (atomic_load(&d->lost)) return ENIGMA_ERROR_RUNTIME; /* another thread got there first */
+    reset_context(d, kernel, err);
     return ENIGMA_ERROR_RUNTIME;
+}
+
+/* a failed call of an entry point: a sticky fault (an earlier kernel's, found by this call)
+ * goes through fault(), anything else is reported as it is */
+static enigma_status call_failed(en_cuda_device *d, int r, const char *why, en_buf *err) {
+    if (!is_sticky_fault(r)) {
+        en_buf_puts(err, why);
+        return r == 2 /* CUDA_ERROR_OUT_OF_MEMORY */ ? ENIGMA_ERROR_OUT_OF_MEMORY : ENIGMA_ERROR_RUNTIME;
+    }
+    pthread_mutex_lock(&d->lock);
+    enigma_status st = fault(d, d->last_kernel ? d->last_kernel : "?", why, err);
+    pthread_mutex_unlock(&d->lock);
+    return st;
 }
 
 /* ---- devices -------------------------------------------------------------------------------- */
@@ -155,7 +207,7 @@ enigma_status en_cuda_device_open(en_device *dev, en_buf *err) {
     d->cu = cu;
     pthread_mutex_init(&d->lock, NULL);
     const char *timing = getenv("ENIGMA_CUDA_TIMING");
-    d->timing = !(timing && strcmp(timing, "0") == 0);
+    d->timing = timing && strcmp(timing, "1") == 0; /* opt-in: see the top of this file */
     int max_threads = 1024, sms = 0, shared_default = 48 * 1024;
     size_t total = 0;
     if (EN_CU(cu, err, cuDeviceGet(&d->device, ordinal)) ||
@@ -200,7 +252,7 @@ void en_cuda_device_close(en_device *dev) {
     en_cuda_device *d = impl(dev);
     if (!d) return;
     const en_cuda_driver *cu = d->cu;
-    if (cu->cuCtxSetCurrent(d->ctx) == CUDA_SUCCESS) {
+    if (!atomic_load(&d->lost) && cu->cuCtxSetCurrent(d->ctx) == CUDA_SUCCESS) {
         if (d->stream) {
             cu->cuStreamSynchronize(d->stream);
             for (int i = 0; i < EN_TIMING_SLOTS; i++) {
@@ -231,15 +283,22 @@ enigma_status en_cuda_buffer_alloc(en_device *dev, size_t bytes, void **handle, 
         en_buf_puts(err, "out of memory");
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
-    enigma_status st = make_current(d, err);
-    int r = st == ENIGMA_OK ? EN_CU(d->cu, err, cuMemAlloc(&b->ptr, bytes ? bytes : 1)) : 1;
+    enigma_status st = enter(d, err);
+    if (st != ENIGMA_OK) {
+        free(b);
+        return st;
+    }
+    en_buf why = {0};
+    int r = EN_CU(d->cu, &why, cuMemAlloc(&b->ptr, bytes ? bytes : 1));
     /* new buffers are zero-filled, as on the cpu backend; the memset is ordered on the
      * device's stream before any later copy or dispatch */
-    if (r == 0) r = EN_CU(d->cu, err, cuMemsetD8(b->ptr, 0, bytes));
+    if (r == 0) r = EN_CU(d->cu, &why, cuMemsetD8(b->ptr, 0, bytes));
     if (r != 0) {
-        if (b->ptr) d->cu->cuMemFree(b->ptr);
+        if (b->ptr && !is_sticky_fault(r)) d->cu->cuMemFree(b->ptr);
         free(b);
-        return r == 2 /* CUDA_ERROR_OUT_OF_MEMORY */ ? ENIGMA_ERROR_OUT_OF_MEMORY : ENIGMA_ERROR_RUNTIME;
+        st = call_failed(d, r, why.data, err);
+        en_buf_free(&why);
+        return st;
     }
     b->size = bytes;
     b->generation = d->generation;
@@ -251,9 +310,8 @@ void en_cuda_buffer_free(en_device *dev, void *handle) {
     en_cuda_device *d = impl(dev);
     cuda_buffer *b = handle;
     if (!b) return;
-    /* memory of a context that was reset is already gone */
-    if (b->generation == d->generation && d->cu->cuCtxSetCurrent(d->ctx) == CUDA_SUCCESS)
-        d->cu->cuMemFree(b->ptr);
+    /* memory of a context that was reset (or of a lost device) is already gone */
+    if (b->generation == d->generation && enter(d, NULL) == ENIGMA_OK) d->cu->cuMemFree(b->ptr);
     free(b);
 }
 
@@ -264,16 +322,12 @@ enigma_status en_cuda_buffer_write(en_device *dev, void *handle, size_t offset, 
                                    size_t bytes, en_buf *err) {
     en_cuda_device *d = impl(dev);
     cuda_buffer *b = handle;
-    enigma_status st = check_buffer(d, b, err);
-    if (st == ENIGMA_OK) st = make_current(d, err);
+    enigma_status st = enter(d, err);
+    if (st == ENIGMA_OK) st = check_buffer(d, b, err);
     if (st != ENIGMA_OK || bytes == 0) return st;
     en_buf why = {0};
     int r = EN_CU(d->cu, &why, cuMemcpyHtoD(b->ptr + offset, src, bytes));
-    if (r == 0) return ENIGMA_OK;
-    pthread_mutex_lock(&d->lock);
-    st = is_sticky_fault(r) ? fault(d, d->last_kernel ? d->last_kernel : "?", why.data, err)
-                            : (en_buf_puts(err, why.data), ENIGMA_ERROR_RUNTIME);
-    pthread_mutex_unlock(&d->lock);
+    if (r != 0) st = call_failed(d, r, why.data, err);
     en_buf_free(&why);
     return st;
 }
@@ -282,16 +336,12 @@ enigma_status en_cuda_buffer_read(en_device *dev, void *handle, size_t offset, v
                                   size_t bytes, en_buf *err) {
     en_cuda_device *d = impl(dev);
     cuda_buffer *b = handle;
-    enigma_status st = check_buffer(d, b, err);
-    if (st == ENIGMA_OK) st = make_current(d, err);
+    enigma_status st = enter(d, err);
+    if (st == ENIGMA_OK) st = check_buffer(d, b, err);
     if (st != ENIGMA_OK || bytes == 0) return st;
     en_buf why = {0};
     int r = EN_CU(d->cu, &why, cuMemcpyDtoH(dst, b->ptr + offset, bytes));
-    if (r == 0) return ENIGMA_OK;
-    pthread_mutex_lock(&d->lock);
-    st = is_sticky_fault(r) ? fault(d, d->last_kernel ? d->last_kernel : "?", why.data, err)
-                            : (en_buf_puts(err, why.data), ENIGMA_ERROR_RUNTIME);
-    pthread_mutex_unlock(&d->lock);
+    if (r != 0) st = call_failed(d, r, why.data, err);
     en_buf_free(&why);
     return st;
 }
@@ -323,8 +373,10 @@ enigma_status en_cuda_build(en_device *dev, const ir_module *m, const en_build_o
         en_buf_puts(err, "checked mode runs on the cpu backend only (open the device with \"cpu\")");
         return ENIGMA_ERROR_UNAVAILABLE;
     }
+    enigma_status st = enter(d, err); /* no NVRTC work for a device that cannot load it */
+    if (st != ENIGMA_OK) return st;
     en_buf source = {0};
-    enigma_status st = en_cuda_emit(m, &source, err);
+    st = en_cuda_emit(m, &source, err);
     en_cubin cubin = {0};
     if (st == ENIGMA_OK)
         st = en_nvrtc_compile(source.data, d->cc_major, d->cc_minor, o ? o->backend_flags : NULL,
@@ -351,7 +403,7 @@ enigma_status en_cuda_build(en_device *dev, const ir_module *m, const en_build_o
         k->layout = en_cuda_shared_layout_of(f);
     }
     pthread_mutex_lock(&d->lock);
-    st = make_current(d, err);
+    st = enter(d, err);
     if (st == ENIGMA_OK) st = load_module(d, p, err);
     pthread_mutex_unlock(&d->lock);
     if (st != ENIGMA_OK) {
@@ -365,7 +417,7 @@ enigma_status en_cuda_build(en_device *dev, const ir_module *m, const en_build_o
 void en_cuda_program_free(en_device *dev, en_program *p) {
     if (!p) return;
     en_cuda_device *d = impl(dev);
-    if (p->module && p->generation == d->generation && d->cu->cuCtxSetCurrent(d->ctx) == CUDA_SUCCESS)
+    if (p->module && p->generation == d->generation && enter(d, NULL) == ENIGMA_OK)
         d->cu->cuModuleUnload(p->module);
     free(p->cubin);
     free(p->kernels);
@@ -460,7 +512,7 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
         }
 
     pthread_mutex_lock(&d->lock);
-    enigma_status st = make_current(d, err);
+    enigma_status st = enter(d, err);
     if (st == ENIGMA_OK && p->generation != d->generation) st = load_module(d, p, err);
     if (st == ENIGMA_OK && (int64_t)shared > k->dynamic_limit) {
         /* beyond the default 48 KiB a function must opt in; set once, kept for later */
@@ -509,28 +561,33 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
 enigma_status en_cuda_wait(en_device *dev, en_launch *l, en_buf *err) {
     en_cuda_device *d = impl(dev);
     const en_cuda_driver *cu = d->cu;
-    enigma_status st = make_current(d, err);
+    enigma_status st = enter(d, err);
     if (st != ENIGMA_OK) return st;
     en_buf why = {0};
-    /* wait for this launch's end event when it has one (later work may keep running),
-     * else for the whole stream */
-    pthread_mutex_lock(&d->lock);
-    timing_slot *mine = slot_for(d, l);
-    CUevent end = mine ? mine->end : NULL;
-    pthread_mutex_unlock(&d->lock);
+    /* with timing, wait for this launch's end event (later work may keep running); without,
+     * for the whole stream (one call, and nothing was recorded per launch to wait on) */
+    CUevent end = NULL;
+    if (d->timing) {
+        pthread_mutex_lock(&d->lock);
+        timing_slot *mine = slot_for(d, l);
+        end = mine ? mine->end : NULL;
+        pthread_mutex_unlock(&d->lock);
+    }
     int r = end ? EN_CU(cu, &why, cuEventSynchronize(end)) : EN_CU(cu, &why, cuStreamSynchronize(d->stream));
-    pthread_mutex_lock(&d->lock);
     if (r != 0) {
+        pthread_mutex_lock(&d->lock);
         st = is_sticky_fault(r) ? fault(d, l->kernel ? l->kernel->name : "?", why.data, err)
                                 : (en_buf_puts(err, why.data), ENIGMA_ERROR_RUNTIME);
-    } else {
+        pthread_mutex_unlock(&d->lock);
+    } else if (d->timing) {
+        pthread_mutex_lock(&d->lock);
         timing_slot *slot = slot_for(d, l);
         float ms = 0;
         if (slot && cu->cuEventElapsedTime(&ms, slot->start, slot->end) == CUDA_SUCCESS)
             l->duration_ns = (uint64_t)((double)ms * 1e6);
         if (slot) slot->launch = NULL;
+        pthread_mutex_unlock(&d->lock);
     }
-    pthread_mutex_unlock(&d->lock);
     en_buf_free(&why);
     return st;
 }
