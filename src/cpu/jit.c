@@ -32,7 +32,7 @@ extern char **environ;
 /* runs argv, collecting stdout and stderr together; returns the exit status or -1 */
 static int run_program(char *const argv[], en_buf *output) {
     int pipe_fds[2];
-    if (pipe(pipe_fds) != 0) {
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0) { /* no other thread's child may hold our pipe open */
         en_buf_printf(output, "pipe: %s", strerror(errno));
         return -1;
     }
