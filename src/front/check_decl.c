@@ -462,6 +462,12 @@ static void local_var(checker *ck, const ast_decl *d) {
 }
 
 /* ---- structs, enums, aliases ------------------------------------------------------------------ */
+static ck_sym *find_local(ck_scope *sc, const char *name) {
+    for (ck_sym *s = sc->syms; s; s = s->next)
+        if (en_streq(s->name, name)) return s;
+    return NULL;
+}
+
 static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space);
 static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
 
@@ -517,6 +523,12 @@ static void struct_decl(checker *ck, const ast_decl *d) {
         s->type->size == 0) {
         t = s->type; /* completing a forward declaration */
     } else {
+        if (s && s->kind == SYM_TYPE && s->type && s->type->kind == IR_T_STRUCT && d->has_body &&
+            ((ck->scope == ck->globals && en_streq(s->name, ck_qualify(ck, name))) ||
+             (ck->scope != ck->globals && find_local(ck->scope, name) == s))) {
+            en_error(ck->diags, d->loc, "redefinition of struct '%s'", name);
+            return;
+        }
         t = ir_type_struct(ck->m, ck_qualify(ck, name));
         if (d->name) {
             s = ck_declare(ck, SYM_TYPE, name, d->loc);
@@ -1695,12 +1707,24 @@ static void static_assert_decl(checker *ck, const ast_decl *d) {
     }
 }
 
+/* a second variable of one name in one scope is an error (C++ [basic.scope]) */
+static bool redeclared(checker *ck, const char *name, en_loc loc) {
+    const char *q = ck->scope == ck->globals ? ck_qualify(ck, name) : name;
+    for (ck_sym *s = ck->scope->syms; s; s = s->next) {
+        if (!en_streq(s->name, q) || (s->kind != SYM_VAR && s->kind != SYM_CONST)) continue;
+        en_error(ck->diags, loc, "redefinition of '%s'", name);
+        return true;
+    }
+    return false;
+}
+
 void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
     if (!d) return;
     switch (d->kind) {
     case AST_DECL_ERROR: return;
     case AST_DECL_VAR: {
         if (!d->name) return;
+        if (redeclared(ck, d->name, d->loc)) return;
         ck_sym *before = ck->scope->syms;
         if (at_program_scope && !ck->fn) program_var(ck, d);
         else local_var(ck, d);
