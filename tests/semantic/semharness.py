@@ -168,3 +168,18 @@ def garbage(rng, n, dtype=np.float32):
         return (rng.uniform(-big, big, n) + big / 7).astype(dtype)
     info = np.iinfo(dtype)
     return rng.integers(max(info.min, -(2 ** 31)), min(info.max, 2 ** 31 - 1), n).astype(dtype) | 1
+
+
+def device_info():
+    """The chosen backend's lines of `enigma info`, as {"max threadgroup memory": 32768, ...}."""
+    import re
+    r = subprocess.run([str(cli_path()), "info"], capture_output=True, text=True, timeout=60)
+    info, mine = {}, False
+    for line in r.stdout.splitlines():
+        if not line.startswith(" "):
+            mine = line.startswith(backend() + ":")
+            continue
+        m = re.match(r"\s+(.*?)\s+(\d+)(\s+\w+)?$", line)
+        if mine and m:
+            info[m.group(1)] = int(m.group(2))
+    return info
