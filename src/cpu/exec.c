@@ -22,6 +22,7 @@ typedef struct dispatch_job {
     atomic_uint_fast64_t next_group;
     void *buffers[EN_MAX_BINDINGS];
     size_t context_bytes, tg_static_offset, tg_dynamic_offset[EN_MAX_TG_BINDINGS], scratch_bytes;
+    atomic_bool out_of_memory; /* a worker could not get scratch: its share was not run */
 } dispatch_job;
 
 typedef struct scratch {
@@ -109,6 +110,7 @@ static void *worker_main(void *arg) {
                 if (pthread_equal(pool->threads[i], pthread_self())) self = i + 1;
         }
         if (self > 0 && scratch_reserve(&pool->scratch[self], job->scratch_bytes)) run_groups(job, &pool->scratch[self]);
+        else atomic_store(&job->out_of_memory, true);
         pthread_mutex_lock(&pool->lock);
         if (--pool->busy == 0) pthread_cond_signal(&pool->done);
     }
@@ -204,6 +206,7 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
     job.launch = L;
     job.group_count = (uint64_t)L->groups[0] * L->groups[1] * L->groups[2];
     atomic_init(&job.next_group, 0);
+    atomic_init(&job.out_of_memory, false);
     for (int i = 0; i < EN_MAX_BINDINGS; i++) {
         cpu_buffer *b = L->buffers[i].handle;
         job.buffers[i] = b ? (char *)b->data + L->buffers[i].offset : NULL;
@@ -252,5 +255,12 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
     }
     pthread_mutex_unlock(&dev->lock);
     L->duration_ns = now_ns() - start;
+    if (atomic_load(&job.out_of_memory)) {
+        /* the caller took every group a worker could not run, unless it had finished */
+        if (atomic_load(&job.next_group) < job.group_count) {
+            en_buf_puts(err, "out of memory for threadgroup scratch in a worker thread");
+            return ENIGMA_ERROR_OUT_OF_MEMORY;
+        }
+    }
     return ENIGMA_OK;
 }

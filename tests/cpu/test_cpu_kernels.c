@@ -390,7 +390,10 @@ static const struct {
 };
 
 int main(int argc, char **argv) {
-    rng_state ^= (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
+    const char *seed = getenv("ENIGMA_SEED");
+    uint64_t s = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
+    rng_state ^= s * 0x2545F4914F6CDD1Dull;
+    fprintf(stderr, "ENIGMA_SEED=%llu\n", (unsigned long long)s);
     dev_open();
     for (size_t i = 0; i < EN_COUNT(cases); i++) {
         bool wanted = argc < 2;
