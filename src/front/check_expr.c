@@ -763,8 +763,10 @@ static ir_expr *arith(checker *ck, ir_op op, ir_expr *a, ir_expr *b, en_loc loc)
                  ck_type_name(ck, t), sp, ck_type_name(ck, t), op == IR_OP_REM ? "; use fmod" : "");
         return NULL;
     }
-    if (s->kind == IR_T_BOOL && op >= IR_OP_ADD && op <= IR_OP_XOR) {
-        /* bool vectors: promote lanes to int */
+    bool bool_vector_bits = s->kind == IR_T_BOOL && t->kind == IR_T_VEC &&
+                            (op == IR_OP_AND || op == IR_OP_OR || op == IR_OP_XOR);
+    if (s->kind == IR_T_BOOL && op >= IR_OP_ADD && op <= IR_OP_XOR && !bool_vector_bits) {
+        /* bool arithmetic promotes to int (bool vectors keep their lanes for & | ^) */
         ir_type *it = t->kind == IR_T_VEC ? ir_type_vec(ck->m, ck_t(ck, IR_T_I32), t->count, false) : ck_t(ck, IR_T_I32);
         a = ck_convert(ck, a, it, loc);
         b = ck_convert(ck, b, it, loc);
