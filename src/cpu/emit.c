@@ -635,6 +635,18 @@ static const char *lvalue(emitter *em, const ir_expr *e) {
     }
 }
 
+/* Checked mode's hook for one access, given the variable holding its 32 lane addresses
+ * (uintptr_t[32]) and the kind of access: returns the C expression of the lanes that may
+ * touch memory. Unchecked code lets every active lane through. The checked-mode issue
+ * fills this in (src/cpu/check_rt.h: the access hook); every load, store and atomic of
+ * memory passes here, so nothing else needs instrumenting. */
+typedef enum access_kind { ACCESS_LOAD, ACCESS_STORE, ACCESS_ATOMIC } access_kind;
+static const char *access_lanes(emitter *em, const ir_expr *site, const ir_type *t, const char *addrs,
+                                access_kind kind) {
+    (void)site, (void)t, (void)addrs, (void)kind;
+    return em->mask;
+}
+
 /* THE memory-access choke point. Every load and store of device, constant, threadgroup or
  * dynamically indexed memory is emitted here: addresses per lane, then a full-mask
  * contiguous fast path, else a masked per-lane loop. Checked mode instruments here. */
@@ -646,6 +658,8 @@ static void emit_access(emitter *em, const ir_expr *place, const ir_type *t, con
     OPEN("{ /* %s of %s */", is_store ? "store" : "load", ir_type_name(t, &em->arena));
     line(em, "uintptr_t _a%d[32];", id);
     line(em, "for (int l = 0; l < 32; l++) _a%d[l] = (uintptr_t)(%s);", id, addr);
+    const char *outer_mask = em->mask;
+    em->mask = access_lanes(em, place, t, S(em, "_a%d", id), is_store ? ACCESS_STORE : ACCESS_LOAD);
     OPEN("if (%s == ENK_FULL && enk_contiguous(_a%d, sizeof(%s))) {", em->mask, id, ct);
     line(em, "%s *_b%d = (%s *)_a%d[0];", ct, id, ct, id);
     if (!is_store && em->loops.count > 0) {
@@ -674,16 +688,18 @@ static void emit_access(emitter *em, const ir_expr *place, const ir_type *t, con
              temp, em->mask, ct, id, ct);
     CLOSE();
     CLOSE();
-    (void)place;
+    em->mask = outer_mask;
 }
 
 /* the same choke point for a load whose address is the same in every lane */
 static void emit_uniform_load(emitter *em, const ir_expr *place, const ir_type *t, const char *addr,
                               const char *temp) {
     const char *ct = ctype(em, t);
+    int id = fresh(em);
     line(em, "%s %s = (%s){0}; /* uniform load of %s */", ct, temp, ct, ir_type_name(t, &em->arena));
-    line(em, "if (%s) %s = *(%s *)(%s);", em->mask, temp, ct, addr);
-    (void)place;
+    line(em, "uintptr_t _a%d[1] = {(uintptr_t)(%s)};", id, addr);
+    const char *lanes = access_lanes(em, place, t, S(em, "_a%d", id), ACCESS_LOAD);
+    line(em, "if (%s) %s = *(%s *)_a%d[0];", lanes, temp, ct, id);
 }
 
 /* does e compute the same value in every lane (no per-lane variable in it)? */
@@ -1426,8 +1442,12 @@ static void emit_atomic(emitter *em, const ir_stmt *s) {
     const char *res = s->result ? var_lvalue(em, s->result) : NULL;
     const char *ptr = ex(em, s->args[0], -1);
     OPEN("{ /* %s: %s */", ir_intrinsic_name(s->intrinsic), source_note(em, s->loc));
-    OPEN("for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) { /* lanes in order */", em->mask);
-    line(em, "%s *_p = (%s *)%s;", ct, ct, ptr);
+    int id = fresh(em);
+    line(em, "uintptr_t _a%d[32];", id);
+    line(em, "for (int l = 0; l < 32; l++) _a%d[l] = (uintptr_t)(%s);", id, ptr);
+    const char *lanes = access_lanes(em, s->args[0], t, S(em, "_a%d", id), ACCESS_ATOMIC);
+    OPEN("for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) { /* lanes in order */", lanes);
+    line(em, "%s *_p = (%s *)_a%d[l];", ct, ct, id);
     const char *v = vals[1] ? S(em, "%s[l]", vals[1]) : "0";
     const char *r = NULL;
     bool is_float = t->kind == IR_T_F32;
