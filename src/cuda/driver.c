@@ -67,10 +67,20 @@ struct en_cuda_device {
     char lost_why[768];
 };
 
+/* Buffers of at most EN_SHADOW_BYTES keep a host copy of their bytes while it is exact, so
+ * that a small `constant T &` binding (set_bytes, or a tiny buffer) is passed to the kernel
+ * by value (internal.h: en_cuda_param_by_value). Exact means: every byte came from the
+ * zero fill or a host write, and no dispatch has bound the buffer where a kernel could
+ * write it (any binding outside the constant address space ends the copy's validity until
+ * a host write covers the whole buffer again). Dispatches, copies and host writes are in
+ * stream order, so the copy taken at a dispatch is what that kernel would have read. */
+#define EN_SHADOW_BYTES 64
 typedef struct cuda_buffer {
     CUdeviceptr ptr;
     size_t size;
     unsigned generation;
+    bool shadow_ok;
+    _Alignas(16) unsigned char shadow[EN_SHADOW_BYTES];
 } cuda_buffer;
 
 typedef struct cuda_kernel {
@@ -302,6 +312,7 @@ enigma_status en_cuda_buffer_alloc(en_device *dev, size_t bytes, void **handle, 
     }
     b->size = bytes;
     b->generation = d->generation;
+    b->shadow_ok = bytes <= EN_SHADOW_BYTES; /* calloc'ed: zeros, as the memset */
     *handle = b;
     return ENIGMA_OK;
 }
@@ -328,6 +339,10 @@ enigma_status en_cuda_buffer_write(en_device *dev, void *handle, size_t offset, 
     en_buf why = {0};
     int r = EN_CU(d->cu, &why, cuMemcpyHtoD(b->ptr + offset, src, bytes));
     if (r != 0) st = call_failed(d, r, why.data, err);
+    else if (b->size <= EN_SHADOW_BYTES && offset + bytes <= EN_SHADOW_BYTES) {
+        memcpy(b->shadow + offset, src, bytes);
+        if (offset == 0 && bytes >= b->size) b->shadow_ok = true;
+    }
     en_buf_free(&why);
     return st;
 }
@@ -472,22 +487,35 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
                           l->by_threads};
     CUdeviceptr ptrs[EN_MAX_KERNEL_ARGS];
     uint32_t offsets[EN_MAX_KERNEL_ARGS];
+    _Alignas(16) unsigned char values[EN_MAX_KERNEL_ARGS][EN_CUDA_BY_VALUE_MAX];
     void *args[EN_MAX_KERNEL_ARGS + 1];
     int nargs = 0;
     args[nargs++] = &dp;
     uint64_t shared = k->layout.static_in_dynamic ? k->layout.static_bytes : 0;
-    for (int i = 0; i < f->param_count && nargs < EN_MAX_KERNEL_ARGS; i++) {
+    for (int i = 0; i < f->param_count && nargs + 1 < EN_MAX_KERNEL_ARGS; i++) {
         const ir_var *v = f->params[i];
         if (v->param_kind == IR_PARAM_BUFFER) {
             const en_binding *b = &l->buffers[v->binding];
-            const cuda_buffer *cb = b->handle;
+            cuda_buffer *cb = b->handle;
             if (cb && cb->generation != d->generation) {
                 en_buf_printf(err, "[[buffer(%d)]] ('%s'): ", v->binding, v->name);
                 return check_buffer(d, cb, err);
             }
+            /* a kernel may write what it sees outside the constant address space */
+            if (cb && v->type->space != IR_SPACE_CONSTANT) cb->shadow_ok = false;
             ptrs[nargs] = cb ? cb->ptr + b->offset : 0;
             args[nargs] = &ptrs[nargs];
             nargs++;
+            if (en_cuda_param_by_value(v)) {
+                size_t size = v->type->elem->size;
+                memset(values[nargs], 0, sizeof values[nargs]);
+                if (cb && cb->shadow_ok && b->offset + size <= cb->size) {
+                    memcpy(values[nargs], cb->shadow + b->offset, size);
+                    ptrs[nargs - 1] = 0; /* the kernel takes the value */
+                }
+                args[nargs] = values[nargs];
+                nargs++;
+            }
         } else if (v->param_kind == IR_PARAM_THREADGROUP) {
             shared = (shared + 15) / 16 * 16;
             offsets[nargs] = (uint32_t)shared;

@@ -1008,6 +1008,23 @@ static void emit_attr(emitter *e, const ir_var *v) {
     en_buf_printf(e->out, " // [[%s]]\n", ir_attr_name(v->attr));
 }
 
+/* A small `constant T &x [[buffer(n)]]` (internal.h): constant memory cannot change during a
+ * dispatch, so one read at the start is exact; passing the value itself spares every
+ * thread a global load that the rest of the kernel would wait on (the bound of a loop is
+ * otherwise reloaded after each barrier). Scalars and vectors only: their CUDA types have
+ * the MSL size and alignment, which the launch's by-value copy relies on. */
+static bool small_constant_value(const ir_type *t) {
+    if (t->kind == IR_T_VEC) t = t->elem;
+    return ir_is_scalar(t);
+}
+
+bool en_cuda_param_by_value(const ir_var *p) {
+    const ir_type *t = p->type;
+    return p->param_kind == IR_PARAM_BUFFER && p->is_reference && t && t->kind == IR_T_PTR &&
+           t->space == IR_SPACE_CONSTANT && t->elem && small_constant_value(t->elem) &&
+           t->elem->size > 0 && t->elem->size <= EN_CUDA_BY_VALUE_MAX;
+}
+
 static void emit_kernel(emitter *e, const ir_func *f) {
     e->f = f;
     e->loop_depth = 0;
@@ -1034,7 +1051,10 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     bool dynamic = e->shared.static_in_dynamic;
     for (int i = 0; i < f->param_count; i++) {
         const ir_var *p = f->params[i];
-        if (p->param_kind == IR_PARAM_BUFFER)
+        if (en_cuda_param_by_value(p))
+            en_buf_printf(e->out, ",\n        %s en_ref_%s, const %s en_val_%s /* [[buffer(%d)]]: pointer, or NULL and the value */",
+                          type_name(e, p->type), var_name(e, p), type_name(e, p->type->elem), var_name(e, p), p->binding);
+        else if (p->param_kind == IR_PARAM_BUFFER)
             en_buf_printf(e->out, ",\n        %s %s /* [[buffer(%d)]] */", type_name(e, p->type), var_name(e, p), p->binding);
         else if (p->param_kind == IR_PARAM_THREADGROUP) {
             en_buf_printf(e->out, ",\n        uint en_offset_%s /* [[threadgroup(%d)]] */", var_name(e, p), p->binding);
@@ -1062,6 +1082,18 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         else
             en_buf_printf(e->out, "__shared__ %s %s;\n", type_name(e, v->type), var_name(e, v));
         offset += v->type->size;
+    }
+    /* by-value constants: the body reads them through a pointer to a local copy, which the
+     * compiler resolves to a register */
+    for (int i = 0; i < f->param_count; i++) {
+        const ir_var *p = f->params[i];
+        if (!en_cuda_param_by_value(p)) continue;
+        const char *n = var_name(e, p);
+        line_start(e);
+        en_buf_printf(e->out, "%s en_copy_%s = en_ref_%s ? *en_ref_%s : en_val_%s;\n",
+                      type_name(e, p->type->elem), n, n, n, n);
+        line_start(e);
+        en_buf_printf(e->out, "%s %s = &en_copy_%s; // [[buffer(%d)]]\n", type_name(e, p->type), n, n, p->binding);
     }
     line_start(e);
     put(e, "en_thread en_t;\n");

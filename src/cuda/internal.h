@@ -15,10 +15,17 @@ EN_INTERNAL extern const char en_cuda_prelude[];
  * extern "C" __global__ function per kernel. Kernel parameters, in order:
  *   const en_dispatch en_p        grid, dispatch group size, by_threads (prelude.cuh)
  *   then, in the MSL parameter order:
- *     [[buffer(n)]]        a device pointer (the binding's offset already added)
+ *     [[buffer(n)]]        a device pointer (the binding's offset already added), or for
+ *                          a small constant reference, a pointer and a value (below)
  *     [[threadgroup(n)]]   uint: its byte offset in the dynamic shared memory
  *   position attributes are computed inside the kernel and take no parameter. */
 EN_INTERNAL enigma_status en_cuda_emit(const ir_module *m, en_buf *out, en_buf *err);
+/* A `constant T &x [[buffer(n)]]` of a scalar or vector of at most EN_CUDA_BY_VALUE_MAX
+ * bytes takes TWO kernel parameters: `const T *en_ref_x` and `const T en_val_x`. The launch
+ * passes NULL and the value when it knows the bytes on the host (driver.c keeps a host copy
+ * of small buffers that no kernel could have written), else the pointer (and zero). */
+#define EN_CUDA_BY_VALUE_MAX 16u
+EN_INTERNAL bool en_cuda_param_by_value(const ir_var *p);
 /* the kernel's CUDA symbol name (its MSL name, which is an identifier) */
 EN_INTERNAL const char *en_cuda_kernel_symbol(const ir_func *kernel);
 

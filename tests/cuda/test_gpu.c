@@ -8,6 +8,8 @@
  *   early_return  threads that returned do not hold up a later barrier
  *   big_shared    100 KiB of [[threadgroup(0)]] memory (beyond the 48 KiB default)
  *   atomics       float and int atomic adds from every thread
+ *   constants     small constant references passed by value follow host writes,
+ *                 set_bytes, offsets and writes by an earlier kernel
  *   fault         an illegal address: ENIGMA_ERROR_RUNTIME naming the kernel; the process
  *                 carries on (a fresh context, or a device that refuses every later call
  *                 cleanly where the driver cannot recover: see test_fault)
@@ -88,6 +90,13 @@ static const char *source =
     "kernel void fault(device float *p [[buffer(0)]], constant uint &far [[buffer(1)]],\n"
     "                  uint gid [[thread_position_in_grid]]) {\n"
     "    p[ulong(far) * 1048576ul * 64ul + gid] = 1.0f;\n"
+    "}\n"
+    "kernel void set_first(device uint *s [[buffer(0)]], constant uint &v [[buffer(1)]]) {\n"
+    "    s[0] = v;\n"
+    "}\n"
+    "kernel void use_const(constant uint &n [[buffer(0)]], constant float2 &f [[buffer(1)]],\n"
+    "                      device float *out [[buffer(2)]], uint gid [[thread_position_in_grid]]) {\n"
+    "    out[gid] = float(n + gid) * f.x + f.y;\n"
     "}\n"
     "kernel void add_one(device float *p [[buffer(0)]], uint gid [[thread_position_in_grid]]) {\n"
     "    p[gid] = p[gid] + 1.0f;\n"
@@ -244,6 +253,57 @@ static void test_atomics(enigma_device *dev, enigma_library *lib) {
     enigma_buffer_destroy(bn);
 }
 
+/* Small `constant T &` bindings go to the kernel by value from a host copy of the buffer
+ * (src/cuda/driver.c): the value a kernel sees must follow host writes, set_bytes, binding
+ * offsets, and writes by an earlier kernel (which end the host copy's validity). */
+static void check_use_const(enigma_command *u, enigma_buffer *out, uint32_t n, const float f[2], const char *when) {
+    enum { N = 100 };
+    OK(enigma_command_dispatch(u, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){64, 1, 1}));
+    float got[N];
+    OK(enigma_buffer_read(out, 0, got, sizeof got));
+    for (int i = 0; i < N; i++) {
+        double want = (double)(n + (uint32_t)i) * f[0] + f[1];
+        if (fabs(got[i] - want) > 1e-6 * fabs(want)) {
+            CHECK(0, "%s: use_const[%d] = %.9g, want %.9g (n = %u)", when, i, got[i], want, n);
+            break;
+        }
+    }
+}
+
+static void test_constant_values(enigma_device *dev, enigma_library *lib) {
+    uint32_t n0 = (uint32_t)(rnd() % 5000) + 1, v1 = n0 + 1 + (uint32_t)(rnd() % 5000);
+    uint32_t n2 = v1 + 1 + (uint32_t)(rnd() % 5000);
+    float f[2] = {(float)(rnd() % 7 + 2), (float)(rnd() % 100) + 0.5f};
+    enigma_buffer *small, *out, *four;
+    OK(enigma_buffer_create_with_data(dev, &n0, 4, &small));
+    OK(enigma_buffer_create(dev, 100 * sizeof(float), &out));
+    enigma_command *u = command(lib, "use_const");
+    OK(enigma_command_set_buffer(u, 0, small, 0));
+    OK(enigma_command_set_bytes(u, 1, f, sizeof f));
+    OK(enigma_command_set_buffer(u, 2, out, 0));
+    check_use_const(u, out, n0, f, "a buffer written by the host");
+    enigma_command *w = command(lib, "set_first");
+    OK(enigma_command_set_buffer(w, 0, small, 0));
+    OK(enigma_command_set_bytes(w, 1, &v1, 4));
+    OK(enigma_command_dispatch(w, ENIGMA_DISPATCH_THREADS, (enigma_size3){1, 1, 1}, (enigma_size3){1, 1, 1}));
+    check_use_const(u, out, v1, f, "after a kernel wrote the buffer");
+    OK(enigma_buffer_write(small, 0, &n2, 4));
+    check_use_const(u, out, n2, f, "after the host wrote it again");
+    uint32_t quad[4] = {n0 + 3, n0 + 5, v1 + 7, n2 + 9};
+    OK(enigma_buffer_create_with_data(dev, quad, sizeof quad, &four));
+    OK(enigma_command_set_buffer(u, 0, four, 8));
+    check_use_const(u, out, quad[2], f, "bound at an offset");
+    OK(enigma_command_set_bytes(u, 0, &v1, 4));
+    f[0] += 1.0f;
+    OK(enigma_command_set_bytes(u, 1, f, sizeof f));
+    check_use_const(u, out, v1, f, "set_bytes");
+    enigma_command_destroy(u);
+    enigma_command_destroy(w);
+    enigma_buffer_destroy(small);
+    enigma_buffer_destroy(out);
+    enigma_buffer_destroy(four);
+}
+
 /* After the fault the process must carry on. Two outcomes are right, depending on the
  * driver (src/cuda/driver.c): it gives a fresh context back, and then new buffers and the
  * same library give a correct result while the buffers from before are refused; or it
@@ -330,6 +390,7 @@ int main(void) {
     test_early_return(dev, lib);
     test_big_shared(dev, lib);
     test_atomics(dev, lib);
+    test_constant_values(dev, lib);
     /* last: it resets the context. ENIGMA_TEST_NO_FAULT=1 leaves it out (compute-sanitizer) */
     const char *no_fault = getenv("ENIGMA_TEST_NO_FAULT");
     if (!(no_fault && *no_fault == '1')) test_fault(dev, lib);
