@@ -30,8 +30,8 @@
  * threadgroup and epoch, and a read from an earlier threadgroup. Information that does not
  * fit is dropped, which can only hide a race, never invent one. Threadgroup memory
  * records carry their threadgroup, so a new threadgroup sees them as stale without any
- * clearing; a per-byte tag says which threadgroup last wrote the byte (uninitialized
- * reads). Buffers that the kernel only reads through const pointers get bounds checks
+ * clearing; a per-byte tag says which threadgroup last wrote the byte: a read none of
+ * whose bytes this threadgroup wrote is an uninitialized read. Buffers that the kernel only reads through const pointers get bounds checks
  * only: they cannot race. */
 #include "check_rt.h"
 
@@ -349,19 +349,34 @@ static void report_uninit(cpu_check_dispatch *d, const region *rg, const cpu_che
                     op_verb(s->op), s->what ? s->what : (rg->name ? rg->name : "?"), offset / elem, offset, me.text);
 }
 
-/* records one lane's in-bounds access in the region's shadow */
-static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_site *s, uint32_t tid, uintptr_t a) {
+/* A conflicting plain store is benign when it writes the bytes the other access left or
+ * saw (`found = true` from many threads): the outcome does not depend on the order. The
+ * location holds the earlier write's value, unless that write is a lane of this same
+ * operation (the hook runs before the store): then compare with that lane's value. */
+static bool same_value_store(const cpu_check_site *s, const shadow_rec *p, const shadow_rec *x, uintptr_t a,
+                             const uintptr_t *addr, const char *values) {
+    if (!values) return false;
+    const char *mine = values + (size_t)(x->tid % 32) * s->size;
+    if (p->op == x->op && p->group == x->group && p->tid / 32 == x->tid / 32)
+        return addr[p->tid % 32] == a && memcmp(values + (size_t)(p->tid % 32) * s->size, mine, s->size) == 0;
+    return memcmp((const void *)a, mine, s->size) == 0;
+}
+
+/* records one lane's in-bounds access in the region's shadow; addr and values are the
+ * hook's (values: NULL unless a plain store) */
+static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_site *s, uint32_t tid, uintptr_t a,
+                          const uintptr_t *addr, const char *values) {
     size_t off = a - rg->base, size = s->size ? s->size : 1;
     if (off + size > rg->size) return;
     if (!region_shadow(d, rg)) return;
     bool reads = op_reads(s->op), writes = op_writes(s->op);
     if (rg->threadgroup) {
         if (reads) {
-            for (size_t b = off; b < off + size; b++)
-                if (rg->init[b] != d->group) {
-                    report_uninit(d, rg, s, tid, a);
-                    break;
-                }
+            /* uninitialized when no byte of it was written: a float3 stored by component
+             * leaves its padding unwritten, and a whole-vector load of it is still fine */
+            bool any = false;
+            for (size_t b = off; b < off + size && !any; b++) any = rg->init[b] == d->group;
+            if (!any) report_uninit(d, rg, s, tid, a);
         }
         if (writes)
             for (size_t b = off; b < off + size; b++) rg->init[b] = d->group;
@@ -374,14 +389,14 @@ static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_sit
         x.bytes = (uint8_t)(((1u << (hi - lo)) - 1u) << (lo - c * 4));
         shadow_cell *cell = &rg->cells[c];
         if (!reported && conflicts(rg, &cell->write, &x)) {
-            report_race(d, rg, s, &x, &cell->write, a);
+            if (!same_value_store(s, &cell->write, &x, a, addr, values)) report_race(d, rg, s, &x, &cell->write, a);
             reported = true;
         }
         if (writes && !reported) {
             const shadow_rec *reads_[3] = {&cell->read, &cell->read_other, &cell->read_old};
             for (int k = 0; k < 3 && !reported; k++)
                 if (conflicts(rg, reads_[k], &x)) {
-                    report_race(d, rg, s, &x, reads_[k], a);
+                    if (!same_value_store(s, reads_[k], &x, a, addr, values)) report_race(d, rg, s, &x, reads_[k], a);
                     reported = true;
                 }
         }
@@ -424,7 +439,8 @@ static int find_object(cpu_check_dispatch *d, uintptr_t a, uint32_t size, bool *
     return -1;
 }
 
-static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, uint32_t mask, const uintptr_t *addr) {
+static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, uint32_t mask, const uintptr_t *addr,
+                            const void *values) {
     cpu_check_dispatch *d = state;
     if (!mask) return 0;
     d->op++;
@@ -440,7 +456,7 @@ static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, u
                 continue;
             }
             ok |= 1u << l;
-            if (rg) shadow_access(d, rg, s, sg * 32 + (uint32_t)l, a);
+            if (rg) shadow_access(d, rg, s, sg * 32 + (uint32_t)l, a, addr, values);
         }
         return ok;
     }
@@ -455,7 +471,7 @@ static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, u
         }
         ok |= 1u << l;
         region *rg = d->resolved[object].rg;
-        if (rg && rg->track) shadow_access(d, rg, s, sg * 32 + (uint32_t)l, a);
+        if (rg && rg->track) shadow_access(d, rg, s, sg * 32 + (uint32_t)l, a, addr, values);
     }
     return ok;
 }

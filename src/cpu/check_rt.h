@@ -10,9 +10,10 @@
  * What the generated code must call (each hook is per SIMD group: 32 lanes and a mask):
  *   group_begin   once per threadgroup, first thing, with the kernel's object table
  *   access        every load, store and atomic of device, constant or threadgroup memory,
- *                 before it happens, with the 32 lane addresses; it returns the lanes that
- *                 may touch memory (in bounds): the code stores only those and loads zero
- *                 for the others
+ *                 before it happens, with the 32 lane addresses (and, for a plain store, the
+ *                 32 values about to be stored, site->size bytes apart, else NULL); it
+ *                 returns the lanes that may touch memory (in bounds): the code stores only
+ *                 those and loads zero for the others
  *   barrier       every threadgroup_barrier, with the threads that arrive and those that
  *                 have returned, per SIMD group
  *   simd_barrier  every simdgroup_barrier, likewise within the SIMD group
@@ -75,7 +76,7 @@ typedef struct cpu_check_object {
 typedef struct cpu_check_api {
     void (*group_begin)(void *state, const cpu_group *g, const cpu_check_object *objects, int count);
     uint32_t (*access)(void *state, const cpu_check_site *site, uint32_t sg, uint32_t mask,
-                       const uintptr_t *addr);
+                       const uintptr_t *addr, const void *values);
     void (*barrier)(void *state, const cpu_check_site *site, const uint32_t *arrived,
                     const uint32_t *returned, uint32_t nsg);
     void (*simd_barrier)(void *state, const cpu_check_site *site, uint32_t sg, uint32_t mask,

@@ -85,7 +85,7 @@ static uint32_t access(fixture *f, const cpu_check_site *s, uint32_t sg, uint32_
                        int (*index)(int lane)) {
     uintptr_t addr[32];
     for (int l = 0; l < 32; l++) addr[l] = (uintptr_t)&base[index(l)];
-    return cpu_check_hooks.access(f->d, s, sg, mask, addr);
+    return cpu_check_hooks.access(f->d, s, sg, mask, addr, NULL);
 }
 
 static int lane_index(int l) { return l; }
@@ -158,6 +158,20 @@ static void test_threadgroup_ordering(void) {
     cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
     access(&f, &same, 0, 0x3u, f.tg, lane_half);
     EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 25) == 1, "lanes 0 and 1 store to tile[0]");
+    /* two lanes storing the same bytes to one place is benign; different bytes race */
+    cpu_check_site flag = site(27, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, 1);
+    cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
+    float same[32], differ[32];
+    uintptr_t at[32];
+    for (int l = 0; l < 32; l++) same[l] = 1.0f, differ[l] = (float)l, at[l] = (uintptr_t)&f.tg[7];
+    cpu_check_hooks.access(f.d, &flag, 0, 0x3u, at, same);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 27) == 0, "same value from two lanes");
+    f.tg[7] = 1.0f; /* the store happens */
+    cpu_check_hooks.access(f.d, &flag, 1, 0x1u, at, same);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 27) == 0, "same value from another SIMD group");
+    cpu_check_site flag2 = site(28, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, 1);
+    cpu_check_hooks.access(f.d, &flag2, 0, 0x6u, at, differ);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 28) == 1, "different values race");
     /* atomics never race with atomics */
     cpu_check_site rmw = site(26, CPU_CHECK_ATOMIC_RMW, IR_SPACE_THREADGROUP, 1);
     cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
@@ -197,7 +211,7 @@ static void test_device_races(void) {
     uintptr_t addr[32] = {0};
     addr[0] = (uintptr_t)((char *)(f.data + 100));
     addr[1] = (uintptr_t)((char *)(f.data + 100) + 2);
-    cpu_check_hooks.access(f.d, &half, 0, 3u, addr);
+    cpu_check_hooks.access(f.d, &half, 0, 3u, addr, NULL);
     EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 34) == 0, "disjoint bytes of one word");
     fixture_free(&f);
 
