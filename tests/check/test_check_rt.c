@@ -161,13 +161,17 @@ static void test_threadgroup_ordering(void) {
     /* two lanes storing the same bytes to one place is benign; different bytes race */
     cpu_check_site flag = site(27, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, 1);
     cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
-    float same[32], differ[32];
+    float ones[32], differ[32];
     uintptr_t at[32];
-    for (int l = 0; l < 32; l++) same[l] = 1.0f, differ[l] = (float)l, at[l] = (uintptr_t)&f.tg[7];
-    cpu_check_hooks.access(f.d, &flag, 0, 0x3u, at, same);
+    for (int l = 0; l < 32; l++) {
+        ones[l] = 1.0f;
+        differ[l] = (float)l;
+        at[l] = (uintptr_t)&f.tg[7];
+    }
+    cpu_check_hooks.access(f.d, &flag, 0, 0x3u, at, ones);
     EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 27) == 0, "same value from two lanes");
     f.tg[7] = 1.0f; /* the store happens */
-    cpu_check_hooks.access(f.d, &flag, 1, 0x1u, at, same);
+    cpu_check_hooks.access(f.d, &flag, 1, 0x1u, at, ones);
     EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 27) == 0, "same value from another SIMD group");
     cpu_check_site flag2 = site(28, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, 1);
     cpu_check_hooks.access(f.d, &flag2, 0, 0x6u, at, differ);
