@@ -443,6 +443,7 @@ static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, u
                             const void *values) {
     cpu_check_dispatch *d = state;
     if (!mask) return 0;
+    if (d->out_of_memory && d->object_count == 0) return mask; /* no object table: check nothing */
     d->op++;
     uint32_t ok = 0, size = s->size;
     if (s->object >= 0 && s->object < d->object_count) {
