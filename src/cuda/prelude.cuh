@@ -402,6 +402,17 @@ struct en_thread {
 __device__ __forceinline__ bool en_locate(const en_dispatch &p, en_thread &t) {
     t.l = threadIdx.x;
     t.group_volume = blockDim.x;
+    if (p.group[1] == 1 && p.group[2] == 1) {
+        // 1-D threadgroups (uniform): only x can have an edge (a group of height 1 always
+        // fits), and the position is the index. The general path below gives the same
+        // values with a division; this one keeps streaming kernels at the hand-written
+        // instruction count.
+        uint e = p.group[0];
+        if (p.by_threads) { uint left = p.grid[0] - blockIdx.x * p.group[0]; e = left < e ? left : e; }
+        t.edge[0] = e; t.edge[1] = 1; t.edge[2] = 1; t.size = e;
+        t.pos[0] = t.l; t.pos[1] = 0; t.pos[2] = 0;
+        return t.l < e;
+    }
     const uint b[3] = {blockIdx.x, blockIdx.y, blockIdx.z};
     for (int d = 0; d < 3; d++) {
         uint e = p.group[d];
