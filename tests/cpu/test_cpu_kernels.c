@@ -375,6 +375,88 @@ static void partial_simd_group_and_atomics(void) {
     kb_end();
 }
 
+
+/* threadgroup-level control flow: a loop with a barrier, a uniform `continue`, and an
+ * if/else whose arms both hold barriers, in 3-D threadgroups of a 3-D dispatch by threads
+ * (edge groups smaller in every dimension):
+ *   for (r = 0; r < 6; r++) {
+ *     if (r == 2) continue;
+ *     if (r % 2 == 0) { tile[lid] = x * r; barrier; acc += tile[(lid + 1) % n]; }
+ *     else            { tile[lid] = x + r; barrier; acc += tile[(lid + 3) % n]; }
+ *     barrier;
+ *   }
+ *   out[linear(pos)] = acc */
+static void tg_control_3d(void) {
+    kb_begin("tg_control");
+    ir_type *u3 = ir_type_vec(K.m, T_U32, 3, false);
+    ir_var *in = param_buffer("in", T_I32, 0), *out = param_buffer("out", T_I32, 1);
+    ir_var *pos = param_attr("pos", u3, IR_ATTR_THREAD_POSITION_IN_GRID);
+    ir_var *grid = param_attr("grid", u3, IR_ATTR_THREADS_PER_GRID);
+    ir_var *tpt = param_attr("tpt", u3, IR_ATTR_THREADS_PER_THREADGROUP);
+    ir_var *lid = param_attr("lid", T_U32, IR_ATTR_THREAD_INDEX_IN_THREADGROUP);
+    ir_var *tile = tg_var("tile", ir_type_array(K.m, T_I32, 64));
+    ir_var *n = local("n", T_U32, BIN(IR_OP_MUL, BIN(IR_OP_MUL, SWZ(V(tpt), 0), SWZ(V(tpt), 1)), SWZ(V(tpt), 2)));
+    ir_var *g = local("g", T_U32, BIN(IR_OP_ADD, BIN(IR_OP_MUL, BIN(IR_OP_ADD, BIN(IR_OP_MUL, SWZ(V(pos), 2), SWZ(V(grid), 1)),
+                                                                SWZ(V(pos), 1)), SWZ(V(grid), 0)), SWZ(V(pos), 0)));
+    ir_var *x = local("x", T_I32, AT(V(in), V(g)));
+    ir_var *acc = local("acc", T_I32, I(0));
+    ir_var *r = local("r", T_I32, I(0));
+    saved_block lp = for_begin(BIN(IR_OP_LT, V(r), I(6)));
+    saved_block c2 = if_begin(BIN(IR_OP_EQ, V(r), I(2)));
+    ir_stmt *cont = ir_stmt_new(K.m, IR_S_CONTINUE, K.loc);
+    cont->target = lp.stmt;
+    put(cont);
+    if_end(c2);
+    saved_block even = if_begin(BIN(IR_OP_EQ, BIN(IR_OP_REM, V(r), I(2)), I(0)));
+    set(AIDX(V(tile), V(lid)), BIN(IR_OP_MUL, V(x), V(r)));
+    barrier();
+    set(V(acc), BIN(IR_OP_ADD, V(acc), AIDX(V(tile), BIN(IR_OP_REM, BIN(IR_OP_ADD, V(lid), U(1)), V(n)))));
+    if_else(even);
+    set(AIDX(V(tile), V(lid)), BIN(IR_OP_ADD, V(x), V(r)));
+    barrier();
+    set(V(acc), BIN(IR_OP_ADD, V(acc), AIDX(V(tile), BIN(IR_OP_REM, BIN(IR_OP_ADD, V(lid), U(3)), V(n)))));
+    if_end(even);
+    barrier();
+    loop_latch(lp);
+    set(V(r), BIN(IR_OP_ADD, V(r), I(1)));
+    loop_end(lp);
+    set(AT(V(out), V(g)), V(acc));
+    en_program *p = build();
+    if (p) {
+        const uint32_t W = 7, H = 5, D = 6, TX = 4, TY = 2, TZ = 4, N = W * H * D;
+        int32_t *hin, *hout;
+        void *IN = buf_new(N * 4, (void **)&hin), *OUT = buf_new(N * 4, (void **)&hout);
+        for (uint32_t k = 0; k < N; k++) hin[k] = (int32_t)(rnd() % 2001) - 1000;
+        en_launch L = launch3(true, W, H, D, TX, TY, TZ);
+        bind(&L, 0, IN, N * 4), bind(&L, 1, OUT, N * 4);
+        CHECK(run(p, &L), "tg_control ran");
+        int bad = 0;
+        for (uint32_t z = 0; z < D; z++)
+            for (uint32_t y = 0; y < H; y++)
+                for (uint32_t xx = 0; xx < W; xx++) {
+                    uint32_t gx = xx / TX * TX, gy = y / TY * TY, gz = z / TZ * TZ;
+                    uint32_t sx = W - gx < TX ? W - gx : TX, sy = H - gy < TY ? H - gy : TY, sz = D - gz < TZ ? D - gz : TZ;
+                    uint32_t cnt = sx * sy * sz, me = ((z - gz) * sy + (y - gy)) * sx + (xx - gx);
+                    /* the value of the thread with linear index j of this group */
+                    #define VAL(j) hin[((gz + (j) / (sx * sy)) * H + gy + (j) / sx % sy) * W + gx + (j) % sx]
+                    int64_t ref = 0;
+                    for (int rr = 0; rr < 6; rr++) {
+                        if (rr == 2) continue;
+                        if (rr % 2 == 0) ref += (int64_t)VAL((me + 1) % cnt) * rr;
+                        else ref += VAL((me + 3) % cnt) + rr;
+                    }
+                    #undef VAL
+                    int32_t got = hout[(z * H + y) * W + xx];
+                    if (got != (int32_t)ref && bad++ < 5)
+                        fprintf(stderr, "  (%u,%u,%u): %d, expected %lld\n", xx, y, z, got, (long long)ref);
+                }
+        CHECK(bad == 0, "tg_control: %d wrong", bad);
+        BE->buffer_free(&DEV, IN), BE->buffer_free(&DEV, OUT);
+        BE->program_free(&DEV, p);
+    }
+    kb_end();
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -387,6 +469,7 @@ static const struct {
     {"shuffles", shuffles},
     {"edges", edge_groups_2d},
     {"partial", partial_simd_group_and_atomics},
+    {"tg_control", tg_control_3d},
 };
 
 int main(int argc, char **argv) {
