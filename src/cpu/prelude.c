@@ -154,7 +154,7 @@ const char cpu_prelude[] =
     "        if (bits == 0) return 0;                                                                  \\\n"
     "        if (bits >= W) return x;                                                                  \\\n"
     "        U v = (U)((U)x >> (off % W)) & (U)(((U)1 << bits) - 1);                                   \\\n"
-    "        if (SIGNED && ((v >> (bits - 1)) & 1)) v |= (U)(~(U)0 << bits);                           \\\n"
+    "        if (SIGNED && ((v >> (bits - 1)) & 1)) v |= (U)(~(uint64_t)0 << bits);                        \\\n"
     "        return (T)v;                                                                              \\\n"
     "    }                                                                                             \\\n"
     "    static inline T enk_insert_bits_##s(T base, T ins, uint32_t off, uint32_t bits) {            \\\n"

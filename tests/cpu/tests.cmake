@@ -18,3 +18,9 @@ target_compile_definitions(cpu_test_seeds PRIVATE ENIGMA_TEST_SOURCE_DIR="${PROJ
 add_test(NAME cpu.seeds COMMAND cpu_test_seeds)
 set_tests_properties(cpu.seeds PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
   ENVIRONMENT "ENIGMA_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cpu-cache")
+add_executable(cpu_test_prelude ${CMAKE_CURRENT_LIST_DIR}/test_cpu_prelude.c)
+target_include_directories(cpu_test_prelude PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(cpu_test_prelude PRIVATE m)
+# the helpers are instantiated for every integer type: unsigned ones compare with 0
+target_compile_options(cpu_test_prelude PRIVATE -Wno-type-limits)
+add_test(NAME cpu.prelude COMMAND cpu_test_prelude)
