@@ -85,10 +85,10 @@ typedef struct cuda_buffer {
 
 typedef struct cuda_kernel {
     const ir_func *f;
-    CUfunction fn;
-    int dynamic_limit;        /* MAX_DYNAMIC_SHARED_SIZE_BYTES as set now (48 KiB default) */
-    int static_shared;        /* bytes of static __shared__ (function attribute) */
-    int max_threads;          /* the function's own bound (registers) */
+    CUfunction fn[2];         /* the general entry point, the fast one (internal.h) */
+    int dynamic_limit[2];     /* MAX_DYNAMIC_SHARED_SIZE_BYTES as set now (48 KiB default) */
+    int static_shared;        /* bytes of static __shared__ (the larger of the two) */
+    int max_threads;          /* the functions' own bound (registers; the smaller) */
     en_cuda_shared_layout layout;
 } cuda_kernel;
 
@@ -370,11 +370,20 @@ static enigma_status load_module(en_cuda_device *d, en_program *p, en_buf *err) 
     if (EN_CU(cu, err, cuModuleLoadData(&p->module, p->cubin))) return ENIGMA_ERROR_RUNTIME;
     for (int i = 0; i < p->kernel_count; i++) {
         cuda_kernel *k = &p->kernels[i];
-        if (EN_CU(cu, err, cuModuleGetFunction(&k->fn, p->module, en_cuda_kernel_symbol(k->f))) ||
-            EN_CU(cu, err, cuFuncGetAttribute(&k->static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn)) ||
-            EN_CU(cu, err, cuFuncGetAttribute(&k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn)))
-            return ENIGMA_ERROR_RUNTIME;
-        k->dynamic_limit = 48 * 1024 - k->static_shared;
+        k->static_shared = 0;
+        k->max_threads = 1024;
+        for (int v = 0; v < 2; v++) {
+            char symbol[512];
+            snprintf(symbol, sizeof symbol, "%s%s", en_cuda_kernel_symbol(k->f), v ? EN_CUDA_FAST_SUFFIX : "");
+            int shared = 0, threads = 0;
+            if (EN_CU(cu, err, cuModuleGetFunction(&k->fn[v], p->module, symbol)) ||
+                EN_CU(cu, err, cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn[v])) ||
+                EN_CU(cu, err, cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn[v])))
+                return ENIGMA_ERROR_RUNTIME;
+            if (shared > k->static_shared) k->static_shared = shared;
+            if (threads < k->max_threads) k->max_threads = threads;
+        }
+        for (int v = 0; v < 2; v++) k->dynamic_limit[v] = 48 * 1024 - k->static_shared;
     }
     p->generation = d->generation;
     return ENIGMA_OK;
@@ -482,9 +491,15 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
     l->duration_ns = 0;
 
     /* parameters, in the order emit.c declares them */
+    /* a dispatch by threads whose grid is a whole number of threadgroups has no edge
+     * groups: telling the kernel so spares every thread the edge arithmetic */
+    bool edges = l->by_threads && (l->grid[0] % l->group_size[0] || l->grid[1] % l->group_size[1] ||
+                                   l->grid[2] % l->group_size[2]);
     dispatch_params dp = {{l->grid[0], l->grid[1], l->grid[2]},
                           {l->group_size[0], l->group_size[1], l->group_size[2]},
-                          l->by_threads};
+                          edges};
+    /* the fast entry point: 1-D threadgroups and every small constant by value */
+    int variant = l->group_size[1] == 1 && l->group_size[2] == 1;
     CUdeviceptr ptrs[EN_MAX_KERNEL_ARGS];
     uint32_t offsets[EN_MAX_KERNEL_ARGS];
     _Alignas(16) unsigned char values[EN_MAX_KERNEL_ARGS][EN_CUDA_BY_VALUE_MAX];
@@ -512,6 +527,8 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
                 if (cb && cb->shadow_ok && b->offset + size <= cb->size) {
                     memcpy(values[nargs], cb->shadow + b->offset, size);
                     ptrs[nargs - 1] = 0; /* the kernel takes the value */
+                } else {
+                    variant = 0; /* only the general entry point reads through the pointer */
                 }
                 args[nargs] = values[nargs];
                 nargs++;
@@ -542,12 +559,13 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
     pthread_mutex_lock(&d->lock);
     enigma_status st = enter(d, err);
     if (st == ENIGMA_OK && p->generation != d->generation) st = load_module(d, p, err);
-    if (st == ENIGMA_OK && (int64_t)shared > k->dynamic_limit) {
+    CUfunction fn = k->fn[variant];
+    if (st == ENIGMA_OK && (int64_t)shared > k->dynamic_limit[variant]) {
         /* beyond the default 48 KiB a function must opt in; set once, kept for later */
-        if (EN_CU(cu, err, cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared)))
+        if (EN_CU(cu, err, cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared)))
             st = ENIGMA_ERROR_RUNTIME;
         else
-            k->dynamic_limit = (int)shared;
+            k->dynamic_limit[variant] = (int)shared;
     }
     timing_slot *slot = NULL;
     if (st == ENIGMA_OK && d->timing) {
@@ -568,7 +586,7 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
     }
     if (st == ENIGMA_OK) {
         en_buf why = {0};
-        int r = EN_CU(cu, &why, cuLaunchKernel(k->fn, l->groups[0], l->groups[1], l->groups[2], block, 1, 1,
+        int r = EN_CU(cu, &why, cuLaunchKernel(fn, l->groups[0], l->groups[1], l->groups[2], block, 1, 1,
                                                 (unsigned)shared, d->stream, args, NULL));
         if (r == 0) {
             d->last_kernel = f->name;

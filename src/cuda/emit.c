@@ -1025,6 +1025,28 @@ bool en_cuda_param_by_value(const ir_var *p) {
            t->elem->size > 0 && t->elem->size <= EN_CUDA_BY_VALUE_MAX;
 }
 
+/* the kernel's parameters after en_p: their declarations, or their names alone (to forward
+ * them); internal.h lists what each binding becomes */
+static void emit_params(emitter *e, const ir_func *f, bool declare) {
+    for (int i = 0; i < f->param_count; i++) {
+        const ir_var *p = f->params[i];
+        const char *n = var_name(e, p);
+        if (en_cuda_param_by_value(p)) {
+            if (declare)
+                en_buf_printf(e->out, ",\n        %s en_ref_%s, const %s en_val_%s /* [[buffer(%d)]]: pointer, or NULL and the value */",
+                              type_name(e, p->type), n, type_name(e, p->type->elem), n, p->binding);
+            else
+                en_buf_printf(e->out, ", en_ref_%s, en_val_%s", n, n);
+        } else if (p->param_kind == IR_PARAM_BUFFER) {
+            if (declare) en_buf_printf(e->out, ",\n        %s %s /* [[buffer(%d)]] */", type_name(e, p->type), n, p->binding);
+            else en_buf_printf(e->out, ", %s", n);
+        } else if (p->param_kind == IR_PARAM_THREADGROUP) {
+            if (declare) en_buf_printf(e->out, ",\n        uint en_offset_%s /* [[threadgroup(%d)]] */", n, p->binding);
+            else en_buf_printf(e->out, ", en_offset_%s", n);
+        }
+    }
+}
+
 static void emit_kernel(emitter *e, const ir_func *f) {
     e->f = f;
     e->loop_depth = 0;
@@ -1044,25 +1066,17 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     const char *file = f->loc.file >= 0 && e->m->sources && f->loc.file < e->m->sources->files.count
                            ? e->m->sources->files.items[f->loc.file].name : "<source>";
     en_buf_printf(e->out, "\n// kernel %s (%s:%d)\n", f->name, file, f->loc.line);
-    put(e, "extern \"C\" __global__ void ");
-    if (f->max_total_threads_per_threadgroup)
-        en_buf_printf(e->out, "__launch_bounds__(%u) ", f->max_total_threads_per_threadgroup);
-    en_buf_printf(e->out, "%s(const en_dispatch en_p", en_cuda_kernel_symbol(f));
+    const char *sym = en_cuda_kernel_symbol(f);
     bool dynamic = e->shared.static_in_dynamic;
     for (int i = 0; i < f->param_count; i++) {
         const ir_var *p = f->params[i];
-        if (en_cuda_param_by_value(p))
-            en_buf_printf(e->out, ",\n        %s en_ref_%s, const %s en_val_%s /* [[buffer(%d)]]: pointer, or NULL and the value */",
-                          type_name(e, p->type), var_name(e, p), type_name(e, p->type->elem), var_name(e, p), p->binding);
-        else if (p->param_kind == IR_PARAM_BUFFER)
-            en_buf_printf(e->out, ",\n        %s %s /* [[buffer(%d)]] */", type_name(e, p->type), var_name(e, p), p->binding);
-        else if (p->param_kind == IR_PARAM_THREADGROUP) {
-            en_buf_printf(e->out, ",\n        uint en_offset_%s /* [[threadgroup(%d)]] */", var_name(e, p), p->binding);
-            dynamic = true;
-        } else if (p->param_kind != IR_PARAM_ATTR) {
+        if (p->param_kind == IR_PARAM_THREADGROUP) dynamic = true;
+        else if (p->param_kind != IR_PARAM_BUFFER && p->param_kind != IR_PARAM_ATTR)
             fail(e, p->loc, "a kernel parameter that is neither a buffer, threadgroup memory nor an attribute");
-        }
     }
+    /* the body, once, as a template; the two entry points after it instantiate it */
+    en_buf_printf(e->out, "template <bool EN_FAST> static __device__ __forceinline__ void en_kernel_%s(const en_dispatch &en_p", sym);
+    emit_params(e, f, true);
     put(e, ") {\n");
     e->indent = 1;
     if (dynamic) {
@@ -1090,7 +1104,7 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         if (!en_cuda_param_by_value(p)) continue;
         const char *n = var_name(e, p);
         line_start(e);
-        en_buf_printf(e->out, "%s en_copy_%s = en_ref_%s ? *en_ref_%s : en_val_%s;\n",
+        en_buf_printf(e->out, "%s en_copy_%s = EN_FAST || !en_ref_%s ? en_val_%s : *en_ref_%s;\n",
                       type_name(e, p->type->elem), n, n, n, n);
         line_start(e);
         en_buf_printf(e->out, "%s %s = &en_copy_%s; // [[buffer(%d)]]\n", type_name(e, p->type), n, n, p->binding);
@@ -1098,7 +1112,7 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     line_start(e);
     put(e, "en_thread en_t;\n");
     line_start(e);
-    put(e, "if (!en_locate(en_p, en_t)) return; // past the edge of a dispatch by threads\n");
+    put(e, "if (!(EN_FAST ? en_locate_1d(en_p, en_t) : en_locate(en_p, en_t))) return; // past the edge of a dispatch by threads\n");
     for (int i = 0; i < f->param_count; i++) {
         const ir_var *p = f->params[i];
         if (p->param_kind == IR_PARAM_ATTR) emit_attr(e, p);
@@ -1120,6 +1134,18 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     }
     emit_block_body(e, f->body);
     put(e, "}\n");
+    /* the entry points: the general one, and EN_CUDA_FAST_SUFFIX for dispatches of 1-D
+     * threadgroups whose constant references all arrive by value (driver.c picks) */
+    for (int fast = 0; fast < 2; fast++) {
+        put(e, "extern \"C\" __global__ void ");
+        if (f->max_total_threads_per_threadgroup)
+            en_buf_printf(e->out, "__launch_bounds__(%u) ", f->max_total_threads_per_threadgroup);
+        en_buf_printf(e->out, "%s%s(const en_dispatch en_p", sym, fast ? EN_CUDA_FAST_SUFFIX : "");
+        emit_params(e, f, true);
+        en_buf_printf(e->out, ") {\n    en_kernel_%s<%s>(en_p", sym, fast ? "true" : "false");
+        emit_params(e, f, false);
+        put(e, ");\n}\n");
+    }
 }
 
 /* ---- structs and constants ------------------------------------------------------------------ */

@@ -26,6 +26,11 @@ EN_INTERNAL enigma_status en_cuda_emit(const ir_module *m, en_buf *out, en_buf *
  * of small buffers that no kernel could have written), else the pointer (and zero). */
 #define EN_CUDA_BY_VALUE_MAX 16u
 EN_INTERNAL bool en_cuda_param_by_value(const ir_var *p);
+/* Each kernel has two entry points with the same parameters: the MSL name (any dispatch),
+ * and the name + EN_CUDA_FAST_SUFFIX for a dispatch of 1-D threadgroups (group_size y and
+ * z of 1) where every by-value constant arrived by value: its en_locate is the short 1-D
+ * form and it never looks at the constants' pointers. */
+#define EN_CUDA_FAST_SUFFIX "__en_fast"
 /* the kernel's CUDA symbol name (its MSL name, which is an identifier) */
 EN_INTERNAL const char *en_cuda_kernel_symbol(const ir_func *kernel);
 

@@ -425,6 +425,17 @@ __device__ __forceinline__ bool en_locate(const en_dispatch &p, en_thread &t) {
     else { t.pos[0] = t.l % t.edge[0]; t.pos[1] = (t.l / t.edge[0]) % t.edge[1]; t.pos[2] = t.l / (t.edge[0] * t.edge[1]); }
     return true;
 }
+// en_locate for a dispatch of 1-D threadgroups (the driver's fast entry point): the same
+// values as en_locate's 1-D path, without testing for it
+__device__ __forceinline__ bool en_locate_1d(const en_dispatch &p, en_thread &t) {
+    t.l = threadIdx.x;
+    t.group_volume = blockDim.x;
+    uint e = blockDim.x;
+    if (p.by_threads) { uint left = p.grid[0] - blockIdx.x * e; e = left < e ? left : e; }
+    t.edge[0] = e; t.edge[1] = 1; t.edge[2] = 1; t.size = e;
+    t.pos[0] = t.l; t.pos[1] = 0; t.pos[2] = 0;
+    return t.l < e;
+}
 __device__ __forceinline__ uint en_lane() { return threadIdx.x & 31u; }
 
 // ---- moving values between lanes ------------------------------------------------------------

@@ -335,7 +335,11 @@ static void test_hand(void) {
             CHECK(strstr(kernel, "goto en_continue_"), "continue must run the latch");
             CHECK(strstr(kernel, "en_atomic_fetch_add(counter, 1)") && strstr(kernel, "en_atomic_fetch_add(fsum, acc)"), "atomics");
             CHECK(strstr(kernel, "en_matrix_multiply_accumulate<float>(") && strstr(kernel, "en_matrix_store("), "matrix");
-            CHECK(strstr(kernel, "if (!en_locate(en_p, en_t)) return;"), "edge threads leave");
+            CHECK(strstr(kernel, "if (!(EN_FAST ? en_locate_1d(en_p, en_t) : en_locate(en_p, en_t))) return;"),
+                  "edge threads leave");
+            CHECK(strstr(kernel, "extern \"C\" __global__ void everything" EN_CUDA_FAST_SUFFIX "(const en_dispatch en_p") &&
+                      strstr(kernel, "en_kernel_everything<true>(en_p") && strstr(kernel, "en_kernel_everything<false>(en_p"),
+                  "the general and the fast entry point");
             CHECK(strstr(src.data, "static_assert(sizeof(Params) == 48"), "struct layout assertion");
             CHECK(strstr(kernel, "en_splat<float4>(0.0f)"), "scalar clamp bounds spread over the vector");
             CHECK(strstr(kernel, "en_array<float, 16384> &big = *(en_array<float, 16384> *)(en_dynamic_shared + 0);"),
