@@ -200,7 +200,7 @@ static enigma_status bind_bytes(enigma_command *cmd, const char *fn, const enigm
 enigma_status enigma_command_set_buffer(enigma_command *cmd, int index, enigma_buffer *buf, size_t offset) {
     const char *fn = "enigma_command_set_buffer";
     if (!cmd) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: cmd is NULL", fn);
-    const enigma_param_info *pi;
+    const enigma_param_info *pi = NULL;
     enigma_status st = check_not_pending(cmd, fn);
     if (st == ENIGMA_OK) st = buffer_param_by_index(cmd, fn, index, &pi);
     return st == ENIGMA_OK ? bind_buffer(cmd, fn, pi, buf, offset) : st;
@@ -209,7 +209,7 @@ enigma_status enigma_command_set_buffer(enigma_command *cmd, int index, enigma_b
 enigma_status enigma_command_set_bytes(enigma_command *cmd, int index, const void *data, size_t bytes) {
     const char *fn = "enigma_command_set_bytes";
     if (!cmd) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: cmd is NULL", fn);
-    const enigma_param_info *pi;
+    const enigma_param_info *pi = NULL;
     enigma_status st = check_not_pending(cmd, fn);
     if (st == ENIGMA_OK) st = buffer_param_by_index(cmd, fn, index, &pi);
     return st == ENIGMA_OK ? bind_bytes(cmd, fn, pi, data, bytes) : st;
@@ -219,7 +219,7 @@ enigma_status enigma_command_set_buffer_by_name(enigma_command *cmd, const char 
                                                 size_t offset) {
     const char *fn = "enigma_command_set_buffer_by_name";
     if (!cmd) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: cmd is NULL", fn);
-    const enigma_param_info *pi;
+    const enigma_param_info *pi = NULL;
     enigma_status st = check_not_pending(cmd, fn);
     if (st == ENIGMA_OK) st = buffer_param_by_name(cmd, fn, name, &pi);
     return st == ENIGMA_OK ? bind_buffer(cmd, fn, pi, buf, offset) : st;
@@ -229,7 +229,7 @@ enigma_status enigma_command_set_bytes_by_name(enigma_command *cmd, const char *
                                                size_t bytes) {
     const char *fn = "enigma_command_set_bytes_by_name";
     if (!cmd) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: cmd is NULL", fn);
-    const enigma_param_info *pi;
+    const enigma_param_info *pi = NULL;
     enigma_status st = check_not_pending(cmd, fn);
     if (st == ENIGMA_OK) st = buffer_param_by_name(cmd, fn, name, &pi);
     return st == ENIGMA_OK ? bind_bytes(cmd, fn, pi, data, bytes) : st;
