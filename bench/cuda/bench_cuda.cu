@@ -445,19 +445,31 @@ int main(int argc, char **argv) {
     for (int c = 0; c < ring; c++) enigma_command_destroy(cmds[c]);
 
     // ---- seed kernels vs hand-written CUDA -------------------------------------------------------
+    // Device times as the hand kernels' are taken: two events on the kernel's own stream
+    // right around its launch (enigma's opt-in ENIGMA_CUDA_TIMING=1 events, on a device
+    // handle of their own). Events on the legacy stream around enigma_command_enqueue would
+    // also count the host's enqueue and the wait of enigma's stream on the legacy one.
+    setenv("ENIGMA_CUDA_TIMING", "1", 1);
+    enigma_device *tdev = nullptr;
+    EN(enigma_device_open("cuda", &tdev));
+    unsetenv("ENIGMA_CUDA_TIMING");
+    auto enigma_timed_ms = [&](enigma_command *c, enigma_dispatch_mode mode, enigma_size3 size, enigma_size3 tg) {
+        EN(enigma_command_dispatch(c, mode, size, tg));
+        return enigma_command_last_duration_ns(c) * 1e-6;
+    };
     double seed_worst = 0;
     {
         const uint32_t n = 1u << 26;
         std::vector<float> a(n), b(n);
         random_floats(a, 7);
         random_floats(b, 8);
-        enigma_library *vlib = load(dev, examples + "/vector_add.metal", nullptr);
+        enigma_library *vlib = load(tdev, examples + "/vector_add.metal", nullptr);
         enigma_pipeline *vp = nullptr;
         EN(enigma_pipeline_create(vlib, "vector_add", &vp));
         enigma_buffer *ea, *eb, *eo;
-        EN(enigma_buffer_create_with_data(dev, a.data(), n * 4ull, &ea));
-        EN(enigma_buffer_create_with_data(dev, b.data(), n * 4ull, &eb));
-        EN(enigma_buffer_create(dev, n * 4ull, &eo));
+        EN(enigma_buffer_create_with_data(tdev, a.data(), n * 4ull, &ea));
+        EN(enigma_buffer_create_with_data(tdev, b.data(), n * 4ull, &eb));
+        EN(enigma_buffer_create(tdev, n * 4ull, &eo));
         enigma_command *vc;
         EN(enigma_command_create(vp, &vc));
         EN(enigma_command_set_buffer(vc, 0, ea, 0));
@@ -472,7 +484,7 @@ int main(int argc, char **argv) {
         CK(cudaMemcpy(da, a.data(), n * 4ull, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(db, b.data(), n * 4ull, cudaMemcpyHostToDevice));
         for (int i = 0; i < 23; i++) {
-            double en_one = enigma_ms(vc, ENIGMA_DISPATCH_THREADS, enigma_size3{n, 1, 1}, enigma_size3{256, 1, 1});
+            double en_one = enigma_timed_ms(vc, ENIGMA_DISPATCH_THREADS, enigma_size3{n, 1, 1}, enigma_size3{256, 1, 1});
             if (i >= 3) en_ms.push_back(en_one);
             CK(cudaEventRecord(e0));
             hand_vector_add<<<n / 256, 256>>>(da, db, dout, n);
@@ -504,11 +516,11 @@ int main(int argc, char **argv) {
         std::vector<__half> h(n4 * 4ull);
         for (size_t i = 0; i < h.size(); i++) h[i] = __float2half_rn(f[i]);
         float factor = 1.5f;
-        enigma_library *slib = load(dev, examples + "/seed004_scale.metal", nullptr);
+        enigma_library *slib = load(tdev, examples + "/seed004_scale.metal", nullptr);
         enigma_pipeline *sp = nullptr;
         EN(enigma_pipeline_create(slib, "scale_vec4", &sp));
         enigma_buffer *ed;
-        EN(enigma_buffer_create_with_data(dev, h.data(), n4 * 8ull, &ed));
+        EN(enigma_buffer_create_with_data(tdev, h.data(), n4 * 8ull, &ed));
         enigma_command *sc;
         EN(enigma_command_create(sp, &sc));
         EN(enigma_command_set_buffer(sc, 0, ed, 0));
@@ -524,7 +536,7 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < got.size(); i++)
             bad += __half2float(got[i]) != __half2float(__float2half_rn(__half2float(h[i]) * factor));
         for (int i = 0; i < 23; i++) {
-            double en_one = enigma_ms(sc, ENIGMA_DISPATCH_THREADS, enigma_size3{n4, 1, 1}, enigma_size3{256, 1, 1});
+            double en_one = enigma_timed_ms(sc, ENIGMA_DISPATCH_THREADS, enigma_size3{n4, 1, 1}, enigma_size3{256, 1, 1});
             if (i >= 3) en_ms.push_back(en_one);
             CK(cudaEventRecord(e0));
             hand_scale_vec4<<<n4 / 256, 256>>>(dd, factor);
@@ -546,12 +558,12 @@ int main(int argc, char **argv) {
         const uint32_t rows = 8192, cols = 4096;
         std::vector<float> m((size_t)rows * cols);
         random_floats(m, 10);
-        enigma_library *rlib = load(dev, examples + "/seed004_row_sum.metal", nullptr);
+        enigma_library *rlib = load(tdev, examples + "/seed004_row_sum.metal", nullptr);
         enigma_pipeline *rp = nullptr;
         EN(enigma_pipeline_create(rlib, "row_sum", &rp));
         enigma_buffer *em, *es;
-        EN(enigma_buffer_create_with_data(dev, m.data(), m.size() * 4, &em));
-        EN(enigma_buffer_create(dev, rows * 4, &es));
+        EN(enigma_buffer_create_with_data(tdev, m.data(), m.size() * 4, &em));
+        EN(enigma_buffer_create(tdev, rows * 4, &es));
         enigma_command *rc;
         EN(enigma_command_create(rp, &rc));
         EN(enigma_command_set_buffer(rc, 0, em, 0));
@@ -563,7 +575,7 @@ int main(int argc, char **argv) {
         CK(cudaMemcpy(dm, m.data(), m.size() * 4, cudaMemcpyHostToDevice));
         std::vector<double> en_ms, hand_ms;
         for (int i = 0; i < 23; i++) {
-            double en_one = enigma_ms(rc, ENIGMA_DISPATCH_THREADGROUPS, enigma_size3{rows, 1, 1}, enigma_size3{256, 1, 1});
+            double en_one = enigma_timed_ms(rc, ENIGMA_DISPATCH_THREADGROUPS, enigma_size3{rows, 1, 1}, enigma_size3{256, 1, 1});
             if (i >= 3) en_ms.push_back(en_one);
             CK(cudaEventRecord(e0));
             hand_row_sum<<<rows, 256>>>(dm, ds, cols);
@@ -595,13 +607,13 @@ int main(int argc, char **argv) {
         std::vector<float> a((size_t)M * K), b((size_t)K * N);
         random_floats(a, 11);
         random_floats(b, 12);
-        enigma_library *glib = load(dev, examples + "/seed002_gemm.metal", nullptr);
+        enigma_library *glib = load(tdev, examples + "/seed002_gemm.metal", nullptr);
         enigma_pipeline *gp = nullptr;
         EN(enigma_pipeline_create(glib, "tiled_gemm", &gp));
         enigma_buffer *ea, *eb, *ec;
-        EN(enigma_buffer_create_with_data(dev, a.data(), a.size() * 4, &ea));
-        EN(enigma_buffer_create_with_data(dev, b.data(), b.size() * 4, &eb));
-        EN(enigma_buffer_create(dev, (size_t)M * N * 4, &ec));
+        EN(enigma_buffer_create_with_data(tdev, a.data(), a.size() * 4, &ea));
+        EN(enigma_buffer_create_with_data(tdev, b.data(), b.size() * 4, &eb));
+        EN(enigma_buffer_create(tdev, (size_t)M * N * 4, &ec));
         enigma_command *gc;
         EN(enigma_command_create(gp, &gc));
         EN(enigma_command_set_buffer(gc, 0, ea, 0));
@@ -618,7 +630,7 @@ int main(int argc, char **argv) {
         CK(cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
         std::vector<double> en_ms, hand_ms;
         for (int i = 0; i < 13; i++) {
-            double en_one = enigma_ms(gc, ENIGMA_DISPATCH_THREADS, enigma_size3{N, M, 1}, enigma_size3{16, 16, 1});
+            double en_one = enigma_timed_ms(gc, ENIGMA_DISPATCH_THREADS, enigma_size3{N, M, 1}, enigma_size3{16, 16, 1});
             if (i >= 3) en_ms.push_back(en_one);
             CK(cudaEventRecord(e0));
             hand_tiled_gemm<<<dim3(N / 16, M / 16), dim3(16, 16)>>>(da, db, dc, M, K, N);
@@ -649,6 +661,7 @@ int main(int argc, char **argv) {
         CK(cudaFree(dc));
     }
 
+    enigma_device_close(tdev);
     line("compile reduce_sum.metal: library create (ms)     %14.1f  cold (NVRTC)", cold_ms);
     line("compile reduce_sum.metal: library create (ms)     %14.1f  cache hit", hit_ms);
     line("");
