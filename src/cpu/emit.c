@@ -1664,7 +1664,9 @@ static void region_open(emitter *em, const char *note, bool *used) {
         for (int k = 0; k < em->f->param_count && !v; k++)
             if (em->f->params[k]->id == i) v = em->f->params[k];
         if (!v) continue;
-        if (vi->kind == VK_GANG) line(em, "%s %s[32];", ctype(em, v->type), vi->cname);
+        /* zeroed: lanes a mask leaves unwritten still flow through blends and compares, and
+         * defined values keep runs deterministic (and valgrind quiet) */
+        if (vi->kind == VK_GANG) line(em, "%s %s[32] = {0};", ctype(em, v->type), vi->cname);
         else if (vi->kind == VK_SCALAR) line(em, "%s %s = {0}; /* uniform */", ctype(em, v->type), vi->cname);
         else if (vi->kind == VK_CONTEXT)
             line(em, "%s *%s = _ctx->%s + _sg * 32;", ctype(em, v->type), vi->cname, vi->cname);
