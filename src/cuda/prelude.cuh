@@ -426,15 +426,18 @@ __device__ __forceinline__ bool en_locate(const en_dispatch &p, en_thread &t) {
     return true;
 }
 // en_locate for a dispatch of 1-D threadgroups (the driver's fast entry point): the same
-// values as en_locate's 1-D path, without testing for it
+// values as en_locate's 1-D path, without testing for it. `left` (threads from this
+// group's first to the grid's end) is the index arithmetic the position attribute does
+// anyway, so the edge test costs one compare; it is only trusted by threads (a grid given
+// in threadgroups is never short, and its size may not fit 32 bits)
 __device__ __forceinline__ bool en_locate_1d(const en_dispatch &p, en_thread &t) {
     t.l = threadIdx.x;
     t.group_volume = blockDim.x;
-    uint e = blockDim.x;
-    if (p.by_threads) { uint left = p.grid[0] - blockIdx.x * e; e = left < e ? left : e; }
+    const uint left = p.grid[0] - blockIdx.x * p.group[0];
+    const uint e = p.by_threads && left < p.group[0] ? left : p.group[0];
     t.edge[0] = e; t.edge[1] = 1; t.edge[2] = 1; t.size = e;
     t.pos[0] = t.l; t.pos[1] = 0; t.pos[2] = 0;
-    return t.l < e;
+    return !p.by_threads || t.l < left;
 }
 __device__ __forceinline__ uint en_lane() { return threadIdx.x & 31u; }
 
