@@ -101,11 +101,19 @@ static double omp_sum(const float *x, size_t n) {
     return total;
 }
 
-/* float accumulation, vectorisable: the fair ceiling for a float reduction */
+/* float accumulation in 16 independent lanes per thread: what a vectorising compiler makes
+ * of a float sum when it may reassociate — the fair ceiling for a float reduction */
 static float omp_sum_float(const float *x, size_t n) {
     float total = 0;
-#pragma omp parallel for simd reduction(+ : total) schedule(static)
-    for (size_t i = 0; i < n; i++) total += x[i];
+#pragma omp parallel reduction(+ : total)
+    {
+        float lanes[16] = {0};
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < n / 16; i++)
+            for (int l = 0; l < 16; l++) lanes[l] += x[i * 16 + l];
+        for (int l = 0; l < 16; l++) total += lanes[l];
+    }
+    for (size_t i = n / 16 * 16; i < n; i++) total += x[i];
     return total;
 }
 
