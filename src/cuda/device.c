@@ -7,7 +7,7 @@
  * Environment:
  *   ENIGMA_CUDA_DEVICE=N    which GPU (default 0)
  *   ENIGMA_CUDA_ARCH=sm_XY  the target of compile_offline (no device); default sm_90
- *   ENIGMA_CUDA_TIMING=0    no per-dispatch timing events (duration_ns is then the host's)
+ *   ENIGMA_CUDA_TIMING=1    per-dispatch timing events (opt-in); without, duration_ns is the host's
  *   ENIGMA_LIBCUDA, ENIGMA_LIBNVRTC   paths of the libraries, instead of the search
  *   ENIGMA_CACHE_DIR        the cubin cache (src/base/cache.h) */
 #include <stdio.h>
