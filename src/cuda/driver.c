@@ -233,6 +233,12 @@ enigma_status en_cuda_device_open(en_device *dev, en_buf *err) {
         EN_CU(cu, err, cuDeviceGetName(dev->name_storage, (int)sizeof dev->name_storage, d->device)) ||
         EN_CU(cu, err, cuDeviceTotalMem(&total, d->device)) ||
         EN_CU(cu, err, cuDevicePrimaryCtxRetain(&d->ctx, d->device))) {
+        /* the retain fails with the fault's own error once a kernel of this process has
+         * faulted on this GPU (see fault()): say so, the error alone reads as a new fault */
+        if (err && err->data && (strstr(err->data, "CUDA_ERROR_ILLEGAL") || strstr(err->data, "CUDA_ERROR_LAUNCH_FAILED") ||
+                                 strstr(err->data, "CUDA_ERROR_ASSERT") || strstr(err->data, "ADDRESS")))
+            en_buf_puts(err, " (a kernel of this process faulted on this GPU earlier; the CUDA driver "
+                             "gives the process no new context: run again in a new process)");
         pthread_mutex_destroy(&d->lock);
         free(d);
         return ENIGMA_ERROR_UNAVAILABLE;
