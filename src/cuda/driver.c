@@ -495,6 +495,7 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
     cuda_kernel *k = &p->kernels[l->kernel_index];
     const ir_func *f = k->f;
     l->duration_ns = 0;
+    if (atomic_load(&d->lost)) return enter(d, err); /* says why, before any buffer's story */
 
     /* parameters, in the order emit.c declares them */
     /* a dispatch by threads whose grid is a whole number of threadgroups has no edge
