@@ -28,22 +28,73 @@ const char *ck_qualify(checker *ck, const char *name) {
     return en_fmt(ck->a, "%s::%s", ck->ns, name);
 }
 
+/* below this many symbols a scope is searched as a list */
+enum { SCOPE_TABLE_MIN = 8 };
+
+static uint64_t name_hash(const char *name) { return en_hash64(name, strlen(name), 0); }
+
+/* the table slot holding `name`, or the empty slot where it would go */
+static ck_sym **table_slot(ck_sym **table, int cap, const char *name) {
+    size_t mask = (size_t)cap - 1;
+    for (size_t i = (size_t)name_hash(name) & mask;; i = (i + 1) & mask)
+        if (!table[i] || en_streq(table[i]->name, name)) return &table[i];
+}
+
+/* rebuilds the table at twice the size (or the first time); the list is the truth */
+static void grow_table(checker *ck, ck_scope *sc) {
+    int cap = sc->table_cap ? sc->table_cap * 2 : 4 * SCOPE_TABLE_MIN;
+    ck_sym **table = en_alloc(ck->a, sizeof *table * (size_t)cap);
+    if (ck->a->out_of_memory) {
+        sc->table = NULL;
+        sc->table_cap = 0;
+        sc->table_failed = true;
+        return;
+    }
+    /* oldest first would need the list reversed; instead keep the first (newest) symbol
+     * seen for each name, which the list yields first */
+    for (ck_sym *s = sc->syms; s; s = s->next) {
+        if (!s->name) continue;
+        ck_sym **slot = table_slot(table, cap, s->name);
+        if (!*slot) *slot = s;
+    }
+    sc->table = table;
+    sc->table_cap = cap;
+}
+
+ck_sym *ck_find_in_scope(const ck_scope *sc, const char *name) {
+    if (!sc || !name) return NULL;
+    if (sc->table) return *table_slot(sc->table, sc->table_cap, name);
+    for (ck_sym *s = sc->syms; s; s = s->next)
+        if (en_streq(s->name, name)) return s;
+    return NULL;
+}
+
 ck_sym *ck_declare(checker *ck, ck_sym_kind kind, const char *name, en_loc loc) {
     ck_sym *s = en_alloc(ck->a, sizeof *s);
     s->kind = kind;
     s->loc = loc;
     bool global = ck->scope == ck->globals;
     s->name = global ? ck_qualify(ck, name) : name;
-    s->next = ck->scope->syms;
-    ck->scope->syms = s;
+    /* after an allocation failure every allocation is one shared block: linking it
+     * would make the list a cycle */
+    if (ck->a->out_of_memory) return s;
+    ck_scope *sc = ck->scope;
+    s->older_same_name = ck_find_in_scope(sc, s->name);
+    s->next = sc->syms;
+    sc->syms = s;
+    sc->sym_count++;
+    if (sc->table_failed || !s->name) return s;
+    if (sc->table) {
+        /* at most half full keeps the probes short */
+        if (sc->sym_count * 2 > sc->table_cap) grow_table(ck, sc);
+        else *table_slot(sc->table, sc->table_cap, s->name) = s;
+    } else if (sc->sym_count > SCOPE_TABLE_MIN) {
+        grow_table(ck, sc);
+    }
     return s;
 }
 
-static ck_sym *find_in(ck_scope *sc, const char *name) {
-    for (ck_sym *s = sc->syms; s; s = s->next)
-        if (en_streq(s->name, name)) return s;
-    return NULL;
-}
+static ck_sym *find_in(ck_scope *sc, const char *name) { return ck_find_in_scope(sc, name); }
 
 static ck_sym *find_global(checker *ck, const char *name) {
     /* the enclosing namespaces, innermost first */

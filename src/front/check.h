@@ -138,12 +138,21 @@ typedef struct ck_sym {
     ir_type *type;            /* TYPE */
     ck_func *funcs;           /* FUNC: the overload set */
     int field;                /* FIELD: its index in the struct of `this` */
-    struct ck_sym *next;
+    struct ck_sym *next;      /* the scope's symbols, newest first */
+    struct ck_sym *older_same_name; /* the scope's previous symbol of this name, if any */
 } ck_sym;
 
+/* A scope's symbols are a list (newest first: iteration order) and, once the scope has
+ * more than a few of them, an open-addressing hash table from name to the newest symbol
+ * of that name, so that generated kernels with thousands of locals look names up in
+ * constant time. */
 struct ck_scope {
     ck_sym *syms;
     struct ck_scope *parent;
+    int sym_count;
+    int table_cap;            /* a power of two, 0 while the list is short */
+    ck_sym **table;
+    bool table_failed;        /* out of memory: the list alone serves */
 };
 
 /* a loop (or a switch's one-shot loop) that break/continue can leave */
@@ -192,6 +201,9 @@ struct checker {
 EN_INTERNAL void ck_push_scope(checker *ck);
 EN_INTERNAL void ck_pop_scope(checker *ck);
 EN_INTERNAL ck_sym *ck_declare(checker *ck, ck_sym_kind kind, const char *name, en_loc loc);
+/* the newest symbol named `name` (as stored: qualified at program scope) in scope sc
+ * alone; older ones of the same name follow through older_same_name */
+EN_INTERNAL ck_sym *ck_find_in_scope(const ck_scope *sc, const char *name);
 /* looks a written name up: locals, then the namespaces around, then `using` ones */
 EN_INTERNAL ck_sym *ck_lookup(checker *ck, const ast_name *n);
 EN_INTERNAL ck_sym *ck_lookup_str(checker *ck, const char *name);

@@ -462,11 +462,7 @@ static void local_var(checker *ck, const ast_decl *d) {
 }
 
 /* ---- structs, enums, aliases ------------------------------------------------------------------ */
-static ck_sym *find_local(ck_scope *sc, const char *name) {
-    for (ck_sym *s = sc->syms; s; s = s->next)
-        if (en_streq(s->name, name)) return s;
-    return NULL;
-}
+static ck_sym *find_local(ck_scope *sc, const char *name) { return ck_find_in_scope(sc, name); }
 
 static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space);
 static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
@@ -1035,9 +1031,7 @@ static void function_decl(checker *ck, const ast_decl *d) {
         }
         kernel_decl(ck, d, cf);
         /* known by name only so that a call of it can say why it is wrong */
-        bool known = false;
-        for (ck_sym *g = ck->globals->syms; g; g = g->next)
-            if (en_streq(g->name, cf->qname)) known = true;
+        bool known = ck_find_in_scope(ck->globals, cf->qname) != NULL;
         if (!known && ck->scope == ck->globals) {
             ck_sym *ks = ck_declare(ck, SYM_FUNC, d->name, d->loc);
             cf->is_kernel = true;
@@ -1046,9 +1040,7 @@ static void function_decl(checker *ck, const ast_decl *d) {
         return;
     }
     /* an overload set under the qualified name */
-    ck_sym *s = NULL;
-    for (ck_sym *g = ck->globals->syms; g; g = g->next)
-        if (en_streq(g->name, cf->qname)) { s = g; break; }
+    ck_sym *s = ck_find_in_scope(ck->globals, cf->qname);
     if (s && s->kind != SYM_FUNC) {
         en_error(ck->diags, d->loc, "'%s' is already declared as something other than a function", d->name);
         return;
@@ -1710,8 +1702,8 @@ static void static_assert_decl(checker *ck, const ast_decl *d) {
 /* a second variable of one name in one scope is an error (C++ [basic.scope]) */
 static bool redeclared(checker *ck, const char *name, en_loc loc) {
     const char *q = ck->scope == ck->globals ? ck_qualify(ck, name) : name;
-    for (ck_sym *s = ck->scope->syms; s; s = s->next) {
-        if (!en_streq(s->name, q) || (s->kind != SYM_VAR && s->kind != SYM_CONST)) continue;
+    for (ck_sym *s = ck_find_in_scope(ck->scope, q); s; s = s->older_same_name) {
+        if (s->kind != SYM_VAR && s->kind != SYM_CONST) continue;
         en_error(ck->diags, loc, "redefinition of '%s'", name);
         return true;
     }

@@ -23,3 +23,11 @@ foreach(case ${front_check_seeds})
            COMMAND ${CMAKE_COMMAND} -DDUMP=$<TARGET_FILE:check_dump> -DCASE=${case} -DCOMPILE=1
                    -P ${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
 endforeach()
+
+# the front end stays linear on generated kernels: 5,000 statements (made at test time)
+# compile in well under a second; a quadratic lookup would run past the timeout
+add_executable(large_kernel_test ${CMAKE_CURRENT_LIST_DIR}/large_kernel_test.c)
+target_link_libraries(large_kernel_test PRIVATE enigma_static)
+target_include_directories(large_kernel_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME front-check/large_kernel COMMAND large_kernel_test 5000)
+set_tests_properties(front-check/large_kernel PROPERTIES TIMEOUT 20)
