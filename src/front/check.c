@@ -147,7 +147,8 @@ ck_sym *ck_lookup(checker *ck, const ast_name *n) {
 
 ck_fnctx ck_save_fn(checker *ck) {
     return (ck_fnctx){ck->fn, ck->block, ck->scope, ck->jumps, ck->control_depth,
-                      ck->ret_type, ck->is_kernel, ck->ns, ck->inst_depth, ck->this_var};
+                      ck->ret_type, ck->is_kernel, ck->ns, ck->inst_depth, ck->this_var,
+                      ck->in_template};
 }
 
 void ck_restore_fn(checker *ck, ck_fnctx s) {
@@ -161,6 +162,7 @@ void ck_restore_fn(checker *ck, ck_fnctx s) {
     ck->ns = s.ns;
     ck->inst_depth = s.inst_depth;
     ck->this_var = s.this_var;
+    ck->in_template = s.in_template;
 }
 
 void ck_emit(checker *ck, ir_stmt *s) {

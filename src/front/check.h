@@ -174,6 +174,7 @@ typedef struct ck_fnctx {
     const char *ns;
     int inst_depth;
     ir_var *this_var;
+    bool in_template;
 } ck_fnctx;
 
 struct checker {
@@ -195,6 +196,9 @@ struct checker {
     EN_VEC(ir_var *) const_vars; /* locals declared const: not assignable */
     EN_VEC(ck_func *) methods;   /* member functions of every struct */
     ir_var *this_var;            /* inside a member function: the object pointer */
+    /* checking an instantiated function template's body: `if constexpr` leaves out the
+     * branch not taken, which need not be valid (C++ [stmt.if]: it is not instantiated) */
+    bool in_template;
 };
 
 /* scopes and names (check.c) */

@@ -1249,7 +1249,10 @@ static void instantiate_body(checker *ck, ck_func *cf, ck_inst *inst, en_loc use
     }
     ck->inst_depth++;
     int depth = ck->inst_depth;
+    bool was_in_template = ck->in_template;
+    ck->in_template = true;
     function_body(ck, cf->d, inst->fn, inst, false, inst->tscope, cf->ns);
+    ck->in_template = was_in_template;
     ck->inst_depth = depth - 1;
 }
 
@@ -1475,6 +1478,7 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst) {
     ck->is_kernel = false;
     ck->ns = cf->ns;
     ck->this_var = fn->params[0];
+    ck->in_template = false; /* member functions are never templates in enigma */
     ck_push_scope(ck);
     for (int i = 0; i < cf->owner->field_count; i++) {
         ck_sym *f = ck_declare(ck, SYM_FIELD, cf->owner->fields[i].name, cf->d->loc);

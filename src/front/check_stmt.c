@@ -361,6 +361,16 @@ void ck_stmt(checker *ck, const ast_stmt *s) {
     case AST_STMT_IF: {
         ir_expr *c = condition(ck, s->cond, s->loc);
         ir_expr *f = c ? ck_fold(ck, c) : NULL;
+        if (s->is_constexpr && ck->in_template && f && f->kind == IR_E_CONST) {
+            /* only the branch taken is instantiated: `if constexpr (N > 0) f<N - 1>(x)`
+             * ends a recursion */
+            const ast_stmt *taken = f->c.u ? s->then : s->els;
+            if (!taken) return;
+            ir_stmt *b = new_block(ck, taken->loc);
+            stmt_into(ck, b, taken);
+            ck_emit(ck, b);
+            return;
+        }
         ck->control_depth++;
         ir_stmt *then_b = new_block(ck, s->then ? s->then->loc : s->loc);
         stmt_into(ck, then_b, s->then);

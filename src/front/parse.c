@@ -1866,6 +1866,72 @@ static ast_expr *parse_paren_cond(parser *p, const char *what) {
     return e;
 }
 
+static void parse_initializer(parser *p, ast_decl *v);
+static void append_attrs(parser *p, ast_attrs *to, const ast_attrs *from);
+
+/* at '(': does a declaration follow (`if (T x = e)`)? */
+static bool condition_declares(parser *p) {
+    p->pos++;
+    bool yes = !is(p, "[") && !is(p, "[[") && starts_declaration(p);
+    p->pos--;
+    return yes;
+}
+
+// if-decl = "if" "constexpr"? "(" decl-specs declarator ("=" assign | init-list) ")" stmt
+//           ("else" stmt)?
+// The declaration and the if go into a block of their own, the if testing the variable:
+// the name lives in both branches and no further (C++ [stmt.select]). s is the IF.
+static ast_stmt *parse_if_declaration(parser *p, ast_stmt *s) {
+    int errors_before = p->c->diags.errors;
+    ast_stmt *block = new_stmt(p, AST_STMT_COMPOUND, s->loc);
+    advance(p); /* ( */
+    scope *sc = push_scope(p, false);
+    ast_stmt *ds = new_stmt(p, AST_STMT_DECL, loc_here(p));
+    bool saved = p->in_targs;
+    p->in_targs = false;
+    decl_specs spec;
+    parse_decl_specs(p, &spec, &ds->decls, false);
+    declarator d;
+    memset(&d, 0, sizeof d);
+    if (spec.type) parse_declarator(p, spec.type, &d, false);
+    if (!spec.type || !d.name || d.is_func_ptr) {
+        if (p->c->diags.errors == errors_before)
+            error_at(p, loc_here(p), "expected a variable declaration in the condition");
+        s->cond = error_expr(p);
+        while (!is(p, ")") && !is(p, ";") && !is(p, "{") && peek(p)->kind != EN_TK_EOF) advance(p);
+    } else {
+        ast_decl *v = new_decl(p, AST_DECL_VAR, d.loc);
+        v->name = d.name;
+        v->type = d.type;
+        v->specs = spec.specs;
+        append_attrs(p, &v->attrs, &spec.attrs);
+        append_attrs(p, &v->attrs, &d.attrs);
+        declare(p, d.name, SYM_VALUE);
+        if (is(p, "=") || is(p, "{")) parse_initializer(p, v);
+        else {
+            error_at(p, loc_here(p), "expected '=' or '{' to initialize '%s' in the condition", d.name);
+            if (is(p, "(")) skip_balanced(p); /* `T x(e)`: go on after it */
+        }
+        EN_PUSH(p->a, ds->decls, v);
+        ast_expr *name = new_expr(p, AST_EXPR_NAME, d.loc);
+        name->name.loc = d.loc;
+        name->name.parts = en_alloc(p->a, sizeof *name->name.parts);
+        name->name.parts[0].ident = d.name;
+        name->name.parts[0].loc = d.loc;
+        name->name.count = 1;
+        s->cond = name;
+    }
+    p->in_targs = saved;
+    if (!accept(p, ")"))
+        error_at(p, loc_here(p), "expected ')' before %s", tok_desc(p, peek(p)));
+    s->then = parse_stmt(p);
+    if (accept(p, "else")) s->els = parse_stmt(p);
+    pop_scope(p, sc);
+    EN_PUSH(p->a, block->body, ds);
+    EN_PUSH(p->a, block->body, s);
+    return block;
+}
+
 // for-stmt = "for" "(" (declaration | expr? ";") expr? ";" expr? ")" stmt
 static ast_stmt *parse_for(parser *p, en_loc loc) {
     ast_stmt *s = new_stmt(p, AST_STMT_FOR, loc);
@@ -1954,6 +2020,7 @@ static ast_stmt *parse_stmt_inner(parser *p) {
     if (accept(p, "if")) {
         ast_stmt *s = new_stmt(p, AST_STMT_IF, loc);
         s->is_constexpr = accept(p, "constexpr");
+        if (is(p, "(") && condition_declares(p)) return parse_if_declaration(p, s);
         s->cond = parse_paren_cond(p, "if");
         s->then = parse_stmt(p);
         if (accept(p, "else")) s->els = parse_stmt(p);
@@ -2526,6 +2593,10 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
             append_attrs(p, &f->attrs, &ds.attrs);
             append_attrs(p, &f->attrs, &d.attrs);
             EN_PUSH(p->a, *out, f);
+            /* a function template is one before its body: `f<N - 1>(x)` in the body
+             * calls it (parse_template declares it again, for what follows) */
+            if (templ && d.name && !d.qual_name.count && !d.is_operator)
+                declare(p, d.name, SYM_TEMPLATE_FUNC);
             parse_function_rest(p, f, ctx);
             if (has_attr(&f->attrs, "kernel")) f->specs |= AST_SPEC_KERNEL;
             return;
