@@ -88,6 +88,9 @@ typedef struct emitter {
     int prefetch_sites; /* stride trackers for loads in loops (see emit_access) */
     int region_next;
     const char *mask;  /* the C variable holding the current gang's execution mask */
+    bool fast_paths;   /* lane-affine accesses (off in checked mode: every access is hooked) */
+    const ir_expr **inits; /* per local variable id: its declaration's value (lane_form) */
+    const char *lane;  /* the lane index attr_value() uses: "(uint32_t)l", or a half's first */
     EN_VEC(loop_entry) loops;
     EN_VEC(memo_entry) memos;
 } emitter;
@@ -307,7 +310,8 @@ static bool attr_is_per_lane(ir_attr a) {
 
 /* the value of component d of an attribute, as uint32_t; per-lane ones use _sg and l */
 static const char *attr_value(emitter *em, ir_attr a, int d) {
-    const char *li = "(_sg * 32u + (uint32_t)l)";
+    const char *lane = em->lane ? em->lane : "(uint32_t)l";
+    const char *li = S(em, "(_sg * 32u + %s)", lane);
     /* in a 1-D threadgroup the position is the index; otherwise a table made once per
      * threadgroup (no division per lane per region) */
     const char *pos[3] = {
@@ -320,7 +324,7 @@ static const char *attr_value(emitter *em, ir_attr a, int d) {
         return S(em, "(g->position[%d] * g->group_size[%d] + %s)", d, d, pos[d]);
     case IR_ATTR_THREAD_POSITION_IN_THREADGROUP: return pos[d];
     case IR_ATTR_THREAD_INDEX_IN_THREADGROUP: return li;
-    case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP: return "(uint32_t)l";
+    case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP: return lane;
     case IR_ATTR_SIMDGROUP_INDEX_IN_THREADGROUP: return "_sg";
     case IR_ATTR_THREAD_INDEX_IN_QUADGROUP: return "((uint32_t)l & 3u)";
     case IR_ATTR_QUADGROUP_INDEX_IN_THREADGROUP: return S(em, "(%s / 4u)", li);
@@ -647,6 +651,277 @@ static const char *access_lanes(emitter *em, const ir_expr *site, const ir_type 
     return em->mask;
 }
 
+/* ---- lane-affine addresses ----------------------------------------------------------- *
+ * Where a gang's threads lie in its threadgroup: when the group is 1-D or its width is a
+ * multiple of 16 (`_aff`, once per threadgroup), each half of the gang (lanes 0-15 and
+ * 16-31) lies within one row, so thread_position_in_threadgroup.x is its value at the
+ * half's first lane plus l % 16, and .y and .z are the same across the half. lane_form()
+ * recognises integer expressions built from such attributes and uniform values with + - *
+ * << and casts: value(l) = base[l / 16] + step * (l % 16), with base[] uniform C values
+ * computed in the expression's own type (so they wrap exactly as the per-lane code does)
+ * and step a compile-time constant. A local declared once from such values (`uint row =
+ * pos.y;`) is replaced by its declaration's value. An access whose address has that form
+ * and runs under a full mask needs no per-lane address array: step 1 is one or two vector
+ * moves, step 0 (loads) one or two broadcasts. Off in checked mode. */
+typedef struct lane_form {
+    bool ok;
+    const char *base[2]; /* the value at lanes 0 and 16 */
+    int64_t step;
+} lane_form;
+
+typedef struct addr_form {
+    bool ok;
+    const char *ptr[2];  /* the address at lanes 0 and 16 */
+    int64_t step;        /* in elements of the accessed type */
+    const char *guard;   /* C conditions (each "&& ...") that no lane's index wraps */
+    bool device;         /* device or constant memory: worth a software prefetch in loops */
+} addr_form;
+
+static bool lane_invariant(emitter *em, const ir_expr *e);
+static const char *binary_expr(emitter *em, ir_op op, const ir_type *t, const char *a, const char *b);
+static const char *convert_expr(emitter *em, const ir_type *to, const ir_type *from, const char *a);
+
+static bool is_ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+/* does this C text read the lane variable `l`? (then it is not one value per gang) */
+static bool mentions_lane(const char *c) {
+    for (const char *p = c; *p; p++)
+        if (*p == 'l' && (p == c || !is_ident_char(p[-1])) && !is_ident_char(p[1])) return true;
+    return false;
+}
+
+static bool form_type_ok(const ir_type *t) {
+    t = ir_scalar_of(t);
+    return ir_is_integer(t) && (t->size == 4 || t->size == 8);
+}
+
+/* can a local's declared value be computed again anywhere (no memory, nothing assigned)? */
+static bool reevaluable(emitter *em, const ir_expr *e, int depth) {
+    if (depth > 6) return false;
+    switch (e->kind) {
+    case IR_E_CONST: return true;
+    case IR_E_VAR: {
+        const ir_var *v = e->var;
+        if (v->storage != IR_VAR_LOCAL || v->is_assigned || v->address_taken) return false;
+        var_kind k = info_of(em, v)->kind;
+        if (k == VK_UNIFORM || k == VK_LANE_ATTR) return true;
+        const ir_expr *init = v->id >= 0 && v->id < em->var_count ? em->inits[v->id] : NULL;
+        return init && reevaluable(em, init, depth + 1);
+    }
+    case IR_E_SWIZZLE: case IR_E_BINARY: case IR_E_CONVERT: case IR_E_VECTOR: case IR_E_SPLAT:
+        for (int i = 0; i < e->arg_count; i++)
+            if (!reevaluable(em, e->args[i], depth + 1)) return false;
+        return true;
+    default: return false;
+    }
+}
+
+static const lane_form no_form;
+
+static lane_form attr_form(emitter *em, const ir_var *v, int d) {
+    int64_t step;
+    switch (v->attr) {
+    case IR_ATTR_THREAD_POSITION_IN_GRID:
+    case IR_ATTR_THREAD_POSITION_IN_THREADGROUP: step = d == 0; break;
+    case IR_ATTR_THREAD_INDEX_IN_THREADGROUP:
+    case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP: step = 1; break;
+    default: return no_form;
+    }
+    lane_form f = {true, {NULL, NULL}, step};
+    for (int h = 0; h < 2; h++) {
+        em->lane = h ? "16u" : "0u";
+        f.base[h] = S(em, "((%s)%s)", scalar_ctype(ir_scalar_of(v->type)->kind), attr_value(em, v->attr, d));
+        em->lane = NULL;
+    }
+    return f;
+}
+
+static lane_form lane_form_of(emitter *em, const ir_expr *e, int comp, int depth) {
+    if (depth > 12 || !form_type_ok(e->type)) return no_form;
+    const ir_type *t = ir_scalar_of(e->type);
+    if (lane_invariant(em, e)) {
+        const char *c = ex(em, e, comp);
+        if (mentions_lane(c)) return no_form;
+        return (lane_form){true, {c, c}, 0};
+    }
+    switch (e->kind) {
+    case IR_E_VAR: {
+        const ir_var *v = e->var;
+        if (v->storage != IR_VAR_LOCAL || v->is_assigned || v->address_taken) return no_form;
+        if (info_of(em, v)->kind == VK_LANE_ATTR) return attr_form(em, v, comp < 0 ? 0 : comp);
+        const ir_expr *init = v->id >= 0 && v->id < em->var_count ? em->inits[v->id] : NULL;
+        if (!init || !reevaluable(em, init, 0)) return no_form;
+        return lane_form_of(em, init, comp, depth + 1);
+    }
+    case IR_E_SWIZZLE:
+        if (e->args[0]->type->kind != IR_T_VEC) return no_form;
+        return lane_form_of(em, e->args[0], e->swizzle[comp < 0 ? 0 : comp], depth + 1);
+    case IR_E_VECTOR: return lane_form_of(em, e->args[comp < 0 ? 0 : comp], -1, depth + 1);
+    case IR_E_SPLAT: return lane_form_of(em, e->args[0], -1, depth + 1);
+    case IR_E_CONVERT: {
+        const ir_expr *a = e->args[0];
+        lane_form f = lane_form_of(em, a, comp_of(a, comp), depth + 1);
+        if (!f.ok || (f.step && ir_scalar_of(a->type)->size != t->size)) return no_form;
+        for (int h = 0; h < 2; h++) f.base[h] = convert_expr(em, t, ir_scalar_of(a->type), f.base[h]);
+        return f;
+    }
+    case IR_E_BINARY: {
+        const ir_expr *x = e->args[0], *y = e->args[1];
+        if (e->op != IR_OP_ADD && e->op != IR_OP_SUB && e->op != IR_OP_MUL && e->op != IR_OP_SHL) return no_form;
+        lane_form a = lane_form_of(em, x, comp_of(x, comp), depth + 1);
+        if (!a.ok) return no_form;
+        lane_form b = lane_form_of(em, y, comp_of(y, comp), depth + 1);
+        if (!b.ok) return no_form;
+        int64_t step = 0;
+        switch (e->op) {
+        case IR_OP_ADD: step = a.step + b.step; break;
+        case IR_OP_SUB: step = a.step - b.step; break;
+        case IR_OP_MUL:
+            if (a.step && b.step) return no_form;
+            if (a.step || b.step) { /* the other factor must be a literal */
+                const ir_expr *k = a.step ? y : x;
+                if (k->kind != IR_E_CONST) return no_form;
+                int64_t c = ir_is_signed(k->type) ? k->c.i : (int64_t)k->c.u;
+                if (c < -(1 << 20) || c > (1 << 20)) return no_form;
+                step = (a.step ? a.step : b.step) * c;
+            }
+            break;
+        default: /* SHL */
+            if (b.step) return no_form;
+            if (a.step) {
+                if (y->kind != IR_E_CONST || y->c.u > 16) return no_form;
+                step = a.step << y->c.u;
+            }
+            break;
+        }
+        if (step < -(1 << 20) || step > (1 << 20)) return no_form;
+        lane_form f = {true, {NULL, NULL}, step};
+        for (int h = 0; h < 2; h++) f.base[h] = binary_expr(em, e->op, t, a.base[h], b.base[h]);
+        return f;
+    }
+    default: return no_form;
+    }
+}
+
+/* the address of a place whose lanes' addresses have a lane form (see above) */
+static addr_form place_form(emitter *em, const ir_expr *e, int depth) {
+    addr_form none = {0};
+    if (depth > 8) return none;
+    switch (e->kind) {
+    case IR_E_VAR: {
+        var_kind k = info_of(em, e->var)->kind;
+        if (k != VK_THREADGROUP && k != VK_GLOBAL) return none;
+        const char *p = S(em, "(&%s)", var_lvalue(em, e->var));
+        return (addr_form){true, {p, p}, 0, "", false};
+    }
+    case IR_E_DEREF: {
+        const ir_expr *ptr = e->args[0];
+        if (!lane_invariant(em, ptr)) return none;
+        const char *p = ex(em, ptr, -1);
+        if (mentions_lane(p)) return none;
+        bool dev = ptr->type->space == IR_SPACE_DEVICE || ptr->type->space == IR_SPACE_CONSTANT;
+        return (addr_form){true, {p, p}, 0, "", dev};
+    }
+    case IR_E_FIELD: {
+        if (!ir_is_place(e->args[0])) return none;
+        addr_form b = place_form(em, e->args[0], depth + 1);
+        if (!b.ok || b.step) return none;
+        const char *name = ident(em, e->args[0]->type->fields[e->field].name);
+        for (int h = 0; h < 2; h++) b.ptr[h] = S(em, "(&(*%s).%s)", b.ptr[h], name);
+        return b;
+    }
+    case IR_E_INDEX: {
+        const ir_expr *base = e->args[0];
+        lane_form i = lane_form_of(em, e->args[1], -1, 0);
+        if (!i.ok || i.step < 0) return none;
+        const ir_type *it = ir_scalar_of(e->args[1]->type);
+        const char *guard = "";
+        if (i.step) { /* lanes j = 0..15 of each half add up to 15 * step: no wrap */
+            const char *max = ir_is_signed(it) ? (it->size == 8 ? "INT64_MAX" : "INT32_MAX")
+                                               : (it->size == 8 ? "UINT64_MAX" : "UINT32_MAX");
+            const char *T = scalar_ctype(it->kind);
+            guard = S(em, " && %s <= (%s)(%s - %lld) && %s <= (%s)(%s - %lld)", i.base[0], T, max,
+                      (long long)(15 * i.step), i.base[1], T, max, (long long)(15 * i.step));
+        }
+        addr_form f;
+        if (base->type->kind == IR_T_PTR) {
+            if (!lane_invariant(em, base)) return none;
+            const char *p = ex(em, base, -1);
+            if (mentions_lane(p)) return none;
+            f = (addr_form){true, {NULL, NULL}, i.step, guard,
+                            base->type->space == IR_SPACE_DEVICE || base->type->space == IR_SPACE_CONSTANT};
+            for (int h = 0; h < 2; h++) f.ptr[h] = S(em, "(&(%s)[%s])", p, i.base[h]);
+            return f;
+        }
+        if (!ir_is_place(base)) return none;
+        f = place_form(em, base, depth + 1);
+        if (!f.ok || f.step) return none;
+        const char *sel = base->type->kind == IR_T_VEC ? "v" : "a";
+        for (int h = 0; h < 2; h++) f.ptr[h] = S(em, "(&(*%s).%s[%s])", f.ptr[h], sel, i.base[h]);
+        f.step = i.step;
+        f.guard = S(em, "%s%s", f.guard, guard);
+        return f;
+    }
+    default: return none;
+    }
+}
+
+/* Does checked mode instrument this access? The fast path has no per-lane address array
+ * for the hook to see, so an access the hook would instrument keeps the general path. The
+ * hook is asked with its output set aside: it instruments when it emits code or narrows
+ * the mask. (Generated C is then the same as unchecked until checked mode instruments.) */
+static bool access_hooked(emitter *em, const ir_expr *place, const ir_type *t, bool is_store) {
+    en_buf probe = {0}, *out = em->out;
+    int indent = em->indent;
+    em->out = &probe;
+    const char *lanes = access_lanes(em, place, t, "_a_probe", is_store ? ACCESS_STORE : ACCESS_LOAD);
+    em->out = out;
+    em->indent = indent;
+    bool hooked = probe.len != 0 || strcmp(lanes, em->mask) != 0;
+    en_buf_free(&probe);
+    return hooked;
+}
+
+/* Opens the lane-affine fast path of an access when its address has a lane form: emits
+ * `if (full mask && _aff && no wrap) { vector moves } else {` and returns true; the
+ * caller's general code follows and closes the brace. */
+static bool open_affine_access(emitter *em, const ir_expr *place, const ir_type *t, bool is_store,
+                               const char *temp) {
+    if (!em->fast_paths || !place || place->type != t || (t->kind == IR_T_VEC && t->count == 3 && !t->packed))
+        return false;
+    if (access_hooked(em, place, t, is_store)) return false;
+    addr_form f = place_form(em, place, 0);
+    if (!f.ok || f.step > 1 || (is_store && f.step == 0)) return false;
+    const char *ct = ctype(em, t);
+    int id = fresh(em);
+    OPEN("if (%s == ENK_FULL && _aff%s) { /* lane-affine address: %s per half of the gang */", em->mask,
+         f.guard, f.step ? "consecutive elements" : "one element");
+    line(em, "%s *_p%d = %s, *_q%d = %s; /* lanes 0 and 16 */", ct, id, f.ptr[0], id, f.ptr[1]);
+    if (!is_store && f.device && em->loops.count > 0) {
+        int site = em->prefetch_sites++;
+        line(em, "{ intptr_t _d = (intptr_t)((uintptr_t)_p%d - _pf[%d]); _pf[%d] = (uintptr_t)_p%d;", id, site, site, id);
+        line(em, "  if (_d > 256 && _d < (1 << 24)) { __builtin_prefetch((char *)_p%d + 8 * _d); "
+                 "__builtin_prefetch((char *)_p%d + 8 * _d + 64); } }", id, id);
+    }
+    if (f.step == 0) {
+        line(em, "%s _v%d = *_p%d, _w%d = *_q%d;", ct, id, id, id, id);
+        line(em, "for (int l = 0; l < 32; l++) %s[l] = l < 16 ? _v%d : _w%d;", temp, id, id);
+    } else if (is_store) {
+        line(em, "if (_q%d == _p%d + 16) for (int l = 0; l < 32; l++) _p%d[l] = %s[l];", id, id, id, temp);
+        OPEN("else { /* lanes in order: where the halves overlap, the later lane's value stays */");
+        line(em, "for (int l = 0; l < 16; l++) _p%d[l] = %s[l];", id, temp);
+        line(em, "for (int l = 0; l < 16; l++) _q%d[l] = %s[l + 16];", id, temp);
+        CLOSE();
+    } else {
+        line(em, "if (_q%d == _p%d + 16) for (int l = 0; l < 32; l++) %s[l] = _p%d[l];", id, id, temp, id);
+        line(em, "else for (int l = 0; l < 16; l++) { %s[l] = _p%d[l]; %s[l + 16] = _q%d[l]; }", temp, id, temp, id);
+    }
+    em->indent--;
+    OPEN("} else {");
+    return true;
+}
+
 /* THE memory-access choke point. Every load and store of device, constant, threadgroup or
  * dynamically indexed memory is emitted here: addresses per lane, then a full-mask
  * contiguous fast path, else a masked per-lane loop. Checked mode instruments here. */
@@ -655,6 +930,7 @@ static void emit_access(emitter *em, const ir_expr *place, const ir_type *t, con
     const char *ct = ctype(em, t);
     int id = fresh(em);
     if (!is_store) line(em, "%s %s[32];", ct, temp);
+    bool affine = open_affine_access(em, place, t, is_store, temp);
     OPEN("{ /* %s of %s */", is_store ? "store" : "load", ir_type_name(t, &em->arena));
     line(em, "uintptr_t _a%d[32];", id);
     line(em, "for (int l = 0; l < 32; l++) _a%d[l] = (uintptr_t)(%s);", id, addr);
@@ -689,6 +965,7 @@ static void emit_access(emitter *em, const ir_expr *place, const ir_type *t, con
     CLOSE();
     CLOSE();
     em->mask = outer_mask;
+    if (affine) CLOSE();
 }
 
 /* the same choke point for a load whose address is the same in every lane */
@@ -1826,6 +2103,22 @@ static void classify_vars(emitter *em, const ir_func *f) {
     }
 }
 
+/* each local's declaration value, for lane_form() to see through `uint row = pos.y;` */
+static void collect_inits(emitter *em, const ir_stmt *s) {
+    if (!s) return;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) collect_inits(em, s->stmts[i]);
+        break;
+    case IR_S_DECL:
+        if (s->value && s->var->id >= 0 && s->var->id < em->var_count) em->inits[s->var->id] = s->value;
+        break;
+    case IR_S_IF: collect_inits(em, s->then_s); collect_inits(em, s->else_s); break;
+    case IR_S_LOOP: collect_inits(em, s->body); collect_inits(em, s->latch); break;
+    default: break;
+    }
+}
+
 static bool uses_position_table(const ir_func *f) {
     for (int k = 0; k < f->param_count; k++)
         if (f->params[k]->param_kind == IR_PARAM_ATTR &&
@@ -1841,6 +2134,9 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     em->vars = en_alloc(&em->arena, sizeof(var_info) * (size_t)em->var_count);
     em->loops.count = 0;
     em->prefetch_sites = 0;
+    em->inits = en_alloc(&em->arena, sizeof(const ir_expr *) * (size_t)em->var_count);
+    for (int i = 0; i < em->var_count; i++) em->inits[i] = NULL;
+    collect_inits(em, f->body);
     classify_vars(em, f);
 
     en_buf body = {0};
@@ -1903,6 +2199,8 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     en_buf_puts(out, "    const uint32_t _nsg = (_n + 31u) / 32u;\n");
     en_buf_puts(out, "    const bool _one_d = g->size[1] == 1 && g->size[2] == 1;\n");
     en_buf_puts(out, "    (void)_dispatch_n; (void)_one_d;\n");
+    en_buf_puts(out, "    /* each half of a SIMD group lies in one row: lane-affine accesses apply */\n");
+    en_buf_puts(out, "    const bool _aff = _one_d || g->size[0] % 16u == 0; (void)_aff;\n");
     if (uses_position_table(f)) {
         en_buf_puts(out, "    /* positions within the threadgroup, when it is not 1-D */\n");
         en_buf_puts(out, "    uint32_t _lpos[3][1024];\n");
@@ -1949,6 +2247,7 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
 enigma_status cpu_emit_module(const ir_module *m, const en_build_options *o, en_buf *out, en_buf *err) {
     (void)o; /* checked mode instruments emit_access/emit_barrier in a later issue */
     emitter em_storage = {0}, *em = &em_storage;
+    em->fast_paths = true; /* per access, unless checked mode hooks it (access_hooked) */
     em->m = m;
     em->err = err;
     en_arena_init(&em->arena);
