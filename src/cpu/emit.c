@@ -1465,7 +1465,9 @@ static void emit_assign(emitter *em, const ir_expr *place, const ir_expr *value)
     if (ir_is_scalar(t) || t->kind == IR_T_PTR) {
         const char *v = to_storage(em, t, ex(em, value, -1));
         const char *lv = lvalue(em, place);
-        line(em, "for (int l = 0; l < 32; l++) %s = ENK_ON(%s, l) ? %s : %s;", lv, em->mask, v, lv);
+        /* every lane on (the common case): a plain vector loop, no per-lane mask test */
+        line(em, "if (%s == ENK_FULL) for (int l = 0; l < 32; l++) %s = %s;", em->mask, lv, v);
+        line(em, "else for (int l = 0; l < 32; l++) %s = ENK_ON(%s, l) ? %s : %s;", lv, em->mask, v, lv);
         return;
     }
     const char *vt = materialize(em, value);
