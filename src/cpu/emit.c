@@ -667,6 +667,7 @@ typedef struct lane_form {
     bool ok;
     const char *base[2]; /* the value at lanes 0 and 16 */
     int64_t step;
+    const char *guard;   /* run-time conditions ("&& ..."), from per-lane index variables */
 } lane_form;
 
 typedef struct addr_form {
@@ -728,7 +729,7 @@ static lane_form attr_form(emitter *em, const ir_var *v, int d) {
     case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP: step = 1; break;
     default: return no_form;
     }
-    lane_form f = {true, {NULL, NULL}, step};
+    lane_form f = {true, {NULL, NULL}, step, ""};
     for (int h = 0; h < 2; h++) {
         em->lane = h ? "16u" : "0u";
         f.base[h] = S(em, "((%s)%s)", scalar_ctype(ir_scalar_of(v->type)->kind), attr_value(em, v->attr, d));
@@ -743,16 +744,24 @@ static lane_form lane_form_of(emitter *em, const ir_expr *e, int comp, int depth
     if (lane_invariant(em, e)) {
         const char *c = ex(em, e, comp);
         if (mentions_lane(c)) return no_form;
-        return (lane_form){true, {c, c}, 0};
+        return (lane_form){true, {c, c}, 0, ""};
     }
     switch (e->kind) {
     case IR_E_VAR: {
         const ir_var *v = e->var;
-        if (v->storage != IR_VAR_LOCAL || v->is_assigned || v->address_taken) return no_form;
-        if (info_of(em, v)->kind == VK_LANE_ATTR) return attr_form(em, v, comp < 0 ? 0 : comp);
+        var_kind k = info_of(em, v)->kind;
+        if (k == VK_LANE_ATTR) return attr_form(em, v, comp < 0 ? 0 : comp);
         const ir_expr *init = v->id >= 0 && v->id < em->var_count ? em->inits[v->id] : NULL;
-        if (!init || !reevaluable(em, init, 0)) return no_form;
-        return lane_form_of(em, init, comp, depth + 1);
+        if (v->storage == IR_VAR_LOCAL && !v->is_assigned && !v->address_taken && init && reevaluable(em, init, 0))
+            return lane_form_of(em, init, comp, depth + 1);
+        if ((k == VK_GANG || k == VK_CONTEXT) && ir_is_scalar(v->type) && v->type->kind == t->kind) {
+            /* a per-lane index variable (a grid-stride loop's i): its lanes are tested at run time */
+            int bits = (int)t->size * 8;
+            const char *cname = info_of(em, v)->cname;
+            return (lane_form){true, {S(em, "%s[0]", cname), S(em, "%s[16]", cname)}, 1,
+                               S(em, " && enk_halves_consecutive_u%d((const uint%d_t *)%s)", bits, bits, cname)};
+        }
+        return no_form;
     }
     case IR_E_SWIZZLE:
         if (e->args[0]->type->kind != IR_T_VEC) return no_form;
@@ -796,7 +805,7 @@ static lane_form lane_form_of(emitter *em, const ir_expr *e, int comp, int depth
             break;
         }
         if (step < -(1 << 20) || step > (1 << 20)) return no_form;
-        lane_form f = {true, {NULL, NULL}, step};
+        lane_form f = {true, {NULL, NULL}, step, S(em, "%s%s", a.guard, b.guard)};
         for (int h = 0; h < 2; h++) f.base[h] = binary_expr(em, e->op, t, a.base[h], b.base[h]);
         return f;
     }
@@ -836,12 +845,12 @@ static addr_form place_form(emitter *em, const ir_expr *e, int depth) {
         lane_form i = lane_form_of(em, e->args[1], -1, 0);
         if (!i.ok || i.step < 0) return none;
         const ir_type *it = ir_scalar_of(e->args[1]->type);
-        const char *guard = "";
+        const char *guard = i.guard;
         if (i.step) { /* lanes j = 0..15 of each half add up to 15 * step: no wrap */
             const char *max = ir_is_signed(it) ? (it->size == 8 ? "INT64_MAX" : "INT32_MAX")
                                                : (it->size == 8 ? "UINT64_MAX" : "UINT32_MAX");
             const char *T = scalar_ctype(it->kind);
-            guard = S(em, " && %s <= (%s)(%s - %lld) && %s <= (%s)(%s - %lld)", i.base[0], T, max,
+            guard = S(em, "%s && %s <= (%s)(%s - %lld) && %s <= (%s)(%s - %lld)", guard, i.base[0], T, max,
                       (long long)(15 * i.step), i.base[1], T, max, (long long)(15 * i.step));
         }
         addr_form f;

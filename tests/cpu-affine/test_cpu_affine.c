@@ -62,6 +62,15 @@ static const char *source =
     "    int d = in[gid * 2u];\n"                              /* step 2: per-lane path */
     "    int e = in[(tid << 1) >> 1];\n"                       /* not affine (>>): per-lane path */
     "    out[first + tid] = a * 3 + b * 5 + c * 7 + d * 11 + e * 13;\n"
+    "}\n"
+    /* per-lane index variables: consecutive lanes (tested at run time) and swapped pairs */
+    "kernel void gstride(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                    device float *out2 [[buffer(2)]], constant uint &n [[buffer(3)]],\n"
+    "                    uint gid [[thread_position_in_grid]], uint gs [[threads_per_grid]]) {\n"
+    "    for (uint i = gid; i < n; i += gs)\n"
+    "        out[i] = in[i] * 2.0f + 1.0f;\n"
+    "    uint j = gid ^ 1u;\n"
+    "    if (j < n) out2[j] = in[j];\n"
     "}\n";
 
 static enigma_pipeline *pipeline(enigma_library *lib, const char *name) {
@@ -142,6 +151,42 @@ static void run_lin(enigma_device *dev, enigma_pipeline *p, uint32_t n, uint32_t
     free(in), free(out);
 }
 
+static void run_gstride(enigma_device *dev, enigma_pipeline *p, uint32_t n, uint32_t threads, uint32_t group) {
+    float *in = malloc((size_t)n * 4), *out = malloc((size_t)n * 4), *out2 = malloc((size_t)n * 4);
+    for (uint32_t i = 0; i < n; i++) in[i] = rndf();
+    enigma_buffer *bin, *bout, *bout2, *bn;
+    OK(enigma_buffer_create_with_data(dev, in, (size_t)n * 4, &bin));
+    OK(enigma_buffer_create(dev, (size_t)n * 4, &bout));
+    OK(enigma_buffer_create(dev, (size_t)n * 4, &bout2));
+    OK(enigma_buffer_create_with_data(dev, &n, 4, &bn));
+    enigma_command *cmd;
+    OK(enigma_command_create(p, &cmd));
+    OK(enigma_command_set_buffer(cmd, 0, bin, 0));
+    OK(enigma_command_set_buffer(cmd, 1, bout, 0));
+    OK(enigma_command_set_buffer(cmd, 2, bout2, 0));
+    OK(enigma_command_set_buffer(cmd, 3, bn, 0));
+    OK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){threads, 1, 1},
+                               (enigma_size3){group, 1, 1}));
+    OK(enigma_buffer_read(bout, 0, out, (size_t)n * 4));
+    OK(enigma_buffer_read(bout2, 0, out2, (size_t)n * 4));
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double ref = 2.0 * in[i] + 1.0;
+        /* out2[j] is written by thread j ^ 1, when that thread exists */
+        double ref2 = (i ^ 1u) < threads ? in[i] : 0.0;
+        if ((fabs(out[i] - ref) > 1e-6 * (1.0 + fabs(ref)) || out2[i] != ref2) && bad++ < 5)
+            CHECK(0, "gstride n %u threads %u group %u, [%u]: %.9g %.9g, expected %.9g %.9g", n, threads, group, i,
+                  out[i], out2[i], ref, ref2);
+    }
+    CHECK(bad == 0, "gstride n %u threads %u group %u: %d wrong", n, threads, group, bad);
+    enigma_command_destroy(cmd);
+    enigma_buffer_destroy(bin);
+    enigma_buffer_destroy(bout);
+    enigma_buffer_destroy(bout2);
+    enigma_buffer_destroy(bn);
+    free(in), free(out), free(out2);
+}
+
 int main(void) {
     state = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1;
     enigma_device *dev = NULL;
@@ -152,7 +197,7 @@ int main(void) {
         fprintf(stderr, "compile: %s\n%s\n", enigma_last_error(), lib ? enigma_library_diagnostics_text(lib) : "");
         return 1;
     }
-    enigma_pipeline *g2 = pipeline(lib, "grid2d"), *l1 = pipeline(lib, "lin");
+    enigma_pipeline *g2 = pipeline(lib, "grid2d"), *l1 = pipeline(lib, "lin"), *gs = pipeline(lib, "gstride");
     if (g2) {
         static const uint32_t shapes[][2] = {{16, 16}, {16, 4}, {32, 8}, {48, 4}, {64, 2}, {8, 8}, {24, 2}};
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
@@ -168,6 +213,12 @@ int main(void) {
             run_lin(dev, l1, 1000, groups[i]);
         }
     }
+    if (gs) {
+        run_gstride(dev, gs, 10000, 1024, 256);
+        run_gstride(dev, gs, 10007, 1000, 96); /* edge group; i of its last SIMD group partial */
+        run_gstride(dev, gs, 777, 2048, 64);   /* more threads than elements */
+    }
+    if (gs) enigma_pipeline_destroy(gs);
     if (g2) enigma_pipeline_destroy(g2);
     if (l1) enigma_pipeline_destroy(l1);
     enigma_library_destroy(lib);
