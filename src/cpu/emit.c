@@ -91,6 +91,8 @@ typedef struct emitter {
     bool fast_paths;   /* lane-affine accesses (off in checked mode: every access is hooked) */
     const ir_expr **inits; /* per local variable id: its declaration's value (lane_form) */
     const char *lane;  /* the lane index attr_value() uses: "(uint32_t)l", or a half's first */
+    const ir_var *stream_var; /* inside a streaming loop (gang_loop): this index is */
+    const char *stream_base;  /* stream_base + l in every lane */
     EN_VEC(loop_entry) loops;
     EN_VEC(memo_entry) memos;
 } emitter;
@@ -750,6 +752,10 @@ static lane_form lane_form_of(emitter *em, const ir_expr *e, int comp, int depth
     case IR_E_VAR: {
         const ir_var *v = e->var;
         var_kind k = info_of(em, v)->kind;
+        if (v == em->stream_var) {
+            const char *T = scalar_ctype(t->kind);
+            return (lane_form){true, {em->stream_base, S(em, "((%s)(%s + 16u))", T, em->stream_base)}, 1, ""};
+        }
         if (k == VK_LANE_ATTR) return attr_form(em, v, comp < 0 ? 0 : comp);
         const ir_expr *init = v->id >= 0 && v->id < em->var_count ? em->inits[v->id] : NULL;
         if (v->storage == IR_VAR_LOCAL && !v->is_assigned && !v->address_taken && init && reevaluable(em, init, 0))
@@ -1523,6 +1529,62 @@ static void gang_if(emitter *em, const ir_stmt *s) {
     CLOSE();
 }
 
+/* does this statement (list) write v? */
+static bool writes_var(const ir_stmt *s, const ir_var *v) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (writes_var(s->stmts[i], v)) return true;
+        return false;
+    case IR_S_DECL: return s->var == v;
+    case IR_S_ASSIGN: {
+        const ir_expr *p = s->place;
+        while (p->kind == IR_E_FIELD || p->kind == IR_E_SWIZZLE || p->kind == IR_E_INDEX) p = p->args[0];
+        return p->kind != IR_E_VAR || p->var == v;
+    }
+    case IR_S_IF: return writes_var(s->then_s, v) || writes_var(s->else_s, v);
+    case IR_S_LOOP: return writes_var(s->body, v) || writes_var(s->latch, v);
+    case IR_S_INTRINSIC: case IR_S_CALL: return s->result == v;
+    default: return false;
+    }
+}
+
+/* A streaming loop: `for (i = ...; i < n; i += step)` over a 32-bit per-lane integer i,
+ * the body starting with `if (!(i < n)) break;` and not writing i, the latch `i = i + step`
+ * with n and step the same in every lane. Returns the index variable (NULL: not one) and
+ * sets *limit to n. */
+static const ir_var *streaming_loop(emitter *em, const ir_stmt *s, const ir_expr **limit, const ir_expr **step) {
+    if (!em->fast_paths || !s->latch) return NULL;
+    stmt_list body = list_of(s->body), latch = list_of(s->latch);
+    if (body.count < 2 || latch.count != 1) return NULL;
+    const ir_stmt *test = list_at(body, 0), *next = list_at(latch, 0);
+    if (test->kind != IR_S_IF || test->else_s || !test->then_s) return NULL;
+    stmt_list then = list_of(test->then_s);
+    if (then.count != 1 || list_at(then, 0)->kind != IR_S_BREAK || list_at(then, 0)->target != s) return NULL;
+    const ir_expr *c = test->cond;
+    if (c->kind != IR_E_UNARY || c->op != IR_OP_NOT) return NULL;
+    c = c->args[0];
+    if (c->kind != IR_E_BINARY || c->op != IR_OP_LT || c->args[0]->kind != IR_E_VAR) return NULL;
+    const ir_var *v = c->args[0]->var;
+    var_kind k = info_of(em, v)->kind;
+    if ((k != VK_GANG && k != VK_CONTEXT) || v->address_taken || !ir_is_integer(v->type) || v->type->size != 4)
+        return NULL;
+    if (!lane_invariant(em, c->args[1])) return NULL;
+    /* the latch: i = i + step */
+    if (next->kind != IR_S_ASSIGN || next->place->kind != IR_E_VAR || next->place->var != v) return NULL;
+    const ir_expr *add = next->value;
+    if (add->kind != IR_E_BINARY || add->op != IR_OP_ADD) return NULL;
+    const ir_expr *other = add->args[0]->kind == IR_E_VAR && add->args[0]->var == v ? add->args[1]
+                           : add->args[1]->kind == IR_E_VAR && add->args[1]->var == v ? add->args[0] : NULL;
+    if (!other || !lane_invariant(em, other)) return NULL;
+    for (int i = 1; i < body.count; i++)
+        if (writes_var(list_at(body, i), v)) return NULL;
+    *limit = c->args[1];
+    *step = other;
+    return v;
+}
+
 static void gang_loop(emitter *em, const ir_stmt *s) {
     int id = fresh(em);
     OPEN("{ /* loop: %s */", source_note(em, s->loc));
@@ -1530,6 +1592,44 @@ static void gang_loop(emitter *em, const ir_stmt *s) {
     const char *outer = em->mask;
     em->mask = S(em, "_m%d", id);
     EN_PUSH(&em->arena, em->loops, ((loop_entry){s, false, id}));
+    const ir_expr *limit = NULL, *step = NULL;
+    const ir_var *index = streaming_loop(em, s, &limit, &step);
+    if (index) {
+        /* While every lane runs and i is i[0] + lane, one test per gang replaces the ballot
+         * and accesses through i need no run-time check; the general loop below takes
+         * over at the tail or when the mask narrows. */
+        const char *iv = info_of(em, index)->cname, *T = scalar_ctype(index->type->kind);
+        const char *max = ir_is_signed(index->type) ? "INT32_MAX" : "UINT32_MAX";
+        const char *saved_var = (const char *)em->stream_base;
+        const ir_var *saved = em->stream_var;
+        OPEN("if (_m%d == ENK_FULL && enk_halves_consecutive_u32((const uint32_t *)%s) && %s[16] == (%s)(%s[0] + 16u)) {",
+             id, iv, iv, T, iv);
+        line(em, "/* streaming: %s is %s[0] + lane while every lane is in the loop */", index->name, index->name);
+        line(em, "%s _ib%d = %s[0]; /* kept in a register, stepped with %s */", T, id, iv, index->name);
+        OPEN("for (;;) {");
+        em->memos.count = 0;
+        const char *n = ex(em, limit, -1);
+        line(em, "if (!(_ib%d <= (%s)(%s - 31) && (%s)(_ib%d + 31) < %s)) break; /* a lane at the end: the tail */",
+             id, T, max, T, id, n);
+        line(em, "_cont%d = 0;", id);
+        em->stream_var = index;
+        em->stream_base = S(em, "_ib%d", id);
+        stmt_list body = list_of(s->body);
+        body.count--;
+        if (body.items) body.items++;
+        em->memos.count = 0;
+        gang_list(em, body);
+        em->stream_var = saved;
+        em->stream_base = saved_var;
+        line(em, "_m%d |= _cont%d;", id, id);
+        em->memos.count = 0;
+        gang_list(em, list_of(s->latch));
+        em->memos.count = 0;
+        line(em, "_ib%d = (%s)(_ib%d + (%s)%s);", id, T, id, T, ex(em, step, -1));
+        line(em, "if (_m%d != ENK_FULL) break; /* lanes left: the general loop goes on */", id);
+        CLOSE();
+        CLOSE();
+    }
     OPEN("while (_m%d) {", id);
     line(em, "_cont%d = 0;", id);
     em->memos.count = 0;

@@ -71,6 +71,17 @@ static const char *source =
     "        out[i] = in[i] * 2.0f + 1.0f;\n"
     "    uint j = gid ^ 1u;\n"
     "    if (j < n) out2[j] = in[j];\n"
+    "}\n"
+    /* a streaming loop whose lanes leave early: the general loop takes over */
+    "kernel void gbreak(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                   constant uint &n [[buffer(2)]],\n"
+    "                   uint gid [[thread_position_in_grid]], uint gs [[threads_per_grid]]) {\n"
+    "    uint count = 0;\n"
+    "    for (uint i = gid; i < n; i += gs) {\n"
+    "        if (in[i] > 0.99f) break;\n"
+    "        count++;\n"
+    "    }\n"
+    "    out[gid] = float(count);\n"
     "}\n";
 
 static enigma_pipeline *pipeline(enigma_library *lib, const char *name) {
@@ -187,6 +198,36 @@ static void run_gstride(enigma_device *dev, enigma_pipeline *p, uint32_t n, uint
     free(in), free(out), free(out2);
 }
 
+static void run_gbreak(enigma_device *dev, enigma_pipeline *p, uint32_t n, uint32_t threads, uint32_t group) {
+    float *in = malloc((size_t)n * 4), *out = malloc((size_t)threads * 4);
+    for (uint32_t i = 0; i < n; i++) in[i] = rndf();
+    enigma_buffer *bin, *bout, *bn;
+    OK(enigma_buffer_create_with_data(dev, in, (size_t)n * 4, &bin));
+    OK(enigma_buffer_create(dev, (size_t)threads * 4, &bout));
+    OK(enigma_buffer_create_with_data(dev, &n, 4, &bn));
+    enigma_command *cmd;
+    OK(enigma_command_create(p, &cmd));
+    OK(enigma_command_set_buffer(cmd, 0, bin, 0));
+    OK(enigma_command_set_buffer(cmd, 1, bout, 0));
+    OK(enigma_command_set_buffer(cmd, 2, bn, 0));
+    OK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){threads, 1, 1},
+                               (enigma_size3){group, 1, 1}));
+    OK(enigma_buffer_read(bout, 0, out, (size_t)threads * 4));
+    int bad = 0;
+    for (uint32_t t = 0; t < threads; t++) {
+        uint32_t count = 0;
+        for (uint32_t i = t; i < n && !(in[i] > 0.99f); i += threads) count++;
+        if (out[t] != (float)count && bad++ < 5)
+            CHECK(0, "gbreak n %u threads %u, thread %u: %g, expected %u", n, threads, t, out[t], count);
+    }
+    CHECK(bad == 0, "gbreak n %u threads %u group %u: %d wrong", n, threads, group, bad);
+    enigma_command_destroy(cmd);
+    enigma_buffer_destroy(bin);
+    enigma_buffer_destroy(bout);
+    enigma_buffer_destroy(bn);
+    free(in), free(out);
+}
+
 int main(void) {
     state = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1;
     enigma_device *dev = NULL;
@@ -197,7 +238,8 @@ int main(void) {
         fprintf(stderr, "compile: %s\n%s\n", enigma_last_error(), lib ? enigma_library_diagnostics_text(lib) : "");
         return 1;
     }
-    enigma_pipeline *g2 = pipeline(lib, "grid2d"), *l1 = pipeline(lib, "lin"), *gs = pipeline(lib, "gstride");
+    enigma_pipeline *g2 = pipeline(lib, "grid2d"), *l1 = pipeline(lib, "lin"), *gs = pipeline(lib, "gstride"),
+                    *gb = pipeline(lib, "gbreak");
     if (g2) {
         static const uint32_t shapes[][2] = {{16, 16}, {16, 4}, {32, 8}, {48, 4}, {64, 2}, {8, 8}, {24, 2}};
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
@@ -218,6 +260,11 @@ int main(void) {
         run_gstride(dev, gs, 10007, 1000, 96); /* edge group; i of its last SIMD group partial */
         run_gstride(dev, gs, 777, 2048, 64);   /* more threads than elements */
     }
+    if (gb) {
+        run_gbreak(dev, gb, 100000, 512, 128);
+        run_gbreak(dev, gb, 30011, 1000, 96);
+    }
+    if (gb) enigma_pipeline_destroy(gb);
     if (gs) enigma_pipeline_destroy(gs);
     if (g2) enigma_pipeline_destroy(g2);
     if (l1) enigma_pipeline_destroy(l1);
