@@ -1550,6 +1550,18 @@ static bool writes_var(const ir_stmt *s, const ir_var *v) {
     }
 }
 
+/* a lane-invariant value that ex() writes as a plain scalar (no gang temporaries) */
+static bool plain_uniform(emitter *em, const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_CONST: case IR_E_VAR: case IR_E_DEREF: case IR_E_FIELD: case IR_E_INDEX:
+    case IR_E_BINARY: case IR_E_UNARY: case IR_E_CONVERT: case IR_E_SWIZZLE:
+        for (int i = 0; i < e->arg_count; i++)
+            if (!plain_uniform(em, e->args[i])) return false;
+        return lane_invariant(em, e);
+    default: return false;
+    }
+}
+
 /* A streaming loop: `for (i = ...; i < n; i += step)` over a 32-bit per-lane integer i,
  * the body starting with `if (!(i < n)) break;` and not writing i, the latch `i = i + step`
  * with n and step the same in every lane. Returns the index variable (NULL: not one) and
@@ -1570,14 +1582,14 @@ static const ir_var *streaming_loop(emitter *em, const ir_stmt *s, const ir_expr
     var_kind k = info_of(em, v)->kind;
     if ((k != VK_GANG && k != VK_CONTEXT) || v->address_taken || !ir_is_integer(v->type) || v->type->size != 4)
         return NULL;
-    if (!lane_invariant(em, c->args[1])) return NULL;
+    if (!plain_uniform(em, c->args[1])) return NULL;
     /* the latch: i = i + step */
     if (next->kind != IR_S_ASSIGN || next->place->kind != IR_E_VAR || next->place->var != v) return NULL;
     const ir_expr *add = next->value;
     if (add->kind != IR_E_BINARY || add->op != IR_OP_ADD) return NULL;
     const ir_expr *other = add->args[0]->kind == IR_E_VAR && add->args[0]->var == v ? add->args[1]
                            : add->args[1]->kind == IR_E_VAR && add->args[1]->var == v ? add->args[0] : NULL;
-    if (!other || !lane_invariant(em, other)) return NULL;
+    if (!other || !plain_uniform(em, other)) return NULL;
     for (int i = 1; i < body.count; i++)
         if (writes_var(list_at(body, i), v)) return NULL;
     *limit = c->args[1];
