@@ -28,7 +28,15 @@
  * emit_barrier() every threadgroup barrier. Loads of memory are hoisted out of expressions
  * into temporaries so that masked-off lanes never touch memory; integer division goes
  * through helpers that never trap. A full mask with consecutive addresses takes a plain
- * vector loop. */
+ * vector loop.
+ *
+ * Fast paths (unchecked code, see "lane-affine addresses"): an address whose index is
+ * base[l / 16] + step * (l % 16) by construction (position attributes, uniform values,
+ * locals declared from them, per-lane index variables tested at run time) is accessed
+ * under a full mask with one or two vector moves or broadcasts and no per-lane address
+ * array; a grid-stride loop over such an index runs a per-gang fast loop (gang_loop); a
+ * per-lane assignment under a full mask is a plain vector loop. Each keeps the general
+ * code as its fallback. */
 #include "cpu.h"
 
 #include <math.h>
