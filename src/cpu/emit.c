@@ -96,7 +96,8 @@ typedef struct emitter {
     int prefetch_sites; /* stride trackers for loads in loops (see emit_access) */
     int region_next;
     const char *mask;  /* the C variable holding the current gang's execution mask */
-    bool fast_paths;   /* lane-affine accesses (off in checked mode: every access is hooked) */
+    bool fast_paths;   /* lane-affine accesses and streaming loops */
+    bool checked;      /* checked mode: an access the hook instruments keeps the general path */
     const ir_expr **inits; /* per local variable id: its declaration's value (lane_form) */
     const char *lane;  /* the lane index attr_value() uses: "(uint32_t)l", or a half's first */
     const ir_var *stream_var; /* inside a streaming loop (gang_loop): this index is */
@@ -893,7 +894,9 @@ static addr_form place_form(emitter *em, const ir_expr *e, int depth) {
 /* Does checked mode instrument this access? The fast path has no per-lane address array
  * for the hook to see, so an access the hook would instrument keeps the general path. The
  * hook is asked with its output set aside: it instruments when it emits code or narrows
- * the mask. (Generated C is then the same as unchecked until checked mode instruments.) */
+ * the mask. (Generated C is then the same as unchecked until checked mode instruments.)
+ * Asked in checked builds only, so the hook may keep state (site numbers...) without
+ * unchecked builds paying for it; a probe that it does not instrument must leave none. */
 static bool access_hooked(emitter *em, const ir_expr *place, const ir_type *t, bool is_store) {
     en_buf probe = {0}, *out = em->out;
     int indent = em->indent;
@@ -913,7 +916,7 @@ static bool open_affine_access(emitter *em, const ir_expr *place, const ir_type 
                                const char *temp) {
     if (!em->fast_paths || !place || place->type != t || (t->kind == IR_T_VEC && t->count == 3 && !t->packed))
         return false;
-    if (access_hooked(em, place, t, is_store)) return false;
+    if (em->checked && access_hooked(em, place, t, is_store)) return false;
     addr_form f = place_form(em, place, 0);
     if (!f.ok || f.step > 1 || (is_store && f.step == 0)) return false;
     const char *ct = ctype(em, t);
@@ -2379,6 +2382,7 @@ enigma_status cpu_emit_module(const ir_module *m, const en_build_options *o, en_
     (void)o; /* checked mode instruments emit_access/emit_barrier in a later issue */
     emitter em_storage = {0}, *em = &em_storage;
     em->fast_paths = true; /* per access, unless checked mode hooks it (access_hooked) */
+    em->checked = o && o->checked;
     em->m = m;
     em->err = err;
     en_arena_init(&em->arena);
