@@ -731,6 +731,13 @@ static bool reevaluable(emitter *em, const ir_expr *e, int depth) {
 
 static const lane_form no_form;
 
+/* both sets of run-time conditions, each once */
+static const char *join_guards(emitter *em, const char *a, const char *b) {
+    if (!*b || strstr(a, b)) return a;
+    if (!*a || strstr(b, a)) return b;
+    return S(em, "%s%s", a, b);
+}
+
 static lane_form attr_form(emitter *em, const ir_var *v, int d) {
     int64_t step;
     switch (v->attr) {
@@ -740,7 +747,8 @@ static lane_form attr_form(emitter *em, const ir_var *v, int d) {
     case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP: step = 1; break;
     default: return no_form;
     }
-    lane_form f = {true, {NULL, NULL}, step, ""};
+    /* valid while each half of the gang lies in one row of the group */
+    lane_form f = {true, {NULL, NULL}, step, " && _aff"};
     for (int h = 0; h < 2; h++) {
         em->lane = h ? "16u" : "0u";
         f.base[h] = S(em, "((%s)%s)", scalar_ctype(ir_scalar_of(v->type)->kind), attr_value(em, v->attr, d));
@@ -820,7 +828,7 @@ static lane_form lane_form_of(emitter *em, const ir_expr *e, int comp, int depth
             break;
         }
         if (step < -(1 << 20) || step > (1 << 20)) return no_form;
-        lane_form f = {true, {NULL, NULL}, step, S(em, "%s%s", a.guard, b.guard)};
+        lane_form f = {true, {NULL, NULL}, step, join_guards(em, a.guard, b.guard)};
         for (int h = 0; h < 2; h++) f.base[h] = binary_expr(em, e->op, t, a.base[h], b.base[h]);
         return f;
     }
@@ -884,7 +892,7 @@ static addr_form place_form(emitter *em, const ir_expr *e, int depth) {
         const char *sel = base->type->kind == IR_T_VEC ? "v" : "a";
         for (int h = 0; h < 2; h++) f.ptr[h] = S(em, "(&(*%s).%s[%s])", f.ptr[h], sel, i.base[h]);
         f.step = i.step;
-        f.guard = S(em, "%s%s", f.guard, guard);
+        f.guard = join_guards(em, f.guard, guard);
         return f;
     }
     default: return none;
@@ -921,7 +929,7 @@ static bool open_affine_access(emitter *em, const ir_expr *place, const ir_type 
     if (!f.ok || f.step > 1 || (is_store && f.step == 0)) return false;
     const char *ct = ctype(em, t);
     int id = fresh(em);
-    OPEN("if (%s == ENK_FULL && _aff%s) { /* lane-affine address: %s per half of the gang */", em->mask,
+    OPEN("if (%s == ENK_FULL%s) { /* lane-affine address: %s per half of the gang */", em->mask,
          f.guard, f.step ? "consecutive elements" : "one element");
     line(em, "%s *_p%d = %s, *_q%d = %s; /* lanes 0 and 16 */", ct, id, f.ptr[0], id, f.ptr[1]);
     if (!is_store && f.device && em->loops.count > 0) {
