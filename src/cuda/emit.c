@@ -134,21 +134,7 @@ static const char *scalar_name(ir_type_kind k) {
 
 /* the stem of vector type names: char4, uchar4, long4 ... */
 static const char *vector_stem(ir_type_kind k) {
-    switch (k) {
-    case IR_T_BOOL: return "bool";
-    case IR_T_I8: return "char";
-    case IR_T_U8: return "uchar";
-    case IR_T_I16: return "short";
-    case IR_T_U16: return "ushort";
-    case IR_T_I32: return "int";
-    case IR_T_U32: return "uint";
-    case IR_T_I64: return "long";
-    case IR_T_U64: return "ulong";
-    case IR_T_F16: return "half";
-    case IR_T_BF16: return "bfloat";
-    case IR_T_F32: return "float";
-    default: return NULL;
-    }
+    return k >= IR_T_BOOL && k <= IR_T_F32 ? ir_scalar_name(k) : NULL;
 }
 
 static const char *type_name(emitter *e, const ir_type *t) {

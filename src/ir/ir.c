@@ -95,7 +95,7 @@ bool ir_is_float(const ir_type *t) { return t && t->kind >= IR_T_F16 && t->kind 
 const ir_type *ir_scalar_of(const ir_type *t) { return t && t->kind == IR_T_VEC ? t->elem : t; }
 int ir_lanes(const ir_type *t) { return t && t->kind == IR_T_VEC ? (int)t->count : 1; }
 
-static const char *scalar_msl_name(ir_type_kind k) {
+const char *ir_scalar_name(ir_type_kind k) {
     switch (k) {
     case IR_T_VOID: return "void";
     case IR_T_BOOL: return "bool";
@@ -128,7 +128,7 @@ const char *ir_type_name(const ir_type *t, en_arena *a) {
     if (!t) return "<null type>";
     switch (t->kind) {
     case IR_T_VEC:
-        return en_fmt(a, "%s%s%u", t->packed ? "packed_" : "", scalar_msl_name(t->elem->kind), t->count);
+        return en_fmt(a, "%s%s%u", t->packed ? "packed_" : "", ir_scalar_name(t->elem->kind), t->count);
     case IR_T_ARRAY:
         return en_fmt(a, "%s[%u]", ir_type_name(t->elem, a), t->count);
     case IR_T_STRUCT:
@@ -137,11 +137,11 @@ const char *ir_type_name(const ir_type *t, en_arena *a) {
         return en_fmt(a, "%s %s%s*", ir_space_name(t->space), t->is_const ? "const " : "",
                       ir_type_name(t->elem, a));
     case IR_T_ATOMIC:
-        return en_fmt(a, "atomic_%s", scalar_msl_name(t->elem->kind));
+        return en_fmt(a, "atomic_%s", ir_scalar_name(t->elem->kind));
     case IR_T_SIMD_MATRIX:
-        return en_fmt(a, "simdgroup_%s8x8", scalar_msl_name(t->elem->kind));
+        return en_fmt(a, "simdgroup_%s8x8", ir_scalar_name(t->elem->kind));
     default:
-        return scalar_msl_name(t->kind);
+        return ir_scalar_name(t->kind);
     }
 }
 

@@ -86,6 +86,8 @@ EN_INTERNAL const ir_type *ir_scalar_of(const ir_type *t); /* vec -> elem, scala
 EN_INTERNAL int ir_lanes(const ir_type *t);        /* vec -> count, scalar -> 1 */
 /* MSL spelling: "float", "half4", "device float*", "S", "atomic_int" ... */
 EN_INTERNAL const char *ir_type_name(const ir_type *t, en_arena *a);
+/* the MSL name of a scalar kind ("float", "ushort"); "void" and "?" for the rest */
+EN_INTERNAL const char *ir_scalar_name(ir_type_kind k);
 EN_INTERNAL const char *ir_space_name(ir_space s);
 
 /* ---- kernel parameters and position attributes ------------------------------------ */

@@ -365,6 +365,16 @@ static enigma_status sync_mapped_copies(enigma_command *cmd, bool to_device, en_
     return ENIGMA_OK;
 }
 
+/* a backend's failure, as the caller sees it: "kernel 'k': <what the backend said>" */
+static enigma_status fail_in_kernel(const enigma_command *cmd, enigma_status st, en_buf *err) {
+    en_buf prefix = {0};
+    en_buf_printf(&prefix, "kernel '%s': ", kernel_name(cmd));
+    en_fail_buf(st, prefix.data ? prefix.data : "", err);
+    en_buf_free(&prefix);
+    en_buf_free(err);
+    return st;
+}
+
 enigma_status enigma_command_enqueue(enigma_command *cmd, enigma_dispatch_mode mode, enigma_size3 size,
                                      enigma_size3 threads_per_group) {
     const char *fn = "enigma_command_enqueue";
@@ -394,14 +404,7 @@ enigma_status enigma_command_enqueue(enigma_command *cmd, enigma_dispatch_mode m
     st = sync_mapped_copies(cmd, true, &err);
     clock_gettime(CLOCK_MONOTONIC, &cmd->started);
     if (st == ENIGMA_OK) st = b->dispatch(cmd->dev, cmd->p->lib->program, l, &err);
-    if (st != ENIGMA_OK) {
-        en_buf prefix = {0};
-        en_buf_printf(&prefix, "kernel '%s': ", kernel_name(cmd));
-        en_fail_buf(st, prefix.data ? prefix.data : "", &err);
-        en_buf_free(&prefix);
-        en_buf_free(&err);
-        return st;
-    }
+    if (st != ENIGMA_OK) return fail_in_kernel(cmd, st, &err);
     en_buf_free(&err);
     cmd->pending = true;
     return ENIGMA_OK;
@@ -417,14 +420,7 @@ enigma_status enigma_command_wait(enigma_command *cmd) {
     /* the backend's own device time where it measures one, else the host's view */
     cmd->duration_ns = cmd->launch.duration_ns ? cmd->launch.duration_ns : elapsed_ns(&cmd->started);
     if (st == ENIGMA_OK) st = sync_mapped_copies(cmd, false, &err);
-    if (st != ENIGMA_OK) {
-        en_buf prefix = {0};
-        en_buf_printf(&prefix, "kernel '%s': ", kernel_name(cmd));
-        en_fail_buf(st, prefix.data ? prefix.data : "", &err);
-        en_buf_free(&prefix);
-        en_buf_free(&err);
-        return st;
-    }
+    if (st != ENIGMA_OK) return fail_in_kernel(cmd, st, &err);
     en_buf_free(&err);
     int problems = en_check_sink_count(cmd->sink);
     if (problems) {
