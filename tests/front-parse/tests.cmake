@@ -12,8 +12,8 @@ foreach(case ${front_parse_cases})
   get_filename_component(dir ${case} DIRECTORY)
   get_filename_component(group ${dir} NAME)
   add_test(NAME front-parse/${group}/${name}
-           COMMAND ${CMAKE_COMMAND} -DDUMP=$<TARGET_FILE:parse_dump> -DCASE=${case}
-                   -P ${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
+           COMMAND ${CMAKE_COMMAND} -DDUMP=$<TARGET_FILE:parse_dump> -DCASE=${case} -DEXT=ast
+                   -P ${CMAKE_CURRENT_LIST_DIR}/../golden_case.cmake)
 endforeach()
 
 # en_parse at its edges (no EOF, pragma tokens, node locations)

@@ -8,8 +8,8 @@ file(GLOB front_pp_cases CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cases/*.met
 foreach(case ${front_pp_cases})
   get_filename_component(name ${case} NAME_WE)
   add_test(NAME front-pp/${name}
-           COMMAND ${CMAKE_COMMAND} -DDUMP=$<TARGET_FILE:pp_dump> -DCASE=${case}
-                   -P ${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
+           COMMAND ${CMAKE_COMMAND} -DDUMP=$<TARGET_FILE:pp_dump> -DCASE=${case} -DEXT=tokens
+                   -P ${CMAKE_CURRENT_LIST_DIR}/../golden_case.cmake)
 endforeach()
 # differential: macro expansion agrees with the system preprocessor on diff/*.c
 file(GLOB front_pp_diff CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/diff/*.c)
