@@ -49,6 +49,7 @@ struct en_program {
     int kernel_count;
     cpu_kernel *kernels;
     char key[65];
+    bool checked;         /* built for checked mode: dispatches pass a cpu_check_group */
 };
 
 /* emit, compile through the cache, dlopen, resolve every kernel */

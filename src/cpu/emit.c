@@ -37,6 +37,7 @@
  * array; a grid-stride loop over such an index runs a per-gang fast loop (gang_loop); a
  * per-lane assignment under a full mask is a plain vector loop. Each keeps the general
  * code as its fallback. */
+#include "check_rt.h"
 #include "cpu.h"
 
 #include <math.h>
@@ -104,6 +105,14 @@ typedef struct emitter {
     const char *stream_base;  /* stream_base + l in every lane */
     EN_VEC(loop_entry) loops;
     EN_VEC(memo_entry) memos;
+    /* checked mode (check_rt.h): hook calls at the choke points, a site table per kernel
+     * and the kernel's object table; never set for an unchecked build */
+    int kernel_index;
+    en_buf sites;
+    int site_count;
+    int *object_of_var;   /* var id -> object index, -1 */
+    int *object_of_global;
+    const char *store_values; /* the store being emitted: its 32 values, for the hook */
 } emitter;
 
 static const char *S(emitter *em, const char *fmt, ...) EN_PRINTF(2, 3);
@@ -655,11 +664,178 @@ static const char *lvalue(emitter *em, const ir_expr *e) {
  * touch memory. Unchecked code lets every active lane through. The checked-mode issue
  * fills this in (src/cpu/check_rt.h: the access hook); every load, store and atomic of
  * memory passes here, so nothing else needs instrumenting. */
-typedef enum access_kind { ACCESS_LOAD, ACCESS_STORE, ACCESS_ATOMIC } access_kind;
+/* ---- checked mode: sites and objects ---------------------------------------------------- */
+/* a C string literal of text */
+static const char *c_string(emitter *em, const char *text) {
+    en_buf b = {0};
+    en_buf_putc(&b, '"');
+    for (const char *p = text ? text : "?"; *p; p++) {
+        if (*p == '"' || *p == '\\') en_buf_putc(&b, '\\');
+        en_buf_putc(&b, (unsigned char)*p < 32 ? ' ' : *p);
+    }
+    en_buf_putc(&b, '"');
+    const char *r = S(em, "%s", b.data);
+    en_buf_free(&b);
+    return r;
+}
+
+/* a new entry of this kernel's site table; returns the C expression of its address */
+static const char *check_site(emitter *em, en_loc loc, int op, int space, int object, const char *size,
+                              const char *what) {
+    en_buf_printf(&em->sites, "    {%d, %d, %d, %d, %d, %d, %s, %s},\n", loc.file, loc.line, loc.col, op, space, object,
+                  size ? size : "0", c_string(em, what));
+    return S(em, "&enk_sites_%d[%d]", em->kernel_index, em->site_count++);
+}
+
+/* the space of the memory a place reads or writes */
+static ir_space place_space(const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_VAR:
+        return e->var->storage == IR_VAR_THREADGROUP ? IR_SPACE_THREADGROUP
+               : e->var->storage == IR_VAR_CONSTANT  ? IR_SPACE_CONSTANT
+                                                     : IR_SPACE_THREAD;
+    case IR_E_DEREF: return e->args[0]->type->kind == IR_T_PTR ? e->args[0]->type->space : IR_SPACE_THREAD;
+    case IR_E_INDEX:
+        if (e->args[0]->type->kind == IR_T_PTR) return e->args[0]->type->space;
+        return ir_is_place(e->args[0]) ? place_space(e->args[0]) : IR_SPACE_THREAD;
+    case IR_E_FIELD:
+    case IR_E_SWIZZLE: return ir_is_place(e->args[0]) ? place_space(e->args[0]) : IR_SPACE_THREAD;
+    default: return IR_SPACE_THREAD;
+    }
+}
+
+/* the source name of the variable a place or pointer starts from */
+static const char *root_name(const ir_expr *e) {
+    while (e) {
+        if (e->kind == IR_E_VAR) return e->var->name;
+        if (e->arg_count == 0) return NULL;
+        e = e->args[0];
+    }
+    return NULL;
+}
+
+static int place_object(emitter *em, const ir_expr *e);
+
+/* which object of the kernel a pointer value points into, when the code says so; -1 */
+static int pointer_object(emitter *em, const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_VAR:
+        if (e->var->storage != IR_VAR_LOCAL || e->var->id < 0 || e->var->id >= em->var_count) return -1;
+        return em->object_of_var[e->var->id]; /* -2 while pointer_sources has not decided */
+    case IR_E_PTR_OFFSET:
+    case IR_E_PTRCAST: return pointer_object(em, e->args[0]);
+    case IR_E_ADDR: return place_object(em, e->args[0]);
+    default: return -1;
+    }
+}
+
+static int place_object(emitter *em, const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_VAR:
+        if (e->var->storage == IR_VAR_CONSTANT)
+            return e->var->id >= 0 && e->var->id < em->m->next_global_id + 1 && em->object_of_global
+                       ? em->object_of_global[e->var->id] : -1;
+        if (e->var->storage == IR_VAR_THREADGROUP && e->var->id >= 0 && e->var->id < em->var_count)
+            return em->object_of_var[e->var->id];
+        return -1;
+    case IR_E_DEREF: return pointer_object(em, e->args[0]);
+    case IR_E_INDEX:
+        if (e->args[0]->type->kind == IR_T_PTR) return pointer_object(em, e->args[0]);
+        return ir_is_place(e->args[0]) ? place_object(em, e->args[0]) : -1;
+    case IR_E_FIELD:
+    case IR_E_SWIZZLE: return ir_is_place(e->args[0]) ? place_object(em, e->args[0]) : -1;
+    default: return -1;
+    }
+}
+
+/* Pointer variables (locals, and parameters the kernel reassigns) point into the object
+ * that every value assigned to them points into, when they all agree: `device float *p =
+ * data + k; p[i]` is judged against data. A fixed point over the kernel's assignments. */
+static bool merge_pointer_source(emitter *em, const ir_var *v, const ir_expr *value) {
+    if (!v || !value || v->type->kind != IR_T_PTR || v->storage != IR_VAR_LOCAL) return false;
+    if (v->id < 0 || v->id >= em->var_count) return false;
+    int *slot = &em->object_of_var[v->id], o = pointer_object(em, value);
+    if (o == -2 || *slot == -1 || *slot == o) return false;
+    *slot = *slot == -2 ? o : -1;
+    return true;
+}
+
+static bool pointer_sources_in(emitter *em, const ir_stmt *s) {
+    bool changed = false;
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) changed |= pointer_sources_in(em, s->stmts[i]);
+        break;
+    case IR_S_DECL: changed |= merge_pointer_source(em, s->var, s->value); break;
+    case IR_S_ASSIGN:
+        if (s->place->kind == IR_E_VAR) changed |= merge_pointer_source(em, s->place->var, s->value);
+        break;
+    case IR_S_IF:
+        changed |= pointer_sources_in(em, s->then_s);
+        changed |= pointer_sources_in(em, s->else_s);
+        break;
+    case IR_S_LOOP:
+        changed |= pointer_sources_in(em, s->body);
+        changed |= pointer_sources_in(em, s->latch);
+        break;
+    default: break;
+    }
+    return changed;
+}
+
+static void pointer_sources(emitter *em, const ir_func *f) {
+    for (int k = 0; k < f->locals.count; k++) {
+        const ir_var *v = f->locals.items[k];
+        if (v->type->kind == IR_T_PTR && v->id >= 0 && v->id < em->var_count && em->object_of_var[v->id] == -1)
+            em->object_of_var[v->id] = -2;
+    }
+    for (int pass = 0; pass < 16 && pointer_sources_in(em, f->body); pass++) {}
+    for (int i = 0; i < em->var_count; i++)
+        if (em->object_of_var[i] == -2) em->object_of_var[i] = -1;
+}
+
+/* the site of a memory access to `place`, or NULL when it needs no check (thread memory) */
+static const char *access_site(emitter *em, const ir_expr *place, int op, const char *ctype_name) {
+    if (!em->checked || !place) return NULL;
+    ir_space space = place_space(place);
+    if (space == IR_SPACE_THREAD) return NULL;
+    return check_site(em, place->loc, op, (int)space, place_object(em, place), S(em, "sizeof(%s)", ctype_name),
+                      root_name(place));
+}
+
+/* Checked mode: `site` is the place accessed, or for atomics the pointer; a uniform load
+ * has one address (addrs[1]), given to the hook for every lane; em->store_values are a
+ * store's 32 values (NULL otherwise). */
+typedef enum access_kind {
+    ACCESS_LOAD, ACCESS_STORE, ACCESS_ATOMIC, ACCESS_ATOMIC_LOAD, ACCESS_ATOMIC_STORE, ACCESS_UNIFORM_LOAD
+} access_kind;
 static const char *access_lanes(emitter *em, const ir_expr *site, const ir_type *t, const char *addrs,
                                 access_kind kind) {
-    (void)site, (void)t, (void)addrs, (void)kind;
-    return em->mask;
+    if (!em->checked) return em->mask;
+    const char *values = kind == ACCESS_STORE ? em->store_values : NULL;
+    bool atomic = kind == ACCESS_ATOMIC || kind == ACCESS_ATOMIC_LOAD || kind == ACCESS_ATOMIC_STORE;
+    const char *where;
+    if (atomic) {
+        if (site->type->kind != IR_T_PTR || site->type->space == IR_SPACE_THREAD) return em->mask;
+        where = check_site(em, site->loc,
+                           kind == ACCESS_ATOMIC_LOAD ? CPU_CHECK_ATOMIC_LOAD
+                           : kind == ACCESS_ATOMIC_STORE ? CPU_CHECK_ATOMIC_STORE : CPU_CHECK_ATOMIC_RMW,
+                           (int)site->type->space, pointer_object(em, site), S(em, "sizeof(%s)", ctype(em, t)),
+                           root_name(site));
+    } else {
+        where = access_site(em, site, kind == ACCESS_STORE ? CPU_CHECK_STORE : CPU_CHECK_LOAD, ctype(em, t));
+        if (!where) return em->mask;
+    }
+    int id = fresh(em);
+    if (kind == ACCESS_UNIFORM_LOAD) { /* every active lane reads the one address */
+        line(em, "uintptr_t _u%d[32];", id);
+        line(em, "for (int l = 0; l < 32; l++) _u%d[l] = %s[0];", id, addrs);
+        addrs = S(em, "_u%d", id);
+    }
+    line(em, "uint32_t _k%d = _cg->api->access(_cg->state, %s, _sg, %s, %s, %s);", id, where, em->mask, addrs,
+         values ? values : "NULL");
+    return S(em, "_k%d", id);
 }
 
 /* ---- lane-affine addresses ----------------------------------------------------------- *
@@ -969,7 +1145,9 @@ static void emit_access(emitter *em, const ir_expr *place, const ir_type *t, con
     line(em, "uintptr_t _a%d[32];", id);
     line(em, "for (int l = 0; l < 32; l++) _a%d[l] = (uintptr_t)(%s);", id, addr);
     const char *outer_mask = em->mask;
+    em->store_values = is_store ? temp : NULL;
     em->mask = access_lanes(em, place, t, S(em, "_a%d", id), is_store ? ACCESS_STORE : ACCESS_LOAD);
+    em->store_values = NULL;
     OPEN("if (%s == ENK_FULL && enk_contiguous(_a%d, sizeof(%s))) {", em->mask, id, ct);
     line(em, "%s *_b%d = (%s *)_a%d[0];", ct, id, ct, id);
     if (!is_store && em->loops.count > 0) {
@@ -1009,7 +1187,7 @@ static void emit_uniform_load(emitter *em, const ir_expr *place, const ir_type *
     int id = fresh(em);
     line(em, "%s %s = (%s){0}; /* uniform load of %s */", ct, temp, ct, ir_type_name(t, &em->arena));
     line(em, "uintptr_t _a%d[1] = {(uintptr_t)(%s)};", id, addr);
-    const char *lanes = access_lanes(em, place, t, S(em, "_a%d", id), ACCESS_LOAD);
+    const char *lanes = access_lanes(em, place, t, S(em, "_a%d", id), ACCESS_UNIFORM_LOAD);
     line(em, "if (%s) %s = *(%s *)_a%d[0];", lanes, temp, ct, id);
 }
 
@@ -1216,6 +1394,14 @@ static const char *ex(emitter *em, const ir_expr *e, int comp) {
     }
     case IR_E_BINARY: {
         const ir_expr *a = e->args[0], *b = e->args[1];
+        const ir_type *st = ir_scalar_of(a->type);
+        if (em->checked && (e->op == IR_OP_DIV || e->op == IR_OP_REM) && ir_is_integer(st) &&
+            !(b->kind == IR_E_CONST && b->c.u != 0)) { /* checked: report an active lane's zero divisor */
+            const char *site = check_site(em, e->loc, e->op == IR_OP_DIV ? CPU_CHECK_DIV : CPU_CHECK_REM, 0, -1, NULL,
+                                          e->op == IR_OP_DIV ? "/" : "%");
+            return S(em, "enk_c%s_%s(%s, %s, ENK_ON(%s, l), _cg, %s, _sg, l)", e->op == IR_OP_DIV ? "div" : "rem",
+                     suffix_of(st), ex(em, a, comp_of(a, comp)), ex(em, b, comp_of(b, comp)), em->mask, site);
+        }
         return binary_expr(em, e->op, ir_scalar_of(a->type), ex(em, a, comp_of(a, comp)),
                            ex(em, b, comp_of(b, comp)));
     }
@@ -1822,6 +2008,21 @@ static void emit_group_op(emitter *em, const ir_stmt *s, int width) {
             break;
         }
         }
+        if (em->checked) { /* reading a lane that does not run this call is undefined */
+            const char *site = check_site(em, s->loc, CPU_CHECK_SHUFFLE, 0, -1, NULL, ir_intrinsic_name(s->intrinsic));
+            const char *range = op == G_SHUFFLE ? S(em, "_k >= %du ? (int64_t)_k : ", width)
+                                : op == G_XOR ? S(em, "((uint32_t)_i ^ _k) >= %du ? (int64_t)((uint32_t)_i ^ _k) : ", width)
+                                              : NULL;
+            if (range) {
+                line(em, "int64_t _far = %s-1;", range);
+                line(em, "if (_far >= 0) _cg->api->lane(_cg->state, %s, _sg, l, _far, %d);", site, CPU_CHECK_LANE_OUT_OF_RANGE);
+                line(em, "else if (!ENK_ON(%s, _src & 31)) _cg->api->lane(_cg->state, %s, _sg, l, _src & 31, %d);", M, site,
+                     CPU_CHECK_LANE_INACTIVE);
+            } else {
+                line(em, "if (!ENK_ON(%s, _src & 31)) _cg->api->lane(_cg->state, %s, _sg, l, _src & 31, %d);", M, site,
+                     CPU_CHECK_LANE_INACTIVE);
+            }
+        }
         if (!fill && res) line(em, "%s = %s[_src & 31];", res, args[0]);
         CLOSE();
         break;
@@ -1864,7 +2065,10 @@ static void emit_atomic(emitter *em, const ir_stmt *s) {
     int id = fresh(em);
     line(em, "uintptr_t _a%d[32];", id);
     line(em, "for (int l = 0; l < 32; l++) _a%d[l] = (uintptr_t)(%s);", id, ptr);
-    const char *lanes = access_lanes(em, s->args[0], t, S(em, "_a%d", id), ACCESS_ATOMIC);
+    const char *lanes = access_lanes(em, s->args[0], t, S(em, "_a%d", id),
+                                     s->intrinsic == IR_I_ATOMIC_LOAD    ? ACCESS_ATOMIC_LOAD
+                                     : s->intrinsic == IR_I_ATOMIC_STORE ? ACCESS_ATOMIC_STORE
+                                                                         : ACCESS_ATOMIC);
     OPEN("for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) { /* lanes in order */", lanes);
     line(em, "%s *_p = (%s *)_a%d[l];", ct, ct, id);
     const char *v = vals[1] ? S(em, "%s[l]", vals[1]) : "0";
@@ -1952,6 +2156,21 @@ static void matrix_addressing(emitter *em, const ir_stmt *s, int first) {
     line(em, "bool _tr = %s;", tr);
 }
 
+/* checked mode: the 64 element addresses of a simdgroup_load/store, as lane l's elements
+ * 2l and 2l+1 (the layout gather_matrix uses), through the access hook; `_mok[0..1]` then
+ * holds the elements that may be touched. False when unchecked or thread memory. */
+static bool matrix_check(emitter *em, const ir_stmt *s, int first, int op) {
+    const ir_expr *ptr = s->args[first];
+    if (!em->checked || ptr->type->kind != IR_T_PTR || ptr->type->space == IR_SPACE_THREAD) return false;
+    const char *site = check_site(em, s->loc, op, (int)ptr->type->space, pointer_object(em, ptr),
+                                  S(em, "sizeof(%s)", ctype(em, ptr->type->elem)), root_name(ptr));
+    line(em, "uintptr_t _ma[2][32]; uint32_t _mok[2];");
+    line(em, "for (int _e = 0; _e < 64; _e++) { int r = _e / 8, c = _e %% 8;");
+    line(em, "    _ma[_e & 1][_e >> 1] = (uintptr_t)(_tr ? &_p[(_oy + c) * _epr + _ox + r] : &_p[(_oy + r) * _epr + _ox + c]); }");
+    line(em, "for (int _h = 0; _h < 2; _h++) _mok[_h] = _cg->api->access(_cg->state, %s, _sg, ENK_FULL, _ma[_h], NULL);", site);
+    return true;
+}
+
 static void emit_matrix(emitter *em, const ir_stmt *s) {
     OPEN("if (%s) { /* %s: %s */", em->mask, ir_intrinsic_name(s->intrinsic), source_note(em, s->loc));
     switch (s->intrinsic) {
@@ -1970,9 +2189,15 @@ static void emit_matrix(emitter *em, const ir_stmt *s) {
         line(em, "float _ml[64];");
         OPEN("{");
         matrix_addressing(em, s, 0);
-        line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
-        line(em, "    _ml[r * 8 + c] = %s;",
-             from_storage(em, et, "(_tr ? _p[(_oy + c) * _epr + _ox + r] : _p[(_oy + r) * _epr + _ox + c])"));
+        if (matrix_check(em, s, 0, CPU_CHECK_LOAD)) {
+            line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
+            line(em, "    _ml[r * 8 + c] = _mok[(r * 8 + c) & 1] >> ((r * 8 + c) >> 1) & 1u ? %s : 0.0f;",
+                 from_storage(em, et, "(_tr ? _p[(_oy + c) * _epr + _ox + r] : _p[(_oy + r) * _epr + _ox + c])"));
+        } else {
+            line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
+            line(em, "    _ml[r * 8 + c] = %s;",
+                 from_storage(em, et, "(_tr ? _p[(_oy + c) * _epr + _ox + r] : _p[(_oy + r) * _epr + _ox + c])"));
+        }
         CLOSE();
         scatter_matrix(em, s->result, "_ml");
         break;
@@ -1982,7 +2207,10 @@ static void emit_matrix(emitter *em, const ir_stmt *s) {
         const char *mx = gather_matrix(em, s->args[0]);
         OPEN("{");
         matrix_addressing(em, s, 1);
-        line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
+        if (matrix_check(em, s, 1, CPU_CHECK_STORE))
+            line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) if (_mok[(r * 8 + c) & 1] >> ((r * 8 + c) >> 1) & 1u)");
+        else
+            line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
         line(em, "    *(_tr ? &_p[(_oy + c) * _epr + _ox + r] : &_p[(_oy + r) * _epr + _ox + c]) = %s;",
              to_storage(em, et, S(em, "%s[r * 8 + c]", mx)));
         CLOSE();
@@ -2043,6 +2271,7 @@ static void gang_stmt(emitter *em, const ir_stmt *s) {
         break;
     }
     case IR_S_RETURN:
+        if (em->checked) line(em, "_chk_ret[_sg] |= %s; /* returned threads are exempt from barriers */", em->mask);
         line(em, "%s = 0; /* return: these threads are done (%s) */", em->mask, source_note(em, s->loc));
         break;
     case IR_S_INTRINSIC:
@@ -2053,6 +2282,9 @@ static void gang_stmt(emitter *em, const ir_stmt *s) {
         case IR_IC_MATRIX: emit_matrix(em, s); break;
         case IR_IC_BARRIER:
             line(em, "/* simdgroup_barrier: the gang runs in lockstep (%s) */", source_note(em, s->loc));
+            if (em->checked)
+                line(em, "_cg->api->simd_barrier(_cg->state, %s, _sg, %s, _chk_ret[_sg]);",
+                     check_site(em, s->loc, CPU_CHECK_SIMD_BARRIER, 0, -1, NULL, "simdgroup_barrier"), em->mask);
             break;
         default: fail(em, s->loc, "intrinsic statement %s", ir_intrinsic_name(s->intrinsic));
         }
@@ -2124,6 +2356,9 @@ static void emit_barrier(emitter *em, const ir_stmt *s) {
     line(em, "/* threadgroup_barrier(%s%s%s%s) — %s */", flags & IR_MEM_DEVICE ? "mem_device " : "",
          flags & IR_MEM_THREADGROUP ? "mem_threadgroup " : "", flags & IR_MEM_TEXTURE ? "mem_texture " : "",
          flags ? "" : "mem_none", source_note(em, s->loc));
+    if (em->checked)
+        line(em, "_cg->api->barrier(_cg->state, %s, _act, _chk_ret, _nsg);",
+             check_site(em, s->loc, CPU_CHECK_BARRIER, 0, -1, NULL, "threadgroup_barrier"));
 }
 
 static void tg_list(emitter *em, stmt_list list);
@@ -2280,6 +2515,43 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     for (int i = 0; i < em->var_count; i++) em->inits[i] = NULL;
     collect_inits(em, f->body);
     classify_vars(em, f);
+    /* checked mode: the objects pointers of this kernel may point into (check_rt.h) */
+    en_buf objects = {0};
+    int object_count = 0;
+    if (em->checked) {
+        em->kernel_index = index;
+        em->site_count = 0;
+        em->object_of_var = en_alloc(&em->arena, sizeof(int) * (size_t)em->var_count);
+        for (int i = 0; i < em->var_count; i++) em->object_of_var[i] = -1;
+        for (int k = 0; k < f->param_count; k++) {
+            const ir_var *v = f->params[k];
+            if (v->param_kind != IR_PARAM_BUFFER && v->param_kind != IR_PARAM_THREADGROUP) continue;
+            bool is_const = v->type->kind == IR_T_PTR && (v->type->is_const || v->type->space == IR_SPACE_CONSTANT);
+            en_buf_printf(&objects, "    {%d, %d, %d, 0, 0, 0, %s},\n",
+                          v->param_kind == IR_PARAM_BUFFER ? CPU_CHECK_OBJ_BUFFER : CPU_CHECK_OBJ_TG_DYNAMIC,
+                          is_const, v->binding, c_string(em, v->name));
+            if (v->id >= 0 && v->id < em->var_count) em->object_of_var[v->id] = object_count;
+            object_count++;
+        }
+        for (int k = 0; k < f->threadgroup_vars.count; k++) {
+            const ir_var *v = f->threadgroup_vars.items[k];
+            const char *cn = info_of(em, v)->cname;
+            en_buf_printf(&objects,
+                          "    {%d, 0, -1, offsetof(struct enk_threadgroup_%d, %s), "
+                          "sizeof(((struct enk_threadgroup_%d *)0)->%s), 0, %s},\n",
+                          CPU_CHECK_OBJ_TG_STATIC, index, cn, index, cn, c_string(em, v->name));
+            if (v->id >= 0 && v->id < em->var_count) em->object_of_var[v->id] = object_count;
+            object_count++;
+        }
+        for (int k = 0; k < em->m->globals.count; k++) {
+            const ir_var *v = em->m->globals.items[k];
+            const char *cn = em->globals[v->id].cname;
+            en_buf_printf(&objects, "    {%d, 1, -1, 0, sizeof(%s), &%s, %s},\n", CPU_CHECK_OBJ_CONSTANT, cn, cn,
+                          c_string(em, v->name));
+            em->object_of_global[v->id] = object_count++;
+        }
+        pointer_sources(em, f);
+    }
 
     en_buf body = {0};
     em->out = &body;
@@ -2332,6 +2604,14 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
                   context_fields ? S(em, "sizeof(struct enk_context_%d)", index) : "0");
     en_buf_printf(out, "const size_t enk_kernel_%d_tg_static = %s;\n", index,
                   tg_fields ? S(em, "sizeof(struct enk_threadgroup_%d)", index) : "0");
+    if (em->checked) {
+        en_buf_printf(out, "static const enk_check_object enk_objects_%d[] = { /* what pointers may point into */\n%s    {0}\n};\n",
+                      index, objects.data ? objects.data : "");
+        en_buf_printf(out, "static const enk_check_site enk_sites_%d[] = { /* file, line, col, op, space, object, size, what */\n%s    {0}\n};\n",
+                      index, em->sites.data ? em->sites.data : "");
+        em->sites.len = 0;
+    }
+    en_buf_free(&objects);
     en_buf_printf(out, "void enk_kernel_%d(const enk_group *g) {\n", index);
     en_buf_printf(out, "    struct enk_context_%d *_ctx = (struct enk_context_%d *)g->context;\n", index, index);
     en_buf_printf(out, "    struct enk_threadgroup_%d *_tg = (struct enk_threadgroup_%d *)g->tg_static;\n", index, index);
@@ -2357,6 +2637,13 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     en_buf_puts(out, "    uint32_t _act[32];\n");
     en_buf_puts(out, "    for (uint32_t _sg = 0; _sg < _nsg; _sg++)\n");
     en_buf_puts(out, "        _act[_sg] = _n - _sg * 32u >= 32u ? ENK_FULL : (1u << (_n - _sg * 32u)) - 1u;\n");
+    if (em->checked) {
+        en_buf_puts(out, "    /* checked mode: the runtime behind the group, and the threads that have returned */\n");
+        en_buf_puts(out, "    const enk_check_group *_cg = (const enk_check_group *)g;\n");
+        en_buf_puts(out, "    uint32_t _chk_ret[32] = {0};\n");
+        en_buf_puts(out, "    (void)_chk_ret;\n");
+        en_buf_printf(out, "    _cg->api->group_begin(_cg->state, g, enk_objects_%d, %d);\n", index, object_count);
+    }
     for (int k = 0; k < f->param_count; k++) {
         const ir_var *v = f->params[k];
         var_info *vi = info_of(em, v);
@@ -2387,7 +2674,6 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
 }
 
 enigma_status cpu_emit_module(const ir_module *m, const en_build_options *o, en_buf *out, en_buf *err) {
-    (void)o; /* checked mode instruments emit_access/emit_barrier in a later issue */
     emitter em_storage = {0}, *em = &em_storage;
     em->fast_paths = true; /* per access, unless checked mode hooks it (access_hooked) */
     em->checked = o && o->checked;
@@ -2398,6 +2684,7 @@ enigma_status cpu_emit_module(const ir_module *m, const en_build_options *o, en_
     for (int i = 0; i < m->globals.count; i++)
         if (m->globals.items[i]->id >= global_count) global_count = m->globals.items[i]->id + 1;
     em->globals = en_alloc(&em->arena, sizeof(var_info) * (size_t)global_count);
+    em->object_of_global = en_alloc(&em->arena, sizeof(int) * (size_t)global_count);
     en_buf globals = {0}, kernels = {0};
     for (int i = 0; i < m->globals.count; i++) {
         const ir_var *v = m->globals.items[i];
@@ -2419,6 +2706,7 @@ enigma_status cpu_emit_module(const ir_module *m, const en_build_options *o, en_
     else {
         en_buf_puts(out, "/* generated by enigma's cpu backend from Metal Shading Language */\n");
         en_buf_puts(out, cpu_prelude);
+        if (em->checked) en_buf_puts(out, cpu_check_prelude);
         en_buf_puts(out, "\n/* ---- types ---- */\n");
         if (em->types.data) en_buf_puts(out, em->types.data);
         if (globals.data) {
@@ -2430,6 +2718,7 @@ enigma_status cpu_emit_module(const ir_module *m, const en_build_options *o, en_
     en_buf_free(&globals);
     en_buf_free(&kernels);
     en_buf_free(&em->types);
+    en_buf_free(&em->sites);
     en_arena_free(&em->arena);
     return st;
 }

@@ -7,6 +7,7 @@
  * threads get their real size. The pool is created on the first dispatch that can use it
  * and reused, so a dispatch creates no threads; a one-threadgroup dispatch runs on the
  * caller without waking anyone. The calling thread always works too. */
+#include "check_rt.h"
 #include "cpu.h"
 
 #include <errno.h>
@@ -22,6 +23,7 @@ typedef struct dispatch_job {
     atomic_uint_fast64_t next_group;
     void *buffers[EN_MAX_BINDINGS];
     size_t context_bytes, tg_static_offset, tg_dynamic_offset[EN_MAX_TG_BINDINGS], scratch_bytes;
+    cpu_check_dispatch *check; /* checked programs: the checking runtime's state */
     atomic_bool out_of_memory; /* a worker could not get scratch: its share was not run */
 } dispatch_job;
 
@@ -87,7 +89,12 @@ static void run_groups(dispatch_job *job, scratch *sc) {
             }
             g.size[d] = size;
         }
-        job->run(&g);
+        if (job->check) { /* a checked kernel finds the runtime behind the group */
+            cpu_check_group checked = {.group = g, .api = &cpu_check_hooks, .state = job->check};
+            job->run(&checked.group);
+        } else {
+            job->run(&g);
+        }
     }
 }
 
@@ -237,6 +244,15 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
     if (helpers > pool->thread_count) helpers = pool->thread_count;
+    if (p->checked) { /* the checking runtime's shadow state takes one threadgroup at a time */
+        job.check = cpu_check_dispatch_new(L);
+        if (!job.check) {
+            pthread_mutex_unlock(&dev->lock);
+            en_buf_puts(err, "out of memory for checked mode's state");
+            return ENIGMA_ERROR_OUT_OF_MEMORY;
+        }
+        helpers = 0;
+    }
     if (helpers > 0) {
         pthread_mutex_lock(&pool->lock);
         pool->job = &job;
@@ -254,6 +270,7 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
         pthread_mutex_unlock(&pool->lock);
     }
     pthread_mutex_unlock(&dev->lock);
+    cpu_check_dispatch_free(job.check);
     L->duration_ns = now_ns() - start;
     if (atomic_load(&job.out_of_memory)) {
         /* the caller took every group a worker could not run, unless it had finished */

@@ -242,6 +242,7 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
     en_sha256_hex(digest, p->key);
+    p->checked = o && o->checked;
     en_buf_printf(&code, "\n/* the cache key of this file, checked when it is loaded */\n"
                          "const char enk_content_hash[] = \"%s\";\n", p->key);
     if (code.out_of_memory) {
