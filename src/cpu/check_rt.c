@@ -41,6 +41,7 @@
 #include <string.h>
 
 enum { REC_ATOMIC = 1 };
+#define ENK_LANE_ON(m, l) (((m) >> (l)) & 1u)
 
 typedef struct shadow_rec {
     const cpu_check_site *site; /* NULL: empty */
@@ -449,6 +450,15 @@ static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, u
     if (s->object >= 0 && s->object < d->object_count) {
         const resolved_object *r = &d->resolved[s->object];
         region *rg = r->rg && r->rg->track ? r->rg : NULL;
+        if (!rg) { /* bounds only (read-only buffers, constants): one range test for the gang */
+            uintptr_t lo = UINTPTR_MAX, hi = 0;
+            for (int l = 0; l < 32; l++) {
+                uintptr_t a = ENK_LANE_ON(mask, l) ? addr[l] : addr[__builtin_ctz(mask)];
+                lo = a < lo ? a : lo;
+                hi = a > hi ? a : hi;
+            }
+            if (lo >= r->base && hi >= lo && r->size >= size && hi - r->base <= r->size - size) return mask;
+        }
         for (uint32_t m = mask; m; m &= m - 1) {
             int l = __builtin_ctz(m);
             uintptr_t a = addr[l];
