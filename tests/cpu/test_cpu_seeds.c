@@ -9,26 +9,7 @@
 #include <time.h>
 
 #include "enigma.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            failures++;                                                                    \
-            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);             \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-        }                                                                                  \
-    } while (0)
-#define OK(call) CHECK((call) == ENIGMA_OK, "%s: %s", #call, enigma_last_error())
-
-static uint64_t state;
-static uint64_t rnd(void) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-}
+#include "../test_util.h"
 
 static enigma_pipeline *load(enigma_device *dev, const char *file, const char *kernel) {
     char path[1024];
@@ -110,7 +91,7 @@ static void seed004(enigma_device *dev) {
 }
 
 int main(void) {
-    state = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1;
+    rnd_seed_from_clock();
     enigma_device *dev = NULL;
     OK(enigma_device_open("cpu", &dev));
     if (!dev) return 1;
