@@ -2178,6 +2178,20 @@ static ast_stmt *parse_compound(parser *p) {
 }
 
 /* ---- declarations -------------------------------------------------------------------- */
+/* the part both kinds of template parameter share: an optional (refused) pack "...",
+ * then the optional name, which moves the parameter's location to it */
+static void parse_tparam_name(parser *p, ast_tparam *tp) {
+    if (is(p, "...")) {
+        error_at(p, loc_here(p), "variadic templates are not supported by enigma");
+        advance(p);
+    }
+    if (is_ident(p)) {
+        tp->loc = loc_here(p);
+        tp->name = tok_str(p, peek(p));
+        advance(p);
+    }
+}
+
 // tparams = "<" (tparam ("," tparam)*)? ">"
 // tparam = ("typename" | "class") "..."? ident? ("=" type)? | type ident? ("=" cond)?
 static void parse_tparams(parser *p, ast_tparams *out) {
@@ -2193,15 +2207,7 @@ static void parse_tparams(parser *p, ast_tparams *out) {
              is_at(p, 1, ",") || is_at(p, 1, ">") || is_at(p, 1, "="))) {
             advance(p);
             tp.is_type = true;
-            if (is(p, "...")) {
-                error_at(p, loc_here(p), "variadic templates are not supported by enigma");
-                advance(p);
-            }
-            if (is_ident(p)) {
-                tp.loc = loc_here(p);
-                tp.name = tok_str(p, peek(p));
-                advance(p);
-            }
+            parse_tparam_name(p, &tp);
             if (accept(p, "=")) tp.default_type = parse_type(p);
             if (tp.name) scope_put(p, p->scope, tp.name, SYM_TYPE);
         } else if (is(p, "template")) {
@@ -2218,15 +2224,7 @@ static void parse_tparams(parser *p, ast_tparams *out) {
                 break;
             }
             tp.type = parse_ptr_ops(p, ds.type);
-            if (is(p, "...")) {
-                error_at(p, loc_here(p), "variadic templates are not supported by enigma");
-                advance(p);
-            }
-            if (is_ident(p)) {
-                tp.loc = loc_here(p);
-                tp.name = tok_str(p, peek(p));
-                advance(p);
-            }
+            parse_tparam_name(p, &tp);
             if (accept(p, "=")) tp.default_value = parse_cond(p);
             if (tp.name) scope_put(p, p->scope, tp.name, SYM_VALUE);
         }
