@@ -35,7 +35,9 @@
  * locals declared from them, per-lane index variables tested at run time) is accessed
  * under a full mask with one or two vector moves or broadcasts and no per-lane address
  * array; a grid-stride loop over such an index runs a per-gang fast loop (gang_loop); a
- * per-lane assignment under a full mask is a plain vector loop. Each keeps the general
+ * per-lane assignment under a full mask is a plain vector loop; a streaming loop that no
+ * lane leaves early is a region of its own whose SIMD groups step in turn
+ * (emit_interleaved_loop), so a threadgroup reads contiguous runs. Each keeps the general
  * code as its fallback. */
 #include "check_rt.h"
 #include "cpu.h"
@@ -95,6 +97,7 @@ typedef struct emitter {
     int indent;
     int counter;
     int prefetch_sites; /* stride trackers for loads in loops (see emit_access) */
+    bool interleaving;  /* inside emit_interleaved_loop's phase: a tracker per SIMD group */
     int region_next;
     const char *mask;  /* the C variable holding the current gang's execution mask */
     bool fast_paths;   /* lane-affine accesses and streaming loops */
@@ -103,8 +106,11 @@ typedef struct emitter {
     const char *lane;  /* the lane index attr_value() uses: "(uint32_t)l", or a half's first */
     const ir_var *stream_var; /* inside a streaming loop (gang_loop): this index is */
     const char *stream_base;  /* stream_base + l in every lane */
+    const ir_var *implicit_var; /* in an interleaved phase the loop index is not stored: */
+    const char *implicit_base;  /* its lanes read implicit_base + l (var_lvalue) */
     EN_VEC(loop_entry) loops;
     EN_VEC(memo_entry) memos;
+    EN_VEC(const ir_stmt *) interleaved; /* streaming loops run SIMD groups interleaved */
     /* checked mode (check_rt.h): hook calls at the choke points, a site table per kernel
      * and the kernel's object table; never set for an unchecked build */
     int kernel_index;
@@ -462,6 +468,24 @@ static stmt_list list_of(ir_stmt *s) {
 }
 static ir_stmt *list_at(stmt_list l, int i) { return l.items ? l.items[i] : l.single; }
 
+static bool is_interleaved(const emitter *em, const ir_stmt *s) {
+    for (int i = 0; i < em->interleaved.count; i++)
+        if (em->interleaved.items[i] == s) return true;
+    return false;
+}
+
+/* Where the barrier-free region that starts at list[start] ends: before the next statement
+ * that contains a barrier. A loop chosen to run interleaved (interleavable) is a region
+ * of its own: the statements before it finish for every SIMD group first, which any
+ * schedule of a barrier-free stretch allows. Analysis and emission both cut here, so a
+ * value that crosses the cut lives per thread. */
+static int region_end(const emitter *em, stmt_list list, int start) {
+    if (is_interleaved(em, list_at(list, start))) return start + 1;
+    int i = start;
+    while (i < list.count && !contains_barrier(list_at(list, i)) && !is_interleaved(em, list_at(list, i))) i++;
+    return i;
+}
+
 static void analyse_tg_list(emitter *em, stmt_list list);
 
 static void analyse_tg_stmt(emitter *em, ir_stmt *s) {
@@ -489,9 +513,8 @@ static void analyse_tg_list(emitter *em, stmt_list list) {
             analyse_tg_stmt(em, list_at(list, i++));
             continue;
         }
-        int region = em->region_next++;
-        for (; i < list.count && !contains_barrier(list_at(list, i)); i++)
-            walk_stmt_vars(em, list_at(list, i), note_use, region);
+        int region = em->region_next++, end = region_end(em, list, i);
+        for (; i < end; i++) walk_stmt_vars(em, list_at(list, i), note_use, region);
     }
 }
 
@@ -621,6 +644,10 @@ static bool needs_access(const ir_expr *e) {
 
 static const char *var_lvalue(emitter *em, const ir_var *v) {
     var_info *vi = info_of(em, v);
+    if (v == em->implicit_var) { /* read only: the phase never writes it (emit_interleaved_loop) */
+        const char *T = scalar_ctype(v->type->kind);
+        return S(em, "((%s)(%s + (%s)l))", T, em->implicit_base, T);
+    }
     switch (vi->kind) {
     case VK_UNIFORM:
     case VK_GLOBAL: return vi->cname;
@@ -945,9 +972,9 @@ static lane_form lane_form_of(emitter *em, const ir_expr *e, int comp, int depth
     case IR_E_VAR: {
         const ir_var *v = e->var;
         var_kind k = info_of(em, v)->kind;
-        if (v == em->stream_var) {
-            const char *T = scalar_ctype(t->kind);
-            return (lane_form){true, {em->stream_base, S(em, "((%s)(%s + 16u))", T, em->stream_base)}, 1, ""};
+        if (v == em->stream_var || v == em->implicit_var) {
+            const char *T = scalar_ctype(t->kind), *base = v == em->stream_var ? em->stream_base : em->implicit_base;
+            return (lane_form){true, {base, S(em, "((%s)(%s + 16u))", T, base)}, 1, ""};
         }
         if (k == VK_LANE_ATTR) return attr_form(em, v, comp < 0 ? 0 : comp);
         const ir_expr *init = v->id >= 0 && v->id < em->var_count ? em->inits[v->id] : NULL;
@@ -1093,6 +1120,21 @@ static bool access_hooked(emitter *em, const ir_expr *place, const ir_type *t, b
     return hooked;
 }
 
+/* A grid-stride loop jumps far between iterations, beyond what the hardware prefetcher
+ * follows: track this load site's stride (from `addr`, the first lane's address as an
+ * uintptr_t) and prefetch the 128 bytes the gang will read 8 iterations on. In an
+ * interleaved phase the SIMD groups take turns at the site, so each has its own tracker.
+ * The lines go to L2, not L1: 8 steps ahead of every SIMD group of a threadgroup is up to
+ * 32 KiB in flight, which would crowd L1 out (bench/NOTES-cpu.md, change 5). */
+static void emit_prefetch(emitter *em, const char *addr) {
+    int site = em->prefetch_sites;
+    em->prefetch_sites += em->interleaving ? 32 : 1;
+    const char *slot = em->interleaving ? S(em, "_pf[%d + _sg]", site) : S(em, "_pf[%d]", site);
+    line(em, "{ uintptr_t _at = %s; intptr_t _d = (intptr_t)(_at - %s); %s = _at;", addr, slot, slot);
+    line(em, "  if (_d > 256 && _d < (1 << 24)) { __builtin_prefetch((char *)_at + 8 * _d, 0, 2); "
+             "__builtin_prefetch((char *)_at + 8 * _d + 64, 0, 2); } }");
+}
+
 /* Opens the lane-affine fast path of an access when its address has a lane form: emits
  * `if (full mask && _aff && no wrap) { vector moves } else {` and returns true; the
  * caller's general code follows and closes the brace. */
@@ -1108,12 +1150,8 @@ static bool open_affine_access(emitter *em, const ir_expr *place, const ir_type 
     OPEN("if (%s == ENK_FULL%s) { /* lane-affine address: %s per half of the gang */", em->mask,
          f.guard, f.step ? "consecutive elements" : "one element");
     line(em, "%s *_p%d = %s, *_q%d = %s; /* lanes 0 and 16 */", ct, id, f.ptr[0], id, f.ptr[1]);
-    if (!is_store && f.device && em->loops.count > 0) {
-        int site = em->prefetch_sites++;
-        line(em, "{ intptr_t _d = (intptr_t)((uintptr_t)_p%d - _pf[%d]); _pf[%d] = (uintptr_t)_p%d;", id, site, site, id);
-        line(em, "  if (_d > 256 && _d < (1 << 24)) { __builtin_prefetch((char *)_p%d + 8 * _d); "
-                 "__builtin_prefetch((char *)_p%d + 8 * _d + 64); } }", id, id);
-    }
+    if (!is_store && f.device && (em->loops.count > 0 || em->interleaving))
+        emit_prefetch(em, S(em, "(uintptr_t)_p%d", id));
     if (f.step == 0) {
         line(em, "%s _v%d = *_p%d, _w%d = *_q%d;", ct, id, id, id, id);
         line(em, "for (int l = 0; l < 32; l++) %s[l] = l < 16 ? _v%d : _w%d;", temp, id, id);
@@ -1150,14 +1188,7 @@ static void emit_access(emitter *em, const ir_expr *place, const ir_type *t, con
     em->store_values = NULL;
     OPEN("if (%s == ENK_FULL && enk_contiguous(_a%d, sizeof(%s))) {", em->mask, id, ct);
     line(em, "%s *_b%d = (%s *)_a%d[0];", ct, id, ct, id);
-    if (!is_store && em->loops.count > 0) {
-        /* A grid-stride loop jumps far between iterations, beyond what the hardware
-         * prefetcher follows: track this site's stride and prefetch a few iterations on. */
-        int site = em->prefetch_sites++;
-        line(em, "{ intptr_t _d = (intptr_t)(_a%d[0] - _pf[%d]); _pf[%d] = _a%d[0];", id, site, site, id);
-        line(em, "  if (_d > 256 && _d < (1 << 24)) { __builtin_prefetch((char *)_b%d + 8 * _d); "
-                 "__builtin_prefetch((char *)_b%d + 8 * _d + 64); } }", id, id);
-    }
+    if (!is_store && (em->loops.count > 0 || em->interleaving)) emit_prefetch(em, S(em, "_a%d[0]", id));
     if (is_store) line(em, "for (int l = 0; l < 32; l++) _b%d[l] = %s[l];", id, temp);
     else line(em, "for (int l = 0; l < 32; l++) %s[l] = _b%d[l];", temp, id);
     em->indent--;
@@ -2300,12 +2331,8 @@ static void collect_use(emitter *em, const ir_var *v, int region) {
     if (v->storage != IR_VAR_CONSTANT && v->id >= 0 && v->id < em->var_count) collect_used[v->id] = true;
 }
 
-/* the head of a region: its SIMD-group loop, the mask, and the per-lane storage it uses */
-static void region_open(emitter *em, const char *note, bool *used) {
-    int region = em->region_next++;
-    OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) { /* region %d: %s */", region, note);
-    line(em, "uint32_t _m = _act[_sg];");
-    line(em, "if (!_m) continue;");
+/* the per-lane storage a region uses, inside its SIMD-group loop */
+static void region_vars(emitter *em, const bool *used) {
     for (int i = 0; i < em->var_count; i++) {
         if (!used[i]) continue;
         var_info *vi = &em->vars[i];
@@ -2326,16 +2353,30 @@ static void region_open(emitter *em, const char *note, bool *used) {
             line(em, "for (int l = 0; l < 32; l++) { %s }", attr_init(em, v, S(em, "%s[l]", vi->cname)));
         }
     }
+}
+
+/* the head of a region: its SIMD-group loop, the mask, and the per-lane storage it uses */
+static void region_open(emitter *em, const char *note, bool *used) {
+    int region = em->region_next++;
+    OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) { /* region %d: %s */", region, note);
+    line(em, "uint32_t _m = _act[_sg];");
+    line(em, "if (!_m) continue;");
+    region_vars(em, used);
     em->mask = "_m";
+}
+
+static bool *vars_used(emitter *em, stmt_list list, int start, int end) {
+    bool *used = en_alloc(&em->arena, (size_t)em->var_count + 1);
+    collect_used = used;
+    for (int i = start; i < end; i++) walk_stmt_vars(em, list_at(list, i), collect_use, 0);
+    return used;
 }
 
 static void emit_region(emitter *em, stmt_list list, int start, int end) {
     int count = end - start;
     ir_stmt **stmts = en_alloc(&em->arena, sizeof(ir_stmt *) * (size_t)count);
     for (int i = 0; i < count; i++) stmts[i] = list_at(list, start + i);
-    bool *used = en_alloc(&em->arena, (size_t)em->var_count + 1);
-    collect_used = used;
-    for (int i = 0; i < count; i++) walk_stmt_vars(em, stmts[i], collect_use, 0);
+    bool *used = vars_used(em, list, start, end);
     int first = stmts[0]->loc.line, last = stmts[count - 1]->loc.line;
     region_open(em, first == last ? S(em, "line %d", first) : S(em, "lines %d-%d", first, last), used);
     for (int i = 0; i < count; i++) {
@@ -2346,6 +2387,127 @@ static void emit_region(emitter *em, stmt_list list, int start, int end) {
     line(em, "_act[_sg] = _m;");
     CLOSE();
 }
+
+/* ---- interleaved streaming loops ------------------------------------------------------ */
+/* Why: a region runs its SIMD groups one after another, so in a grid-stride loop each SIMD
+ * group walks the whole array alone, reading 128 bytes every grid_size elements: every read
+ * opens a new DRAM page and the hardware prefetchers see no stream. When the loop is a
+ * region of its own, one step of every SIMD group in turn makes the threadgroup read
+ * _nsg * 128 contiguous bytes per step. Any order of the SIMD groups' steps is a schedule
+ * that Metal allows between barriers. */
+
+/* true when `s` leaves `loop` other than through the loop's own test: a return anywhere, or
+ * a break or continue aimed at the loop */
+static bool leaves_loop(const ir_stmt *s, const ir_stmt *loop) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (leaves_loop(s->stmts[i], loop)) return true;
+        return false;
+    case IR_S_IF: return leaves_loop(s->then_s, loop) || leaves_loop(s->else_s, loop);
+    case IR_S_LOOP: return leaves_loop(s->body, loop) || leaves_loop(s->latch, loop);
+    case IR_S_RETURN: return true;
+    case IR_S_BREAK: case IR_S_CONTINUE: return s->target == loop;
+    default: return false;
+    }
+}
+
+/* a streaming loop (streaming_loop) whose every step ends with all of its lanes still in
+ * it: a SIMD group that enters with a full mask keeps it, step after step */
+static bool interleavable(emitter *em, const ir_stmt *s) {
+    const ir_expr *limit, *step;
+    if (em->checked || s->kind != IR_S_LOOP || !streaming_loop(em, s, &limit, &step)) return false;
+    stmt_list body = list_of(s->body);
+    for (int i = 1; i < body.count; i++) /* the first statement is the loop's own test */
+        if (leaves_loop(list_at(body, i), s)) return false;
+    return !leaves_loop(s->latch, s);
+}
+
+/* the loops to interleave: statements of barrier-free stretches, at any threadgroup level */
+static void choose_interleaved(emitter *em, stmt_list list) {
+    for (int i = 0; i < list.count; i++) {
+        ir_stmt *s = list_at(list, i);
+        if (!contains_barrier(s)) {
+            if (interleavable(em, s)) EN_PUSH(&em->arena, em->interleaved, s);
+        } else if (s->kind == IR_S_BLOCK) {
+            choose_interleaved(em, list_of(s));
+        } else if (s->kind == IR_S_IF) {
+            choose_interleaved(em, list_of(s->then_s));
+            choose_interleaved(em, list_of(s->else_s));
+        } else if (s->kind == IR_S_LOOP) {
+            choose_interleaved(em, list_of(s->body));
+            choose_interleaved(em, list_of(s->latch));
+        }
+    }
+}
+
+/* The interleaved phase, then the loop as an ordinary region, which finishes what the phase
+ * left: the SIMD groups that did not qualify (a partial or narrowed mask, an index that is
+ * not the lane's), and each qualifying one from its tail. Every SIMD group's state is its
+ * own (the index and the values carried across steps live per thread: the loop is a region
+ * of its own), so SIMD groups that stop at different steps hand over consistently. */
+static void emit_interleaved_loop(emitter *em, stmt_list list, int at) {
+    const ir_stmt *s = list_at(list, at);
+    const ir_expr *limit = NULL, *step = NULL;
+    const ir_var *index = streaming_loop(em, s, &limit, &step);
+    if (!index || info_of(em, index)->kind != VK_CONTEXT) { /* then the ordinary region is all */
+        emit_region(em, list, at, at + 1);
+        return;
+    }
+    const char *iv = info_of(em, index)->cname, *T = scalar_ctype(index->type->kind);
+    const char *max = ir_is_signed(index->type) ? "INT32_MAX" : "UINT32_MAX";
+    int id = fresh(em);
+    bool *used = vars_used(em, list, at, at + 1);
+    OPEN("if (_nsg > 1) { /* SIMD groups interleaved: %s */", source_note(em, s->loc));
+    line(em, "/* a SIMD group whose lanes are all in the loop with %s = %s[0] + lane steps in turn with the others */",
+         index->name, index->name);
+    line(em, "uint32_t _go%d[32], _live%d = 0;", id, id);
+    line(em, "%s _ibs%d[32]; /* each SIMD group's %s[0]: its lanes are not stored until it stops */", T, id, index->name);
+    OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
+    line(em, "const %s *_i = _ctx->%s + _sg * 32;", T, iv);
+    line(em, "_go%d[_sg] = _act[_sg] == ENK_FULL && enk_halves_consecutive_u32((const uint32_t *)_i) && _i[16] == (%s)(_i[0] + 16u);",
+         id, T);
+    line(em, "_ibs%d[_sg] = _i[0];", id);
+    line(em, "_live%d += _go%d[_sg];", id, id);
+    CLOSE();
+    OPEN("while (_live%d) {", id);
+    OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
+    line(em, "if (!_go%d[_sg]) continue;", id);
+    region_vars(em, used);
+    line(em, "uint32_t _m = ENK_FULL;");
+    em->mask = "_m";
+    line(em, "%s _ib%d = _ibs%d[_sg];", T, id, id);
+    em->memos.count = 0;
+    const char *n = ex(em, limit, -1);
+    OPEN("if (!(_ib%d <= (%s)(%s - 31) && (%s)(_ib%d + 31) < %s)) { /* a lane at the end: the tail */", id, T, max,
+         T, id, n);
+    line(em, "for (int l = 0; l < 32; l++) %s[l] = (%s)(_ib%d + (%s)l); /* the general loop goes on from here */",
+         iv, T, id, T);
+    line(em, "_go%d[_sg] = 0;", id);
+    line(em, "_live%d--;", id);
+    line(em, "continue;");
+    CLOSE();
+    em->implicit_var = index;
+    em->implicit_base = S(em, "_ib%d", id);
+    stmt_list body = list_of(s->body);
+    body.count--; /* without the test, which the tail check above answered for all 32 lanes */
+    if (body.items) body.items++;
+    em->memos.count = 0;
+    em->interleaving = true;
+    gang_list(em, body);
+    em->interleaving = false;
+    em->implicit_var = NULL;
+    em->memos.count = 0;
+    line(em, "_ibs%d[_sg] = (%s)(_ib%d + (%s)%s); /* the latch: %s += step in every lane */", id, T, id, T,
+         ex(em, step, -1), index->name);
+    CLOSE();
+    CLOSE();
+    CLOSE();
+    emit_region(em, list, at, at + 1);
+}
+
+static void tg_list(emitter *em, stmt_list list);
 
 /* THE barrier choke point: on the cpu every earlier region has finished for every SIMD
  * group of this threadgroup before the next region starts, so a barrier is a boundary
@@ -2360,8 +2522,6 @@ static void emit_barrier(emitter *em, const ir_stmt *s) {
         line(em, "_cg->api->barrier(_cg->state, %s, _act, _chk_ret, _nsg);",
              check_site(em, s->loc, CPU_CHECK_BARRIER, 0, -1, NULL, "threadgroup_barrier"));
 }
-
-static void tg_list(emitter *em, stmt_list list);
 
 static void tg_stmt(emitter *em, ir_stmt *s) {
     if (em->failed) return;
@@ -2435,8 +2595,9 @@ static void tg_list(emitter *em, stmt_list list) {
             continue;
         }
         int start = i;
-        while (i < list.count && !contains_barrier(list_at(list, i))) i++;
-        emit_region(em, list, start, i);
+        i = region_end(em, list, start);
+        if (is_interleaved(em, list_at(list, start))) emit_interleaved_loop(em, list, start);
+        else emit_region(em, list, start, i);
     }
 }
 
@@ -2514,7 +2675,10 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     em->inits = en_alloc(&em->arena, sizeof(const ir_expr *) * (size_t)em->var_count);
     for (int i = 0; i < em->var_count; i++) em->inits[i] = NULL;
     collect_inits(em, f->body);
+    em->interleaved.count = 0;
     classify_vars(em, f);
+    choose_interleaved(em, list_of(f->body));
+    if (em->interleaved.count) classify_vars(em, f); /* again, with the regions cut at those loops */
     /* checked mode: the objects pointers of this kernel may point into (check_rt.h) */
     en_buf objects = {0};
     int object_count = 0;
