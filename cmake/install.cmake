@@ -1,5 +1,5 @@
 # install.cmake — `make install` (cmake --install): the library (shared and static), the
-# public header, the enigma CLI, a pkg-config file and a CMake package:
+# public header, the enigma CLI, the CUDA worker process, a pkg-config file and a CMake package:
 #   pkg-config --cflags --libs enigma
 #   find_package(enigma) ... target_link_libraries(app PRIVATE enigma::enigma)  # or enigma::enigma_static
 include(CMakePackageConfigHelpers)
@@ -12,6 +12,8 @@ install(TARGETS enigma enigma_static EXPORT enigmaTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS enigma_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# the CUDA worker process: libenigma finds it at <libdir>/../libexec/enigma, or at this path
+install(TARGETS enigma_cuda_worker RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/enigma)
 install(FILES ${PROJECT_SOURCE_DIR}/include/enigma.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(EXPORT enigmaTargets NAMESPACE enigma:: DESTINATION ${ENIGMA_CMAKE_DIR})

@@ -27,7 +27,13 @@ typedef unsigned long long CUdeviceptr;
 
 enum {
     CUDA_SUCCESS = 0,
+    CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
     CUDA_ERROR_NOT_INITIALIZED = 3,
+    CUDA_ERROR_INVALID_IMAGE = 200,
+    CUDA_ERROR_OPERATING_SYSTEM = 304,
+    CUDA_ERROR_NOT_FOUND = 500,
+    CUDA_ERROR_NOT_SUPPORTED = 801,
     CUDA_ERROR_NO_DEVICE = 100,
     CUDA_ERROR_NOT_READY = 600,
     /* faults that poison the context: after one, only a context reset helps */
@@ -107,6 +113,15 @@ enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
     X(cuEventSynchronize, "cuEventSynchronize", (CUevent e))                                 \
     X(cuEventElapsedTime, "cuEventElapsedTime_v2|cuEventElapsedTime", (float *ms, CUevent a, CUevent b))
 
+/* Entry points enigma uses where the driver has them: dl.c resolves them without failing
+ * the table, and leaves the pointer NULL where the driver lacks the symbol. Callers test
+ * the pointer first. cuFuncGetParamInfo (CUDA 12.4+) gives a kernel parameter's offset
+ * and size in the parameter buffer; the worker process (worker.c) uses it to learn the
+ * layout that remote.c must pack launch parameters into. */
+#define EN_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X)                                                 \
+    X(cuFuncGetParamInfo, "cuFuncGetParamInfo",                                              \
+      (CUfunction f, size_t index, size_t *offset, size_t *size))
+
 /* ---- NVRTC ------------------------------------------------------------------------- */
 typedef int nvrtcResult; /* NVRTC_SUCCESS = 0 */
 typedef struct _nvrtcProgram *nvrtcProgram;
@@ -131,6 +146,7 @@ typedef const char *(*en_nvrtcGetErrorString_fn)(nvrtcResult r);
 #define EN_DECLARE_FN(name, sym, params) CUresult (*name) params;
 typedef struct en_cuda_driver {
     EN_CUDA_DRIVER_FUNCTIONS(EN_DECLARE_FN)
+    EN_CUDA_DRIVER_OPTIONAL_FUNCTIONS(EN_DECLARE_FN) /* NULL where the driver lacks them */
 } en_cuda_driver;
 #undef EN_DECLARE_FN
 
@@ -145,5 +161,18 @@ typedef struct en_nvrtc_lib {
  * ("libcuda.so.1 not found: ..."), the same reason on every later call. */
 EN_INTERNAL const en_cuda_driver *en_cuda_driver_load(en_buf *err);
 EN_INTERNAL const en_nvrtc_lib *en_nvrtc_load(en_buf *err);
+
+/* remote.c: the same table, every call forwarded to a worker process that owns the GPU
+ * (enigma-cuda-worker, worker.c), so that a fault poisons the worker and not this process.
+ * Starts the worker when none runs; NULL with the reason in `err` (where it looked for
+ * the executable, or why it did not start). Its cuDevicePrimaryCtxReset replaces the worker
+ * by a fresh process; handles from a replaced worker must not be used again. */
+EN_INTERNAL const en_cuda_driver *en_cuda_remote_driver(en_buf *err);
+/* stops the worker when no primary-context retain is outstanding in it (a device that
+ * failed to open leaves none); nothing when no worker runs */
+EN_INTERNAL void en_cuda_remote_stop_if_idle(void);
+/* worker.c: the worker process's loop over the socket `fd` (remote_protocol.h); returns the
+ * process's exit code: 0 at the socket's end of file */
+EN_INTERNAL int en_cuda_worker_serve(int fd);
 
 #endif

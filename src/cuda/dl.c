@@ -1,7 +1,7 @@
 /* dl.c — the one place that opens CUDA's shared libraries: libcuda.so.1 (the driver) and
  * libnvrtc (the run-time compiler), with dlopen at first use, and resolves every entry point
  * enigma calls by name. Needs nothing at build time; guarantees that a table it returns is
- * complete (every pointer set) and that a failure names what was missing.
+ * complete (every required pointer set) and that a failure names what was missing.
  *
  * Where it looks:
  *   driver  $ENIGMA_LIBCUDA (tests use it to simulate a machine without CUDA), else
@@ -9,7 +9,9 @@
  *   NVRTC   $ENIGMA_LIBNVRTC, else libnvrtc.so, libnvrtc.so.13, libnvrtc.so.12 under
  *           $CUDA_HOME/lib64, $CUDA_PATH/lib64 and /usr/local/cuda/lib64 (a toolkit, whose
  *           headers match), then the same names on the loader's path.
- * Each library is loaded once per process; the outcome (table or reason) is kept. */
+ * Each library is loaded once per process; the outcome (table or reason) is kept.
+ * Optional entry points (api.h: EN_CUDA_DRIVER_OPTIONAL_FUNCTIONS) are resolved when
+ * present and left NULL otherwise: the table is complete without them. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -70,6 +72,11 @@ static void load_driver(void) {
         return;
     EN_CUDA_DRIVER_FUNCTIONS(RESOLVE)
 #undef RESOLVE
+    char ignored[256];
+#define RESOLVE_OPTIONAL(name, sym, params)                                                  \
+    if (!resolve(h, found, sym, (void **)&driver.name, ignored, sizeof ignored)) driver.name = NULL;
+    EN_CUDA_DRIVER_OPTIONAL_FUNCTIONS(RESOLVE_OPTIONAL)
+#undef RESOLVE_OPTIONAL
     driver_ok = true;
 }
 

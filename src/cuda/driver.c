@@ -18,16 +18,25 @@
  *     host's enqueue-to-wait time) and the default back-to-back dispatch costs one
  *     cuLaunchKernel plus a cuCtxSetCurrent and a mutex;
  *   - a kernel that faults (illegal address, trap, ...) is reported as ENIGMA_ERROR_RUNTIME
- *     naming the kernel, and the process carries on. The context is then reset and
- *     retained again. Where the driver gives a working context back, programs are
+ *     naming the kernel, and the process carries on with a fresh context: programs are
  *     reloaded on their next dispatch and every buffer that existed before the reset is
- *     lost (using it is an ENIGMA_ERROR_RUNTIME that says so). The drivers measured so far
- *     (580.x, CUDA 13) do NOT: after a sticky fault every context creation in the process
+ *     lost (using it is an ENIGMA_ERROR_RUNTIME that says so). The context is first reset
+ *     and retained again in this process. The drivers measured so far (580.x, CUDA 13)
+ *     refuse that: after a sticky fault every context creation in the faulting process
  *     fails with the fault's error (NVIDIA documents that the process must be restarted;
- *     bench/cuda/NOTES.md has the experiment). Then the device is marked lost and every
- *     later call on it is an ENIGMA_ERROR_RUNTIME that says so, without calling CUDA.
+ *     bench/cuda/NOTES.md has the experiment). So the device then moves to the CUDA worker
+ *     (remote.c): the same driver table, every call forwarded to a child process that owns
+ *     the GPU. A fault inside the worker is recovered the same way, by a fresh worker
+ *     process. Only when no worker can start either is the device marked lost: every later
+ *     call on it is an ENIGMA_ERROR_RUNTIME that gives both reasons, without calling CUDA.
  *     The reset also ends any other use of the primary context in the process (e.g. the
- *     CUDA runtime of a host program sharing it). */
+ *     CUDA runtime of a host program sharing it);
+ *   - `cu` (the driver table), `ctx`, `stream` and `generation` change only under the lock,
+ *     at a reset; every entry point takes them together in enter() (a cuda_session), and a
+ *     fault found through a session older than the current generation has been recovered
+ *     already and resets nothing.
+ * Environment: ENIGMA_CUDA_ISOLATE=1 puts every device on the worker from the start, so
+ * that no kernel ever runs in this process (for untrusted kernels, and for tests). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -47,7 +56,9 @@ typedef struct timing_slot {
 } timing_slot;
 
 struct en_cuda_device {
-    const en_cuda_driver *cu;
+    const en_cuda_driver *cu; /* in-process (dl.c), or the worker's (remote.c) when `remote` */
+    bool remote;
+    int ordinal;              /* to find the same GPU again in a fresh worker */
     CUdevice device;
     CUcontext ctx;
     int retains;              /* primary-context retains to release at close */
@@ -55,8 +66,8 @@ struct en_cuda_device {
     int cc_major, cc_minor;
     int max_shared_optin;     /* bytes a block may get after opting in */
     int max_grid[3];
-    unsigned generation;      /* bumped by each context reset after a fault */
-    pthread_mutex_t lock;     /* the timing ring, resets and program reloads */
+    atomic_uint generation;   /* bumped by each context reset after a fault */
+    pthread_mutex_t lock;     /* cu/ctx/stream, the timing ring, resets and program reloads */
     bool timing;
     timing_slot slots[EN_TIMING_SLOTS];
     int next_slot;
@@ -64,8 +75,15 @@ struct en_cuda_device {
     /* set (under the lock, once) when the driver gave no working context back after a
      * fault; `lost_why` is written before and never changes after */
     atomic_bool lost;
-    char lost_why[768];
+    char lost_why[2048];
 };
+
+/* what one call of an entry point works with, taken together under the lock (enter()) */
+typedef struct cuda_session {
+    const en_cuda_driver *cu;
+    CUstream stream;
+    unsigned generation;
+} cuda_session;
 
 /* Buffers of at most EN_SHADOW_BYTES keep a host copy of their bytes while it is exact, so
  * that a small `constant T &` binding (set_bytes, or a tiny buffer) is passed to the kernel
@@ -117,76 +135,147 @@ static bool is_sticky_fault(int r) {
     }
 }
 
-/* The one step every entry point takes first: a lost device is refused without calling
- * CUDA, else the device's context becomes current on this thread (cheap: a thread-local
- * store in the driver). */
-static enigma_status enter(en_cuda_device *d, en_buf *err) {
+/* The one step every entry point takes first (lock held): a lost device is refused
+ * without calling CUDA, else the device's context becomes current on this thread (cheap:
+ * a thread-local store, in the driver or in remote.c) and `s` gets what the call uses. */
+static enigma_status enter_locked(en_cuda_device *d, cuda_session *s, en_buf *err) {
     if (atomic_load(&d->lost)) {
         if (err) en_buf_puts(err, d->lost_why);
         return ENIGMA_ERROR_RUNTIME;
     }
+    *s = (cuda_session){d->cu, d->stream, atomic_load(&d->generation)};
     return EN_CU(d->cu, err, cuCtxSetCurrent(d->ctx)) ? ENIGMA_ERROR_RUNTIME : ENIGMA_OK;
 }
 
-/* after a fault: a fresh primary context, stream and timing ring (lock held). The reset
- * destroys the context's memory, modules, streams and events whatever happens next; the
- * retain that follows is what tells whether the driver lets this process go on. It does
- * not count as a retain when it fails (the driver measured leaves the count alone). */
-static void reset_context(en_cuda_device *d, const char *kernel, en_buf *err) {
-    const en_cuda_driver *cu = d->cu;
-    en_buf why = {0};
-    cu->cuCtxSetCurrent(NULL); /* nothing of the dead context stays current on this thread */
-    EN_CU(cu, &why, cuDevicePrimaryCtxReset(d->device));
-    d->generation++;
-    for (int i = 0; i < EN_TIMING_SLOTS; i++) d->slots[i] = (timing_slot){0};
-    d->stream = NULL;
-    CUcontext fresh = NULL;
-    if (why.len == 0 && EN_CU(cu, &why, cuDevicePrimaryCtxRetain(&fresh, d->device)) == 0) {
-        d->retains++;
-        d->ctx = fresh;
-        if (EN_CU(cu, &why, cuCtxSetCurrent(d->ctx)) == 0 && EN_CU(cu, &why, cuStreamCreate(&d->stream, 0)) == 0)
-            en_buf_puts(err, "; the CUDA context was reset: buffers created before this are lost");
-    }
-    if (why.len) {
-        snprintf(d->lost_why, sizeof d->lost_why,
-                 "this CUDA device is lost: kernel '%s' faulted, and the CUDA driver gives this "
-                 "process no working context after such a fault (%s); close the device and run "
-                 "again in a new process",
-                 kernel, why.data);
-        atomic_store(&d->lost, true);
-        en_buf_puts(err, "; the CUDA driver cannot recover from this inside the process: this device "
-                         "handle now refuses every call (close it; a new process gets a working GPU)");
-    }
-    en_buf_free(&why);
+static enigma_status enter(en_cuda_device *d, cuda_session *s, en_buf *err) {
+    if (atomic_load(&d->lost)) return enter_locked(d, s, err); /* says why, lock-free */
+    pthread_mutex_lock(&d->lock);
+    enigma_status st = enter_locked(d, s, err);
+    pthread_mutex_unlock(&d->lock);
+    return st;
 }
 
-/* the message for a fault, then the reset; `kernel` is the one being waited for (lock held) */
-static enigma_status fault(en_cuda_device *d, const char *kernel, const char *what, en_buf *err) {
+/* The device on a fresh CUDA worker process (lock held): the worker's own context, stream
+ * and device handle for the same ordinal. A device already on the worker gets a new
+ * process (the old one is poisoned for good); one in this process moves over. */
+static bool start_in_worker(en_cuda_device *d, en_buf *why) {
+    const en_cuda_driver *rc = d->remote ? d->cu : en_cuda_remote_driver(why);
+    if (!rc) return false;
+    if (d->remote) {
+        rc->cuCtxSetCurrent(NULL);
+        d->retains = 0; /* they lived in the worker that the reset ends */
+        if (EN_CU(rc, why, cuDevicePrimaryCtxReset(d->device))) return false;
+    }
+    CUdevice device = 0;
+    CUcontext ctx = NULL;
+    CUstream stream = NULL;
+    if (EN_CU(rc, why, cuInit(0)) || EN_CU(rc, why, cuDeviceGet(&device, d->ordinal)) ||
+        EN_CU(rc, why, cuDevicePrimaryCtxRetain(&ctx, device))) {
+        en_cuda_remote_stop_if_idle();
+        return false;
+    }
+    if (EN_CU(rc, why, cuCtxSetCurrent(ctx)) || EN_CU(rc, why, cuStreamCreate(&stream, 0))) {
+        rc->cuDevicePrimaryCtxRelease(device);
+        return false;
+    }
+    d->cu = rc;
+    d->remote = true;
+    d->device = device;
+    d->ctx = ctx;
+    d->stream = stream;
+    d->retains = 1;
+    return true;
+}
+
+/* after a fault: a fresh context, stream and timing ring (lock held). In this process
+ * first: the reset destroys the context's memory, modules, streams and events whatever
+ * happens next, and the retain that follows tells whether the driver lets this process go
+ * on (a failed retain does not count as one: the driver measured leaves the count alone).
+ * Where it does not, or the device is on the worker already, a fresh worker process. */
+static void reset_context(en_cuda_device *d, const char *kernel, en_buf *err) {
+    for (int i = 0; i < EN_TIMING_SLOTS; i++) d->slots[i] = (timing_slot){0};
+    d->stream = NULL;
+    en_buf in_process = {0}, in_worker = {0};
+    bool recovered = false;
+    if (!d->remote) {
+        const en_cuda_driver *cu = d->cu;
+        cu->cuCtxSetCurrent(NULL); /* nothing of the dead context stays current on this thread */
+        CUcontext fresh = NULL;
+        if (EN_CU(cu, &in_process, cuDevicePrimaryCtxReset(d->device)) == 0 &&
+            EN_CU(cu, &in_process, cuDevicePrimaryCtxRetain(&fresh, d->device)) == 0) {
+            d->retains++;
+            d->ctx = fresh;
+            recovered = EN_CU(cu, &in_process, cuCtxSetCurrent(d->ctx)) == 0 &&
+                        EN_CU(cu, &in_process, cuStreamCreate(&d->stream, 0)) == 0;
+        }
+        if (recovered) {
+            en_buf_puts(err, "; the CUDA context was reset: buffers created before this are lost");
+        } else {
+            /* this process's context is gone for good: let go of it before moving */
+            cu->cuCtxSetCurrent(NULL);
+            for (; d->retains > 0; d->retains--) cu->cuDevicePrimaryCtxRelease(d->device);
+        }
+    }
+    if (!recovered) {
+        recovered = start_in_worker(d, &in_worker);
+        if (recovered)
+            en_buf_puts(err, "; the CUDA context was reset in a fresh worker process: buffers created "
+                             "before this are lost");
+    }
+    if (!recovered) {
+        snprintf(d->lost_why, sizeof d->lost_why,
+                 "this CUDA device is lost: kernel '%s' faulted; %s%s%sno fresh CUDA worker process could "
+                 "take over (%s); close the device and run again in a new process",
+                 kernel, in_process.len ? "the CUDA driver gives this process no working context after "
+                                          "such a fault (" : "",
+                 in_process.len ? in_process.data : "", in_process.len ? "), and " : "",
+                 in_worker.data ? in_worker.data : "?");
+        atomic_store(&d->lost, true);
+        en_buf_printf(err, "; the CUDA driver cannot recover from this inside the process, and no fresh "
+                           "worker process could take over (%s): this device handle now refuses every "
+                           "call (close it; a new process gets a working GPU)",
+                      in_worker.data ? in_worker.data : "?");
+    }
+    /* last: a session that sees the new generation also sees the new cu, ctx and stream */
+    atomic_fetch_add(&d->generation, 1);
+    en_buf_free(&in_process);
+    en_buf_free(&in_worker);
+}
+
+/* the message for a fault, then the reset; `kernel` is the one being waited for, and
+ * `generation` the session's that found the fault (lock held) */
+static enigma_status fault(en_cuda_device *d, const char *kernel, const char *what, unsigned generation,
+                           en_buf *err) {
     en_buf_printf(err, "kernel '%s' faulted on the GPU: %s", kernel, what);
     if (d->last_kernel && kernel && strcmp(d->last_kernel, kernel) != 0)
         en_buf_printf(err, " (the fault may come from kernel '%s', queued after it)", d->last_kernel);
     if (atomic_load(&d->lost)) return ENIGMA_ERROR_RUNTIME; /* another thread got there first */
+    if (generation != atomic_load(&d->generation)) {
+        /* another call found this fault first and the context was reset since */
+        en_buf_puts(err, "; the CUDA context was reset already: buffers created before that are lost");
+        return ENIGMA_ERROR_RUNTIME;
+    }
     reset_context(d, kernel, err);
     return ENIGMA_ERROR_RUNTIME;
 }
 
 /* a failed call of an entry point: a sticky fault (an earlier kernel's, found by this call)
  * goes through fault(), anything else is reported as it is */
-static enigma_status call_failed(en_cuda_device *d, int r, const char *why, en_buf *err) {
+static enigma_status call_failed(en_cuda_device *d, const cuda_session *s, int r, const char *why,
+                                 en_buf *err) {
     if (!is_sticky_fault(r)) {
         en_buf_puts(err, why);
-        return r == 2 /* CUDA_ERROR_OUT_OF_MEMORY */ ? ENIGMA_ERROR_OUT_OF_MEMORY : ENIGMA_ERROR_RUNTIME;
+        return r == CUDA_ERROR_OUT_OF_MEMORY ? ENIGMA_ERROR_OUT_OF_MEMORY : ENIGMA_ERROR_RUNTIME;
     }
     pthread_mutex_lock(&d->lock);
-    enigma_status st = fault(d, d->last_kernel ? d->last_kernel : "?", why, err);
+    enigma_status st = fault(d, d->last_kernel ? d->last_kernel : "?", why, s->generation, err);
     pthread_mutex_unlock(&d->lock);
     return st;
 }
 
 /* ---- devices -------------------------------------------------------------------------------- */
-enigma_status en_cuda_device_open(en_device *dev, en_buf *err) {
-    const en_cuda_driver *cu = en_cuda_driver_load(err);
-    if (!cu) return ENIGMA_ERROR_UNAVAILABLE;
+/* the device on `cu` (in-process, or the worker's when `remote`) */
+static enigma_status open_on(en_device *dev, const en_cuda_driver *cu, bool remote, en_buf *err) {
     en_buf why = {0};
     if (EN_CU(cu, &why, cuInit(0))) {
         en_buf_printf(err, "no usable CUDA device: %s", why.data);
@@ -215,11 +304,14 @@ enigma_status en_cuda_device_open(en_device *dev, en_buf *err) {
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
     d->cu = cu;
+    d->remote = remote;
+    d->ordinal = ordinal;
     pthread_mutex_init(&d->lock, NULL);
     const char *timing = getenv("ENIGMA_CUDA_TIMING");
     d->timing = timing && strcmp(timing, "1") == 0; /* opt-in: see the top of this file */
     int max_threads = 1024, sms = 0, shared_default = 48 * 1024;
     size_t total = 0;
+    enigma_status st = ENIGMA_OK;
     if (EN_CU(cu, err, cuDeviceGet(&d->device, ordinal)) ||
         EN_CU(cu, err, cuDeviceGetAttribute(&d->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->device)) ||
         EN_CU(cu, err, cuDeviceGetAttribute(&d->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->device)) ||
@@ -231,26 +323,37 @@ enigma_status en_cuda_device_open(en_device *dev, en_buf *err) {
         EN_CU(cu, err, cuDeviceGetAttribute(&d->max_grid[1], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, d->device)) ||
         EN_CU(cu, err, cuDeviceGetAttribute(&d->max_grid[2], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, d->device)) ||
         EN_CU(cu, err, cuDeviceGetName(dev->name_storage, (int)sizeof dev->name_storage, d->device)) ||
-        EN_CU(cu, err, cuDeviceTotalMem(&total, d->device)) ||
-        EN_CU(cu, err, cuDevicePrimaryCtxRetain(&d->ctx, d->device))) {
-        /* the retain fails with the fault's own error once a kernel of this process has
-         * faulted on this GPU (see fault()): say so, the error alone reads as a new fault */
-        if (err && err->data && (strstr(err->data, "CUDA_ERROR_ILLEGAL") || strstr(err->data, "CUDA_ERROR_LAUNCH_FAILED") ||
-                                 strstr(err->data, "CUDA_ERROR_ASSERT") || strstr(err->data, "ADDRESS")))
-            en_buf_puts(err, " (a kernel of this process faulted on this GPU earlier; the CUDA driver "
-                             "gives the process no new context: run again in a new process)");
+        EN_CU(cu, err, cuDeviceTotalMem(&total, d->device)))
+        st = ENIGMA_ERROR_UNAVAILABLE;
+    int r = st == ENIGMA_OK ? EN_CU(cu, &why, cuDevicePrimaryCtxRetain(&d->ctx, d->device)) : 0;
+    if (r == 0 && st == ENIGMA_OK) {
+        d->retains = 1;
+        if (EN_CU(cu, err, cuCtxSetCurrent(d->ctx)) || EN_CU(cu, err, cuStreamCreate(&d->stream, 0))) {
+            EN_CU(cu, NULL, cuDevicePrimaryCtxRelease(d->device));
+            st = ENIGMA_ERROR_UNAVAILABLE;
+        }
+    } else if (r != 0 && !remote && is_sticky_fault(r)) {
+        /* a kernel of this process faulted on this GPU earlier, and the driver gives the
+         * process no new context (see fault()): a worker process has a context of its own */
+        en_buf worker_why = {0};
+        if (!start_in_worker(d, &worker_why)) {
+            en_buf_printf(err, "%s (a kernel of this process faulted on this GPU earlier: the CUDA driver gives "
+                               "the process no new context, and no CUDA worker process could start: %s)",
+                          why.data, worker_why.data ? worker_why.data : "?");
+            st = ENIGMA_ERROR_UNAVAILABLE;
+        }
+        en_buf_free(&worker_why);
+    } else if (r != 0) {
+        en_buf_puts(err, why.data);
+        st = ENIGMA_ERROR_UNAVAILABLE;
+    }
+    en_buf_free(&why);
+    if (st != ENIGMA_OK) {
         pthread_mutex_destroy(&d->lock);
         free(d);
-        return ENIGMA_ERROR_UNAVAILABLE;
+        return st;
     }
-    d->retains = 1;
     if (d->max_shared_optin < shared_default) d->max_shared_optin = shared_default;
-    if (EN_CU(cu, err, cuCtxSetCurrent(d->ctx)) || EN_CU(cu, err, cuStreamCreate(&d->stream, 0))) {
-        EN_CU(cu, NULL, cuDevicePrimaryCtxRelease(d->device));
-        pthread_mutex_destroy(&d->lock);
-        free(d);
-        return ENIGMA_ERROR_UNAVAILABLE;
-    }
     dev->impl = d;
     dev->info = (enigma_device_info){
         .name = dev->name_storage,
@@ -262,6 +365,23 @@ enigma_status en_cuda_device_open(en_device *dev, en_buf *err) {
         .memory_bytes = total,
     };
     return ENIGMA_OK;
+}
+
+/* ENIGMA_CUDA_ISOLATE=1: the device on the CUDA worker from the start (top of the file) */
+enigma_status en_cuda_device_open(en_device *dev, en_buf *err) {
+    const char *isolate = getenv("ENIGMA_CUDA_ISOLATE");
+    if (!(isolate && strcmp(isolate, "1") == 0)) {
+        const en_cuda_driver *cu = en_cuda_driver_load(err);
+        return cu ? open_on(dev, cu, false, err) : ENIGMA_ERROR_UNAVAILABLE;
+    }
+    en_buf why = {0};
+    const en_cuda_driver *cu = en_cuda_remote_driver(&why);
+    enigma_status st = ENIGMA_ERROR_UNAVAILABLE;
+    if (!cu) en_buf_printf(err, "ENIGMA_CUDA_ISOLATE=1, but %s", why.data ? why.data : "the CUDA worker cannot start");
+    else st = open_on(dev, cu, true, err);
+    if (st != ENIGMA_OK) en_cuda_remote_stop_if_idle(); /* no device holds the worker */
+    en_buf_free(&why);
+    return st;
 }
 
 void en_cuda_device_close(en_device *dev) {
@@ -285,8 +405,8 @@ void en_cuda_device_close(en_device *dev) {
 }
 
 /* ---- memory ----------------------------------------------------------------------------------- */
-static enigma_status check_buffer(en_cuda_device *d, const cuda_buffer *b, en_buf *err) {
-    if (b->generation == d->generation) return ENIGMA_OK;
+static enigma_status check_buffer(const cuda_session *s, const cuda_buffer *b, en_buf *err) {
+    if (b->generation == s->generation) return ENIGMA_OK;
     en_buf_puts(err, "this buffer was lost when the CUDA context was reset after a kernel fault; "
                      "create it again");
     return ENIGMA_ERROR_RUNTIME;
@@ -299,25 +419,26 @@ enigma_status en_cuda_buffer_alloc(en_device *dev, size_t bytes, void **handle, 
         en_buf_puts(err, "out of memory");
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
-    enigma_status st = enter(d, err);
+    cuda_session s;
+    enigma_status st = enter(d, &s, err);
     if (st != ENIGMA_OK) {
         free(b);
         return st;
     }
     en_buf why = {0};
-    int r = EN_CU(d->cu, &why, cuMemAlloc(&b->ptr, bytes ? bytes : 1));
+    int r = EN_CU(s.cu, &why, cuMemAlloc(&b->ptr, bytes ? bytes : 1));
     /* new buffers are zero-filled, as on the cpu backend; the memset is ordered on the
      * device's stream before any later copy or dispatch */
-    if (r == 0) r = EN_CU(d->cu, &why, cuMemsetD8(b->ptr, 0, bytes));
+    if (r == 0) r = EN_CU(s.cu, &why, cuMemsetD8(b->ptr, 0, bytes));
     if (r != 0) {
-        if (b->ptr && !is_sticky_fault(r)) d->cu->cuMemFree(b->ptr);
+        if (b->ptr && !is_sticky_fault(r)) s.cu->cuMemFree(b->ptr);
         free(b);
-        st = call_failed(d, r, why.data, err);
+        st = call_failed(d, &s, r, why.data, err);
         en_buf_free(&why);
         return st;
     }
     b->size = bytes;
-    b->generation = d->generation;
+    b->generation = s.generation;
     b->shadow_ok = bytes <= EN_SHADOW_BYTES; /* calloc'ed: zeros, as the memset */
     *handle = b;
     return ENIGMA_OK;
@@ -328,7 +449,8 @@ void en_cuda_buffer_free(en_device *dev, void *handle) {
     cuda_buffer *b = handle;
     if (!b) return;
     /* memory of a context that was reset (or of a lost device) is already gone */
-    if (b->generation == d->generation && enter(d, NULL) == ENIGMA_OK) d->cu->cuMemFree(b->ptr);
+    cuda_session s;
+    if (enter(d, &s, NULL) == ENIGMA_OK && b->generation == s.generation) s.cu->cuMemFree(b->ptr);
     free(b);
 }
 
@@ -339,12 +461,13 @@ enigma_status en_cuda_buffer_write(en_device *dev, void *handle, size_t offset, 
                                    size_t bytes, en_buf *err) {
     en_cuda_device *d = impl(dev);
     cuda_buffer *b = handle;
-    enigma_status st = enter(d, err);
-    if (st == ENIGMA_OK) st = check_buffer(d, b, err);
+    cuda_session s;
+    enigma_status st = enter(d, &s, err);
+    if (st == ENIGMA_OK) st = check_buffer(&s, b, err);
     if (st != ENIGMA_OK || bytes == 0) return st;
     en_buf why = {0};
-    int r = EN_CU(d->cu, &why, cuMemcpyHtoD(b->ptr + offset, src, bytes));
-    if (r != 0) st = call_failed(d, r, why.data, err);
+    int r = EN_CU(s.cu, &why, cuMemcpyHtoD(b->ptr + offset, src, bytes));
+    if (r != 0) st = call_failed(d, &s, r, why.data, err);
     else if (b->size <= EN_SHADOW_BYTES && offset + bytes <= EN_SHADOW_BYTES) {
         memcpy(b->shadow + offset, src, bytes);
         if (offset == 0 && bytes >= b->size) b->shadow_ok = true;
@@ -357,12 +480,13 @@ enigma_status en_cuda_buffer_read(en_device *dev, void *handle, size_t offset, v
                                   size_t bytes, en_buf *err) {
     en_cuda_device *d = impl(dev);
     cuda_buffer *b = handle;
-    enigma_status st = enter(d, err);
-    if (st == ENIGMA_OK) st = check_buffer(d, b, err);
+    cuda_session s;
+    enigma_status st = enter(d, &s, err);
+    if (st == ENIGMA_OK) st = check_buffer(&s, b, err);
     if (st != ENIGMA_OK || bytes == 0) return st;
     en_buf why = {0};
-    int r = EN_CU(d->cu, &why, cuMemcpyDtoH(dst, b->ptr + offset, bytes));
-    if (r != 0) st = call_failed(d, r, why.data, err);
+    int r = EN_CU(s.cu, &why, cuMemcpyDtoH(dst, b->ptr + offset, bytes));
+    if (r != 0) st = call_failed(d, &s, r, why.data, err);
     en_buf_free(&why);
     return st;
 }
@@ -403,7 +527,8 @@ enigma_status en_cuda_build(en_device *dev, const ir_module *m, const en_build_o
         en_buf_puts(err, "checked mode runs on the cpu backend only (open the device with \"cpu\")");
         return ENIGMA_ERROR_UNAVAILABLE;
     }
-    enigma_status st = enter(d, err); /* no NVRTC work for a device that cannot load it */
+    cuda_session s;
+    enigma_status st = enter(d, &s, err); /* no NVRTC work for a device that cannot load it */
     if (st != ENIGMA_OK) return st;
     en_buf source = {0};
     st = en_cuda_emit(m, &source, err);
@@ -433,7 +558,7 @@ enigma_status en_cuda_build(en_device *dev, const ir_module *m, const en_build_o
         k->layout = en_cuda_shared_layout_of(f);
     }
     pthread_mutex_lock(&d->lock);
-    st = enter(d, err);
+    st = enter_locked(d, &s, err);
     if (st == ENIGMA_OK) st = load_module(d, p, err);
     pthread_mutex_unlock(&d->lock);
     if (st != ENIGMA_OK) {
@@ -447,8 +572,9 @@ enigma_status en_cuda_build(en_device *dev, const ir_module *m, const en_build_o
 void en_cuda_program_free(en_device *dev, en_program *p) {
     if (!p) return;
     en_cuda_device *d = impl(dev);
-    if (p->module && p->generation == d->generation && enter(d, NULL) == ENIGMA_OK)
-        d->cu->cuModuleUnload(p->module);
+    cuda_session s;
+    if (p->module && enter(d, &s, NULL) == ENIGMA_OK && p->generation == s.generation)
+        s.cu->cuModuleUnload(p->module);
     free(p->cubin);
     free(p->kernels);
     free(p);
@@ -487,7 +613,7 @@ static timing_slot *slot_for(en_cuda_device *d, const en_launch *l) {
 
 enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_buf *err) {
     en_cuda_device *d = impl(dev);
-    const en_cuda_driver *cu = d->cu;
+    cuda_session s;
     if (l->kernel_index < 0 || l->kernel_index >= p->kernel_count) {
         en_buf_printf(err, "kernel index %d is out of range", l->kernel_index);
         return ENIGMA_ERROR_INVALID_ARGUMENT;
@@ -495,7 +621,7 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
     cuda_kernel *k = &p->kernels[l->kernel_index];
     const ir_func *f = k->f;
     l->duration_ns = 0;
-    if (atomic_load(&d->lost)) return enter(d, err); /* says why, before any buffer's story */
+    if (atomic_load(&d->lost)) return enter(d, &s, err); /* says why, before any buffer's story */
 
     /* parameters, in the order emit.c declares them */
     /* a dispatch by threads whose grid is a whole number of threadgroups has no edge
@@ -519,9 +645,10 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
         if (v->param_kind == IR_PARAM_BUFFER) {
             const en_binding *b = &l->buffers[v->binding];
             cuda_buffer *cb = b->handle;
-            if (cb && cb->generation != d->generation) {
+            unsigned generation = atomic_load(&d->generation);
+            if (cb && cb->generation != generation) {
                 en_buf_printf(err, "[[buffer(%d)]] ('%s'): ", v->binding, v->name);
-                return check_buffer(d, cb, err);
+                return check_buffer(&(cuda_session){.generation = generation}, cb, err);
             }
             /* a kernel may write what it sees outside the constant address space */
             if (cb && v->type->space != IR_SPACE_CONSTANT) cb->shadow_ok = false;
@@ -564,8 +691,9 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
         }
 
     pthread_mutex_lock(&d->lock);
-    enigma_status st = enter(d, err);
-    if (st == ENIGMA_OK && p->generation != d->generation) st = load_module(d, p, err);
+    enigma_status st = enter_locked(d, &s, err);
+    const en_cuda_driver *cu = s.cu;
+    if (st == ENIGMA_OK && p->generation != s.generation) st = load_module(d, p, err);
     CUfunction fn = k->fn[variant];
     if (st == ENIGMA_OK && (int64_t)shared > k->dynamic_limit[variant]) {
         /* beyond the default 48 KiB a function must opt in; set once, kept for later */
@@ -600,7 +728,7 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
             if (slot) cu->cuEventRecord(slot->end, d->stream);
         } else if (is_sticky_fault(r)) {
             /* an earlier kernel faulted and the launch found the context dead */
-            st = fault(d, d->last_kernel ? d->last_kernel : f->name, why.data, err);
+            st = fault(d, d->last_kernel ? d->last_kernel : f->name, why.data, s.generation, err);
         } else {
             en_buf_puts(err, why.data);
             st = r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES ? ENIGMA_ERROR_LIMIT : ENIGMA_ERROR_RUNTIME;
@@ -613,9 +741,10 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
 
 enigma_status en_cuda_wait(en_device *dev, en_launch *l, en_buf *err) {
     en_cuda_device *d = impl(dev);
-    const en_cuda_driver *cu = d->cu;
-    enigma_status st = enter(d, err);
+    cuda_session s;
+    enigma_status st = enter(d, &s, err);
     if (st != ENIGMA_OK) return st;
+    const en_cuda_driver *cu = s.cu;
     en_buf why = {0};
     /* with timing, wait for this launch's end event (later work may keep running); without,
      * for the whole stream (one call, and nothing was recorded per launch to wait on) */
@@ -626,10 +755,10 @@ enigma_status en_cuda_wait(en_device *dev, en_launch *l, en_buf *err) {
         end = mine ? mine->end : NULL;
         pthread_mutex_unlock(&d->lock);
     }
-    int r = end ? EN_CU(cu, &why, cuEventSynchronize(end)) : EN_CU(cu, &why, cuStreamSynchronize(d->stream));
+    int r = end ? EN_CU(cu, &why, cuEventSynchronize(end)) : EN_CU(cu, &why, cuStreamSynchronize(s.stream));
     if (r != 0) {
         pthread_mutex_lock(&d->lock);
-        st = is_sticky_fault(r) ? fault(d, l->kernel ? l->kernel->name : "?", why.data, err)
+        st = is_sticky_fault(r) ? fault(d, l->kernel ? l->kernel->name : "?", why.data, s.generation, err)
                                 : (en_buf_puts(err, why.data), ENIGMA_ERROR_RUNTIME);
         pthread_mutex_unlock(&d->lock);
     } else if (d->timing) {
