@@ -1,6 +1,7 @@
 /* device.c — the cuda backend as the runtime sees it: the en_backend vtable, filled in one
  * place. The work is in emit.c (IR to CUDA C), nvrtc.c (CUDA C to cached cubin) and
- * driver.c (context, memory, modules, launches); libcuda and libnvrtc are loaded on first
+ * driver.c (context, memory, modules, launches; after a kernel fault, through remote.c on
+ * a worker process); libcuda and libnvrtc are loaded on first
  * use by dl.c, so this backend links on machines without CUDA and reports itself
  * unavailable there ("libcuda.so.1 not found ...").
  *
@@ -8,6 +9,8 @@
  *   ENIGMA_CUDA_DEVICE=N    which GPU (default 0)
  *   ENIGMA_CUDA_ARCH=sm_XY  the target of compile_offline (no device); default sm_90
  *   ENIGMA_CUDA_TIMING=1    per-dispatch timing events (opt-in); without, duration_ns is the host's
+ *   ENIGMA_CUDA_ISOLATE=1   every device on the CUDA worker process from the start (driver.c)
+ *   ENIGMA_CUDA_WORKER      the path of enigma-cuda-worker (remote.c says where it looks otherwise)
  *   ENIGMA_LIBCUDA, ENIGMA_LIBNVRTC   paths of the libraries, instead of the search
  *   ENIGMA_CACHE_DIR        the cubin cache (src/base/cache.h) */
 #include <stdio.h>

@@ -11,8 +11,10 @@
  *   constants     small constant references passed by value follow host writes,
  *                 set_bytes, offsets and writes by an earlier kernel
  *   fault         an illegal address: ENIGMA_ERROR_RUNTIME naming the kernel; the process
- *                 carries on (a fresh context, or a device that refuses every later call
- *                 cleanly where the driver cannot recover: see test_fault)
+ *                 carries on with a fresh context (in a fresh CUDA worker process where the
+ *                 driver gives this process none): old buffers are refused as lost, new
+ *                 ones round-trip, later dispatches compute right; twice (the second fault
+ *                 happens inside the worker)
  * Skips (77) where the cuda backend is unavailable, which is every machine without a GPU. */
 #include <math.h>
 #include <stdbool.h>
@@ -304,14 +306,14 @@ static void test_constant_values(enigma_device *dev, enigma_library *lib) {
     enigma_buffer_destroy(four);
 }
 
-/* After the fault the process must carry on. Two outcomes are right, depending on the
- * driver (src/cuda/driver.c): it gives a fresh context back, and then new buffers and the
- * same library give a correct result while the buffers from before are refused; or it
- * gives none (580.x drivers: NVIDIA's documented "restart the process"), and then every
- * later call on the device is an ENIGMA_ERROR_RUNTIME saying the device is lost, with no
- * crash and no CUDA call that could hang. Anything else (another status, a wrong result, a
- * message that does not say what happened) fails. */
-static void test_fault(enigma_device *dev, enigma_library *lib) {
+/* After a fault the process must carry on with a working device (issue 4): the one right
+ * outcome is recovery, whatever the driver does (src/cuda/driver.c: where the driver gives
+ * this process no new context, a fresh CUDA worker process takes over). A lost device,
+ * another status, a wrong result or a message that does not say what happened fails. */
+/* dispatches `fault` (1 TiB past its buffer) and requires the recovery: the status and a
+ * message that names the kernel and says the context was reset (in a fresh worker process
+ * where the driver gives this process no new context: every driver measured so far) */
+static void fault_once(enigma_device *dev, enigma_library *lib, const char *when) {
     enigma_buffer *b, *before;
     OK(enigma_buffer_create(dev, 1024, &b));
     OK(enigma_buffer_create(dev, 1024, &before));
@@ -321,52 +323,64 @@ static void test_fault(enigma_device *dev, enigma_library *lib) {
     OK(enigma_command_set_bytes(c, 1, &far, 4));
     enigma_status st = enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){32, 1, 1}, (enigma_size3){32, 1, 1});
     const char *msg = enigma_last_error();
-    CHECK(st == ENIGMA_ERROR_RUNTIME, "an illegal address gave %s: %s", enigma_status_name(st), msg);
-    CHECK(strstr(msg, "'fault'") != NULL, "the message names the kernel: %s", msg);
-    bool lost = strstr(msg, "cannot recover") != NULL;
-    CHECK(lost || strstr(msg, "context was reset") != NULL, "the message says what became of the device: %s", msg);
-    fprintf(stderr, "note: after the fault the device %s\n", lost ? "is lost (the driver gives no new context)" : "has a fresh context");
+    fprintf(stderr, "note: %s: %s\n", when, msg);
+    CHECK(st == ENIGMA_ERROR_RUNTIME, "%s: an illegal address gave %s: %s", when, enigma_status_name(st), msg);
+    CHECK(strstr(msg, "'fault'") != NULL, "%s: the message names the kernel: %s", when, msg);
+    bool in_worker = strstr(msg, "fresh worker process") != NULL;
+    bool in_process = strstr(msg, "the CUDA context was reset:") != NULL;
+    CHECK(in_worker || in_process, "%s: the device must recover (a fresh worker process): %s", when, msg);
     enigma_command_destroy(c);
     enigma_buffer_destroy(b);
 
-    /* a buffer from before the fault: refused, never a crash */
+    /* a buffer from before the fault: refused as lost, never a crash */
     float x = 0;
     st = enigma_buffer_read(before, 0, &x, 4);
     msg = enigma_last_error();
-    CHECK(st == ENIGMA_ERROR_RUNTIME && strstr(msg, lost ? "lost" : "reset") != NULL,
-          "reading a buffer from before the fault gave %s: %s", enigma_status_name(st), msg);
+    CHECK(st == ENIGMA_ERROR_RUNTIME && strstr(msg, "lost") != NULL,
+          "%s: reading a buffer from before the fault gave %s: %s", when, enigma_status_name(st), msg);
     enigma_buffer_destroy(before);
+}
+
+/* after a recovery: a new buffer round-trips fresh random bytes exactly (several MiB: the
+ * worker moves copies in chunks), and other kernels of the same library compute right */
+static void check_recovered(enigma_device *dev, enigma_library *lib, const char *when) {
+    size_t bytes = 3u * 1024 * 1024 + 123;
+    unsigned char *data = malloc(bytes), *back = calloc(1, bytes);
+    for (size_t i = 0; i < bytes; i++) data[i] = (unsigned char)(rnd() >> 8);
+    enigma_buffer *r = NULL;
+    OK(enigma_buffer_create_with_data(dev, data, bytes, &r));
+    OK(enigma_buffer_read(r, 0, back, bytes));
+    CHECK(memcmp(data, back, bytes) == 0, "%s: %zu random bytes came back different", when, bytes);
+    enigma_buffer_destroy(r);
+    free(data);
+    free(back);
 
     enum { N = 4096 };
-    float data[N];
-    for (int i = 0; i < N; i++) data[i] = (float)(rnd() % 100);
+    float in[N];
+    for (int i = 0; i < N; i++) in[i] = (float)(rnd() % 100000) * 0.25f;
     enigma_buffer *d = NULL;
-    st = enigma_buffer_create_with_data(dev, data, sizeof data, &d);
-    if (lost) {
-        msg = enigma_last_error();
-        CHECK(st == ENIGMA_ERROR_RUNTIME && strstr(msg, "device is lost") != NULL && strstr(msg, "'fault'") != NULL,
-              "a new buffer on a lost device gave %s: %s", enigma_status_name(st), msg);
-        enigma_library *again = NULL;
-        st = enigma_library_create_from_source(dev, source, strlen(source), "again.metal", NULL, &again);
-        CHECK(st == ENIGMA_ERROR_RUNTIME, "a build on a lost device gave %s: %s", enigma_status_name(st), enigma_last_error());
-        enigma_library_destroy(again);
-        if (d) enigma_buffer_destroy(d);
-        return;
-    }
-    /* recovered: new buffers, the same library, a correct result */
-    OK(st);
+    OK(enigma_buffer_create_with_data(dev, in, sizeof in, &d));
     enigma_command *a = command(lib, "add_one");
     OK(enigma_command_set_buffer(a, 0, d, 0));
     OK(enigma_command_dispatch(a, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){256, 1, 1}));
     float got[N];
     OK(enigma_buffer_read(d, 0, got, sizeof got));
     for (int i = 0; i < N; i++)
-        if (got[i] != data[i] + 1.0f) {
-            CHECK(0, "after the reset, add_one[%d] = %g, want %g", i, got[i], data[i] + 1.0f);
+        if (got[i] != in[i] + 1.0f) {
+            CHECK(0, "%s: add_one[%d] = %g, want %g", when, i, got[i], in[i] + 1.0f);
             break;
         }
     enigma_command_destroy(a);
     enigma_buffer_destroy(d);
+    test_constant_values(dev, lib); /* by-value constants and several kernels, checked */
+}
+
+static void test_fault(enigma_device *dev, enigma_library *lib) {
+    fault_once(dev, lib, "the first fault");
+    check_recovered(dev, lib, "after the first fault");
+    /* a fault on the recovered device (inside the worker): recovered again */
+    fault_once(dev, lib, "the second fault");
+    check_recovered(dev, lib, "after the second fault");
 }
 
 int main(void) {
