@@ -174,6 +174,21 @@ static void reap(pid_t pid) {
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
 }
 
+/* Waits up to `ms` milliseconds for the worker to end: REAPED (its *status is set), NOT_OURS
+ * (it is no child of ours any more: a host program that ignores SIGCHLD reaped it, and its
+ * pid may belong to someone else now, so it must not be killed) or ALIVE. */
+enum { ALIVE, REAPED, NOT_OURS };
+static int wait_for_exit(pid_t pid, int ms, int *status) {
+    for (int waited = 0;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid) return REAPED;
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return NOT_OURS;
+        if (waited++ >= ms) return ALIVE;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+}
+
 static void forget_layouts(void) {
     for (size_t i = 0; i < layout_count; i++) free(layouts[i].pairs);
     layout_count = 0;
@@ -184,17 +199,10 @@ static void forget_layouts(void) {
 static void stop_worker(bool gently) {
     if (sock >= 0) close(sock);
     sock = -1;
-    if (worker_pid > 0) {
-        bool gone = false;
-        for (int ms = 0; gently && ms < 2000 && !gone; ms++) {
-            pid_t r = waitpid(worker_pid, NULL, WNOHANG);
-            gone = r == worker_pid || (r < 0 && errno != EINTR);
-            if (!gone) nanosleep(&(struct timespec){0, 1000000}, NULL);
-        }
-        if (!gone) {
-            kill(worker_pid, SIGKILL);
-            reap(worker_pid);
-        }
+    int status;
+    if (worker_pid > 0 && wait_for_exit(worker_pid, gently ? 2000 : 0, &status) == ALIVE) {
+        kill(worker_pid, SIGKILL);
+        reap(worker_pid);
     }
     worker_pid = 0;
     worker_ctx = 0;
@@ -209,12 +217,9 @@ static CUresult worker_died(const char *during) {
     int status = 0;
     if (worker_pid > 0) {
         /* its socket may close a moment before it can be reaped: give it a second */
-        pid_t r = 0;
-        for (int ms = 0; ms < 1000 && r == 0; ms++) {
-            r = waitpid(worker_pid, &status, WNOHANG);
-            if (r == 0) nanosleep(&(struct timespec){0, 1000000}, NULL);
-        }
-        if (r == worker_pid) describe_status(status, how, sizeof how);
+        int outcome = wait_for_exit(worker_pid, 1000, &status);
+        if (outcome == REAPED) describe_status(status, how, sizeof how);
+        else if (outcome == NOT_OURS) snprintf(how, sizeof how, "ended");
         else {
             kill(worker_pid, SIGKILL);
             reap(worker_pid);
@@ -308,16 +313,6 @@ static CUresult exchange(en_remote_request *rq, const void *data, en_remote_resp
 
 static CUresult round_trip(en_remote_request *rq, const void *data, en_remote_response *rs, void *out,
                            size_t out_cap) {
-    if (state == WORKER_DEAD)
-        return fail_with(CUDA_ERROR_CONTEXT_IS_DESTROYED, "%s; its context and memory are gone (a reset starts a fresh worker)",
-                         dead_reason);
-    if (state == WORKER_NONE) {
-        en_buf why = {0};
-        bool ok = start_worker(&why);
-        if (!ok) fail_with(CUDA_ERROR_OPERATING_SYSTEM, "%s", why.data ? why.data : "cannot start the CUDA worker");
-        en_buf_free(&why);
-        if (!ok) return CUDA_ERROR_OPERATING_SYSTEM;
-    }
     if (!write_all(sock, rq, sizeof *rq) || (rq->data_bytes && !write_all(sock, data, (size_t)rq->data_bytes)) ||
         !read_all(sock, rs, sizeof *rs) || rs->data_bytes > EN_REMOTE_MAX_DATA)
         return worker_died("a call");
@@ -334,7 +329,17 @@ static CUresult round_trip(en_remote_request *rq, const void *data, en_remote_re
 
 static CUresult exchange(en_remote_request *rq, const void *data, en_remote_response *rs, void *out,
                          size_t out_cap, bool needs_ctx) {
-    if (needs_ctx && state == WORKER_RUNNING && worker_ctx != wanted_ctx) {
+    if (state == WORKER_DEAD)
+        return fail_with(CUDA_ERROR_CONTEXT_IS_DESTROYED, "%s; its context and memory are gone (a reset starts a fresh worker)",
+                         dead_reason);
+    if (state == WORKER_NONE) { /* first use, or the last device let go of the worker */
+        en_buf why = {0};
+        bool ok = start_worker(&why);
+        if (!ok) fail_with(CUDA_ERROR_OPERATING_SYSTEM, "%s", why.data ? why.data : "cannot start the CUDA worker");
+        en_buf_free(&why);
+        if (!ok) return CUDA_ERROR_OPERATING_SYSTEM;
+    }
+    if (needs_ctx && worker_ctx != wanted_ctx) {
         en_remote_request set = {.op = EN_OP_CTX_SET_CURRENT, .args = {wanted_ctx}};
         en_remote_response got;
         CUresult r = round_trip(&set, NULL, &got, NULL, 0);

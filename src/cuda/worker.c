@@ -11,7 +11,9 @@
  *     cuCtxSetCurrent holds for every later call until the next);
  *   - a kernel's parameter layout is read once, at cuModuleGetFunction, with
  *     cuFuncGetParamInfo for index 0, 1, 2, ... until the driver says there is no such
- *     parameter; launches then arrive as one packed buffer and its offsets.
+ *     parameter (CUDA_ERROR_INVALID_VALUE); any other failure makes the layout unknown, and
+ *     the library refuses to launch that function; launches arrive as one packed buffer
+ *     and its offsets.
  * Nothing here prints: the worker's standard streams are /dev/null. */
 #include <errno.h>
 #include <stdlib.h>
@@ -61,7 +63,12 @@ static uint64_t param_layout(const en_cuda_driver *cu, CUfunction f, uint64_t **
     uint64_t count = 0;
     for (; count < EN_REMOTE_MAX_PARAMS; count++) {
         size_t offset = 0, size = 0;
-        if (cu->cuFuncGetParamInfo(f, (size_t)count, &offset, &size) != CUDA_SUCCESS) break;
+        CUresult r = cu->cuFuncGetParamInfo(f, (size_t)count, &offset, &size);
+        if (r == CUDA_ERROR_INVALID_VALUE) break; /* the driver's "no parameter of that index" */
+        if (r != CUDA_SUCCESS) { /* it cannot say: a guessed count would garble the launch */
+            free(pairs);
+            return EN_REMOTE_LAYOUT_UNKNOWN;
+        }
         uint64_t *grown = realloc(pairs, (size_t)(count + 1) * 2 * sizeof *pairs);
         if (!grown) {
             free(pairs);

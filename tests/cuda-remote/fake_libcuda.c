@@ -17,6 +17,8 @@
  *                then on, returned by every later call of this process, the context
  *                reset and retain included, as the real driver (580.x) does after a fault;
  *       hang*    the next synchronisation never returns (a kernel that runs forever);
+ *   - with FAKE_CUDA_NO_PARAM_INFO=1, cuFuncGetParamInfo fails with NOT_SUPPORTED (a
+ *     driver that cannot report parameter layouts);
  * Every object stays reachable from this file's lists, so LeakSanitizer does not blame the
  * library for what a fault made unreachable. Not thread-safe beyond one lock per call. */
 #include <pthread.h>
@@ -287,6 +289,9 @@ EXPORT CUresult cuFuncGetAttribute(int *v, int attr, CUfunction f) {
 EXPORT CUresult cuFuncSetAttribute(CUfunction f, int attr, int value) { STICKY(); return CUDA_SUCCESS; }
 
 EXPORT CUresult cuFuncGetParamInfo(CUfunction fn, size_t index, size_t *offset, size_t *size) {
+    /* FAKE_CUDA_NO_PARAM_INFO=1: a driver that cannot report layouts */
+    const char *none = getenv("FAKE_CUDA_NO_PARAM_INFO");
+    if (none && *none == '1') return CUDA_ERROR_NOT_SUPPORTED;
     const function *f = (const function *)(void *)fn;
     if ((int)index >= f->param_count) return CUDA_ERROR_INVALID_VALUE;
     *offset = f->offset[index];

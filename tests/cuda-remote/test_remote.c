@@ -15,6 +15,8 @@
  *   missing  no worker executable (ENIGMA_CUDA_WORKER=/nonexistent/...): the fault's
  *            message names the path, the device is lost with both reasons, later calls
  *            are refused cleanly; ISOLATE=1 then fails to open, naming the path
+ *   no-param-info  a worker whose driver cannot report parameter layouts refuses launches
+ *            with a message that says so (never a launch with a guessed layout)
  * Results are checked against host references from fresh random inputs. */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -339,9 +341,39 @@ static int test_missing(void) {
     return 0;
 }
 
+/* a worker whose driver cannot report parameter layouts: launches are refused, saying why,
+ * and nothing is launched with a guessed layout */
+static int test_no_param_info(void) {
+    setenv("ENIGMA_CUDA_ISOLATE", "1", 1);
+    setenv("FAKE_CUDA_NO_PARAM_INFO", "1", 1);
+    enigma_device *dev = NULL;
+    REQUIRE(enigma_device_open("cuda", &dev));
+    enigma_library *lib = build(dev);
+    enigma_pipeline *p;
+    enigma_command *c = command(lib, "affine", &p);
+    enigma_buffer *out = NULL;
+    uint32_t k = 5;
+    REQUIRE(enigma_buffer_create(dev, 256, &out));
+    OK(enigma_command_set_buffer(c, 0, out, 0));
+    OK(enigma_command_set_bytes(c, 1, &k, 4));
+    enigma_status st = enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){64, 1, 1}, (enigma_size3){64, 1, 1});
+    const char *msg = enigma_last_error();
+    fprintf(stderr, "note: no parameter layout: %s\n", msg);
+    CHECK(st == ENIGMA_ERROR_RUNTIME && strstr(msg, "'affine'") && strstr(msg, "cuFuncGetParamInfo"),
+          "a launch without a parameter layout gave %s: %s", enigma_status_name(st), msg);
+    check_round_trip(dev, 3000, "without parameter layouts"); /* the device itself still works */
+    enigma_buffer_destroy(out);
+    enigma_command_destroy(c);
+    enigma_pipeline_destroy(p);
+    enigma_library_destroy(lib);
+    enigma_device_close(dev);
+    check_no_children("after closing the device");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
-        fprintf(stderr, "usage: test_cuda_remote recover|isolate|missing\n");
+        fprintf(stderr, "usage: test_cuda_remote recover|isolate|missing|no-param-info\n");
         return 2;
     }
     const char *fake = getenv("ENIGMA_LIBCUDA");
@@ -361,6 +393,7 @@ int main(int argc, char **argv) {
     int r = !strcmp(argv[1], "recover") ? test_recover()
             : !strcmp(argv[1], "isolate") ? test_isolate()
             : !strcmp(argv[1], "missing") ? test_missing()
+            : !strcmp(argv[1], "no-param-info") ? test_no_param_info()
             : 2;
     if (failures) fprintf(stderr, "%d check%s failed\n", failures, failures == 1 ? "" : "s");
     return failures ? 1 : r;
