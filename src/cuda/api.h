@@ -165,8 +165,9 @@ EN_INTERNAL const en_nvrtc_lib *en_nvrtc_load(en_buf *err);
 /* remote.c: the same table, every call forwarded to a worker process that owns the GPU
  * (enigma-cuda-worker, worker.c), so that a fault poisons the worker and not this process.
  * Starts the worker when none runs; NULL with the reason in `err` (where it looked for
- * the executable, or why it did not start). Its cuDevicePrimaryCtxReset replaces the worker
- * by a fresh process; handles from a replaced worker must not be used again. */
+ * the executable, or why it did not start). Its cuDevicePrimaryCtxReset replaces a worker
+ * that faulted or died by a fresh process; handles of a replaced worker are refused with
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED. */
 EN_INTERNAL const en_cuda_driver *en_cuda_remote_driver(en_buf *err);
 /* stops the worker when no primary-context retain is outstanding in it (a device that
  * failed to open leaves none); nothing when no worker runs */

@@ -33,10 +33,14 @@
  *     the worker with cuFuncGetParamInfo at cuModuleGetFunction) and sends the packed
  *     parameter bytes; without cuFuncGetParamInfo (drivers before CUDA 12.4) launches fail
  *     with a message that says so. `extra` launch parameters are not supported.
- * Handles from a replaced worker must not be used again (driver.c's generations see to it
- * for buffers, programs and streams). Several devices in one process share the worker, so a
- * reset after one device's fault ends the others' contexts too, as a primary-context reset
- * always did in-process. */
+ *   - cuDevicePrimaryCtxReset replaces a worker that died or reported a sticky fault; a
+ *     running, healthy worker is already fresh (another device's reset replaced the old
+ *     one) and is kept;
+ *   - handles carry the epoch of their worker: one of a replaced worker is refused here
+ *     with CUDA_ERROR_CONTEXT_IS_DESTROYED, never sent to the new worker's driver.
+ * Several devices in one process share the worker, so a fault on one ends the others'
+ * contexts too (as a primary-context reset always did in-process): each learns it at its
+ * next call, which fails as a fault, and its reset then joins the new worker. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -72,8 +76,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static enum { WORKER_NONE, WORKER_RUNNING, WORKER_DEAD } state;
 static int sock = -1;
 static pid_t worker_pid;
-static uint64_t worker_ctx;    /* the context current in the worker */
+static uint64_t worker_ctx;    /* the context current in the worker (as a handle, below) */
 static int worker_retains;     /* primary-context retains not yet released in this worker */
+static bool poisoned;          /* the worker reported a sticky fault: only a new one helps */
+static unsigned epoch;         /* 1..255, a new one per worker started (handles, below) */
 static char dead_reason[256];  /* why the worker is WORKER_DEAD */
 static function_layout *layouts;
 static size_t layout_count, layout_cap;
@@ -86,6 +92,43 @@ static _Thread_local char detail[768];
 
 #define HANDLE(T, v) ((T)(uintptr_t)(v))
 #define WIRE(h) ((uint64_t)(uintptr_t)(h))
+
+/* Handles given out carry the epoch of the worker they belong to in their top byte (the
+ * worker's pointers are user-space addresses, whose top byte is zero on Linux), so that a
+ * handle of a replaced worker is refused here (CUDA_ERROR_CONTEXT_IS_DESTROYED) instead of
+ * reaching a new worker's driver as a wild pointer. exchange() strips and adds the tags,
+ * by the tables below; everything else in this file sees handles only as tagged. */
+#define EPOCH_SHIFT 56
+static uint64_t tag(uint64_t raw) { return raw && !(raw >> EPOCH_SHIFT) ? raw | (uint64_t)epoch << EPOCH_SHIFT : raw; }
+static bool untag(uint64_t handle, uint64_t *raw) {
+    *raw = handle & ((1ull << EPOCH_SHIFT) - 1);
+    return handle == 0 || handle >> EPOCH_SHIFT == epoch;
+}
+
+/* per op: which args[] are handles (bit i for args[i]), and whether values[0] is one */
+static const uint16_t handle_args[] = {
+    [EN_OP_CTX_SET_CURRENT] = 1,       [EN_OP_MODULE_UNLOAD] = 1,     [EN_OP_MODULE_GET_FUNCTION] = 1,
+    [EN_OP_FUNC_GET_ATTRIBUTE] = 2,    [EN_OP_FUNC_SET_ATTRIBUTE] = 1, [EN_OP_LAUNCH_KERNEL] = 1 | 1 << 8,
+    [EN_OP_STREAM_DESTROY] = 1,        [EN_OP_STREAM_SYNCHRONIZE] = 1, [EN_OP_EVENT_DESTROY] = 1,
+    [EN_OP_EVENT_RECORD] = 3,          [EN_OP_EVENT_SYNCHRONIZE] = 1,  [EN_OP_EVENT_ELAPSED_TIME] = 3,
+};
+static const bool returns_handle[] = {
+    [EN_OP_PRIMARY_CTX_RETAIN] = true, [EN_OP_MODULE_LOAD_DATA] = true, [EN_OP_MODULE_GET_FUNCTION] = true,
+    [EN_OP_STREAM_CREATE] = true,      [EN_OP_EVENT_CREATE] = true,
+};
+
+/* the faults after which the worker's process has no working context (driver.c's list) */
+static bool is_sticky(CUresult r) {
+    switch (r) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS: case CUDA_ERROR_LAUNCH_FAILED: case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR: case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS: case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC: case CUDA_ERROR_LAUNCH_TIMEOUT: case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+        return true;
+    default:
+        return false;
+    }
+}
 
 static CUresult fail_with(CUresult r, const char *fmt, ...) EN_PRINTF(2, 3);
 static CUresult fail_with(CUresult r, const char *fmt, ...) {
@@ -300,17 +343,15 @@ static bool start_worker(en_buf *why) {
         return false;
     }
     state = WORKER_RUNNING;
+    poisoned = false;
+    epoch = epoch % 255 + 1;
     dead_reason[0] = 0;
     return true;
 }
 
 /* ---- one round trip -------------------------------------------------------------------- */
-/* sends `rq` (+ data), receives the response (+ up to out_cap bytes into out; a longer
- * answer is read and dropped). Lock held. `needs_ctx`: the call acts on the current
- * context, so the worker's must be this thread's first. */
-static CUresult exchange(en_remote_request *rq, const void *data, en_remote_response *rs, void *out,
-                         size_t out_cap, bool needs_ctx);
-
+/* sends `rq` (+ data) to the running worker, receives the response (+ up to out_cap bytes
+ * into out; a longer answer is read and dropped). Lock held. */
 static CUresult round_trip(en_remote_request *rq, const void *data, en_remote_response *rs, void *out,
                            size_t out_cap) {
     if (!write_all(sock, rq, sizeof *rq) || (rq->data_bytes && !write_all(sock, data, (size_t)rq->data_bytes)) ||
@@ -324,9 +365,13 @@ static CUresult round_trip(en_remote_request *rq, const void *data, en_remote_re
         if (!read_all(sock, sink, n)) return worker_died("a call");
         left -= n;
     }
+    if (is_sticky(rs->result)) poisoned = true;
     return rs->result;
 }
 
+/* one call (lock held): a dead worker refuses it until a reset, a stopped one starts, and
+ * when `needs_ctx` (the call acts on the current context) this thread's context is made
+ * the worker's current one first */
 static CUresult exchange(en_remote_request *rq, const void *data, en_remote_response *rs, void *out,
                          size_t out_cap, bool needs_ctx) {
     if (state == WORKER_DEAD)
@@ -339,14 +384,25 @@ static CUresult exchange(en_remote_request *rq, const void *data, en_remote_resp
         en_buf_free(&why);
         if (!ok) return CUDA_ERROR_OPERATING_SYSTEM;
     }
+    static const char stale[] = "a handle of a CUDA worker process that has been replaced since (its context "
+                                "and memory are gone)";
+    en_remote_request sent = *rq;
+    uint16_t handles = sent.op < EN_COUNT(handle_args) ? handle_args[sent.op] : 0;
+    for (int i = 0; i < (int)EN_COUNT(sent.args); i++)
+        if (handles >> i & 1 && !untag(sent.args[i], &sent.args[i]))
+            return fail_with(CUDA_ERROR_CONTEXT_IS_DESTROYED, "%s", stale);
     if (needs_ctx && worker_ctx != wanted_ctx) {
-        en_remote_request set = {.op = EN_OP_CTX_SET_CURRENT, .args = {wanted_ctx}};
+        en_remote_request set = {.op = EN_OP_CTX_SET_CURRENT};
+        if (!untag(wanted_ctx, &set.args[0])) return fail_with(CUDA_ERROR_CONTEXT_IS_DESTROYED, "%s", stale);
         en_remote_response got;
         CUresult r = round_trip(&set, NULL, &got, NULL, 0);
         if (r != CUDA_SUCCESS) return r;
         worker_ctx = wanted_ctx;
     }
-    return round_trip(rq, data, rs, out, out_cap);
+    CUresult r = round_trip(&sent, data, rs, out, out_cap);
+    if (r == CUDA_SUCCESS && sent.op < EN_COUNT(returns_handle) && returns_handle[sent.op])
+        rs->values[0] = tag(rs->values[0]);
+    return r;
 }
 
 /* the common shape: one request, the result, values into rs (lock taken here) */
@@ -496,14 +552,20 @@ static CUresult r_cuDevicePrimaryCtxRelease(CUdevice d) {
     return r;
 }
 
-/* a fresh worker process: the only reset that gives a context back after a sticky fault */
+/* A fresh worker process: the only reset that gives a context back after a sticky fault.
+ * A worker that is running and has reported no sticky fault is fresh already (another
+ * device's reset replaced the one this device's handles belonged to): it is kept, so that
+ * devices sharing the worker do not end each other's new contexts in turn. */
 static CUresult r_cuDevicePrimaryCtxReset(CUdevice d) {
     (void)d;
     detail_code = 0;
     en_buf why = {0};
     pthread_mutex_lock(&lock);
-    stop_worker(false);
-    bool ok = start_worker(&why);
+    bool ok = state == WORKER_RUNNING && !poisoned;
+    if (!ok) {
+        stop_worker(false);
+        ok = start_worker(&why);
+    }
     pthread_mutex_unlock(&lock);
     CUresult r = ok ? CUDA_SUCCESS
                     : fail_with(CUDA_ERROR_OPERATING_SYSTEM, "%s", why.data ? why.data : "cannot start the CUDA worker");

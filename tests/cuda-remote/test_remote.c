@@ -17,6 +17,9 @@
  *            are refused cleanly; ISOLATE=1 then fails to open, naming the path
  *   no-param-info  a worker whose driver cannot report parameter layouts refuses launches
  *            with a message that says so (never a launch with a guessed layout)
+ *   two-devices  two isolated devices share the worker: a fault on one costs the other its
+ *            context once (its old handles are refused, not sent), then both work on the
+ *            same new worker
  * Results are checked against host references from fresh random inputs. */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -371,9 +374,50 @@ static int test_no_param_info(void) {
     return 0;
 }
 
+/* two devices share the worker: a fault on one replaces the worker, the other learns at its
+ * next call that its context went with the old worker (refused, never sent to the new one),
+ * and both then work on the same new worker: no reset of one ends the other's new context */
+static int test_two_devices(void) {
+    setenv("ENIGMA_CUDA_ISOLATE", "1", 1);
+    enigma_device *a = NULL, *b = NULL;
+    REQUIRE(enigma_device_open("cuda", &a));
+    REQUIRE(enigma_device_open("cuda", &b));
+    enigma_library *lib_a = build(a), *lib_b = build(b);
+    pid_t pids[8];
+    CHECK(workers(pids, 8) == 1, "two isolated devices share one worker");
+    check_affine(a, lib_a, 100, "device a");
+    check_affine(b, lib_b, 200, "device b");
+    fault_and_recover(a, lib_a, "a fault on device a");
+    int count = workers(pids, 8);
+    pid_t second = pids[0];
+    CHECK(count == 1, "one worker after the fault (%d)", count);
+
+    enigma_buffer *x = NULL;
+    enigma_status st = enigma_buffer_create(b, 64, &x);
+    const char *msg = enigma_last_error();
+    fprintf(stderr, "note: device b after a's fault: %s\n", msg);
+    CHECK(st == ENIGMA_ERROR_RUNTIME && strstr(msg, "replaced") && strstr(msg, "fresh worker process"),
+          "device b's first call after a's fault gave %s: %s", enigma_status_name(st), msg);
+    if (x) enigma_buffer_destroy(x);
+    check_affine(b, lib_b, 300, "device b after a's fault");
+    check_affine(a, lib_a, 400, "device a after b's recovery");
+    check_round_trip(b, 50000, "device b after a's fault");
+    check_round_trip(a, 50000, "device a after b's recovery");
+    count = workers(pids, 8);
+    CHECK(count == 1 && pids[0] == second, "still the same worker (%d workers; pid %d, want %d)", count, (int)pids[0],
+          (int)second);
+    enigma_library_destroy(lib_a);
+    enigma_library_destroy(lib_b);
+    enigma_device_close(a);
+    CHECK(workers(pids, 8) == 1, "the worker stays while device b is open");
+    enigma_device_close(b);
+    check_no_children("after closing both devices");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
-        fprintf(stderr, "usage: test_cuda_remote recover|isolate|missing|no-param-info\n");
+        fprintf(stderr, "usage: test_cuda_remote recover|isolate|missing|no-param-info|two-devices\n");
         return 2;
     }
     const char *fake = getenv("ENIGMA_LIBCUDA");
@@ -394,6 +438,7 @@ int main(int argc, char **argv) {
             : !strcmp(argv[1], "isolate") ? test_isolate()
             : !strcmp(argv[1], "missing") ? test_missing()
             : !strcmp(argv[1], "no-param-info") ? test_no_param_info()
+            : !strcmp(argv[1], "two-devices") ? test_two_devices()
             : 2;
     if (failures) fprintf(stderr, "%d check%s failed\n", failures, failures == 1 ? "" : "s");
     return failures ? 1 : r;
