@@ -141,8 +141,6 @@ static CUresult fail_with(CUresult r, const char *fmt, ...) {
 }
 
 /* ---- finding and starting the worker ------------------------------------------------- */
-static const en_cuda_driver remote_table; /* its address also tells dladdr where we are */
-
 static bool find_worker(char *path, size_t size, en_buf *why) {
     const char *env = getenv("ENIGMA_CUDA_WORKER");
     if (env && *env) {
@@ -155,7 +153,7 @@ static bool find_worker(char *path, size_t size, en_buf *why) {
     /* the folder of the loaded libenigma (or of the program it is linked into) */
     char self[PATH_MAX] = "";
     Dl_info info;
-    if (dladdr(&remote_table, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
+    if (dladdr(&lock, &info) && info.dli_fname && strchr(info.dli_fname, '/')) { /* any object of ours */
         if (!realpath(info.dli_fname, self)) snprintf(self, sizeof self, "%s", info.dli_fname);
     } else {
         ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
