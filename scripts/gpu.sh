@@ -3,7 +3,8 @@
 #   1. build enigma (Release) with cmake + ninja
 #   2. the CUDA benchmark (bench/cuda/bench_cuda.cu: copy bandwidth, reduction vs CUB,
 #      dispatch overhead vs raw cuLaunchKernel, compile times, seed kernels vs hand CUDA)
-#   3. the whole ctest suite with the cuda backend selected
+#   3. the whole ctest suite with the cuda backend selected, then the GPU test twice more:
+#      its fault recovery noted, and every call through the CUDA worker (ENIGMA_CUDA_ISOLATE)
 #   4. the GPU test kernels under compute-sanitizer (memcheck, racecheck, synccheck)
 #   5. the Python suites (tests/semantic, tests/cli, python/tests) with the cuda backend
 # Logs, and bench/RESULTS-cuda.txt as RESULTS-cuda.txt, go to $OUT (the device tool brings
@@ -75,6 +76,14 @@ if [ "$what" != bench ]; then
   grep -E "tests passed|\*\*\*Failed|Failed  |Timeout|Not Run|Skipped" "$OUT/ctest-cuda.log" | tail -n 30
   note "ctest: $(grep -E 'tests passed' "$OUT/ctest-cuda.log" | tail -n 1) ($(($(date +%s) - start)) s)"
   grep -A30 "cuda.gpu" "$OUT/ctest-cuda.log" | grep -E "check failed|skipped" | head -n 10
+
+  # fault recovery on the real driver (test_fault: two faults, the second inside the CUDA
+  # worker process), then every test kernel through the worker from the start: the only
+  # check of launches packed from the real driver's cuFuncGetParamInfo layouts
+  timeout "$(left 60)" $build/tests/test_cuda_gpu >"$OUT/gpu-recovery.log" 2>&1
+  note "test_cuda_gpu (faults recovered in a worker): exit $? ($(grep -c 'fresh worker process' "$OUT/gpu-recovery.log") faults recovered in a fresh worker)"
+  ENIGMA_CUDA_ISOLATE=1 timeout "$(left 60)" $build/tests/test_cuda_gpu >"$OUT/gpu-isolate.log" 2>&1
+  note "test_cuda_gpu with ENIGMA_CUDA_ISOLATE=1 (every call through the worker): exit $?"
 
   if command -v compute-sanitizer >/dev/null 2>&1; then
     # the Metal-model test kernels under NVIDIA's checkers (the planted fault left out)
