@@ -365,10 +365,14 @@ static enigma_status sync_mapped_copies(enigma_command *cmd, bool to_device, en_
     return ENIGMA_OK;
 }
 
-/* a backend's failure, as the caller sees it: "kernel 'k': <what the backend said>" */
+/* a backend's failure, as the caller sees it: "kernel 'k': <what the backend said>", unless
+ * the backend's message already starts by naming the kernel ("kernel 'k' faulted ...") */
 static enigma_status fail_in_kernel(const enigma_command *cmd, enigma_status st, en_buf *err) {
-    en_buf prefix = {0};
-    en_buf_printf(&prefix, "kernel '%s': ", kernel_name(cmd));
+    en_buf prefix = {0}, named = {0};
+    en_buf_printf(&named, "kernel '%s' ", kernel_name(cmd));
+    if (!(err->data && named.data && strncmp(err->data, named.data, named.len) == 0))
+        en_buf_printf(&prefix, "kernel '%s': ", kernel_name(cmd));
+    en_buf_free(&named);
     en_fail_buf(st, prefix.data ? prefix.data : "", err);
     en_buf_free(&prefix);
     en_buf_free(err);
