@@ -181,30 +181,6 @@ static bool find_worker(char *path, size_t size, en_buf *why) {
     return false;
 }
 
-static bool read_all(int fd, void *buf, size_t n) {
-    char *p = buf;
-    while (n > 0) {
-        ssize_t got = recv(fd, p, n, 0);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        p += got;
-        n -= (size_t)got;
-    }
-    return true;
-}
-
-static bool write_all(int fd, const void *buf, size_t n) {
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t put = send(fd, p, n, MSG_NOSIGNAL); /* a dead worker is an error, not SIGPIPE */
-        if (put < 0 && errno == EINTR) continue;
-        if (put <= 0) return false;
-        p += put;
-        n -= (size_t)put;
-    }
-    return true;
-}
-
 static void describe_status(int status, char *out, size_t size) {
     if (WIFEXITED(status)) snprintf(out, size, "exited with status %d", WEXITSTATUS(status));
     else if (WIFSIGNALED(status)) snprintf(out, size, "was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -313,7 +289,7 @@ static bool start_worker(en_buf *why) {
     sock = sv[0];
     worker_pid = pid;
     en_remote_response hello;
-    if (!read_all(sock, &hello, sizeof hello)) {
+    if (!en_remote_read_all(sock, &hello, sizeof hello)) {
         int status = 0;
         char how[128] = "closed its socket";
         if (waitpid(pid, &status, 0) == pid) describe_status(status, how, sizeof how);
@@ -325,7 +301,7 @@ static bool start_worker(en_buf *why) {
     char reason[512] = "";
     if (hello.data_bytes > 0) {
         size_t keep = hello.data_bytes < sizeof reason - 1 ? (size_t)hello.data_bytes : sizeof reason - 1;
-        if (!read_all(sock, reason, keep)) keep = 0;
+        if (!en_remote_read_all(sock, reason, keep)) keep = 0;
         reason[keep] = 0;
     }
     if (hello.values[0] != EN_REMOTE_MAGIC || hello.values[1] != EN_REMOTE_VERSION) {
@@ -352,15 +328,15 @@ static bool start_worker(en_buf *why) {
  * into out; a longer answer is read and dropped). Lock held. */
 static CUresult round_trip(en_remote_request *rq, const void *data, en_remote_response *rs, void *out,
                            size_t out_cap) {
-    if (!write_all(sock, rq, sizeof *rq) || (rq->data_bytes && !write_all(sock, data, (size_t)rq->data_bytes)) ||
-        !read_all(sock, rs, sizeof *rs) || rs->data_bytes > EN_REMOTE_MAX_DATA)
+    if (!en_remote_write_all(sock, rq, sizeof *rq) || (rq->data_bytes && !en_remote_write_all(sock, data, (size_t)rq->data_bytes)) ||
+        !en_remote_read_all(sock, rs, sizeof *rs) || rs->data_bytes > EN_REMOTE_MAX_DATA)
         return worker_died("a call");
     size_t keep = rs->data_bytes < out_cap ? (size_t)rs->data_bytes : out_cap;
-    if (keep && !read_all(sock, out, keep)) return worker_died("a call");
+    if (keep && !en_remote_read_all(sock, out, keep)) return worker_died("a call");
     for (uint64_t left = rs->data_bytes - keep; left > 0;) {
         char sink[4096];
         size_t n = left < sizeof sink ? (size_t)left : sizeof sink;
-        if (!read_all(sock, sink, n)) return worker_died("a call");
+        if (!en_remote_read_all(sock, sink, n)) return worker_died("a call");
         left -= n;
     }
     if (is_sticky(rs->result)) poisoned = true;

@@ -17,7 +17,11 @@
 #ifndef ENIGMA_CUDA_REMOTE_PROTOCOL_H
 #define ENIGMA_CUDA_REMOTE_PROTOCOL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "../base/base.h"
 
 #define EN_REMOTE_MAGIC 0x656e6377u   /* "encw" */
 #define EN_REMOTE_VERSION 1u
@@ -80,5 +84,10 @@ typedef struct en_remote_response {
     uint64_t values[4];
     uint64_t data_bytes;  /* bytes that follow */
 } en_remote_response;
+
+/* remote_io.c: exactly n bytes through the socket, riding out EINTR; false when the peer
+ * is gone or the socket broke (a send to a dead peer fails rather than raising SIGPIPE) */
+EN_INTERNAL bool en_remote_read_all(int fd, void *buf, size_t n);
+EN_INTERNAL bool en_remote_write_all(int fd, const void *buf, size_t n);
 
 #endif

@@ -23,32 +23,8 @@
 #include "api.h"
 #include "remote_protocol.h"
 
-static bool read_all(int fd, void *buf, size_t n) {
-    char *p = buf;
-    while (n > 0) {
-        ssize_t got = recv(fd, p, n, 0);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        p += got;
-        n -= (size_t)got;
-    }
-    return true;
-}
-
-static bool write_all(int fd, const void *buf, size_t n) {
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t put = send(fd, p, n, MSG_NOSIGNAL);
-        if (put < 0 && errno == EINTR) continue;
-        if (put <= 0) return false;
-        p += put;
-        n -= (size_t)put;
-    }
-    return true;
-}
-
 static bool respond(int fd, en_remote_response *rs, const void *data) {
-    return write_all(fd, rs, sizeof *rs) && (rs->data_bytes == 0 || write_all(fd, data, rs->data_bytes));
+    return en_remote_write_all(fd, rs, sizeof *rs) && (rs->data_bytes == 0 || en_remote_write_all(fd, data, rs->data_bytes));
 }
 
 #define HANDLE(T, v) ((T)(uintptr_t)(v))
@@ -270,12 +246,12 @@ int en_cuda_worker_serve(int fd) {
 
     for (;;) {
         en_remote_request rq;
-        if (!read_all(fd, &rq, sizeof rq)) return 0; /* end of file: the library is done */
+        if (!en_remote_read_all(fd, &rq, sizeof rq)) return 0; /* end of file: the library is done */
         if (rq.data_bytes > EN_REMOTE_MAX_DATA) return 1;
         unsigned char *data = NULL;
         if (rq.data_bytes) {
             data = malloc((size_t)rq.data_bytes);
-            if (!data || !read_all(fd, data, (size_t)rq.data_bytes)) {
+            if (!data || !en_remote_read_all(fd, data, (size_t)rq.data_bytes)) {
                 free(data);
                 return 1;
             }
