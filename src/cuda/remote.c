@@ -170,11 +170,13 @@ static bool find_worker(char *path, size_t size, en_buf *why) {
 #ifdef ENIGMA_CUDA_WORKER_INSTALL_PATH
     snprintf(candidates[count++], sizeof candidates[0], "%s", ENIGMA_CUDA_WORKER_INSTALL_PATH);
 #endif
-    for (int i = 0; i < count; i++)
-        if (access(candidates[i], X_OK) == 0) {
-            snprintf(path, size, "%s", candidates[i]);
+    for (int i = 0; i < count; i++) {
+        size_t len = strlen(candidates[i]);
+        if (len < size && access(candidates[i], X_OK) == 0) {
+            memcpy(path, candidates[i], len + 1);
             return true;
         }
+    }
     en_buf_puts(why, "the CUDA worker executable " WORKER_NAME " was not found: looked at ");
     for (int i = 0; i < count; i++) en_buf_printf(why, "%s%s", i ? ", " : "", candidates[i]);
     en_buf_puts(why, " (set ENIGMA_CUDA_WORKER to its path)");
