@@ -1,0 +1,203 @@
+/* emit.h — what the files of the cpu backend's code generator share (internal to src/cpu).
+ *
+ * The generator turns kernel IR into C (cpu_emit_module, cpu.h) in four steps, one per file:
+ *   emit.c         the module and kernel entry points, with what every step uses: the output
+ *                  helpers, C names of IR types, where variables and attributes live
+ *   emit_expr.c    constants, expressions, lane-affine forms and every access of memory
+ *   emit_stmt.c    statements of one gang: assignments, if, loops, SIMD-group and quad-group
+ *                  functions, atomics, simdgroup_matrix
+ *   emit_region.c  the threadgroup level: region analysis, variable classification, regions,
+ *                  interleaved streaming loops, barriers
+ * They share one `emitter` (the state of one module's emission) and the functions below;
+ * nothing here is seen outside src/cpu.
+ *
+ * Execution model (DESIGN.md, MSL-NOTES.md). Each SIMD group of 32 lanes runs as one gang,
+ * ISPC-style: every per-thread value is an array over the lanes (`float x[32]`), every
+ * operation is a `for (int l = 0; l < 32; l++)` loop that gcc/clang vectorise, and control
+ * flow narrows a 32-bit execution mask: an if runs each arm under mask & cond (skipping an
+ * empty arm), a loop runs until no lane remains in it, break/continue/return remove lanes.
+ *
+ * The threadgroup is a loop over its SIMD groups inside each barrier-free REGION. A
+ * statement that contains a threadgroup_barrier runs at THREADGROUP LEVEL instead: its
+ * condition is computed per thread and the per-SIMD-group masks in `_act[]` narrow exactly
+ * as gang masks do (so a uniform condition takes one arm and a divergent one cannot hang),
+ * and its barrier-free parts are regions again. `_act[sg]` holds, between regions, which
+ * threads are still running here: lanes beyond the group's real size are never in it and a
+ * thread that returns leaves it for good, so it no longer takes part in barriers.
+ *
+ * Where values live. A variable used in one region only is a gang array on the stack of
+ * that region; one used in several regions lives per thread in the context block
+ * (`_ctx->x[1024]`, a per-worker scratch area) and each region points at its SIMD group's
+ * slice; uniform values (unassigned buffer parameters, group-wide attributes) are scalars.
+ *
+ * Choke points for checked mode: emit_access() emits every load and store of memory,
+ * emit_barrier() every threadgroup barrier. Loads of memory are hoisted out of expressions
+ * into temporaries so that masked-off lanes never touch memory; integer division goes
+ * through helpers that never trap. A full mask with consecutive addresses takes a plain
+ * vector loop.
+ *
+ * Fast paths (unchecked code, see "lane-affine addresses" in emit_expr.c): an address whose index is
+ * base[l / 16] + step * (l % 16) by construction (position attributes, uniform values,
+ * locals declared from them, per-lane index variables tested at run time) is accessed
+ * under a full mask with one or two vector moves or broadcasts and no per-lane address
+ * array; a grid-stride loop over such an index runs a per-gang fast loop (gang_loop); a
+ * per-lane assignment under a full mask is a plain vector loop; a streaming loop that no
+ * lane leaves early is a region of its own whose SIMD groups step in turn
+ * (emit_interleaved_loop), so a threadgroup reads contiguous runs. Each keeps the general
+ * code as its fallback.
+ */
+#ifndef ENIGMA_CPU_EMIT_H
+#define ENIGMA_CPU_EMIT_H
+
+#include "check_rt.h"
+#include "cpu.h"
+
+typedef enum var_kind {
+    VK_UNUSED,
+    VK_UNIFORM,     /* one scalar C variable for the whole threadgroup */
+    VK_GANG,        /* T x[32] on the stack of its one region */
+    VK_CONTEXT,     /* per thread in the context block; regions point at their slice */
+    VK_LANE_ATTR,   /* a per-thread position attribute, recomputed in each region */
+    VK_THREADGROUP, /* a `threadgroup` variable in the threadgroup block */
+    VK_GLOBAL,      /* a program-scope constant */
+    VK_SCALAR,      /* uniform (the uniformity pass says so), one region: one C scalar */
+    VK_SCALAR_SG,   /* uniform, several regions: one value per SIMD group, `x[_sg]` */
+} var_kind;
+
+typedef struct var_info {
+    var_kind kind;
+    int region;      /* the first region that uses it, -1 if none */
+    bool multi;      /* used in more than one region */
+    const char *cname;
+} var_info;
+
+typedef struct type_entry {
+    const ir_type *type;
+    const char *cname;
+} type_entry;
+
+typedef struct loop_entry {
+    const ir_stmt *loop;
+    bool tg_level;
+    int id;
+} loop_entry;
+
+typedef struct memo_entry {
+    const ir_expr *expr;
+    const char *temp;
+} memo_entry;
+
+typedef struct emitter {
+    const ir_module *m;
+    en_arena arena;
+    en_buf types;   /* type definitions, in dependency order */
+    en_buf *out;    /* where statements go */
+    en_buf *err;
+    bool failed;
+    EN_VEC(type_entry) type_names;
+    var_info *globals;
+    /* the kernel being emitted */
+    const ir_func *f;
+    var_info *vars;
+    int var_count;
+    int indent;
+    int counter;
+    int prefetch_sites; /* stride trackers for loads in loops (see emit_access) */
+    bool interleaving;  /* inside emit_interleaved_loop's phase: a tracker per SIMD group */
+    int region_next;
+    const char *mask;  /* the C variable holding the current gang's execution mask */
+    bool fast_paths;   /* lane-affine accesses and streaming loops */
+    bool checked;      /* checked mode: an access the hook instruments keeps the general path */
+    const ir_expr **inits; /* per local variable id: its declaration's value (lane_form) */
+    const char *lane;  /* the lane index attr_value() uses: "(uint32_t)l", or a half's first */
+    const ir_var *stream_var; /* inside a streaming loop (gang_loop): this index is */
+    const char *stream_base;  /* stream_base + l in every lane */
+    const ir_var *implicit_var; /* in an interleaved phase the loop index is not stored: */
+    const char *implicit_base;  /* its lanes read implicit_base + l (var_lvalue) */
+    EN_VEC(loop_entry) loops;
+    EN_VEC(memo_entry) memos;
+    EN_VEC(const ir_stmt *) interleaved; /* streaming loops run SIMD groups interleaved */
+    /* checked mode (check_rt.h): hook calls at the choke points, a site table per kernel
+     * and the kernel's object table; never set for an unchecked build */
+    int kernel_index;
+    en_buf sites;
+    int site_count;
+    int *object_of_var;   /* var id -> object index, -1 */
+    int *object_of_global;
+    const char *store_values; /* the store being emitted: its 32 values, for the hook */
+} emitter;
+
+typedef void (*var_visit)(emitter *em, const ir_var *v, int region);
+
+/* The threadgroup-level walk, shared by analysis (visit != NULL) and emission: a list of
+ * statements becomes runs of barrier-free statements (regions) and barrier statements. */
+typedef struct stmt_list {
+    ir_stmt *const *items; /* a block's statements, or NULL: then `single` */
+    int count;
+    ir_stmt *single;
+} stmt_list;
+
+/* Checked mode: the kind of access access_lanes() instruments. */
+typedef enum access_kind {
+    ACCESS_LOAD, ACCESS_STORE, ACCESS_ATOMIC, ACCESS_ATOMIC_LOAD, ACCESS_ATOMIC_STORE, ACCESS_UNIFORM_LOAD
+} access_kind;
+
+/* a line of output at the current indent; OPEN and CLOSE bracket an indented block */
+#define OPEN(...) (line(em, __VA_ARGS__), em->indent++)
+#define CLOSE() (em->indent--, line(em, "}"))
+
+/* ---- emit.c: output, C types, variables ---------------------------------------------- */
+EN_INTERNAL const char *S(emitter *em, const char *fmt, ...) EN_PRINTF(2, 3);
+EN_INTERNAL void fail(emitter *em, en_loc loc, const char *fmt, ...) EN_PRINTF(3, 4);
+EN_INTERNAL void line(emitter *em, const char *fmt, ...) EN_PRINTF(2, 3);
+EN_INTERNAL int fresh(emitter *em);
+EN_INTERNAL const char *source_note(emitter *em, en_loc loc);
+EN_INTERNAL const char *scalar_ctype(ir_type_kind k);
+EN_INTERNAL const char *suffix_of(const ir_type *t);
+EN_INTERNAL int int_bits(const ir_type *t);
+EN_INTERNAL const char *wide_unsigned(const ir_type *t);
+EN_INTERNAL const char *ident(emitter *em, const char *name);
+EN_INTERNAL const char *ctype(emitter *em, const ir_type *t);
+EN_INTERNAL const char *compute_ctype(const ir_type *t);
+EN_INTERNAL const char *from_storage(emitter *em, const ir_type *t, const char *x);
+EN_INTERNAL const char *to_storage(emitter *em, const ir_type *t, const char *x);
+EN_INTERNAL const char *rounded(emitter *em, const ir_type *t, const char *x);
+EN_INTERNAL var_info *info_of(emitter *em, const ir_var *v);
+EN_INTERNAL bool attr_is_per_lane(ir_attr a);
+EN_INTERNAL const char *attr_value(emitter *em, ir_attr a, int d);
+EN_INTERNAL const char *attr_init(emitter *em, const ir_var *v, const char *target);
+
+/* ---- emit_expr.c: constants, expressions, memory accesses, checked-mode sites --------- */
+EN_INTERNAL const char *const_init(emitter *em, const ir_expr *e);
+EN_INTERNAL bool needs_access(const ir_expr *e);
+EN_INTERNAL const char *var_lvalue(emitter *em, const ir_var *v);
+EN_INTERNAL const char *lvalue(emitter *em, const ir_expr *e);
+EN_INTERNAL const char *c_string(emitter *em, const char *text);
+EN_INTERNAL const char *check_site(emitter *em, en_loc loc, int op, int space, int object, const char *size,
+                                   const char *what);
+EN_INTERNAL const char *root_name(const ir_expr *e);
+EN_INTERNAL int pointer_object(emitter *em, const ir_expr *e);
+EN_INTERNAL void pointer_sources(emitter *em, const ir_func *f);
+EN_INTERNAL const char *access_lanes(emitter *em, const ir_expr *site, const ir_type *t, const char *addrs,
+                                     access_kind kind);
+EN_INTERNAL void emit_access(emitter *em, const ir_expr *place, const ir_type *t, const char *addr,
+                             bool is_store, const char *temp);
+EN_INTERNAL bool lane_invariant(emitter *em, const ir_expr *e);
+EN_INTERNAL const char *materialize(emitter *em, const ir_expr *e);
+EN_INTERNAL const char *binary_expr(emitter *em, ir_op op, const ir_type *t, const char *a,
+                                    const char *b);
+EN_INTERNAL const char *ex(emitter *em, const ir_expr *e, int comp);
+
+/* ---- emit_stmt.c: statements of one gang ---------------------------------------------- */
+EN_INTERNAL void gang_list(emitter *em, stmt_list list);
+EN_INTERNAL const ir_var *streaming_loop(emitter *em, const ir_stmt *s, const ir_expr **limit, const ir_expr **step);
+EN_INTERNAL void gang_stmt(emitter *em, const ir_stmt *s);
+
+/* ---- emit_region.c: the threadgroup level --------------------------------------------- */
+EN_INTERNAL stmt_list list_of(ir_stmt *s);
+EN_INTERNAL ir_stmt *list_at(stmt_list l, int i);
+EN_INTERNAL void choose_interleaved(emitter *em, stmt_list list);
+EN_INTERNAL void tg_list(emitter *em, stmt_list list);
+EN_INTERNAL void classify_vars(emitter *em, const ir_func *f);
+
+#endif

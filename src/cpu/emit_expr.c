@@ -1,0 +1,1129 @@
+/* emit_expr.c — constants, expressions and memory accesses of one gang, as C for lane `l`.
+ *
+ * Needs: the kernel's variables classified (classify_vars, emit_region.c) and, while a
+ * statement is emitted, em->mask naming the gang's execution mask (emit_stmt.c).
+ * Guarantees: ex() is a C expression of one component of an IR expression for lane `l`;
+ * loads and other whole values are hoisted into temporaries emitted before the statement,
+ * so masked-off lanes never touch memory; emit_access() emits every load and store of
+ * memory (checked mode's choke point) and takes the lane-affine fast path (lane_form_of,
+ * place_form) where the address allows; const_init() gives program-scope initializers;
+ * checked mode's site and object tables are filled here. */
+#include "emit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- constants ---------------------------------------------------------------------- */
+static const char *float_literal(emitter *em, double v, bool single) {
+    if (isnan(v)) return "NAN";
+    if (isinf(v)) return v < 0 ? "(-INFINITY)" : "INFINITY";
+    return S(em, "%a%s", v, single ? "f" : "");
+}
+
+static const char *const_literal(emitter *em, const ir_type *t, ir_const c) {
+    switch (t->kind) {
+    case IR_T_BOOL: return c.u ? "true" : "false";
+    case IR_T_I8: case IR_T_I16: case IR_T_I32: case IR_T_I64:
+        if (c.i == INT64_MIN) return S(em, "((%s)INT64_MIN)", scalar_ctype(t->kind));
+        return S(em, "((%s)%lldLL)", scalar_ctype(t->kind), (long long)c.i);
+    case IR_T_U8: case IR_T_U16: case IR_T_U32: case IR_T_U64:
+        return S(em, "((%s)%lluULL)", scalar_ctype(t->kind), (unsigned long long)c.u);
+    case IR_T_F16: case IR_T_BF16: case IR_T_F32: return float_literal(em, c.f, true);
+    default: return "0";
+    }
+}
+
+/* host-side float -> half/bfloat bits, round to nearest even, for constant initializers */
+static uint16_t host_f2h(float x) {
+    uint32_t bits;
+    memcpy(&bits, &x, 4);
+    uint32_t sign = (bits >> 16) & 0x8000u;
+    float a = fabsf(x);
+    if (isnan(x)) return (uint16_t)(sign | 0x7e00u);
+    if (a >= 65520.0f) return (uint16_t)(sign | 0x7c00u);
+    if (a < 0x1p-14f) { /* subnormal: units of 2^-24 */
+        float q = rintf(a * 0x1p24f);
+        return (uint16_t)(sign | (uint32_t)q);
+    }
+    int e;
+    float m = frexpf(a, &e);            /* a = m * 2^e, m in [0.5, 1) */
+    float q = rintf(m * 2048.0f);       /* 11 significant bits */
+    if (q >= 2048.0f) { q /= 2; e++; }
+    uint32_t exp = (uint32_t)(e - 1 + 15);
+    if (exp >= 31) return (uint16_t)(sign | 0x7c00u);
+    return (uint16_t)(sign | exp << 10 | ((uint32_t)q & 0x3ffu));
+}
+static uint16_t host_f2bf(float x) {
+    uint32_t bits;
+    memcpy(&bits, &x, 4);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((bits >> 16) | 0x40u);
+    bits += 0x7fffu + ((bits >> 16) & 1u);
+    return (uint16_t)(bits >> 16);
+}
+
+/* a brace initializer (constant expression) for a program-scope constant */
+EN_INTERNAL const char *const_init(emitter *em, const ir_expr *e) {
+    if (!e) return "{0}";
+    switch (e->kind) {
+    case IR_E_CONST:
+        if (e->type->kind == IR_T_F16) return S(em, "0x%04x", host_f2h((float)e->c.f));
+        if (e->type->kind == IR_T_BF16) return S(em, "0x%04x", host_f2bf((float)e->c.f));
+        return const_literal(em, e->type, e->c);
+    case IR_E_CONVERT:
+    case IR_E_BITCAST:
+        if (e->args[0]->kind == IR_E_CONST) {
+            ir_expr c = *e->args[0];
+            c.type = e->type;
+            if (ir_is_float(e->type) && !ir_is_float(e->args[0]->type))
+                c.c.f = ir_is_signed(e->args[0]->type) ? (double)e->args[0]->c.i : (double)e->args[0]->c.u;
+            return const_init(em, &c);
+        }
+        break;
+    case IR_E_SPLAT:
+    case IR_E_VECTOR:
+    case IR_E_AGGREGATE: {
+        en_buf b = {0};
+        bool wrap = e->type->kind == IR_T_VEC || e->type->kind == IR_T_ARRAY;
+        en_buf_puts(&b, wrap ? "{{" : "{");
+        int n = e->kind == IR_E_SPLAT ? (int)e->type->count : e->arg_count;
+        for (int i = 0; i < n; i++)
+            en_buf_printf(&b, "%s%s", i ? ", " : "",
+                          const_init(em, e->args[e->kind == IR_E_SPLAT ? 0 : i]));
+        en_buf_puts(&b, wrap ? "}}" : "}");
+        const char *r = S(em, "%s", b.data);
+        en_buf_free(&b);
+        return r;
+    }
+    default: break;
+    }
+    fail(em, e->loc, "a program-scope constant initializer that is not constant");
+    return "{0}";
+}
+
+/* ---- expressions -------------------------------------------------------------------- *
+ * ex(e, c) is a C expression, for lane `l`, of component c of e (c = -1: e is a scalar or
+ * a pointer) in its computed type. Loads and other whole values it needs are hoisted
+ * into temporaries emitted before the statement that uses them. */
+static const char *whole(emitter *em, const ir_expr *e);
+
+static const char *memo_find(emitter *em, const ir_expr *e) {
+    for (int i = 0; i < em->memos.count; i++)
+        if (em->memos.items[i].expr == e) return em->memos.items[i].temp;
+    return NULL;
+}
+static void memo_add(emitter *em, const ir_expr *e, const char *temp) {
+    EN_PUSH(&em->arena, em->memos, ((memo_entry){e, temp}));
+}
+
+static int comp_of(const ir_expr *operand, int comp) {
+    return operand->type->kind == IR_T_VEC ? comp : -1;
+}
+
+/* does reading this place touch memory that a masked-off lane must not touch? */
+EN_INTERNAL bool needs_access(const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_VAR: return e->var->storage == IR_VAR_THREADGROUP;
+    case IR_E_DEREF: return true;
+    case IR_E_INDEX:
+        if (e->args[0]->type->kind == IR_T_PTR) return true;
+        if (e->args[1]->kind != IR_E_CONST) return true;
+        return ir_is_place(e->args[0]) ? needs_access(e->args[0]) : true;
+    case IR_E_FIELD:
+    case IR_E_SWIZZLE: return ir_is_place(e->args[0]) ? needs_access(e->args[0]) : true;
+    default: return false;
+    }
+}
+
+EN_INTERNAL const char *var_lvalue(emitter *em, const ir_var *v) {
+    var_info *vi = info_of(em, v);
+    if (v == em->implicit_var) { /* read only: the phase never writes it (emit_interleaved_loop) */
+        const char *T = scalar_ctype(v->type->kind);
+        return S(em, "((%s)(%s + (%s)l))", T, em->implicit_base, T);
+    }
+    switch (vi->kind) {
+    case VK_UNIFORM:
+    case VK_GLOBAL: return vi->cname;
+    case VK_THREADGROUP: return S(em, "_tg->%s", vi->cname);
+    case VK_SCALAR: return vi->cname;
+    case VK_SCALAR_SG: return S(em, "%s[_sg]", vi->cname);
+    default: return S(em, "%s[l]", vi->cname);
+    }
+}
+
+/* the C lvalue of a place for lane l (sub-expressions may hoist loads) */
+EN_INTERNAL const char *lvalue(emitter *em, const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_VAR: return var_lvalue(em, e->var);
+    case IR_E_DEREF: return S(em, "(*%s)", ex(em, e->args[0], -1));
+    case IR_E_FIELD: {
+        const ir_type *st = e->args[0]->type;
+        const char *base = ir_is_place(e->args[0]) ? lvalue(em, e->args[0])
+                                                   : S(em, "%s[l]", materialize(em, e->args[0]));
+        return S(em, "%s.%s", base, ident(em, st->fields[e->field].name));
+    }
+    case IR_E_INDEX: {
+        const ir_expr *base = e->args[0];
+        const char *index = ex(em, e->args[1], -1);
+        if (base->type->kind == IR_T_PTR) return S(em, "%s[%s]", ex(em, base, -1), index);
+        const char *b = ir_is_place(base) ? lvalue(em, base) : S(em, "%s[l]", materialize(em, base));
+        return S(em, "%s.%s[%s]", b, base->type->kind == IR_T_VEC ? "v" : "a", index);
+    }
+    case IR_E_SWIZZLE: {
+        const char *b = ir_is_place(e->args[0]) ? lvalue(em, e->args[0])
+                                                : S(em, "%s[l]", materialize(em, e->args[0]));
+        return S(em, "%s.v[%d]", b, e->swizzle[0]);
+    }
+    default:
+        return S(em, "%s[l]", materialize(em, e));
+    }
+}
+
+/* Checked mode's hook for one access, given the variable holding its 32 lane addresses
+ * (uintptr_t[32]) and the kind of access: returns the C expression of the lanes that may
+ * touch memory. Unchecked code lets every active lane through. The checked-mode issue
+ * fills this in (src/cpu/check_rt.h: the access hook); every load, store and atomic of
+ * memory passes here, so nothing else needs instrumenting. */
+/* ---- checked mode: sites and objects ---------------------------------------------------- */
+/* a C string literal of text */
+EN_INTERNAL const char *c_string(emitter *em, const char *text) {
+    en_buf b = {0};
+    en_buf_putc(&b, '"');
+    for (const char *p = text ? text : "?"; *p; p++) {
+        if (*p == '"' || *p == '\\') en_buf_putc(&b, '\\');
+        en_buf_putc(&b, (unsigned char)*p < 32 ? ' ' : *p);
+    }
+    en_buf_putc(&b, '"');
+    const char *r = S(em, "%s", b.data);
+    en_buf_free(&b);
+    return r;
+}
+
+/* a new entry of this kernel's site table; returns the C expression of its address */
+EN_INTERNAL const char *check_site(emitter *em, en_loc loc, int op, int space, int object, const char *size,
+                                   const char *what) {
+    en_buf_printf(&em->sites, "    {%d, %d, %d, %d, %d, %d, %s, %s},\n", loc.file, loc.line, loc.col, op, space, object,
+                  size ? size : "0", c_string(em, what));
+    return S(em, "&enk_sites_%d[%d]", em->kernel_index, em->site_count++);
+}
+
+/* the space of the memory a place reads or writes */
+static ir_space place_space(const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_VAR:
+        return e->var->storage == IR_VAR_THREADGROUP ? IR_SPACE_THREADGROUP
+               : e->var->storage == IR_VAR_CONSTANT  ? IR_SPACE_CONSTANT
+                                                     : IR_SPACE_THREAD;
+    case IR_E_DEREF: return e->args[0]->type->kind == IR_T_PTR ? e->args[0]->type->space : IR_SPACE_THREAD;
+    case IR_E_INDEX:
+        if (e->args[0]->type->kind == IR_T_PTR) return e->args[0]->type->space;
+        return ir_is_place(e->args[0]) ? place_space(e->args[0]) : IR_SPACE_THREAD;
+    case IR_E_FIELD:
+    case IR_E_SWIZZLE: return ir_is_place(e->args[0]) ? place_space(e->args[0]) : IR_SPACE_THREAD;
+    default: return IR_SPACE_THREAD;
+    }
+}
+
+/* the source name of the variable a place or pointer starts from */
+EN_INTERNAL const char *root_name(const ir_expr *e) {
+    while (e) {
+        if (e->kind == IR_E_VAR) return e->var->name;
+        if (e->arg_count == 0) return NULL;
+        e = e->args[0];
+    }
+    return NULL;
+}
+
+static int place_object(emitter *em, const ir_expr *e);
+
+/* which object of the kernel a pointer value points into, when the code says so; -1 */
+EN_INTERNAL int pointer_object(emitter *em, const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_VAR:
+        if (e->var->storage != IR_VAR_LOCAL || e->var->id < 0 || e->var->id >= em->var_count) return -1;
+        return em->object_of_var[e->var->id]; /* -2 while pointer_sources has not decided */
+    case IR_E_PTR_OFFSET:
+    case IR_E_PTRCAST: return pointer_object(em, e->args[0]);
+    case IR_E_ADDR: return place_object(em, e->args[0]);
+    default: return -1;
+    }
+}
+
+static int place_object(emitter *em, const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_VAR:
+        if (e->var->storage == IR_VAR_CONSTANT)
+            return e->var->id >= 0 && e->var->id < em->m->next_global_id + 1 && em->object_of_global
+                       ? em->object_of_global[e->var->id] : -1;
+        if (e->var->storage == IR_VAR_THREADGROUP && e->var->id >= 0 && e->var->id < em->var_count)
+            return em->object_of_var[e->var->id];
+        return -1;
+    case IR_E_DEREF: return pointer_object(em, e->args[0]);
+    case IR_E_INDEX:
+        if (e->args[0]->type->kind == IR_T_PTR) return pointer_object(em, e->args[0]);
+        return ir_is_place(e->args[0]) ? place_object(em, e->args[0]) : -1;
+    case IR_E_FIELD:
+    case IR_E_SWIZZLE: return ir_is_place(e->args[0]) ? place_object(em, e->args[0]) : -1;
+    default: return -1;
+    }
+}
+
+/* Pointer variables (locals, and parameters the kernel reassigns) point into the object
+ * that every value assigned to them points into, when they all agree: `device float *p =
+ * data + k; p[i]` is judged against data. A fixed point over the kernel's assignments. */
+static bool merge_pointer_source(emitter *em, const ir_var *v, const ir_expr *value) {
+    if (!v || !value || v->type->kind != IR_T_PTR || v->storage != IR_VAR_LOCAL) return false;
+    if (v->id < 0 || v->id >= em->var_count) return false;
+    int *slot = &em->object_of_var[v->id], o = pointer_object(em, value);
+    if (o == -2 || *slot == -1 || *slot == o) return false;
+    *slot = *slot == -2 ? o : -1;
+    return true;
+}
+
+static bool pointer_sources_in(emitter *em, const ir_stmt *s) {
+    bool changed = false;
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) changed |= pointer_sources_in(em, s->stmts[i]);
+        break;
+    case IR_S_DECL: changed |= merge_pointer_source(em, s->var, s->value); break;
+    case IR_S_ASSIGN:
+        if (s->place->kind == IR_E_VAR) changed |= merge_pointer_source(em, s->place->var, s->value);
+        break;
+    case IR_S_IF:
+        changed |= pointer_sources_in(em, s->then_s);
+        changed |= pointer_sources_in(em, s->else_s);
+        break;
+    case IR_S_LOOP:
+        changed |= pointer_sources_in(em, s->body);
+        changed |= pointer_sources_in(em, s->latch);
+        break;
+    default: break;
+    }
+    return changed;
+}
+
+EN_INTERNAL void pointer_sources(emitter *em, const ir_func *f) {
+    for (int k = 0; k < f->locals.count; k++) {
+        const ir_var *v = f->locals.items[k];
+        if (v->type->kind == IR_T_PTR && v->id >= 0 && v->id < em->var_count && em->object_of_var[v->id] == -1)
+            em->object_of_var[v->id] = -2;
+    }
+    for (int pass = 0; pass < 16 && pointer_sources_in(em, f->body); pass++) {}
+    for (int i = 0; i < em->var_count; i++)
+        if (em->object_of_var[i] == -2) em->object_of_var[i] = -1;
+}
+
+/* the site of a memory access to `place`, or NULL when it needs no check (thread memory) */
+static const char *access_site(emitter *em, const ir_expr *place, int op, const char *ctype_name) {
+    if (!em->checked || !place) return NULL;
+    ir_space space = place_space(place);
+    if (space == IR_SPACE_THREAD) return NULL;
+    return check_site(em, place->loc, op, (int)space, place_object(em, place), S(em, "sizeof(%s)", ctype_name),
+                      root_name(place));
+}
+
+/* Checked mode: `site` is the place accessed, or for atomics the pointer; a uniform load
+ * has one address (addrs[1]), given to the hook for every lane; em->store_values are a
+ * store's 32 values (NULL otherwise). */
+
+EN_INTERNAL const char *access_lanes(emitter *em, const ir_expr *site, const ir_type *t, const char *addrs,
+                                     access_kind kind) {
+    if (!em->checked) return em->mask;
+    const char *values = kind == ACCESS_STORE ? em->store_values : NULL;
+    bool atomic = kind == ACCESS_ATOMIC || kind == ACCESS_ATOMIC_LOAD || kind == ACCESS_ATOMIC_STORE;
+    const char *where;
+    if (atomic) {
+        if (site->type->kind != IR_T_PTR || site->type->space == IR_SPACE_THREAD) return em->mask;
+        where = check_site(em, site->loc,
+                           kind == ACCESS_ATOMIC_LOAD ? CPU_CHECK_ATOMIC_LOAD
+                           : kind == ACCESS_ATOMIC_STORE ? CPU_CHECK_ATOMIC_STORE : CPU_CHECK_ATOMIC_RMW,
+                           (int)site->type->space, pointer_object(em, site), S(em, "sizeof(%s)", ctype(em, t)),
+                           root_name(site));
+    } else {
+        where = access_site(em, site, kind == ACCESS_STORE ? CPU_CHECK_STORE : CPU_CHECK_LOAD, ctype(em, t));
+        if (!where) return em->mask;
+    }
+    int id = fresh(em);
+    if (kind == ACCESS_UNIFORM_LOAD) { /* every active lane reads the one address */
+        line(em, "uintptr_t _u%d[32];", id);
+        line(em, "for (int l = 0; l < 32; l++) _u%d[l] = %s[0];", id, addrs);
+        addrs = S(em, "_u%d", id);
+    }
+    line(em, "uint32_t _k%d = _cg->api->access(_cg->state, %s, _sg, %s, %s, %s);", id, where, em->mask, addrs,
+         values ? values : "NULL");
+    return S(em, "_k%d", id);
+}
+
+/* ---- lane-affine addresses ----------------------------------------------------------- *
+ * Where a gang's threads lie in its threadgroup: when the group is 1-D or its width is a
+ * multiple of 16 (`_aff`, once per threadgroup), each half of the gang (lanes 0-15 and
+ * 16-31) lies within one row, so thread_position_in_threadgroup.x is its value at the
+ * half's first lane plus l % 16, and .y and .z are the same across the half. lane_form()
+ * recognises integer expressions built from such attributes and uniform values with + - *
+ * << and casts: value(l) = base[l / 16] + step * (l % 16), with base[] uniform C values
+ * computed in the expression's own type (so they wrap exactly as the per-lane code does)
+ * and step a compile-time constant. A local declared once from such values (`uint row =
+ * pos.y;`) is replaced by its declaration's value. An access whose address has that form
+ * and runs under a full mask needs no per-lane address array: step 1 is one or two vector
+ * moves, step 0 (loads) one or two broadcasts. Off in checked mode. */
+typedef struct lane_form {
+    bool ok;
+    const char *base[2]; /* the value at lanes 0 and 16 */
+    int64_t step;
+    const char *guard;   /* run-time conditions ("&& ..."), from per-lane index variables */
+} lane_form;
+
+typedef struct addr_form {
+    bool ok;
+    const char *ptr[2];  /* the address at lanes 0 and 16 */
+    int64_t step;        /* in elements of the accessed type */
+    const char *guard;   /* C conditions (each "&& ...") that no lane's index wraps */
+    bool device;         /* device or constant memory: worth a software prefetch in loops */
+} addr_form;
+
+static const char *convert_expr(emitter *em, const ir_type *to, const ir_type *from, const char *a);
+
+static bool is_ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+/* does this C text read the lane variable `l`? (then it is not one value per gang) */
+static bool mentions_lane(const char *c) {
+    for (const char *p = c; *p; p++)
+        if (*p == 'l' && (p == c || !is_ident_char(p[-1])) && !is_ident_char(p[1])) return true;
+    return false;
+}
+
+static bool form_type_ok(const ir_type *t) {
+    t = ir_scalar_of(t);
+    return ir_is_integer(t) && (t->size == 4 || t->size == 8);
+}
+
+/* can a local's declared value be computed again anywhere (no memory, nothing assigned)? */
+static bool reevaluable(emitter *em, const ir_expr *e, int depth) {
+    if (depth > 6) return false;
+    switch (e->kind) {
+    case IR_E_CONST: return true;
+    case IR_E_VAR: {
+        const ir_var *v = e->var;
+        if (v->storage != IR_VAR_LOCAL || v->is_assigned || v->address_taken) return false;
+        var_kind k = info_of(em, v)->kind;
+        if (k == VK_UNIFORM || k == VK_LANE_ATTR) return true;
+        const ir_expr *init = v->id >= 0 && v->id < em->var_count ? em->inits[v->id] : NULL;
+        return init && reevaluable(em, init, depth + 1);
+    }
+    case IR_E_SWIZZLE: case IR_E_BINARY: case IR_E_CONVERT: case IR_E_VECTOR: case IR_E_SPLAT:
+        for (int i = 0; i < e->arg_count; i++)
+            if (!reevaluable(em, e->args[i], depth + 1)) return false;
+        return true;
+    default: return false;
+    }
+}
+
+static const lane_form no_form;
+
+/* both sets of run-time conditions, each once */
+static const char *join_guards(emitter *em, const char *a, const char *b) {
+    if (!*b || strstr(a, b)) return a;
+    if (!*a || strstr(b, a)) return b;
+    return S(em, "%s%s", a, b);
+}
+
+static lane_form attr_form(emitter *em, const ir_var *v, int d) {
+    int64_t step;
+    switch (v->attr) {
+    case IR_ATTR_THREAD_POSITION_IN_GRID:
+    case IR_ATTR_THREAD_POSITION_IN_THREADGROUP: step = d == 0; break;
+    case IR_ATTR_THREAD_INDEX_IN_THREADGROUP:
+    case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP: step = 1; break;
+    default: return no_form;
+    }
+    /* valid while each half of the gang lies in one row of the group */
+    lane_form f = {true, {NULL, NULL}, step, " && _aff"};
+    for (int h = 0; h < 2; h++) {
+        em->lane = h ? "16u" : "0u";
+        f.base[h] = S(em, "((%s)%s)", scalar_ctype(ir_scalar_of(v->type)->kind), attr_value(em, v->attr, d));
+        em->lane = NULL;
+    }
+    return f;
+}
+
+static lane_form lane_form_of(emitter *em, const ir_expr *e, int comp, int depth) {
+    if (depth > 12 || !form_type_ok(e->type)) return no_form;
+    const ir_type *t = ir_scalar_of(e->type);
+    if (lane_invariant(em, e)) {
+        const char *c = ex(em, e, comp);
+        if (mentions_lane(c)) return no_form;
+        return (lane_form){true, {c, c}, 0, ""};
+    }
+    switch (e->kind) {
+    case IR_E_VAR: {
+        const ir_var *v = e->var;
+        var_kind k = info_of(em, v)->kind;
+        if (v == em->stream_var || v == em->implicit_var) {
+            const char *T = scalar_ctype(t->kind), *base = v == em->stream_var ? em->stream_base : em->implicit_base;
+            return (lane_form){true, {base, S(em, "((%s)(%s + 16u))", T, base)}, 1, ""};
+        }
+        if (k == VK_LANE_ATTR) return attr_form(em, v, comp < 0 ? 0 : comp);
+        const ir_expr *init = v->id >= 0 && v->id < em->var_count ? em->inits[v->id] : NULL;
+        if (v->storage == IR_VAR_LOCAL && !v->is_assigned && !v->address_taken && init && reevaluable(em, init, 0))
+            return lane_form_of(em, init, comp, depth + 1);
+        if ((k == VK_GANG || k == VK_CONTEXT) && ir_is_scalar(v->type) && v->type->kind == t->kind) {
+            /* a per-lane index variable (a grid-stride loop's i): its lanes are tested at run time */
+            int bits = (int)t->size * 8;
+            const char *cname = info_of(em, v)->cname;
+            return (lane_form){true, {S(em, "%s[0]", cname), S(em, "%s[16]", cname)}, 1,
+                               S(em, " && enk_halves_consecutive_u%d((const uint%d_t *)%s)", bits, bits, cname)};
+        }
+        return no_form;
+    }
+    case IR_E_SWIZZLE:
+        if (e->args[0]->type->kind != IR_T_VEC) return no_form;
+        return lane_form_of(em, e->args[0], e->swizzle[comp < 0 ? 0 : comp], depth + 1);
+    case IR_E_VECTOR: return lane_form_of(em, e->args[comp < 0 ? 0 : comp], -1, depth + 1);
+    case IR_E_SPLAT: return lane_form_of(em, e->args[0], -1, depth + 1);
+    case IR_E_CONVERT: {
+        const ir_expr *a = e->args[0];
+        lane_form f = lane_form_of(em, a, comp_of(a, comp), depth + 1);
+        if (!f.ok || (f.step && ir_scalar_of(a->type)->size != t->size)) return no_form;
+        for (int h = 0; h < 2; h++) f.base[h] = convert_expr(em, t, ir_scalar_of(a->type), f.base[h]);
+        return f;
+    }
+    case IR_E_BINARY: {
+        const ir_expr *x = e->args[0], *y = e->args[1];
+        if (e->op != IR_OP_ADD && e->op != IR_OP_SUB && e->op != IR_OP_MUL && e->op != IR_OP_SHL) return no_form;
+        lane_form a = lane_form_of(em, x, comp_of(x, comp), depth + 1);
+        if (!a.ok) return no_form;
+        lane_form b = lane_form_of(em, y, comp_of(y, comp), depth + 1);
+        if (!b.ok) return no_form;
+        int64_t step = 0;
+        switch (e->op) {
+        case IR_OP_ADD: step = a.step + b.step; break;
+        case IR_OP_SUB: step = a.step - b.step; break;
+        case IR_OP_MUL:
+            if (a.step && b.step) return no_form;
+            if (a.step || b.step) { /* the other factor must be a literal */
+                const ir_expr *k = a.step ? y : x;
+                if (k->kind != IR_E_CONST) return no_form;
+                int64_t c = ir_is_signed(k->type) ? k->c.i : (int64_t)k->c.u;
+                if (c < -(1 << 20) || c > (1 << 20)) return no_form;
+                step = (a.step ? a.step : b.step) * c;
+            }
+            break;
+        default: /* SHL */
+            if (b.step) return no_form;
+            if (a.step) {
+                if (y->kind != IR_E_CONST || y->c.u > 16) return no_form;
+                step = a.step << y->c.u;
+            }
+            break;
+        }
+        if (step < -(1 << 20) || step > (1 << 20)) return no_form;
+        lane_form f = {true, {NULL, NULL}, step, join_guards(em, a.guard, b.guard)};
+        for (int h = 0; h < 2; h++) f.base[h] = binary_expr(em, e->op, t, a.base[h], b.base[h]);
+        return f;
+    }
+    default: return no_form;
+    }
+}
+
+/* the address of a place whose lanes' addresses have a lane form (see above) */
+static addr_form place_form(emitter *em, const ir_expr *e, int depth) {
+    addr_form none = {0};
+    if (depth > 8) return none;
+    switch (e->kind) {
+    case IR_E_VAR: {
+        var_kind k = info_of(em, e->var)->kind;
+        if (k != VK_THREADGROUP && k != VK_GLOBAL) return none;
+        const char *p = S(em, "(&%s)", var_lvalue(em, e->var));
+        return (addr_form){true, {p, p}, 0, "", false};
+    }
+    case IR_E_DEREF: {
+        const ir_expr *ptr = e->args[0];
+        if (!lane_invariant(em, ptr)) return none;
+        const char *p = ex(em, ptr, -1);
+        if (mentions_lane(p)) return none;
+        bool dev = ptr->type->space == IR_SPACE_DEVICE || ptr->type->space == IR_SPACE_CONSTANT;
+        return (addr_form){true, {p, p}, 0, "", dev};
+    }
+    case IR_E_FIELD: {
+        if (!ir_is_place(e->args[0])) return none;
+        addr_form b = place_form(em, e->args[0], depth + 1);
+        if (!b.ok || b.step) return none;
+        const char *name = ident(em, e->args[0]->type->fields[e->field].name);
+        for (int h = 0; h < 2; h++) b.ptr[h] = S(em, "(&(*%s).%s)", b.ptr[h], name);
+        return b;
+    }
+    case IR_E_INDEX: {
+        const ir_expr *base = e->args[0];
+        lane_form i = lane_form_of(em, e->args[1], -1, 0);
+        if (!i.ok || i.step < 0) return none;
+        const ir_type *it = ir_scalar_of(e->args[1]->type);
+        const char *guard = i.guard;
+        if (i.step) { /* lanes j = 0..15 of each half add up to 15 * step: no wrap */
+            const char *max = ir_is_signed(it) ? (it->size == 8 ? "INT64_MAX" : "INT32_MAX")
+                                               : (it->size == 8 ? "UINT64_MAX" : "UINT32_MAX");
+            const char *T = scalar_ctype(it->kind);
+            guard = S(em, "%s && %s <= (%s)(%s - %lld) && %s <= (%s)(%s - %lld)", guard, i.base[0], T, max,
+                      (long long)(15 * i.step), i.base[1], T, max, (long long)(15 * i.step));
+        }
+        addr_form f;
+        if (base->type->kind == IR_T_PTR) {
+            if (!lane_invariant(em, base)) return none;
+            const char *p = ex(em, base, -1);
+            if (mentions_lane(p)) return none;
+            f = (addr_form){true, {NULL, NULL}, i.step, guard,
+                            base->type->space == IR_SPACE_DEVICE || base->type->space == IR_SPACE_CONSTANT};
+            for (int h = 0; h < 2; h++) f.ptr[h] = S(em, "(&(%s)[%s])", p, i.base[h]);
+            return f;
+        }
+        if (!ir_is_place(base)) return none;
+        f = place_form(em, base, depth + 1);
+        if (!f.ok || f.step) return none;
+        const char *sel = base->type->kind == IR_T_VEC ? "v" : "a";
+        for (int h = 0; h < 2; h++) f.ptr[h] = S(em, "(&(*%s).%s[%s])", f.ptr[h], sel, i.base[h]);
+        f.step = i.step;
+        f.guard = join_guards(em, f.guard, guard);
+        return f;
+    }
+    default: return none;
+    }
+}
+
+/* Does checked mode instrument this access? The fast path has no per-lane address array
+ * for the hook to see, so an access the hook would instrument keeps the general path. The
+ * hook is asked with its output set aside: it instruments when it emits code or narrows
+ * the mask. (Generated C is then the same as unchecked until checked mode instruments.)
+ * Asked in checked builds only, so the hook may keep state (site numbers...) without
+ * unchecked builds paying for it; a probe that it does not instrument must leave none. */
+static bool access_hooked(emitter *em, const ir_expr *place, const ir_type *t, bool is_store) {
+    en_buf probe = {0}, *out = em->out;
+    int indent = em->indent;
+    em->out = &probe;
+    const char *lanes = access_lanes(em, place, t, "_a_probe", is_store ? ACCESS_STORE : ACCESS_LOAD);
+    em->out = out;
+    em->indent = indent;
+    bool hooked = probe.len != 0 || strcmp(lanes, em->mask) != 0;
+    en_buf_free(&probe);
+    return hooked;
+}
+
+/* A grid-stride loop jumps far between iterations, beyond what the hardware prefetcher
+ * follows: track this load site's stride (from `addr`, the first lane's address as an
+ * uintptr_t) and prefetch the 128 bytes the gang will read 8 iterations on. In an
+ * interleaved phase the SIMD groups take turns at the site, so each has its own tracker.
+ * The lines go to L2, not L1: 8 steps ahead of every SIMD group of a threadgroup is up to
+ * 32 KiB in flight, which would crowd L1 out (bench/NOTES-cpu.md, change 5). */
+static void emit_prefetch(emitter *em, const char *addr) {
+    int site = em->prefetch_sites;
+    em->prefetch_sites += em->interleaving ? 32 : 1;
+    const char *slot = em->interleaving ? S(em, "_pf[%d + _sg]", site) : S(em, "_pf[%d]", site);
+    line(em, "{ uintptr_t _at = %s; intptr_t _d = (intptr_t)(_at - %s); %s = _at;", addr, slot, slot);
+    line(em, "  if (_d > 256 && _d < (1 << 24)) { __builtin_prefetch((char *)_at + 8 * _d, 0, 2); "
+             "__builtin_prefetch((char *)_at + 8 * _d + 64, 0, 2); } }");
+}
+
+/* Opens the lane-affine fast path of an access when its address has a lane form: emits
+ * `if (full mask && _aff && no wrap) { vector moves } else {` and returns true; the
+ * caller's general code follows and closes the brace. */
+static bool open_affine_access(emitter *em, const ir_expr *place, const ir_type *t, bool is_store,
+                               const char *temp) {
+    if (!em->fast_paths || !place || place->type != t || (t->kind == IR_T_VEC && t->count == 3 && !t->packed))
+        return false;
+    if (em->checked && access_hooked(em, place, t, is_store)) return false;
+    addr_form f = place_form(em, place, 0);
+    if (!f.ok || f.step > 1 || (is_store && f.step == 0)) return false;
+    const char *ct = ctype(em, t);
+    int id = fresh(em);
+    OPEN("if (%s == ENK_FULL%s) { /* lane-affine address: %s per half of the gang */", em->mask,
+         f.guard, f.step ? "consecutive elements" : "one element");
+    line(em, "%s *_p%d = %s, *_q%d = %s; /* lanes 0 and 16 */", ct, id, f.ptr[0], id, f.ptr[1]);
+    if (!is_store && f.device && (em->loops.count > 0 || em->interleaving))
+        emit_prefetch(em, S(em, "(uintptr_t)_p%d", id));
+    if (f.step == 0) {
+        line(em, "%s _v%d = *_p%d, _w%d = *_q%d;", ct, id, id, id, id);
+        line(em, "for (int l = 0; l < 32; l++) %s[l] = l < 16 ? _v%d : _w%d;", temp, id, id);
+    } else if (is_store) {
+        line(em, "if (_q%d == _p%d + 16) for (int l = 0; l < 32; l++) _p%d[l] = %s[l];", id, id, id, temp);
+        OPEN("else { /* lanes in order: where the halves overlap, the later lane's value stays */");
+        line(em, "for (int l = 0; l < 16; l++) _p%d[l] = %s[l];", id, temp);
+        line(em, "for (int l = 0; l < 16; l++) _q%d[l] = %s[l + 16];", id, temp);
+        CLOSE();
+    } else {
+        line(em, "if (_q%d == _p%d + 16) for (int l = 0; l < 32; l++) %s[l] = _p%d[l];", id, id, temp, id);
+        line(em, "else for (int l = 0; l < 16; l++) { %s[l] = _p%d[l]; %s[l + 16] = _q%d[l]; }", temp, id, temp, id);
+    }
+    em->indent--;
+    OPEN("} else {");
+    return true;
+}
+
+/* THE memory-access choke point. Every load and store of device, constant, threadgroup or
+ * dynamically indexed memory is emitted here: addresses per lane, then a full-mask
+ * contiguous fast path, else a masked per-lane loop. Checked mode instruments here. */
+EN_INTERNAL void emit_access(emitter *em, const ir_expr *place, const ir_type *t, const char *addr,
+                             bool is_store, const char *temp) {
+    const char *ct = ctype(em, t);
+    int id = fresh(em);
+    if (!is_store) line(em, "%s %s[32];", ct, temp);
+    bool affine = open_affine_access(em, place, t, is_store, temp);
+    OPEN("{ /* %s of %s */", is_store ? "store" : "load", ir_type_name(t, &em->arena));
+    line(em, "uintptr_t _a%d[32];", id);
+    line(em, "for (int l = 0; l < 32; l++) _a%d[l] = (uintptr_t)(%s);", id, addr);
+    const char *outer_mask = em->mask;
+    em->store_values = is_store ? temp : NULL;
+    em->mask = access_lanes(em, place, t, S(em, "_a%d", id), is_store ? ACCESS_STORE : ACCESS_LOAD);
+    em->store_values = NULL;
+    OPEN("if (%s == ENK_FULL && enk_contiguous(_a%d, sizeof(%s))) {", em->mask, id, ct);
+    line(em, "%s *_b%d = (%s *)_a%d[0];", ct, id, ct, id);
+    if (!is_store && (em->loops.count > 0 || em->interleaving)) emit_prefetch(em, S(em, "_a%d[0]", id));
+    if (is_store) line(em, "for (int l = 0; l < 32; l++) _b%d[l] = %s[l];", id, temp);
+    else line(em, "for (int l = 0; l < 32; l++) %s[l] = _b%d[l];", temp, id);
+    em->indent--;
+    OPEN("} else if (%s == ENK_FULL) { /* every lane: an unmasked gather/scatter */", em->mask);
+    if (is_store)
+        line(em, "for (int l = 0; l < 32; l++) *(%s *)_a%d[l] = %s[l];", ct, id, temp);
+    else
+        line(em, "for (int l = 0; l < 32; l++) %s[l] = *(%s *)_a%d[l];", temp, ct, id);
+    em->indent--;
+    OPEN("} else {");
+    if (is_store)
+        line(em, "for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) *(%s *)_a%d[l] = %s[l];", em->mask,
+             ct, id, temp);
+    else
+        line(em, "for (int l = 0; l < 32; l++) %s[l] = ENK_ON(%s, l) ? *(%s *)_a%d[l] : (%s){0};",
+             temp, em->mask, ct, id, ct);
+    CLOSE();
+    CLOSE();
+    em->mask = outer_mask;
+    if (affine) CLOSE();
+}
+
+/* the same choke point for a load whose address is the same in every lane */
+static void emit_uniform_load(emitter *em, const ir_expr *place, const ir_type *t, const char *addr,
+                              const char *temp) {
+    const char *ct = ctype(em, t);
+    int id = fresh(em);
+    line(em, "%s %s = (%s){0}; /* uniform load of %s */", ct, temp, ct, ir_type_name(t, &em->arena));
+    line(em, "uintptr_t _a%d[1] = {(uintptr_t)(%s)};", id, addr);
+    const char *lanes = access_lanes(em, place, t, S(em, "_a%d", id), ACCESS_UNIFORM_LOAD);
+    line(em, "if (%s) %s = *(%s *)_a%d[0];", lanes, temp, ct, id);
+}
+
+/* does e compute the same value in every lane (no per-lane variable in it)? */
+EN_INTERNAL bool lane_invariant(emitter *em, const ir_expr *e) {
+    if (e->kind == IR_E_VAR) {
+        var_kind k = info_of(em, e->var)->kind;
+        return k == VK_UNIFORM || k == VK_GLOBAL || k == VK_THREADGROUP || k == VK_SCALAR || k == VK_SCALAR_SG;
+    }
+    for (int i = 0; i < e->arg_count; i++)
+        if (!lane_invariant(em, e->args[i])) return false;
+    return true;
+}
+
+/* a load as a gang array: "_tN" */
+static const char *load_array(emitter *em, const ir_expr *e) {
+    const char *memo = memo_find(em, e);
+    if (memo && memo[strlen(memo) - 1] == ']') return en_strndup(&em->arena, memo, strlen(memo) - 3);
+    const char *addr = S(em, "&%s", lvalue(em, e));
+    const char *temp = S(em, "_t%d", fresh(em));
+    emit_access(em, e, e->type, addr, false, temp);
+    memo_add(em, e, S(em, "%s[l]", temp));
+    return temp;
+}
+
+/* a load, as the C expression that reads it for lane l: "_tN[l]", or "_tN" when every
+ * lane reads the same address (one scalar load instead of 32) */
+static const char *load_value(emitter *em, const ir_expr *e) {
+    const char *memo = memo_find(em, e);
+    if (memo) return memo;
+    if (!lane_invariant(em, e)) {
+        load_array(em, e);
+        return memo_find(em, e);
+    }
+    const char *addr = S(em, "&%s", lvalue(em, e));
+    const char *temp = S(em, "_t%d", fresh(em));
+    emit_uniform_load(em, e, e->type, addr, temp);
+    memo_add(em, e, temp);
+    return temp;
+}
+
+/* a whole value into a gang temporary (storage representation) */
+EN_INTERNAL const char *materialize(emitter *em, const ir_expr *e) {
+    const char *memo = memo_find(em, e);
+    if (memo) return memo;
+    if (ir_is_place(e) && e->kind != IR_E_SWIZZLE && needs_access(e) && !lane_invariant(em, e))
+        return load_array(em, e);
+    const char *temp = S(em, "_t%d", fresh(em));
+    const ir_type *t = e->type;
+    if (e->kind == IR_E_BITCAST) {
+        const char *src = materialize(em, e->args[0]);
+        line(em, "%s %s[32];", ctype(em, t), temp);
+        line(em, "for (int l = 0; l < 32; l++) memcpy(&%s[l], &%s[l], sizeof %s[l]);", temp, src, temp);
+    } else if (t->kind == IR_T_VEC) {
+        const char **comps = en_alloc(&em->arena, sizeof(char *) * t->count);
+        for (uint32_t c = 0; c < t->count; c++) comps[c] = to_storage(em, t->elem, ex(em, e, (int)c));
+        line(em, "%s %s[32];", ctype(em, t), temp);
+        OPEN("for (int l = 0; l < 32; l++) {");
+        for (uint32_t c = 0; c < t->count; c++) line(em, "%s[l].v[%u] = %s;", temp, c, comps[c]);
+        CLOSE();
+    } else {
+        const char *v = whole(em, e);
+        line(em, "%s %s[32];", ctype(em, t), temp);
+        line(em, "for (int l = 0; l < 32; l++) %s[l] = %s;", temp, v);
+    }
+    memo_add(em, e, temp);
+    return temp;
+}
+
+/* a place read: component comp (or the scalar) in its computed type */
+static const char *read_place(emitter *em, const ir_expr *e, int comp) {
+    if (e->kind == IR_E_SWIZZLE && e->args[0]->type->kind == IR_T_VEC)
+        return read_place(em, e->args[0], e->swizzle[comp < 0 ? 0 : comp]);
+    const ir_type *t = e->type;
+    const char *base = needs_access(e) ? load_value(em, e) : lvalue(em, e);
+    if (t->kind == IR_T_VEC) {
+        if (comp < 0) comp = 0;
+        return from_storage(em, t->elem, S(em, "%s.v[%d]", base, comp));
+    }
+    return from_storage(em, t, base);
+}
+
+/* the whole value in storage representation (any type) */
+static const char *whole(emitter *em, const ir_expr *e) {
+    const ir_type *t = e->type;
+    if (ir_is_place(e) && !(e->kind == IR_E_SWIZZLE)) {
+        if (needs_access(e)) return load_value(em, e);
+        return lvalue(em, e);
+    }
+    switch (t->kind) {
+    case IR_T_VEC: {
+        en_buf b = {0};
+        en_buf_printf(&b, "((%s){{", ctype(em, t));
+        for (uint32_t c = 0; c < t->count; c++)
+            en_buf_printf(&b, "%s%s", c ? ", " : "", to_storage(em, t->elem, ex(em, e, (int)c)));
+        en_buf_puts(&b, "}})");
+        const char *r = S(em, "%s", b.data);
+        en_buf_free(&b);
+        return r;
+    }
+    case IR_T_STRUCT:
+    case IR_T_ARRAY:
+        if (e->kind == IR_E_AGGREGATE) {
+            en_buf b = {0};
+            bool arr = t->kind == IR_T_ARRAY;
+            en_buf_printf(&b, "((%s){%s", ctype(em, t), arr ? "{" : "");
+            for (int i = 0; i < e->arg_count; i++)
+                en_buf_printf(&b, "%s%s", i ? ", " : "", whole(em, e->args[i]));
+            en_buf_printf(&b, "%s})", arr ? "}" : "");
+            const char *r = S(em, "%s", b.data);
+            en_buf_free(&b);
+            return r;
+        }
+        if (e->kind == IR_E_SELECT)
+            return S(em, "(%s ? %s : %s)", ex(em, e->args[0], -1), whole(em, e->args[1]),
+                     whole(em, e->args[2]));
+        if (e->kind == IR_E_BITCAST) return S(em, "%s[l]", materialize(em, e));
+        fail(em, e->loc, "an aggregate value of expression kind %d", (int)e->kind);
+        return "0";
+    case IR_T_SIMD_MATRIX:
+        fail(em, e->loc, "a simdgroup matrix value that is not a variable");
+        return "0";
+    default:
+        if (e->kind == IR_E_BITCAST) return S(em, "%s[l]", materialize(em, e));
+        return to_storage(em, t, ex(em, e, -1));
+    }
+}
+
+EN_INTERNAL const char *binary_expr(emitter *em, ir_op op, const ir_type *t, const char *a,
+                                    const char *b) {
+    const char *sym = ir_op_name(op);
+    if (op >= IR_OP_EQ && op <= IR_OP_GE) return S(em, "(%s %s %s)", a, sym, b);
+    if (op == IR_OP_LOGAND || op == IR_OP_LOGOR) return S(em, "(%s %s %s)", a, sym, b);
+    if (t->kind == IR_T_BOOL) return S(em, "(%s %s %s)", a, sym, b);
+    if (t->kind == IR_T_PTR) return S(em, "((int64_t)(%s - %s))", a, b);
+    if (ir_is_float(t)) {
+        if (op == IR_OP_REM) return rounded(em, t, S(em, "fmodf(%s, %s)", a, b));
+        return rounded(em, t, S(em, "(%s %s %s)", a, sym, b));
+    }
+    const char *T = scalar_ctype(t->kind), *U = wide_unsigned(t);
+    int w = int_bits(t);
+    switch (op) {
+    case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: /* wraps, as on the GPU */
+        return S(em, "((%s)((%s)%s %s (%s)%s))", T, U, a, sym, U, b);
+    case IR_OP_DIV: return S(em, "enk_div_%s(%s, %s)", suffix_of(t), a, b);
+    case IR_OP_REM: return S(em, "enk_rem_%s(%s, %s)", suffix_of(t), a, b);
+    case IR_OP_SHL: return S(em, "((%s)((%s)%s << ((%s) & %d)))", T, U, a, b, w - 1);
+    case IR_OP_SHR:
+        if (ir_is_signed(t))
+            return S(em, "((%s)((%s)%s >> ((%s) & %d)))", T, t->size == 8 ? "int64_t" : "int32_t", a, b, w - 1);
+        return S(em, "((%s)((%s)%s >> ((%s) & %d)))", T, U, a, b, w - 1);
+    default: return S(em, "((%s)(%s %s %s))", T, a, sym, b);
+    }
+}
+
+static const char *convert_expr(emitter *em, const ir_type *to, const ir_type *from, const char *a) {
+    if (to == from) return a;
+    if (to->kind == IR_T_BOOL) return S(em, "(%s != 0)", a);
+    if (ir_is_float(to)) {
+        if (ir_is_float(from) && from->kind != IR_T_F32 && to->kind == IR_T_F32) return a;
+        return rounded(em, to, S(em, "(float)(%s)", a));
+    }
+    if (ir_is_float(from)) return S(em, "enk_cvt_%s(%s)", suffix_of(to), a);
+    return S(em, "((%s)(%s))", scalar_ctype(to->kind), a);
+}
+
+static const char *call_expr(emitter *em, const ir_expr *e, int comp);
+
+EN_INTERNAL const char *ex(emitter *em, const ir_expr *e, int comp) {
+    const ir_type *t = e->type;
+    switch (e->kind) {
+    case IR_E_CONST: return const_literal(em, t, e->c);
+    case IR_E_VAR:
+    case IR_E_INDEX:
+    case IR_E_FIELD:
+    case IR_E_DEREF:
+    case IR_E_SWIZZLE:
+        if (e->kind == IR_E_SWIZZLE && !ir_is_place(e->args[0])) {
+            const ir_expr *b = e->args[0];
+            return ex(em, b, e->swizzle[comp < 0 ? 0 : comp]);
+        }
+        if (e->kind == IR_E_INDEX && e->args[0]->type->kind == IR_T_VEC && !ir_is_place(e->args[0])) {
+            const char *tmp = materialize(em, e->args[0]);
+            return from_storage(em, t, S(em, "%s[l].v[%s]", tmp, ex(em, e->args[1], -1)));
+        }
+        return read_place(em, e, comp);
+    case IR_E_ADDR: return S(em, "(&%s)", lvalue(em, e->args[0]));
+    case IR_E_UNARY: {
+        const ir_expr *a = e->args[0];
+        const char *x = ex(em, a, comp_of(a, comp));
+        const ir_type *st = ir_scalar_of(t);
+        switch (e->op) {
+        case IR_OP_NEG:
+            if (ir_is_float(st)) return S(em, "(-%s)", x);
+            return S(em, "((%s)(0u - (%s)%s))", scalar_ctype(st->kind), wide_unsigned(st), x);
+        case IR_OP_NOT: return S(em, "(!%s)", x);
+        case IR_OP_BITNOT:
+            if (st->kind == IR_T_BOOL) return S(em, "(!%s)", x);
+            return S(em, "((%s)~%s)", scalar_ctype(st->kind), x);
+        default: break;
+        }
+        fail(em, e->loc, "unary operator %d", (int)e->op);
+        return "0";
+    }
+    case IR_E_BINARY: {
+        const ir_expr *a = e->args[0], *b = e->args[1];
+        const ir_type *st = ir_scalar_of(a->type);
+        if (em->checked && (e->op == IR_OP_DIV || e->op == IR_OP_REM) && ir_is_integer(st) &&
+            !(b->kind == IR_E_CONST && b->c.u != 0)) { /* checked: report an active lane's zero divisor */
+            const char *site = check_site(em, e->loc, e->op == IR_OP_DIV ? CPU_CHECK_DIV : CPU_CHECK_REM, 0, -1, NULL,
+                                          e->op == IR_OP_DIV ? "/" : "%");
+            return S(em, "enk_c%s_%s(%s, %s, ENK_ON(%s, l), _cg, %s, _sg, l)", e->op == IR_OP_DIV ? "div" : "rem",
+                     suffix_of(st), ex(em, a, comp_of(a, comp)), ex(em, b, comp_of(b, comp)), em->mask, site);
+        }
+        return binary_expr(em, e->op, ir_scalar_of(a->type), ex(em, a, comp_of(a, comp)),
+                           ex(em, b, comp_of(b, comp)));
+    }
+    case IR_E_SELECT: {
+        const ir_expr *c = e->args[0];
+        if (t->kind != IR_T_VEC && !ir_is_scalar(t) && t->kind != IR_T_PTR)
+            return whole(em, e);
+        return S(em, "(%s ? %s : %s)", ex(em, c, comp_of(c, comp)), ex(em, e->args[1], comp),
+                 ex(em, e->args[2], comp));
+    }
+    case IR_E_CONVERT: {
+        const ir_expr *a = e->args[0];
+        return convert_expr(em, ir_scalar_of(t), ir_scalar_of(a->type), ex(em, a, comp_of(a, comp)));
+    }
+    case IR_E_BITCAST: {
+        const char *tmp = materialize(em, e);
+        if (t->kind == IR_T_VEC) return from_storage(em, t->elem, S(em, "%s[l].v[%d]", tmp, comp < 0 ? 0 : comp));
+        return from_storage(em, t, S(em, "%s[l]", tmp));
+    }
+    case IR_E_PTRCAST: return S(em, "((%s)%s)", ctype(em, t), ex(em, e->args[0], -1));
+    case IR_E_PTR_OFFSET:
+        return S(em, "(%s + %s)", ex(em, e->args[0], -1), ex(em, e->args[1], -1));
+    case IR_E_SPLAT: return ex(em, e->args[0], -1);
+    case IR_E_VECTOR: return ex(em, e->args[comp < 0 ? 0 : comp], -1);
+    case IR_E_CALL: return call_expr(em, e, comp);
+    case IR_E_AGGREGATE: break;
+    }
+    fail(em, e->loc, "expression kind %d used as a scalar", (int)e->kind);
+    return "0";
+}
+
+/* ---- pure built-in functions -------------------------------------------------------- */
+static const char *float_fn1(ir_intrinsic i) {
+    switch (i) {
+    case IR_I_ABS: case IR_I_FABS: return "fabsf";
+    case IR_I_FLOOR: return "floorf";
+    case IR_I_CEIL: return "ceilf";
+    case IR_I_ROUND: return "roundf";
+    case IR_I_RINT: return "rintf";
+    case IR_I_TRUNC: return "truncf";
+    case IR_I_FRACT: return "enk_fract";
+    case IR_I_EXP: return "expf";
+    case IR_I_EXP2: return "exp2f";
+    case IR_I_EXP10: return "enk_exp10";
+    case IR_I_LOG: return "logf";
+    case IR_I_LOG2: return "log2f";
+    case IR_I_LOG10: return "log10f";
+    case IR_I_SQRT: return "sqrtf";
+    case IR_I_SIN: return "sinf";
+    case IR_I_COS: return "cosf";
+    case IR_I_TAN: return "tanf";
+    case IR_I_ASIN: return "asinf";
+    case IR_I_ACOS: return "acosf";
+    case IR_I_ATAN: return "atanf";
+    case IR_I_SINH: return "sinhf";
+    case IR_I_COSH: return "coshf";
+    case IR_I_TANH: return "tanhf";
+    case IR_I_ASINH: return "asinhf";
+    case IR_I_ACOSH: return "acoshf";
+    case IR_I_ATANH: return "atanhf";
+    case IR_I_SINPI: return "enk_sinpi";
+    case IR_I_COSPI: return "enk_cospi";
+    case IR_I_TANPI: return "enk_tanpi";
+    case IR_I_SIGN: return "enk_sign";
+    case IR_I_MODF_FRACTION: return "enk_modf_frac";
+    case IR_I_FREXP_MANTISSA: return "enk_frexp_m";
+    default: return NULL;
+    }
+}
+static const char *float_fn2(ir_intrinsic i) {
+    switch (i) {
+    case IR_I_MIN: case IR_I_FMIN: return "fminf";
+    case IR_I_MAX: case IR_I_FMAX: return "fmaxf";
+    case IR_I_FMOD: return "fmodf";
+    case IR_I_FDIM: return "fdimf";
+    case IR_I_POW: case IR_I_POWR: return "powf";
+    case IR_I_ATAN2: return "atan2f";
+    case IR_I_COPYSIGN: return "copysignf";
+    default: return NULL;
+    }
+}
+
+static const char *call_expr(emitter *em, const ir_expr *e, int comp) {
+    const ir_type *t = e->type;
+    const ir_type *at = e->arg_count ? e->args[0]->type : t;
+    const ir_type *as = ir_scalar_of(at);
+    const char *a[4] = {"0", "0", "0", "0"};
+    ir_intrinsic i = e->intrinsic;
+    bool horizontal = i == IR_I_DOT || i == IR_I_LENGTH || i == IR_I_DISTANCE ||
+                      i == IR_I_NORMALIZE || i == IR_I_CROSS || i == IR_I_ALL || i == IR_I_ANY;
+    if (!horizontal)
+        for (int k = 0; k < e->arg_count && k < 4; k++)
+            a[k] = ex(em, e->args[k], comp_of(e->args[k], comp));
+    const ir_type *rs = ir_scalar_of(t);
+    if (horizontal) {
+        int n = ir_lanes(at);
+        en_buf b = {0};
+        const char *r;
+        switch (i) {
+        case IR_I_ALL:
+        case IR_I_ANY:
+            en_buf_putc(&b, '(');
+            for (int c = 0; c < n; c++)
+                en_buf_printf(&b, "%s%s", c ? (i == IR_I_ALL ? " && " : " || ") : "",
+                              ex(em, e->args[0], comp_of(e->args[0], c)));
+            en_buf_putc(&b, ')');
+            break;
+        case IR_I_DOT:
+        case IR_I_LENGTH:
+        case IR_I_DISTANCE:
+        case IR_I_NORMALIZE:
+            en_buf_putc(&b, '(');
+            for (int c = 0; c < n; c++) {
+                const char *x = ex(em, e->args[0], comp_of(e->args[0], c));
+                if (i == IR_I_DOT) {
+                    en_buf_printf(&b, "%s%s * %s", c ? " + " : "", x, ex(em, e->args[1], comp_of(e->args[1], c)));
+                } else if (i == IR_I_DISTANCE) {
+                    const char *y = ex(em, e->args[1], comp_of(e->args[1], c));
+                    en_buf_printf(&b, "%s(%s - %s) * (%s - %s)", c ? " + " : "", x, y, x, y);
+                } else {
+                    en_buf_printf(&b, "%s%s * %s", c ? " + " : "", x, x);
+                }
+            }
+            en_buf_putc(&b, ')');
+            break;
+        case IR_I_CROSS: {
+            int c1 = (comp + 1) % 3, c2 = (comp + 2) % 3;
+            const ir_expr *x = e->args[0], *y = e->args[1];
+            en_buf_printf(&b, "(%s * %s - %s * %s)", ex(em, x, c1), ex(em, y, c2), ex(em, x, c2), ex(em, y, c1));
+            break;
+        }
+        default: break;
+        }
+        r = S(em, "%s", b.data ? b.data : "0");
+        en_buf_free(&b);
+        if (i == IR_I_LENGTH || i == IR_I_DISTANCE) r = S(em, "sqrtf%s", r);
+        if (i == IR_I_NORMALIZE)
+            r = S(em, "(%s / sqrtf%s)", ex(em, e->args[0], comp), r);
+        if (i == IR_I_ALL || i == IR_I_ANY) return r;
+        return rounded(em, rs, r);
+    }
+    if (ir_is_float(as) || (ir_is_float(rs) && i != IR_I_SELECT)) {
+        const char *fn = float_fn1(i);
+        const char *r = NULL;
+        if (fn) r = S(em, "%s(%s)", fn, a[0]);
+        else if ((fn = float_fn2(i))) r = S(em, "%s(%s, %s)", fn, a[0], a[1]);
+        else switch (i) {
+        case IR_I_CLAMP: r = S(em, "enk_clampf(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_MIX: r = S(em, "(%s + (%s - %s) * %s)", a[0], a[1], a[0], a[2]); break;
+        case IR_I_STEP: r = S(em, "(%s < %s ? 0.0f : 1.0f)", a[1], a[0]); break;
+        case IR_I_SMOOTHSTEP: r = S(em, "enk_smoothstep(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_SATURATE: r = S(em, "enk_clampf(%s, 0.0f, 1.0f)", a[0]); break;
+        case IR_I_RSQRT: r = S(em, "(1.0f / sqrtf(%s))", a[0]); break;
+        case IR_I_FMA: r = S(em, "fmaf(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_MAD: r = S(em, "(%s * %s + %s)", a[0], a[1], a[2]); break;
+        case IR_I_LDEXP: r = S(em, "ldexpf(%s, (int)%s)", a[0], a[1]); break;
+        case IR_I_FREXP_EXPONENT: return S(em, "((%s)enk_frexp_e(%s))", scalar_ctype(rs->kind), a[0]);
+        case IR_I_ISNAN: return S(em, "(isnan(%s) != 0)", a[0]);
+        case IR_I_ISINF: return S(em, "(isinf(%s) != 0)", a[0]);
+        case IR_I_ISFINITE: return S(em, "(isfinite(%s) != 0)", a[0]);
+        case IR_I_SIGNBIT: return S(em, "(signbit(%s) != 0)", a[0]);
+        case IR_I_MAX3: r = S(em, "enk_max3f(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_MIN3: r = S(em, "enk_min3f(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_MEDIAN3: r = S(em, "enk_median3f(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_SELECT: break;
+        default: break;
+        }
+        if (r) return rounded(em, rs, r);
+    }
+    if (i == IR_I_SELECT) return S(em, "(%s ? %s : %s)", a[2], a[1], a[0]);
+    if (ir_is_integer(as)) {
+        const char *s = suffix_of(as);
+        switch (i) {
+        case IR_I_ABS: return S(em, "((%s)enk_abs_%s(%s))", scalar_ctype(rs->kind), s, a[0]);
+        case IR_I_MIN: return S(em, "enk_min_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_MAX: return S(em, "enk_max_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_CLAMP: return S(em, "enk_clamp_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
+        case IR_I_POPCOUNT: return S(em, "enk_popcount_%s(%s)", s, a[0]);
+        case IR_I_CLZ: return S(em, "enk_clz_%s(%s)", s, a[0]);
+        case IR_I_CTZ: return S(em, "enk_ctz_%s(%s)", s, a[0]);
+        case IR_I_MULHI: return S(em, "enk_mulhi_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_MUL24: return S(em, "enk_mul24_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_MAD24:
+            return binary_expr(em, IR_OP_ADD, as, S(em, "enk_mul24_%s(%s, %s)", s, a[0], a[1]), a[2]);
+        case IR_I_ROTATE: return S(em, "enk_rotate_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_ADDSAT: return S(em, "enk_addsat_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_SUBSAT: return S(em, "enk_subsat_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_ABSDIFF: return S(em, "((%s)enk_absdiff_%s(%s, %s))", scalar_ctype(rs->kind), s, a[0], a[1]);
+        case IR_I_HADD: return S(em, "enk_hadd_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_RHADD: return S(em, "enk_rhadd_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_MAX3: return S(em, "enk_max3_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
+        case IR_I_MIN3: return S(em, "enk_min3_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
+        case IR_I_MEDIAN3: return S(em, "enk_median3_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
+        case IR_I_EXTRACT_BITS:
+            return S(em, "enk_extract_bits_%s(%s, (uint32_t)%s, (uint32_t)%s)", s, a[0], a[1], a[2]);
+        case IR_I_INSERT_BITS:
+            return S(em, "enk_insert_bits_%s(%s, %s, (uint32_t)%s, (uint32_t)%s)", s, a[0], a[1], a[2], a[3]);
+        case IR_I_REVERSE_BITS: return S(em, "enk_reverse_bits_%s(%s)", s, a[0]);
+        default: break;
+        }
+    }
+    fail(em, e->loc, "built-in %s on %s is not supported by the cpu backend", ir_intrinsic_name(i),
+         ir_type_name(at, &em->arena));
+    return "0";
+}
