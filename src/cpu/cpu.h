@@ -1,4 +1,4 @@
-/* cpu.h — the cpu backend's internal interface: emit.c (IR -> C), jit.c (C -> loaded .so
+/* cpu.h — the cpu backend's internal interface: emit*.c (IR -> C; emit.h), jit.c (C -> loaded .so
  * through the cache), exec.c (worker pool, dispatch), device.c (the en_backend vtable). */
 #ifndef ENIGMA_CPU_H
 #define ENIGMA_CPU_H

@@ -12,7 +12,7 @@
 #include "emit.h"
 
 /* ---- output: text, failures, notes of the source ------------------------------------ */
-EN_INTERNAL const char *S(emitter *em, const char *fmt, ...) {
+EN_INTERNAL const char *cpu_S(emitter *em, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     en_buf b = {0};
@@ -23,7 +23,7 @@ EN_INTERNAL const char *S(emitter *em, const char *fmt, ...) {
     return r;
 }
 
-EN_INTERNAL void fail(emitter *em, en_loc loc, const char *fmt, ...) {
+EN_INTERNAL void cpu_fail(emitter *em, en_loc loc, const char *fmt, ...) {
     if (em->failed) return;
     em->failed = true;
     va_list ap;
@@ -34,7 +34,7 @@ EN_INTERNAL void fail(emitter *em, en_loc loc, const char *fmt, ...) {
     va_end(ap);
 }
 
-EN_INTERNAL void line(emitter *em, const char *fmt, ...) {
+EN_INTERNAL void cpu_line(emitter *em, const char *fmt, ...) {
     for (int i = 0; i < em->indent; i++) en_buf_puts(em->out, "    ");
     va_list ap;
     va_start(ap, fmt);
@@ -43,14 +43,14 @@ EN_INTERNAL void line(emitter *em, const char *fmt, ...) {
     en_buf_putc(em->out, '\n');
 }
 
-EN_INTERNAL int fresh(emitter *em) { return em->counter++; }
+EN_INTERNAL int cpu_fresh(emitter *em) { return em->counter++; }
 
 /* a comment naming the source line, with its text, so the C reads beside the .metal */
-EN_INTERNAL const char *source_note(emitter *em, en_loc loc) {
-    if (loc.line <= 0 || !em->m->sources) return S(em, "line ?");
+EN_INTERNAL const char *cpu_source_note(emitter *em, en_loc loc) {
+    if (loc.line <= 0 || !em->m->sources) return cpu_S(em, "line ?");
     int len = 0;
     const char *text = en_source_line(em->m->sources, loc.file, loc.line, &len);
-    if (!text) return S(em, "line %d", loc.line);
+    if (!text) return cpu_S(em, "line %d", loc.line);
     while (len > 0 && (*text == ' ' || *text == '\t')) text++, len--;
     if (len > 70) len = 70;
     char clean[80];
@@ -62,11 +62,11 @@ EN_INTERNAL const char *source_note(emitter *em, en_loc loc) {
         clean[n++] = c;
     }
     clean[n] = 0;
-    return S(em, "line %d: %s", loc.line, clean);
+    return cpu_S(em, "line %d: %s", loc.line, clean);
 }
 
 /* ---- types -------------------------------------------------------------------------- */
-EN_INTERNAL const char *scalar_ctype(ir_type_kind k) {
+EN_INTERNAL const char *cpu_scalar_ctype(ir_type_kind k) {
     switch (k) {
     case IR_T_VOID: return "void";
     case IR_T_BOOL: return "bool";
@@ -86,7 +86,7 @@ EN_INTERNAL const char *scalar_ctype(ir_type_kind k) {
 }
 
 /* helper-name suffix of an integer type, "f32" for floats (computed in float) */
-EN_INTERNAL const char *suffix_of(const ir_type *t) {
+EN_INTERNAL const char *cpu_suffix_of(const ir_type *t) {
     switch (t->kind) {
     case IR_T_I8: return "i8";
     case IR_T_U8: return "u8";
@@ -100,11 +100,11 @@ EN_INTERNAL const char *suffix_of(const ir_type *t) {
     }
 }
 
-EN_INTERNAL int int_bits(const ir_type *t) { return (int)t->size * 8; }
-EN_INTERNAL const char *wide_unsigned(const ir_type *t) { return t->size == 8 ? "uint64_t" : "uint32_t"; }
+EN_INTERNAL int cpu_int_bits(const ir_type *t) { return (int)t->size * 8; }
+EN_INTERNAL const char *cpu_wide_unsigned(const ir_type *t) { return t->size == 8 ? "uint64_t" : "uint32_t"; }
 static bool is_half_like(const ir_type *t) { return t->kind == IR_T_F16 || t->kind == IR_T_BF16; }
 
-EN_INTERNAL const char *ident(emitter *em, const char *name) {
+EN_INTERNAL const char *cpu_ident(emitter *em, const char *name) {
     char *s = en_strdup(&em->arena, name ? name : "v");
     for (char *p = s; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
@@ -114,58 +114,58 @@ EN_INTERNAL const char *ident(emitter *em, const char *name) {
 
 static const char *define_type(emitter *em, const ir_type *t) {
     /* dependencies first, so that names and definitions come in order */
-    if (t->elem) ctype(em, t->elem);
-    for (int i = 0; t->kind == IR_T_STRUCT && i < t->field_count; i++) ctype(em, t->fields[i].type);
+    if (t->elem) cpu_ctype(em, t->elem);
+    for (int i = 0; t->kind == IR_T_STRUCT && i < t->field_count; i++) cpu_ctype(em, t->fields[i].type);
     for (int i = 0; i < em->type_names.count; i++)
         if (em->type_names.items[i].type == t) return em->type_names.items[i].cname;
     int index = em->type_names.count;
     switch (t->kind) {
     case IR_T_VEC: {
-        const char *elem = ctype(em, t->elem);
-        const char *name = S(em, "enk_%s%s%u", t->packed ? "packed_" : "",
+        const char *elem = cpu_ctype(em, t->elem);
+        const char *name = cpu_S(em, "enk_%s%s%u", t->packed ? "packed_" : "",
                              ir_type_name(t->elem, &em->arena), t->count);
         en_buf_printf(&em->types, "typedef struct { _Alignas(%u) %s v[%u]; } %s;\n", t->align, elem,
                       t->count, name);
         return name;
     }
     case IR_T_ARRAY: {
-        const char *elem = ctype(em, t->elem);
-        const char *name = S(em, "enk_array%d", index);
+        const char *elem = cpu_ctype(em, t->elem);
+        const char *name = cpu_S(em, "enk_array%d", index);
         en_buf_printf(&em->types, "typedef struct { %s a[%u]; } %s; /* %s */\n", elem,
                       t->count ? t->count : 1, name, ir_type_name(t, &em->arena));
         return name;
     }
     case IR_T_STRUCT: {
-        const char *name = S(em, "struct enk_%s_%d", ident(em, t->name), index);
+        const char *name = cpu_S(em, "struct enk_%s_%d", cpu_ident(em, t->name), index);
         en_buf_printf(&em->types, "%s { /* struct %s */\n", name, t->name);
         for (int i = 0; i < t->field_count; i++)
-            en_buf_printf(&em->types, "    %s %s;\n", ctype(em, t->fields[i].type),
-                          ident(em, t->fields[i].name));
+            en_buf_printf(&em->types, "    %s %s;\n", cpu_ctype(em, t->fields[i].type),
+                          cpu_ident(em, t->fields[i].name));
         if (t->field_count == 0) en_buf_puts(&em->types, "    char _empty;\n");
         en_buf_puts(&em->types, "};\n");
         for (int i = 0; i < t->field_count; i++)
             en_buf_printf(&em->types, "_Static_assert(offsetof(%s, %s) == %u, \"MSL layout\");\n",
-                          name, ident(em, t->fields[i].name), t->fields[i].offset);
+                          name, cpu_ident(em, t->fields[i].name), t->fields[i].offset);
         return name;
     }
     case IR_T_SIMD_MATRIX: {
-        const char *elem = ctype(em, t->elem);
-        const char *name = S(em, "enk_matrix_%s", ir_type_name(t->elem, &em->arena));
+        const char *elem = cpu_ctype(em, t->elem);
+        const char *name = cpu_S(em, "enk_matrix_%s", ir_type_name(t->elem, &em->arena));
         en_buf_printf(&em->types,
                       "typedef struct { %s e[2]; } %s; /* this lane's 2 of the 64 elements */\n",
                       elem, name);
         return name;
     }
-    default: return scalar_ctype(t->kind);
+    default: return cpu_scalar_ctype(t->kind);
     }
 }
 
 /* the C storage type: memory layout is MSL's, half and bfloat are their bits */
-EN_INTERNAL const char *ctype(emitter *em, const ir_type *t) {
+EN_INTERNAL const char *cpu_ctype(emitter *em, const ir_type *t) {
     if (!t) return "void";
-    if (t->kind == IR_T_PTR) return S(em, "%s *", ctype(em, t->elem));
-    if (t->kind == IR_T_ATOMIC) return ctype(em, t->elem);
-    if (ir_is_scalar(t) || t->kind == IR_T_VOID) return scalar_ctype(t->kind);
+    if (t->kind == IR_T_PTR) return cpu_S(em, "%s *", cpu_ctype(em, t->elem));
+    if (t->kind == IR_T_ATOMIC) return cpu_ctype(em, t->elem);
+    if (ir_is_scalar(t) || t->kind == IR_T_VOID) return cpu_scalar_ctype(t->kind);
     for (int i = 0; i < em->type_names.count; i++)
         if (em->type_names.items[i].type == t) return em->type_names.items[i].cname;
     const char *name = define_type(em, t);
@@ -174,36 +174,36 @@ EN_INTERNAL const char *ctype(emitter *em, const ir_type *t) {
 }
 
 /* the C type a scalar is computed in */
-EN_INTERNAL const char *compute_ctype(const ir_type *t) {
-    return is_half_like(t) ? "float" : scalar_ctype(t->kind);
+EN_INTERNAL const char *cpu_compute_ctype(const ir_type *t) {
+    return is_half_like(t) ? "float" : cpu_scalar_ctype(t->kind);
 }
 
 /* storage bits -> computed value, and back */
-EN_INTERNAL const char *from_storage(emitter *em, const ir_type *t, const char *x) {
-    if (t->kind == IR_T_F16) return S(em, "enk_h2f(%s)", x);
-    if (t->kind == IR_T_BF16) return S(em, "enk_bf2f(%s)", x);
+EN_INTERNAL const char *cpu_from_storage(emitter *em, const ir_type *t, const char *x) {
+    if (t->kind == IR_T_F16) return cpu_S(em, "enk_h2f(%s)", x);
+    if (t->kind == IR_T_BF16) return cpu_S(em, "enk_bf2f(%s)", x);
     return x;
 }
-EN_INTERNAL const char *to_storage(emitter *em, const ir_type *t, const char *x) {
-    if (t->kind == IR_T_F16) return S(em, "enk_f2h(%s)", x);
-    if (t->kind == IR_T_BF16) return S(em, "enk_f2bf(%s)", x);
+EN_INTERNAL const char *cpu_to_storage(emitter *em, const ir_type *t, const char *x) {
+    if (t->kind == IR_T_F16) return cpu_S(em, "enk_f2h(%s)", x);
+    if (t->kind == IR_T_BF16) return cpu_S(em, "enk_f2bf(%s)", x);
     return x;
 }
 /* a computed half/bfloat result rounded to its type (compute in float, round each result) */
-EN_INTERNAL const char *rounded(emitter *em, const ir_type *t, const char *x) {
-    if (t->kind == IR_T_F16) return S(em, "enk_rh(%s)", x);
-    if (t->kind == IR_T_BF16) return S(em, "enk_rbf(%s)", x);
+EN_INTERNAL const char *cpu_rounded(emitter *em, const ir_type *t, const char *x) {
+    if (t->kind == IR_T_F16) return cpu_S(em, "enk_rh(%s)", x);
+    if (t->kind == IR_T_BF16) return cpu_S(em, "enk_rbf(%s)", x);
     return x;
 }
 
 /* ---- variables ---------------------------------------------------------------------- */
-EN_INTERNAL var_info *info_of(emitter *em, const ir_var *v) {
+EN_INTERNAL var_info *cpu_info_of(emitter *em, const ir_var *v) {
     if (v->storage == IR_VAR_CONSTANT) return &em->globals[v->id];
     if (v->id < 0 || v->id >= em->var_count) return &em->vars[0];
     return &em->vars[v->id];
 }
 
-EN_INTERNAL bool attr_is_per_lane(ir_attr a) {
+EN_INTERNAL bool cpu_attr_is_per_lane(ir_attr a) {
     switch (a) {
     case IR_ATTR_THREAD_POSITION_IN_GRID:
     case IR_ATTR_THREAD_POSITION_IN_THREADGROUP:
@@ -219,30 +219,30 @@ EN_INTERNAL bool attr_is_per_lane(ir_attr a) {
 }
 
 /* the value of component d of an attribute, as uint32_t; per-lane ones use _sg and l */
-EN_INTERNAL const char *attr_value(emitter *em, ir_attr a, int d) {
+EN_INTERNAL const char *cpu_attr_value(emitter *em, ir_attr a, int d) {
     const char *lane = em->lane ? em->lane : "(uint32_t)l";
-    const char *li = S(em, "(_sg * 32u + %s)", lane);
+    const char *li = cpu_S(em, "(_sg * 32u + %s)", lane);
     /* in a 1-D threadgroup the position is the index; otherwise a table made once per
      * threadgroup (no division per lane per region) */
     const char *pos[3] = {
-        S(em, "(_one_d ? %s : _lpos[0][%s])", li, li),
-        S(em, "(_one_d ? 0u : _lpos[1][%s])", li),
-        S(em, "(_one_d ? 0u : _lpos[2][%s])", li),
+        cpu_S(em, "(_one_d ? %s : _lpos[0][%s])", li, li),
+        cpu_S(em, "(_one_d ? 0u : _lpos[1][%s])", li),
+        cpu_S(em, "(_one_d ? 0u : _lpos[2][%s])", li),
     };
     switch (a) {
     case IR_ATTR_THREAD_POSITION_IN_GRID:
-        return S(em, "(g->position[%d] * g->group_size[%d] + %s)", d, d, pos[d]);
+        return cpu_S(em, "(g->position[%d] * g->group_size[%d] + %s)", d, d, pos[d]);
     case IR_ATTR_THREAD_POSITION_IN_THREADGROUP: return pos[d];
     case IR_ATTR_THREAD_INDEX_IN_THREADGROUP: return li;
     case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP: return lane;
     case IR_ATTR_SIMDGROUP_INDEX_IN_THREADGROUP: return "_sg";
     case IR_ATTR_THREAD_INDEX_IN_QUADGROUP: return "((uint32_t)l & 3u)";
-    case IR_ATTR_QUADGROUP_INDEX_IN_THREADGROUP: return S(em, "(%s / 4u)", li);
-    case IR_ATTR_THREADS_PER_GRID: return S(em, "g->grid[%d]", d);
-    case IR_ATTR_THREADS_PER_THREADGROUP: return S(em, "g->size[%d]", d);
-    case IR_ATTR_DISPATCH_THREADS_PER_THREADGROUP: return S(em, "g->group_size[%d]", d);
-    case IR_ATTR_THREADGROUP_POSITION_IN_GRID: return S(em, "g->position[%d]", d);
-    case IR_ATTR_THREADGROUPS_PER_GRID: return S(em, "g->groups[%d]", d);
+    case IR_ATTR_QUADGROUP_INDEX_IN_THREADGROUP: return cpu_S(em, "(%s / 4u)", li);
+    case IR_ATTR_THREADS_PER_GRID: return cpu_S(em, "g->grid[%d]", d);
+    case IR_ATTR_THREADS_PER_THREADGROUP: return cpu_S(em, "g->size[%d]", d);
+    case IR_ATTR_DISPATCH_THREADS_PER_THREADGROUP: return cpu_S(em, "g->group_size[%d]", d);
+    case IR_ATTR_THREADGROUP_POSITION_IN_GRID: return cpu_S(em, "g->position[%d]", d);
+    case IR_ATTR_THREADGROUPS_PER_GRID: return cpu_S(em, "g->groups[%d]", d);
     case IR_ATTR_THREADS_PER_SIMDGROUP:
     case IR_ATTR_THREAD_EXECUTION_WIDTH: return "32u";
     case IR_ATTR_SIMDGROUPS_PER_THREADGROUP: return "((_n + 31u) / 32u)";
@@ -254,18 +254,18 @@ EN_INTERNAL const char *attr_value(emitter *em, ir_attr a, int d) {
 }
 
 /* `x = <attribute>` for one lane (or the uniform scalar): every component */
-EN_INTERNAL const char *attr_init(emitter *em, const ir_var *v, const char *target) {
+EN_INTERNAL const char *cpu_attr_init(emitter *em, const ir_var *v, const char *target) {
     const ir_type *t = v->type;
     if (t->kind == IR_T_VEC) {
         en_buf b = {0};
         for (uint32_t c = 0; c < t->count; c++)
-            en_buf_printf(&b, "%s.v[%u] = (%s)%s; ", target, c, scalar_ctype(t->elem->kind),
-                          attr_value(em, v->attr, (int)c));
-        const char *r = S(em, "%s", b.data ? b.data : "");
+            en_buf_printf(&b, "%s.v[%u] = (%s)%s; ", target, c, cpu_scalar_ctype(t->elem->kind),
+                          cpu_attr_value(em, v->attr, (int)c));
+        const char *r = cpu_S(em, "%s", b.data ? b.data : "");
         en_buf_free(&b);
         return r;
     }
-    return S(em, "%s = (%s)%s;", target, scalar_ctype(t->kind), attr_value(em, v->attr, 0));
+    return cpu_S(em, "%s = (%s)%s;", target, cpu_scalar_ctype(t->kind), cpu_attr_value(em, v->attr, 0));
 }
 
 /* ---- kernels -------------------------------------------------------------------------- */
@@ -304,9 +304,9 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     for (int i = 0; i < em->var_count; i++) em->inits[i] = NULL;
     collect_inits(em, f->body);
     em->interleaved.count = 0;
-    classify_vars(em, f);
-    choose_interleaved(em, list_of(f->body));
-    if (em->interleaved.count) classify_vars(em, f); /* again, with the regions cut at those loops */
+    cpu_classify_vars(em, f);
+    cpu_choose_interleaved(em, cpu_list_of(f->body));
+    if (em->interleaved.count) cpu_classify_vars(em, f); /* again, with the regions cut at those loops */
     /* checked mode: the objects pointers of this kernel may point into (check_rt.h) */
     en_buf objects = {0};
     int object_count = 0;
@@ -321,17 +321,17 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
             bool is_const = v->type->kind == IR_T_PTR && (v->type->is_const || v->type->space == IR_SPACE_CONSTANT);
             en_buf_printf(&objects, "    {%d, %d, %d, 0, 0, 0, %s},\n",
                           v->param_kind == IR_PARAM_BUFFER ? CPU_CHECK_OBJ_BUFFER : CPU_CHECK_OBJ_TG_DYNAMIC,
-                          is_const, v->binding, c_string(em, v->name));
+                          is_const, v->binding, cpu_c_string(em, v->name));
             if (v->id >= 0 && v->id < em->var_count) em->object_of_var[v->id] = object_count;
             object_count++;
         }
         for (int k = 0; k < f->threadgroup_vars.count; k++) {
             const ir_var *v = f->threadgroup_vars.items[k];
-            const char *cn = info_of(em, v)->cname;
+            const char *cn = cpu_info_of(em, v)->cname;
             en_buf_printf(&objects,
                           "    {%d, 0, -1, offsetof(struct enk_threadgroup_%d, %s), "
                           "sizeof(((struct enk_threadgroup_%d *)0)->%s), 0, %s},\n",
-                          CPU_CHECK_OBJ_TG_STATIC, index, cn, index, cn, c_string(em, v->name));
+                          CPU_CHECK_OBJ_TG_STATIC, index, cn, index, cn, cpu_c_string(em, v->name));
             if (v->id >= 0 && v->id < em->var_count) em->object_of_var[v->id] = object_count;
             object_count++;
         }
@@ -339,10 +339,10 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
             const ir_var *v = em->m->globals.items[k];
             const char *cn = em->globals[v->id].cname;
             en_buf_printf(&objects, "    {%d, 1, -1, 0, sizeof(%s), &%s, %s},\n", CPU_CHECK_OBJ_CONSTANT, cn, cn,
-                          c_string(em, v->name));
+                          cpu_c_string(em, v->name));
             em->object_of_global[v->id] = object_count++;
         }
-        pointer_sources(em, f);
+        cpu_pointer_sources(em, f);
     }
 
     en_buf body = {0};
@@ -352,33 +352,33 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     /* per-thread copies of parameters the kernel assigns */
     for (int k = 0; k < f->param_count; k++) {
         const ir_var *v = f->params[k];
-        var_info *vi = info_of(em, v);
+        var_info *vi = cpu_info_of(em, v);
         if (vi->kind != VK_CONTEXT) continue;
         OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) { /* %s is assigned: a copy per thread */", v->name);
-        line(em, "%s *%s = _ctx->%s + _sg * 32;", ctype(em, v->type), vi->cname, vi->cname);
+        cpu_line(em, "%s *%s = _ctx->%s + _sg * 32;", cpu_ctype(em, v->type), vi->cname, vi->cname);
         if (v->param_kind == IR_PARAM_ATTR)
-            line(em, "for (int l = 0; l < 32; l++) { %s }", attr_init(em, v, S(em, "%s[l]", vi->cname)));
+            cpu_line(em, "for (int l = 0; l < 32; l++) { %s }", cpu_attr_init(em, v, cpu_S(em, "%s[l]", vi->cname)));
         else if (v->param_kind == IR_PARAM_THREADGROUP)
-            line(em, "for (int l = 0; l < 32; l++) %s[l] = (%s)g->tg_dynamic[%d];", vi->cname, ctype(em, v->type), v->binding);
+            cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = (%s)g->tg_dynamic[%d];", vi->cname, cpu_ctype(em, v->type), v->binding);
         else
-            line(em, "for (int l = 0; l < 32; l++) %s[l] = (%s)g->buffers[%d];", vi->cname, ctype(em, v->type), v->binding);
+            cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = (%s)g->buffers[%d];", vi->cname, cpu_ctype(em, v->type), v->binding);
         CLOSE();
     }
     em->region_next = 0;
-    tg_list(em, list_of(f->body));
+    cpu_tg_list(em, cpu_list_of(f->body));
     em->out = out;
 
     /* context block: values that live across barriers, per thread */
-    en_buf_printf(out, "\n/* ---- kernel %s (%s) ---- */\n", f->name, source_note(em, f->loc));
+    en_buf_printf(out, "\n/* ---- kernel %s (%s) ---- */\n", f->name, cpu_source_note(em, f->loc));
     en_buf_printf(out, "struct enk_context_%d { /* values live across barriers, per thread */\n", index);
     int context_fields = 0, tg_fields = 0;
     for (int pass = 0; pass < 2; pass++) {
         int count = pass == 0 ? f->param_count : f->locals.count;
         for (int k = 0; k < count; k++) {
             const ir_var *v = pass == 0 ? f->params[k] : f->locals.items[k];
-            var_info *vi = info_of(em, v);
+            var_info *vi = cpu_info_of(em, v);
             if (vi->kind != VK_CONTEXT) continue;
-            en_buf_printf(out, "    %s %s[%d];\n", ctype(em, v->type), vi->cname, CPU_MAX_THREADS);
+            en_buf_printf(out, "    %s %s[%d];\n", cpu_ctype(em, v->type), vi->cname, CPU_MAX_THREADS);
             context_fields++;
         }
     }
@@ -387,15 +387,15 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     en_buf_printf(out, "struct enk_threadgroup_%d { /* `threadgroup` variables */\n", index);
     for (int k = 0; k < f->threadgroup_vars.count; k++) {
         const ir_var *v = f->threadgroup_vars.items[k];
-        en_buf_printf(out, "    %s %s;\n", ctype(em, v->type), info_of(em, v)->cname);
+        en_buf_printf(out, "    %s %s;\n", cpu_ctype(em, v->type), cpu_info_of(em, v)->cname);
         tg_fields++;
     }
     if (!tg_fields) en_buf_puts(out, "    char _none;\n");
     en_buf_puts(out, "};\n");
     en_buf_printf(out, "const size_t enk_kernel_%d_context = %s;\n", index,
-                  context_fields ? S(em, "sizeof(struct enk_context_%d)", index) : "0");
+                  context_fields ? cpu_S(em, "sizeof(struct enk_context_%d)", index) : "0");
     en_buf_printf(out, "const size_t enk_kernel_%d_tg_static = %s;\n", index,
-                  tg_fields ? S(em, "sizeof(struct enk_threadgroup_%d)", index) : "0");
+                  tg_fields ? cpu_S(em, "sizeof(struct enk_threadgroup_%d)", index) : "0");
     if (em->checked) {
         en_buf_printf(out, "static const enk_check_object enk_objects_%d[] = { /* what pointers may point into */\n%s    {0}\n};\n",
                       index, objects.data ? objects.data : "");
@@ -438,15 +438,15 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     }
     for (int k = 0; k < f->param_count; k++) {
         const ir_var *v = f->params[k];
-        var_info *vi = info_of(em, v);
+        var_info *vi = cpu_info_of(em, v);
         if (vi->kind != VK_UNIFORM) continue;
         if (v->param_kind == IR_PARAM_ATTR) {
-            en_buf_printf(out, "    %s %s; %s\n", ctype(em, v->type), vi->cname,
-                          attr_init(em, v, vi->cname));
+            en_buf_printf(out, "    %s %s; %s\n", cpu_ctype(em, v->type), vi->cname,
+                          cpu_attr_init(em, v, vi->cname));
             en_buf_printf(out, "    (void)%s;\n", vi->cname);
         } else {
-            en_buf_printf(out, "    %s %s = (%s)g->%s[%d]; /* %s */\n", ctype(em, v->type), vi->cname,
-                          ctype(em, v->type), v->param_kind == IR_PARAM_THREADGROUP ? "tg_dynamic" : "buffers",
+            en_buf_printf(out, "    %s %s = (%s)g->%s[%d]; /* %s */\n", cpu_ctype(em, v->type), vi->cname,
+                          cpu_ctype(em, v->type), v->param_kind == IR_PARAM_THREADGROUP ? "tg_dynamic" : "buffers",
                           v->binding, ir_type_name(v->type, &em->arena));
             en_buf_printf(out, "    (void)%s;\n", vi->cname);
         }
@@ -456,9 +456,9 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
                       em->prefetch_sites);
     for (int k = 0; k < f->locals.count; k++) {
         const ir_var *v = f->locals.items[k];
-        var_info *vi = info_of(em, v);
+        var_info *vi = cpu_info_of(em, v);
         if (vi->kind == VK_SCALAR_SG)
-            en_buf_printf(out, "    %s %s[32] = {0}; /* uniform: one per SIMD group */\n", ctype(em, v->type), vi->cname);
+            en_buf_printf(out, "    %s %s[32] = {0}; /* uniform: one per SIMD group */\n", cpu_ctype(em, v->type), vi->cname);
     }
     if (body.data) en_buf_puts(out, body.data);
     en_buf_puts(out, "}\n");
@@ -482,9 +482,9 @@ enigma_status cpu_emit_module(const ir_module *m, const en_build_options *o, en_
         const ir_var *v = m->globals.items[i];
         var_info *vi = &em->globals[v->id];
         vi->kind = VK_GLOBAL;
-        vi->cname = S(em, "%s_g%d", ident(em, v->name), v->id);
-        en_buf_printf(&globals, "static const %s %s = %s;\n", ctype(em, v->type), vi->cname,
-                      const_init(em, v->init));
+        vi->cname = cpu_S(em, "%s_g%d", cpu_ident(em, v->name), v->id);
+        en_buf_printf(&globals, "static const %s %s = %s;\n", cpu_ctype(em, v->type), vi->cname,
+                      cpu_const_init(em, v->init));
     }
     int index = 0;
     for (int i = 0; i < m->funcs.count && !em->failed; i++) {

@@ -143,61 +143,61 @@ typedef enum access_kind {
 } access_kind;
 
 /* a line of output at the current indent; OPEN and CLOSE bracket an indented block */
-#define OPEN(...) (line(em, __VA_ARGS__), em->indent++)
-#define CLOSE() (em->indent--, line(em, "}"))
+#define OPEN(...) (cpu_line(em, __VA_ARGS__), em->indent++)
+#define CLOSE() (em->indent--, cpu_line(em, "}"))
 
 /* ---- emit.c: output, C types, variables ---------------------------------------------- */
-EN_INTERNAL const char *S(emitter *em, const char *fmt, ...) EN_PRINTF(2, 3);
-EN_INTERNAL void fail(emitter *em, en_loc loc, const char *fmt, ...) EN_PRINTF(3, 4);
-EN_INTERNAL void line(emitter *em, const char *fmt, ...) EN_PRINTF(2, 3);
-EN_INTERNAL int fresh(emitter *em);
-EN_INTERNAL const char *source_note(emitter *em, en_loc loc);
-EN_INTERNAL const char *scalar_ctype(ir_type_kind k);
-EN_INTERNAL const char *suffix_of(const ir_type *t);
-EN_INTERNAL int int_bits(const ir_type *t);
-EN_INTERNAL const char *wide_unsigned(const ir_type *t);
-EN_INTERNAL const char *ident(emitter *em, const char *name);
-EN_INTERNAL const char *ctype(emitter *em, const ir_type *t);
-EN_INTERNAL const char *compute_ctype(const ir_type *t);
-EN_INTERNAL const char *from_storage(emitter *em, const ir_type *t, const char *x);
-EN_INTERNAL const char *to_storage(emitter *em, const ir_type *t, const char *x);
-EN_INTERNAL const char *rounded(emitter *em, const ir_type *t, const char *x);
-EN_INTERNAL var_info *info_of(emitter *em, const ir_var *v);
-EN_INTERNAL bool attr_is_per_lane(ir_attr a);
-EN_INTERNAL const char *attr_value(emitter *em, ir_attr a, int d);
-EN_INTERNAL const char *attr_init(emitter *em, const ir_var *v, const char *target);
+EN_INTERNAL const char *cpu_S(emitter *em, const char *fmt, ...) EN_PRINTF(2, 3);
+EN_INTERNAL void cpu_fail(emitter *em, en_loc loc, const char *fmt, ...) EN_PRINTF(3, 4);
+EN_INTERNAL void cpu_line(emitter *em, const char *fmt, ...) EN_PRINTF(2, 3);
+EN_INTERNAL int cpu_fresh(emitter *em);
+EN_INTERNAL const char *cpu_source_note(emitter *em, en_loc loc);
+EN_INTERNAL const char *cpu_scalar_ctype(ir_type_kind k);
+EN_INTERNAL const char *cpu_suffix_of(const ir_type *t);
+EN_INTERNAL int cpu_int_bits(const ir_type *t);
+EN_INTERNAL const char *cpu_wide_unsigned(const ir_type *t);
+EN_INTERNAL const char *cpu_ident(emitter *em, const char *name);
+EN_INTERNAL const char *cpu_ctype(emitter *em, const ir_type *t);
+EN_INTERNAL const char *cpu_compute_ctype(const ir_type *t);
+EN_INTERNAL const char *cpu_from_storage(emitter *em, const ir_type *t, const char *x);
+EN_INTERNAL const char *cpu_to_storage(emitter *em, const ir_type *t, const char *x);
+EN_INTERNAL const char *cpu_rounded(emitter *em, const ir_type *t, const char *x);
+EN_INTERNAL var_info *cpu_info_of(emitter *em, const ir_var *v);
+EN_INTERNAL bool cpu_attr_is_per_lane(ir_attr a);
+EN_INTERNAL const char *cpu_attr_value(emitter *em, ir_attr a, int d);
+EN_INTERNAL const char *cpu_attr_init(emitter *em, const ir_var *v, const char *target);
 
 /* ---- emit_expr.c: constants, expressions, memory accesses, checked-mode sites --------- */
-EN_INTERNAL const char *const_init(emitter *em, const ir_expr *e);
-EN_INTERNAL bool needs_access(const ir_expr *e);
-EN_INTERNAL const char *var_lvalue(emitter *em, const ir_var *v);
-EN_INTERNAL const char *lvalue(emitter *em, const ir_expr *e);
-EN_INTERNAL const char *c_string(emitter *em, const char *text);
-EN_INTERNAL const char *check_site(emitter *em, en_loc loc, int op, int space, int object, const char *size,
+EN_INTERNAL const char *cpu_const_init(emitter *em, const ir_expr *e);
+EN_INTERNAL bool cpu_needs_access(const ir_expr *e);
+EN_INTERNAL const char *cpu_var_lvalue(emitter *em, const ir_var *v);
+EN_INTERNAL const char *cpu_lvalue(emitter *em, const ir_expr *e);
+EN_INTERNAL const char *cpu_c_string(emitter *em, const char *text);
+EN_INTERNAL const char *cpu_site_ref(emitter *em, en_loc loc, int op, int space, int object, const char *size,
                                    const char *what);
-EN_INTERNAL const char *root_name(const ir_expr *e);
-EN_INTERNAL int pointer_object(emitter *em, const ir_expr *e);
-EN_INTERNAL void pointer_sources(emitter *em, const ir_func *f);
-EN_INTERNAL const char *access_lanes(emitter *em, const ir_expr *site, const ir_type *t, const char *addrs,
+EN_INTERNAL const char *cpu_root_name(const ir_expr *e);
+EN_INTERNAL int cpu_pointer_object(emitter *em, const ir_expr *e);
+EN_INTERNAL void cpu_pointer_sources(emitter *em, const ir_func *f);
+EN_INTERNAL const char *cpu_access_lanes(emitter *em, const ir_expr *site, const ir_type *t, const char *addrs,
                                      access_kind kind);
-EN_INTERNAL void emit_access(emitter *em, const ir_expr *place, const ir_type *t, const char *addr,
+EN_INTERNAL void cpu_emit_access(emitter *em, const ir_expr *place, const ir_type *t, const char *addr,
                              bool is_store, const char *temp);
-EN_INTERNAL bool lane_invariant(emitter *em, const ir_expr *e);
-EN_INTERNAL const char *materialize(emitter *em, const ir_expr *e);
-EN_INTERNAL const char *binary_expr(emitter *em, ir_op op, const ir_type *t, const char *a,
+EN_INTERNAL bool cpu_lane_invariant(emitter *em, const ir_expr *e);
+EN_INTERNAL const char *cpu_materialize(emitter *em, const ir_expr *e);
+EN_INTERNAL const char *cpu_binary_expr(emitter *em, ir_op op, const ir_type *t, const char *a,
                                     const char *b);
-EN_INTERNAL const char *ex(emitter *em, const ir_expr *e, int comp);
+EN_INTERNAL const char *cpu_ex(emitter *em, const ir_expr *e, int comp);
 
 /* ---- emit_stmt.c: statements of one gang ---------------------------------------------- */
-EN_INTERNAL void gang_list(emitter *em, stmt_list list);
-EN_INTERNAL const ir_var *streaming_loop(emitter *em, const ir_stmt *s, const ir_expr **limit, const ir_expr **step);
-EN_INTERNAL void gang_stmt(emitter *em, const ir_stmt *s);
+EN_INTERNAL void cpu_gang_list(emitter *em, stmt_list list);
+EN_INTERNAL const ir_var *cpu_streaming_loop(emitter *em, const ir_stmt *s, const ir_expr **limit, const ir_expr **step);
+EN_INTERNAL void cpu_gang_stmt(emitter *em, const ir_stmt *s);
 
 /* ---- emit_region.c: the threadgroup level --------------------------------------------- */
-EN_INTERNAL stmt_list list_of(ir_stmt *s);
-EN_INTERNAL ir_stmt *list_at(stmt_list l, int i);
-EN_INTERNAL void choose_interleaved(emitter *em, stmt_list list);
-EN_INTERNAL void tg_list(emitter *em, stmt_list list);
-EN_INTERNAL void classify_vars(emitter *em, const ir_func *f);
+EN_INTERNAL stmt_list cpu_list_of(ir_stmt *s);
+EN_INTERNAL ir_stmt *cpu_list_at(stmt_list l, int i);
+EN_INTERNAL void cpu_choose_interleaved(emitter *em, stmt_list list);
+EN_INTERNAL void cpu_tg_list(emitter *em, stmt_list list);
+EN_INTERNAL void cpu_classify_vars(emitter *em, const ir_func *f);
 
 #endif

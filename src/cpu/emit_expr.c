@@ -18,17 +18,17 @@
 static const char *float_literal(emitter *em, double v, bool single) {
     if (isnan(v)) return "NAN";
     if (isinf(v)) return v < 0 ? "(-INFINITY)" : "INFINITY";
-    return S(em, "%a%s", v, single ? "f" : "");
+    return cpu_S(em, "%a%s", v, single ? "f" : "");
 }
 
 static const char *const_literal(emitter *em, const ir_type *t, ir_const c) {
     switch (t->kind) {
     case IR_T_BOOL: return c.u ? "true" : "false";
     case IR_T_I8: case IR_T_I16: case IR_T_I32: case IR_T_I64:
-        if (c.i == INT64_MIN) return S(em, "((%s)INT64_MIN)", scalar_ctype(t->kind));
-        return S(em, "((%s)%lldLL)", scalar_ctype(t->kind), (long long)c.i);
+        if (c.i == INT64_MIN) return cpu_S(em, "((%s)INT64_MIN)", cpu_scalar_ctype(t->kind));
+        return cpu_S(em, "((%s)%lldLL)", cpu_scalar_ctype(t->kind), (long long)c.i);
     case IR_T_U8: case IR_T_U16: case IR_T_U32: case IR_T_U64:
-        return S(em, "((%s)%lluULL)", scalar_ctype(t->kind), (unsigned long long)c.u);
+        return cpu_S(em, "((%s)%lluULL)", cpu_scalar_ctype(t->kind), (unsigned long long)c.u);
     case IR_T_F16: case IR_T_BF16: case IR_T_F32: return float_literal(em, c.f, true);
     default: return "0";
     }
@@ -63,12 +63,12 @@ static uint16_t host_f2bf(float x) {
 }
 
 /* a brace initializer (constant expression) for a program-scope constant */
-EN_INTERNAL const char *const_init(emitter *em, const ir_expr *e) {
+EN_INTERNAL const char *cpu_const_init(emitter *em, const ir_expr *e) {
     if (!e) return "{0}";
     switch (e->kind) {
     case IR_E_CONST:
-        if (e->type->kind == IR_T_F16) return S(em, "0x%04x", host_f2h((float)e->c.f));
-        if (e->type->kind == IR_T_BF16) return S(em, "0x%04x", host_f2bf((float)e->c.f));
+        if (e->type->kind == IR_T_F16) return cpu_S(em, "0x%04x", host_f2h((float)e->c.f));
+        if (e->type->kind == IR_T_BF16) return cpu_S(em, "0x%04x", host_f2bf((float)e->c.f));
         return const_literal(em, e->type, e->c);
     case IR_E_CONVERT:
     case IR_E_BITCAST:
@@ -77,7 +77,7 @@ EN_INTERNAL const char *const_init(emitter *em, const ir_expr *e) {
             c.type = e->type;
             if (ir_is_float(e->type) && !ir_is_float(e->args[0]->type))
                 c.c.f = ir_is_signed(e->args[0]->type) ? (double)e->args[0]->c.i : (double)e->args[0]->c.u;
-            return const_init(em, &c);
+            return cpu_const_init(em, &c);
         }
         break;
     case IR_E_SPLAT:
@@ -89,15 +89,15 @@ EN_INTERNAL const char *const_init(emitter *em, const ir_expr *e) {
         int n = e->kind == IR_E_SPLAT ? (int)e->type->count : e->arg_count;
         for (int i = 0; i < n; i++)
             en_buf_printf(&b, "%s%s", i ? ", " : "",
-                          const_init(em, e->args[e->kind == IR_E_SPLAT ? 0 : i]));
+                          cpu_const_init(em, e->args[e->kind == IR_E_SPLAT ? 0 : i]));
         en_buf_puts(&b, wrap ? "}}" : "}");
-        const char *r = S(em, "%s", b.data);
+        const char *r = cpu_S(em, "%s", b.data);
         en_buf_free(&b);
         return r;
     }
     default: break;
     }
-    fail(em, e->loc, "a program-scope constant initializer that is not constant");
+    cpu_fail(em, e->loc, "a program-scope constant initializer that is not constant");
     return "{0}";
 }
 
@@ -121,61 +121,61 @@ static int comp_of(const ir_expr *operand, int comp) {
 }
 
 /* does reading this place touch memory that a masked-off lane must not touch? */
-EN_INTERNAL bool needs_access(const ir_expr *e) {
+EN_INTERNAL bool cpu_needs_access(const ir_expr *e) {
     switch (e->kind) {
     case IR_E_VAR: return e->var->storage == IR_VAR_THREADGROUP;
     case IR_E_DEREF: return true;
     case IR_E_INDEX:
         if (e->args[0]->type->kind == IR_T_PTR) return true;
         if (e->args[1]->kind != IR_E_CONST) return true;
-        return ir_is_place(e->args[0]) ? needs_access(e->args[0]) : true;
+        return ir_is_place(e->args[0]) ? cpu_needs_access(e->args[0]) : true;
     case IR_E_FIELD:
-    case IR_E_SWIZZLE: return ir_is_place(e->args[0]) ? needs_access(e->args[0]) : true;
+    case IR_E_SWIZZLE: return ir_is_place(e->args[0]) ? cpu_needs_access(e->args[0]) : true;
     default: return false;
     }
 }
 
-EN_INTERNAL const char *var_lvalue(emitter *em, const ir_var *v) {
-    var_info *vi = info_of(em, v);
+EN_INTERNAL const char *cpu_var_lvalue(emitter *em, const ir_var *v) {
+    var_info *vi = cpu_info_of(em, v);
     if (v == em->implicit_var) { /* read only: the phase never writes it (emit_interleaved_loop) */
-        const char *T = scalar_ctype(v->type->kind);
-        return S(em, "((%s)(%s + (%s)l))", T, em->implicit_base, T);
+        const char *T = cpu_scalar_ctype(v->type->kind);
+        return cpu_S(em, "((%s)(%s + (%s)l))", T, em->implicit_base, T);
     }
     switch (vi->kind) {
     case VK_UNIFORM:
     case VK_GLOBAL: return vi->cname;
-    case VK_THREADGROUP: return S(em, "_tg->%s", vi->cname);
+    case VK_THREADGROUP: return cpu_S(em, "_tg->%s", vi->cname);
     case VK_SCALAR: return vi->cname;
-    case VK_SCALAR_SG: return S(em, "%s[_sg]", vi->cname);
-    default: return S(em, "%s[l]", vi->cname);
+    case VK_SCALAR_SG: return cpu_S(em, "%s[_sg]", vi->cname);
+    default: return cpu_S(em, "%s[l]", vi->cname);
     }
 }
 
 /* the C lvalue of a place for lane l (sub-expressions may hoist loads) */
-EN_INTERNAL const char *lvalue(emitter *em, const ir_expr *e) {
+EN_INTERNAL const char *cpu_lvalue(emitter *em, const ir_expr *e) {
     switch (e->kind) {
-    case IR_E_VAR: return var_lvalue(em, e->var);
-    case IR_E_DEREF: return S(em, "(*%s)", ex(em, e->args[0], -1));
+    case IR_E_VAR: return cpu_var_lvalue(em, e->var);
+    case IR_E_DEREF: return cpu_S(em, "(*%s)", cpu_ex(em, e->args[0], -1));
     case IR_E_FIELD: {
         const ir_type *st = e->args[0]->type;
-        const char *base = ir_is_place(e->args[0]) ? lvalue(em, e->args[0])
-                                                   : S(em, "%s[l]", materialize(em, e->args[0]));
-        return S(em, "%s.%s", base, ident(em, st->fields[e->field].name));
+        const char *base = ir_is_place(e->args[0]) ? cpu_lvalue(em, e->args[0])
+                                                   : cpu_S(em, "%s[l]", cpu_materialize(em, e->args[0]));
+        return cpu_S(em, "%s.%s", base, cpu_ident(em, st->fields[e->field].name));
     }
     case IR_E_INDEX: {
         const ir_expr *base = e->args[0];
-        const char *index = ex(em, e->args[1], -1);
-        if (base->type->kind == IR_T_PTR) return S(em, "%s[%s]", ex(em, base, -1), index);
-        const char *b = ir_is_place(base) ? lvalue(em, base) : S(em, "%s[l]", materialize(em, base));
-        return S(em, "%s.%s[%s]", b, base->type->kind == IR_T_VEC ? "v" : "a", index);
+        const char *index = cpu_ex(em, e->args[1], -1);
+        if (base->type->kind == IR_T_PTR) return cpu_S(em, "%s[%s]", cpu_ex(em, base, -1), index);
+        const char *b = ir_is_place(base) ? cpu_lvalue(em, base) : cpu_S(em, "%s[l]", cpu_materialize(em, base));
+        return cpu_S(em, "%s.%s[%s]", b, base->type->kind == IR_T_VEC ? "v" : "a", index);
     }
     case IR_E_SWIZZLE: {
-        const char *b = ir_is_place(e->args[0]) ? lvalue(em, e->args[0])
-                                                : S(em, "%s[l]", materialize(em, e->args[0]));
-        return S(em, "%s.v[%d]", b, e->swizzle[0]);
+        const char *b = ir_is_place(e->args[0]) ? cpu_lvalue(em, e->args[0])
+                                                : cpu_S(em, "%s[l]", cpu_materialize(em, e->args[0]));
+        return cpu_S(em, "%s.v[%d]", b, e->swizzle[0]);
     }
     default:
-        return S(em, "%s[l]", materialize(em, e));
+        return cpu_S(em, "%s[l]", cpu_materialize(em, e));
     }
 }
 
@@ -186,7 +186,7 @@ EN_INTERNAL const char *lvalue(emitter *em, const ir_expr *e) {
  * memory passes here, so nothing else needs instrumenting. */
 /* ---- checked mode: sites and objects ---------------------------------------------------- */
 /* a C string literal of text */
-EN_INTERNAL const char *c_string(emitter *em, const char *text) {
+EN_INTERNAL const char *cpu_c_string(emitter *em, const char *text) {
     en_buf b = {0};
     en_buf_putc(&b, '"');
     for (const char *p = text ? text : "?"; *p; p++) {
@@ -194,17 +194,17 @@ EN_INTERNAL const char *c_string(emitter *em, const char *text) {
         en_buf_putc(&b, (unsigned char)*p < 32 ? ' ' : *p);
     }
     en_buf_putc(&b, '"');
-    const char *r = S(em, "%s", b.data);
+    const char *r = cpu_S(em, "%s", b.data);
     en_buf_free(&b);
     return r;
 }
 
 /* a new entry of this kernel's site table; returns the C expression of its address */
-EN_INTERNAL const char *check_site(emitter *em, en_loc loc, int op, int space, int object, const char *size,
+EN_INTERNAL const char *cpu_site_ref(emitter *em, en_loc loc, int op, int space, int object, const char *size,
                                    const char *what) {
     en_buf_printf(&em->sites, "    {%d, %d, %d, %d, %d, %d, %s, %s},\n", loc.file, loc.line, loc.col, op, space, object,
-                  size ? size : "0", c_string(em, what));
-    return S(em, "&enk_sites_%d[%d]", em->kernel_index, em->site_count++);
+                  size ? size : "0", cpu_c_string(em, what));
+    return cpu_S(em, "&enk_sites_%d[%d]", em->kernel_index, em->site_count++);
 }
 
 /* the space of the memory a place reads or writes */
@@ -225,7 +225,7 @@ static ir_space place_space(const ir_expr *e) {
 }
 
 /* the source name of the variable a place or pointer starts from */
-EN_INTERNAL const char *root_name(const ir_expr *e) {
+EN_INTERNAL const char *cpu_root_name(const ir_expr *e) {
     while (e) {
         if (e->kind == IR_E_VAR) return e->var->name;
         if (e->arg_count == 0) return NULL;
@@ -237,13 +237,13 @@ EN_INTERNAL const char *root_name(const ir_expr *e) {
 static int place_object(emitter *em, const ir_expr *e);
 
 /* which object of the kernel a pointer value points into, when the code says so; -1 */
-EN_INTERNAL int pointer_object(emitter *em, const ir_expr *e) {
+EN_INTERNAL int cpu_pointer_object(emitter *em, const ir_expr *e) {
     switch (e->kind) {
     case IR_E_VAR:
         if (e->var->storage != IR_VAR_LOCAL || e->var->id < 0 || e->var->id >= em->var_count) return -1;
         return em->object_of_var[e->var->id]; /* -2 while pointer_sources has not decided */
     case IR_E_PTR_OFFSET:
-    case IR_E_PTRCAST: return pointer_object(em, e->args[0]);
+    case IR_E_PTRCAST: return cpu_pointer_object(em, e->args[0]);
     case IR_E_ADDR: return place_object(em, e->args[0]);
     default: return -1;
     }
@@ -258,9 +258,9 @@ static int place_object(emitter *em, const ir_expr *e) {
         if (e->var->storage == IR_VAR_THREADGROUP && e->var->id >= 0 && e->var->id < em->var_count)
             return em->object_of_var[e->var->id];
         return -1;
-    case IR_E_DEREF: return pointer_object(em, e->args[0]);
+    case IR_E_DEREF: return cpu_pointer_object(em, e->args[0]);
     case IR_E_INDEX:
-        if (e->args[0]->type->kind == IR_T_PTR) return pointer_object(em, e->args[0]);
+        if (e->args[0]->type->kind == IR_T_PTR) return cpu_pointer_object(em, e->args[0]);
         return ir_is_place(e->args[0]) ? place_object(em, e->args[0]) : -1;
     case IR_E_FIELD:
     case IR_E_SWIZZLE: return ir_is_place(e->args[0]) ? place_object(em, e->args[0]) : -1;
@@ -274,7 +274,7 @@ static int place_object(emitter *em, const ir_expr *e) {
 static bool merge_pointer_source(emitter *em, const ir_var *v, const ir_expr *value) {
     if (!v || !value || v->type->kind != IR_T_PTR || v->storage != IR_VAR_LOCAL) return false;
     if (v->id < 0 || v->id >= em->var_count) return false;
-    int *slot = &em->object_of_var[v->id], o = pointer_object(em, value);
+    int *slot = &em->object_of_var[v->id], o = cpu_pointer_object(em, value);
     if (o == -2 || *slot == -1 || *slot == o) return false;
     *slot = *slot == -2 ? o : -1;
     return true;
@@ -304,7 +304,7 @@ static bool pointer_sources_in(emitter *em, const ir_stmt *s) {
     return changed;
 }
 
-EN_INTERNAL void pointer_sources(emitter *em, const ir_func *f) {
+EN_INTERNAL void cpu_pointer_sources(emitter *em, const ir_func *f) {
     for (int k = 0; k < f->locals.count; k++) {
         const ir_var *v = f->locals.items[k];
         if (v->type->kind == IR_T_PTR && v->id >= 0 && v->id < em->var_count && em->object_of_var[v->id] == -1)
@@ -320,15 +320,15 @@ static const char *access_site(emitter *em, const ir_expr *place, int op, const 
     if (!em->checked || !place) return NULL;
     ir_space space = place_space(place);
     if (space == IR_SPACE_THREAD) return NULL;
-    return check_site(em, place->loc, op, (int)space, place_object(em, place), S(em, "sizeof(%s)", ctype_name),
-                      root_name(place));
+    return cpu_site_ref(em, place->loc, op, (int)space, place_object(em, place), cpu_S(em, "sizeof(%s)", ctype_name),
+                      cpu_root_name(place));
 }
 
 /* Checked mode: `site` is the place accessed, or for atomics the pointer; a uniform load
  * has one address (addrs[1]), given to the hook for every lane; em->store_values are a
  * store's 32 values (NULL otherwise). */
 
-EN_INTERNAL const char *access_lanes(emitter *em, const ir_expr *site, const ir_type *t, const char *addrs,
+EN_INTERNAL const char *cpu_access_lanes(emitter *em, const ir_expr *site, const ir_type *t, const char *addrs,
                                      access_kind kind) {
     if (!em->checked) return em->mask;
     const char *values = kind == ACCESS_STORE ? em->store_values : NULL;
@@ -336,24 +336,24 @@ EN_INTERNAL const char *access_lanes(emitter *em, const ir_expr *site, const ir_
     const char *where;
     if (atomic) {
         if (site->type->kind != IR_T_PTR || site->type->space == IR_SPACE_THREAD) return em->mask;
-        where = check_site(em, site->loc,
+        where = cpu_site_ref(em, site->loc,
                            kind == ACCESS_ATOMIC_LOAD ? CPU_CHECK_ATOMIC_LOAD
                            : kind == ACCESS_ATOMIC_STORE ? CPU_CHECK_ATOMIC_STORE : CPU_CHECK_ATOMIC_RMW,
-                           (int)site->type->space, pointer_object(em, site), S(em, "sizeof(%s)", ctype(em, t)),
-                           root_name(site));
+                           (int)site->type->space, cpu_pointer_object(em, site), cpu_S(em, "sizeof(%s)", cpu_ctype(em, t)),
+                           cpu_root_name(site));
     } else {
-        where = access_site(em, site, kind == ACCESS_STORE ? CPU_CHECK_STORE : CPU_CHECK_LOAD, ctype(em, t));
+        where = access_site(em, site, kind == ACCESS_STORE ? CPU_CHECK_STORE : CPU_CHECK_LOAD, cpu_ctype(em, t));
         if (!where) return em->mask;
     }
-    int id = fresh(em);
+    int id = cpu_fresh(em);
     if (kind == ACCESS_UNIFORM_LOAD) { /* every active lane reads the one address */
-        line(em, "uintptr_t _u%d[32];", id);
-        line(em, "for (int l = 0; l < 32; l++) _u%d[l] = %s[0];", id, addrs);
-        addrs = S(em, "_u%d", id);
+        cpu_line(em, "uintptr_t _u%d[32];", id);
+        cpu_line(em, "for (int l = 0; l < 32; l++) _u%d[l] = %s[0];", id, addrs);
+        addrs = cpu_S(em, "_u%d", id);
     }
-    line(em, "uint32_t _k%d = _cg->api->access(_cg->state, %s, _sg, %s, %s, %s);", id, where, em->mask, addrs,
+    cpu_line(em, "uint32_t _k%d = _cg->api->access(_cg->state, %s, _sg, %s, %s, %s);", id, where, em->mask, addrs,
          values ? values : "NULL");
-    return S(em, "_k%d", id);
+    return cpu_S(em, "_k%d", id);
 }
 
 /* ---- lane-affine addresses ----------------------------------------------------------- *
@@ -408,7 +408,7 @@ static bool reevaluable(emitter *em, const ir_expr *e, int depth) {
     case IR_E_VAR: {
         const ir_var *v = e->var;
         if (v->storage != IR_VAR_LOCAL || v->is_assigned || v->address_taken) return false;
-        var_kind k = info_of(em, v)->kind;
+        var_kind k = cpu_info_of(em, v)->kind;
         if (k == VK_UNIFORM || k == VK_LANE_ATTR) return true;
         const ir_expr *init = v->id >= 0 && v->id < em->var_count ? em->inits[v->id] : NULL;
         return init && reevaluable(em, init, depth + 1);
@@ -427,7 +427,7 @@ static const lane_form no_form;
 static const char *join_guards(emitter *em, const char *a, const char *b) {
     if (!*b || strstr(a, b)) return a;
     if (!*a || strstr(b, a)) return b;
-    return S(em, "%s%s", a, b);
+    return cpu_S(em, "%s%s", a, b);
 }
 
 static lane_form attr_form(emitter *em, const ir_var *v, int d) {
@@ -443,7 +443,7 @@ static lane_form attr_form(emitter *em, const ir_var *v, int d) {
     lane_form f = {true, {NULL, NULL}, step, " && _aff"};
     for (int h = 0; h < 2; h++) {
         em->lane = h ? "16u" : "0u";
-        f.base[h] = S(em, "((%s)%s)", scalar_ctype(ir_scalar_of(v->type)->kind), attr_value(em, v->attr, d));
+        f.base[h] = cpu_S(em, "((%s)%s)", cpu_scalar_ctype(ir_scalar_of(v->type)->kind), cpu_attr_value(em, v->attr, d));
         em->lane = NULL;
     }
     return f;
@@ -452,18 +452,18 @@ static lane_form attr_form(emitter *em, const ir_var *v, int d) {
 static lane_form lane_form_of(emitter *em, const ir_expr *e, int comp, int depth) {
     if (depth > 12 || !form_type_ok(e->type)) return no_form;
     const ir_type *t = ir_scalar_of(e->type);
-    if (lane_invariant(em, e)) {
-        const char *c = ex(em, e, comp);
+    if (cpu_lane_invariant(em, e)) {
+        const char *c = cpu_ex(em, e, comp);
         if (mentions_lane(c)) return no_form;
         return (lane_form){true, {c, c}, 0, ""};
     }
     switch (e->kind) {
     case IR_E_VAR: {
         const ir_var *v = e->var;
-        var_kind k = info_of(em, v)->kind;
+        var_kind k = cpu_info_of(em, v)->kind;
         if (v == em->stream_var || v == em->implicit_var) {
-            const char *T = scalar_ctype(t->kind), *base = v == em->stream_var ? em->stream_base : em->implicit_base;
-            return (lane_form){true, {base, S(em, "((%s)(%s + 16u))", T, base)}, 1, ""};
+            const char *T = cpu_scalar_ctype(t->kind), *base = v == em->stream_var ? em->stream_base : em->implicit_base;
+            return (lane_form){true, {base, cpu_S(em, "((%s)(%s + 16u))", T, base)}, 1, ""};
         }
         if (k == VK_LANE_ATTR) return attr_form(em, v, comp < 0 ? 0 : comp);
         const ir_expr *init = v->id >= 0 && v->id < em->var_count ? em->inits[v->id] : NULL;
@@ -472,9 +472,9 @@ static lane_form lane_form_of(emitter *em, const ir_expr *e, int comp, int depth
         if ((k == VK_GANG || k == VK_CONTEXT) && ir_is_scalar(v->type) && v->type->kind == t->kind) {
             /* a per-lane index variable (a grid-stride loop's i): its lanes are tested at run time */
             int bits = (int)t->size * 8;
-            const char *cname = info_of(em, v)->cname;
-            return (lane_form){true, {S(em, "%s[0]", cname), S(em, "%s[16]", cname)}, 1,
-                               S(em, " && enk_halves_consecutive_u%d((const uint%d_t *)%s)", bits, bits, cname)};
+            const char *cname = cpu_info_of(em, v)->cname;
+            return (lane_form){true, {cpu_S(em, "%s[0]", cname), cpu_S(em, "%s[16]", cname)}, 1,
+                               cpu_S(em, " && enk_halves_consecutive_u%d((const uint%d_t *)%s)", bits, bits, cname)};
         }
         return no_form;
     }
@@ -521,7 +521,7 @@ static lane_form lane_form_of(emitter *em, const ir_expr *e, int comp, int depth
         }
         if (step < -(1 << 20) || step > (1 << 20)) return no_form;
         lane_form f = {true, {NULL, NULL}, step, join_guards(em, a.guard, b.guard)};
-        for (int h = 0; h < 2; h++) f.base[h] = binary_expr(em, e->op, t, a.base[h], b.base[h]);
+        for (int h = 0; h < 2; h++) f.base[h] = cpu_binary_expr(em, e->op, t, a.base[h], b.base[h]);
         return f;
     }
     default: return no_form;
@@ -534,15 +534,15 @@ static addr_form place_form(emitter *em, const ir_expr *e, int depth) {
     if (depth > 8) return none;
     switch (e->kind) {
     case IR_E_VAR: {
-        var_kind k = info_of(em, e->var)->kind;
+        var_kind k = cpu_info_of(em, e->var)->kind;
         if (k != VK_THREADGROUP && k != VK_GLOBAL) return none;
-        const char *p = S(em, "(&%s)", var_lvalue(em, e->var));
+        const char *p = cpu_S(em, "(&%s)", cpu_var_lvalue(em, e->var));
         return (addr_form){true, {p, p}, 0, "", false};
     }
     case IR_E_DEREF: {
         const ir_expr *ptr = e->args[0];
-        if (!lane_invariant(em, ptr)) return none;
-        const char *p = ex(em, ptr, -1);
+        if (!cpu_lane_invariant(em, ptr)) return none;
+        const char *p = cpu_ex(em, ptr, -1);
         if (mentions_lane(p)) return none;
         bool dev = ptr->type->space == IR_SPACE_DEVICE || ptr->type->space == IR_SPACE_CONSTANT;
         return (addr_form){true, {p, p}, 0, "", dev};
@@ -551,8 +551,8 @@ static addr_form place_form(emitter *em, const ir_expr *e, int depth) {
         if (!ir_is_place(e->args[0])) return none;
         addr_form b = place_form(em, e->args[0], depth + 1);
         if (!b.ok || b.step) return none;
-        const char *name = ident(em, e->args[0]->type->fields[e->field].name);
-        for (int h = 0; h < 2; h++) b.ptr[h] = S(em, "(&(*%s).%s)", b.ptr[h], name);
+        const char *name = cpu_ident(em, e->args[0]->type->fields[e->field].name);
+        for (int h = 0; h < 2; h++) b.ptr[h] = cpu_S(em, "(&(*%s).%s)", b.ptr[h], name);
         return b;
     }
     case IR_E_INDEX: {
@@ -564,25 +564,25 @@ static addr_form place_form(emitter *em, const ir_expr *e, int depth) {
         if (i.step) { /* lanes j = 0..15 of each half add up to 15 * step: no wrap */
             const char *max = ir_is_signed(it) ? (it->size == 8 ? "INT64_MAX" : "INT32_MAX")
                                                : (it->size == 8 ? "UINT64_MAX" : "UINT32_MAX");
-            const char *T = scalar_ctype(it->kind);
-            guard = S(em, "%s && %s <= (%s)(%s - %lld) && %s <= (%s)(%s - %lld)", guard, i.base[0], T, max,
+            const char *T = cpu_scalar_ctype(it->kind);
+            guard = cpu_S(em, "%s && %s <= (%s)(%s - %lld) && %s <= (%s)(%s - %lld)", guard, i.base[0], T, max,
                       (long long)(15 * i.step), i.base[1], T, max, (long long)(15 * i.step));
         }
         addr_form f;
         if (base->type->kind == IR_T_PTR) {
-            if (!lane_invariant(em, base)) return none;
-            const char *p = ex(em, base, -1);
+            if (!cpu_lane_invariant(em, base)) return none;
+            const char *p = cpu_ex(em, base, -1);
             if (mentions_lane(p)) return none;
             f = (addr_form){true, {NULL, NULL}, i.step, guard,
                             base->type->space == IR_SPACE_DEVICE || base->type->space == IR_SPACE_CONSTANT};
-            for (int h = 0; h < 2; h++) f.ptr[h] = S(em, "(&(%s)[%s])", p, i.base[h]);
+            for (int h = 0; h < 2; h++) f.ptr[h] = cpu_S(em, "(&(%s)[%s])", p, i.base[h]);
             return f;
         }
         if (!ir_is_place(base)) return none;
         f = place_form(em, base, depth + 1);
         if (!f.ok || f.step) return none;
         const char *sel = base->type->kind == IR_T_VEC ? "v" : "a";
-        for (int h = 0; h < 2; h++) f.ptr[h] = S(em, "(&(*%s).%s[%s])", f.ptr[h], sel, i.base[h]);
+        for (int h = 0; h < 2; h++) f.ptr[h] = cpu_S(em, "(&(*%s).%s[%s])", f.ptr[h], sel, i.base[h]);
         f.step = i.step;
         f.guard = join_guards(em, f.guard, guard);
         return f;
@@ -601,7 +601,7 @@ static bool access_hooked(emitter *em, const ir_expr *place, const ir_type *t, b
     en_buf probe = {0}, *out = em->out;
     int indent = em->indent;
     em->out = &probe;
-    const char *lanes = access_lanes(em, place, t, "_a_probe", is_store ? ACCESS_STORE : ACCESS_LOAD);
+    const char *lanes = cpu_access_lanes(em, place, t, "_a_probe", is_store ? ACCESS_STORE : ACCESS_LOAD);
     em->out = out;
     em->indent = indent;
     bool hooked = probe.len != 0 || strcmp(lanes, em->mask) != 0;
@@ -618,9 +618,9 @@ static bool access_hooked(emitter *em, const ir_expr *place, const ir_type *t, b
 static void emit_prefetch(emitter *em, const char *addr) {
     int site = em->prefetch_sites;
     em->prefetch_sites += em->interleaving ? 32 : 1;
-    const char *slot = em->interleaving ? S(em, "_pf[%d + _sg]", site) : S(em, "_pf[%d]", site);
-    line(em, "{ uintptr_t _at = %s; intptr_t _d = (intptr_t)(_at - %s); %s = _at;", addr, slot, slot);
-    line(em, "  if (_d > 256 && _d < (1 << 24)) { __builtin_prefetch((char *)_at + 8 * _d, 0, 2); "
+    const char *slot = em->interleaving ? cpu_S(em, "_pf[%d + _sg]", site) : cpu_S(em, "_pf[%d]", site);
+    cpu_line(em, "{ uintptr_t _at = %s; intptr_t _d = (intptr_t)(_at - %s); %s = _at;", addr, slot, slot);
+    cpu_line(em, "  if (_d > 256 && _d < (1 << 24)) { __builtin_prefetch((char *)_at + 8 * _d, 0, 2); "
              "__builtin_prefetch((char *)_at + 8 * _d + 64, 0, 2); } }");
 }
 
@@ -634,25 +634,25 @@ static bool open_affine_access(emitter *em, const ir_expr *place, const ir_type 
     if (em->checked && access_hooked(em, place, t, is_store)) return false;
     addr_form f = place_form(em, place, 0);
     if (!f.ok || f.step > 1 || (is_store && f.step == 0)) return false;
-    const char *ct = ctype(em, t);
-    int id = fresh(em);
+    const char *ct = cpu_ctype(em, t);
+    int id = cpu_fresh(em);
     OPEN("if (%s == ENK_FULL%s) { /* lane-affine address: %s per half of the gang */", em->mask,
          f.guard, f.step ? "consecutive elements" : "one element");
-    line(em, "%s *_p%d = %s, *_q%d = %s; /* lanes 0 and 16 */", ct, id, f.ptr[0], id, f.ptr[1]);
+    cpu_line(em, "%s *_p%d = %s, *_q%d = %s; /* lanes 0 and 16 */", ct, id, f.ptr[0], id, f.ptr[1]);
     if (!is_store && f.device && (em->loops.count > 0 || em->interleaving))
-        emit_prefetch(em, S(em, "(uintptr_t)_p%d", id));
+        emit_prefetch(em, cpu_S(em, "(uintptr_t)_p%d", id));
     if (f.step == 0) {
-        line(em, "%s _v%d = *_p%d, _w%d = *_q%d;", ct, id, id, id, id);
-        line(em, "for (int l = 0; l < 32; l++) %s[l] = l < 16 ? _v%d : _w%d;", temp, id, id);
+        cpu_line(em, "%s _v%d = *_p%d, _w%d = *_q%d;", ct, id, id, id, id);
+        cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = l < 16 ? _v%d : _w%d;", temp, id, id);
     } else if (is_store) {
-        line(em, "if (_q%d == _p%d + 16) for (int l = 0; l < 32; l++) _p%d[l] = %s[l];", id, id, id, temp);
+        cpu_line(em, "if (_q%d == _p%d + 16) for (int l = 0; l < 32; l++) _p%d[l] = %s[l];", id, id, id, temp);
         OPEN("else { /* lanes in order: where the halves overlap, the later lane's value stays */");
-        line(em, "for (int l = 0; l < 16; l++) _p%d[l] = %s[l];", id, temp);
-        line(em, "for (int l = 0; l < 16; l++) _q%d[l] = %s[l + 16];", id, temp);
+        cpu_line(em, "for (int l = 0; l < 16; l++) _p%d[l] = %s[l];", id, temp);
+        cpu_line(em, "for (int l = 0; l < 16; l++) _q%d[l] = %s[l + 16];", id, temp);
         CLOSE();
     } else {
-        line(em, "if (_q%d == _p%d + 16) for (int l = 0; l < 32; l++) %s[l] = _p%d[l];", id, id, temp, id);
-        line(em, "else for (int l = 0; l < 16; l++) { %s[l] = _p%d[l]; %s[l + 16] = _q%d[l]; }", temp, id, temp, id);
+        cpu_line(em, "if (_q%d == _p%d + 16) for (int l = 0; l < 32; l++) %s[l] = _p%d[l];", id, id, temp, id);
+        cpu_line(em, "else for (int l = 0; l < 16; l++) { %s[l] = _p%d[l]; %s[l + 16] = _q%d[l]; }", temp, id, temp, id);
     }
     em->indent--;
     OPEN("} else {");
@@ -662,37 +662,37 @@ static bool open_affine_access(emitter *em, const ir_expr *place, const ir_type 
 /* THE memory-access choke point. Every load and store of device, constant, threadgroup or
  * dynamically indexed memory is emitted here: addresses per lane, then a full-mask
  * contiguous fast path, else a masked per-lane loop. Checked mode instruments here. */
-EN_INTERNAL void emit_access(emitter *em, const ir_expr *place, const ir_type *t, const char *addr,
+EN_INTERNAL void cpu_emit_access(emitter *em, const ir_expr *place, const ir_type *t, const char *addr,
                              bool is_store, const char *temp) {
-    const char *ct = ctype(em, t);
-    int id = fresh(em);
-    if (!is_store) line(em, "%s %s[32];", ct, temp);
+    const char *ct = cpu_ctype(em, t);
+    int id = cpu_fresh(em);
+    if (!is_store) cpu_line(em, "%s %s[32];", ct, temp);
     bool affine = open_affine_access(em, place, t, is_store, temp);
     OPEN("{ /* %s of %s */", is_store ? "store" : "load", ir_type_name(t, &em->arena));
-    line(em, "uintptr_t _a%d[32];", id);
-    line(em, "for (int l = 0; l < 32; l++) _a%d[l] = (uintptr_t)(%s);", id, addr);
+    cpu_line(em, "uintptr_t _a%d[32];", id);
+    cpu_line(em, "for (int l = 0; l < 32; l++) _a%d[l] = (uintptr_t)(%s);", id, addr);
     const char *outer_mask = em->mask;
     em->store_values = is_store ? temp : NULL;
-    em->mask = access_lanes(em, place, t, S(em, "_a%d", id), is_store ? ACCESS_STORE : ACCESS_LOAD);
+    em->mask = cpu_access_lanes(em, place, t, cpu_S(em, "_a%d", id), is_store ? ACCESS_STORE : ACCESS_LOAD);
     em->store_values = NULL;
     OPEN("if (%s == ENK_FULL && enk_contiguous(_a%d, sizeof(%s))) {", em->mask, id, ct);
-    line(em, "%s *_b%d = (%s *)_a%d[0];", ct, id, ct, id);
-    if (!is_store && (em->loops.count > 0 || em->interleaving)) emit_prefetch(em, S(em, "_a%d[0]", id));
-    if (is_store) line(em, "for (int l = 0; l < 32; l++) _b%d[l] = %s[l];", id, temp);
-    else line(em, "for (int l = 0; l < 32; l++) %s[l] = _b%d[l];", temp, id);
+    cpu_line(em, "%s *_b%d = (%s *)_a%d[0];", ct, id, ct, id);
+    if (!is_store && (em->loops.count > 0 || em->interleaving)) emit_prefetch(em, cpu_S(em, "_a%d[0]", id));
+    if (is_store) cpu_line(em, "for (int l = 0; l < 32; l++) _b%d[l] = %s[l];", id, temp);
+    else cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = _b%d[l];", temp, id);
     em->indent--;
     OPEN("} else if (%s == ENK_FULL) { /* every lane: an unmasked gather/scatter */", em->mask);
     if (is_store)
-        line(em, "for (int l = 0; l < 32; l++) *(%s *)_a%d[l] = %s[l];", ct, id, temp);
+        cpu_line(em, "for (int l = 0; l < 32; l++) *(%s *)_a%d[l] = %s[l];", ct, id, temp);
     else
-        line(em, "for (int l = 0; l < 32; l++) %s[l] = *(%s *)_a%d[l];", temp, ct, id);
+        cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = *(%s *)_a%d[l];", temp, ct, id);
     em->indent--;
     OPEN("} else {");
     if (is_store)
-        line(em, "for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) *(%s *)_a%d[l] = %s[l];", em->mask,
+        cpu_line(em, "for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) *(%s *)_a%d[l] = %s[l];", em->mask,
              ct, id, temp);
     else
-        line(em, "for (int l = 0; l < 32; l++) %s[l] = ENK_ON(%s, l) ? *(%s *)_a%d[l] : (%s){0};",
+        cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = ENK_ON(%s, l) ? *(%s *)_a%d[l] : (%s){0};",
              temp, em->mask, ct, id, ct);
     CLOSE();
     CLOSE();
@@ -703,22 +703,22 @@ EN_INTERNAL void emit_access(emitter *em, const ir_expr *place, const ir_type *t
 /* the same choke point for a load whose address is the same in every lane */
 static void emit_uniform_load(emitter *em, const ir_expr *place, const ir_type *t, const char *addr,
                               const char *temp) {
-    const char *ct = ctype(em, t);
-    int id = fresh(em);
-    line(em, "%s %s = (%s){0}; /* uniform load of %s */", ct, temp, ct, ir_type_name(t, &em->arena));
-    line(em, "uintptr_t _a%d[1] = {(uintptr_t)(%s)};", id, addr);
-    const char *lanes = access_lanes(em, place, t, S(em, "_a%d", id), ACCESS_UNIFORM_LOAD);
-    line(em, "if (%s) %s = *(%s *)_a%d[0];", lanes, temp, ct, id);
+    const char *ct = cpu_ctype(em, t);
+    int id = cpu_fresh(em);
+    cpu_line(em, "%s %s = (%s){0}; /* uniform load of %s */", ct, temp, ct, ir_type_name(t, &em->arena));
+    cpu_line(em, "uintptr_t _a%d[1] = {(uintptr_t)(%s)};", id, addr);
+    const char *lanes = cpu_access_lanes(em, place, t, cpu_S(em, "_a%d", id), ACCESS_UNIFORM_LOAD);
+    cpu_line(em, "if (%s) %s = *(%s *)_a%d[0];", lanes, temp, ct, id);
 }
 
 /* does e compute the same value in every lane (no per-lane variable in it)? */
-EN_INTERNAL bool lane_invariant(emitter *em, const ir_expr *e) {
+EN_INTERNAL bool cpu_lane_invariant(emitter *em, const ir_expr *e) {
     if (e->kind == IR_E_VAR) {
-        var_kind k = info_of(em, e->var)->kind;
+        var_kind k = cpu_info_of(em, e->var)->kind;
         return k == VK_UNIFORM || k == VK_GLOBAL || k == VK_THREADGROUP || k == VK_SCALAR || k == VK_SCALAR_SG;
     }
     for (int i = 0; i < e->arg_count; i++)
-        if (!lane_invariant(em, e->args[i])) return false;
+        if (!cpu_lane_invariant(em, e->args[i])) return false;
     return true;
 }
 
@@ -726,10 +726,10 @@ EN_INTERNAL bool lane_invariant(emitter *em, const ir_expr *e) {
 static const char *load_array(emitter *em, const ir_expr *e) {
     const char *memo = memo_find(em, e);
     if (memo && memo[strlen(memo) - 1] == ']') return en_strndup(&em->arena, memo, strlen(memo) - 3);
-    const char *addr = S(em, "&%s", lvalue(em, e));
-    const char *temp = S(em, "_t%d", fresh(em));
-    emit_access(em, e, e->type, addr, false, temp);
-    memo_add(em, e, S(em, "%s[l]", temp));
+    const char *addr = cpu_S(em, "&%s", cpu_lvalue(em, e));
+    const char *temp = cpu_S(em, "_t%d", cpu_fresh(em));
+    cpu_emit_access(em, e, e->type, addr, false, temp);
+    memo_add(em, e, cpu_S(em, "%s[l]", temp));
     return temp;
 }
 
@@ -738,40 +738,40 @@ static const char *load_array(emitter *em, const ir_expr *e) {
 static const char *load_value(emitter *em, const ir_expr *e) {
     const char *memo = memo_find(em, e);
     if (memo) return memo;
-    if (!lane_invariant(em, e)) {
+    if (!cpu_lane_invariant(em, e)) {
         load_array(em, e);
         return memo_find(em, e);
     }
-    const char *addr = S(em, "&%s", lvalue(em, e));
-    const char *temp = S(em, "_t%d", fresh(em));
+    const char *addr = cpu_S(em, "&%s", cpu_lvalue(em, e));
+    const char *temp = cpu_S(em, "_t%d", cpu_fresh(em));
     emit_uniform_load(em, e, e->type, addr, temp);
     memo_add(em, e, temp);
     return temp;
 }
 
 /* a whole value into a gang temporary (storage representation) */
-EN_INTERNAL const char *materialize(emitter *em, const ir_expr *e) {
+EN_INTERNAL const char *cpu_materialize(emitter *em, const ir_expr *e) {
     const char *memo = memo_find(em, e);
     if (memo) return memo;
-    if (ir_is_place(e) && e->kind != IR_E_SWIZZLE && needs_access(e) && !lane_invariant(em, e))
+    if (ir_is_place(e) && e->kind != IR_E_SWIZZLE && cpu_needs_access(e) && !cpu_lane_invariant(em, e))
         return load_array(em, e);
-    const char *temp = S(em, "_t%d", fresh(em));
+    const char *temp = cpu_S(em, "_t%d", cpu_fresh(em));
     const ir_type *t = e->type;
     if (e->kind == IR_E_BITCAST) {
-        const char *src = materialize(em, e->args[0]);
-        line(em, "%s %s[32];", ctype(em, t), temp);
-        line(em, "for (int l = 0; l < 32; l++) memcpy(&%s[l], &%s[l], sizeof %s[l]);", temp, src, temp);
+        const char *src = cpu_materialize(em, e->args[0]);
+        cpu_line(em, "%s %s[32];", cpu_ctype(em, t), temp);
+        cpu_line(em, "for (int l = 0; l < 32; l++) memcpy(&%s[l], &%s[l], sizeof %s[l]);", temp, src, temp);
     } else if (t->kind == IR_T_VEC) {
         const char **comps = en_alloc(&em->arena, sizeof(char *) * t->count);
-        for (uint32_t c = 0; c < t->count; c++) comps[c] = to_storage(em, t->elem, ex(em, e, (int)c));
-        line(em, "%s %s[32];", ctype(em, t), temp);
+        for (uint32_t c = 0; c < t->count; c++) comps[c] = cpu_to_storage(em, t->elem, cpu_ex(em, e, (int)c));
+        cpu_line(em, "%s %s[32];", cpu_ctype(em, t), temp);
         OPEN("for (int l = 0; l < 32; l++) {");
-        for (uint32_t c = 0; c < t->count; c++) line(em, "%s[l].v[%u] = %s;", temp, c, comps[c]);
+        for (uint32_t c = 0; c < t->count; c++) cpu_line(em, "%s[l].v[%u] = %s;", temp, c, comps[c]);
         CLOSE();
     } else {
         const char *v = whole(em, e);
-        line(em, "%s %s[32];", ctype(em, t), temp);
-        line(em, "for (int l = 0; l < 32; l++) %s[l] = %s;", temp, v);
+        cpu_line(em, "%s %s[32];", cpu_ctype(em, t), temp);
+        cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = %s;", temp, v);
     }
     memo_add(em, e, temp);
     return temp;
@@ -782,29 +782,29 @@ static const char *read_place(emitter *em, const ir_expr *e, int comp) {
     if (e->kind == IR_E_SWIZZLE && e->args[0]->type->kind == IR_T_VEC)
         return read_place(em, e->args[0], e->swizzle[comp < 0 ? 0 : comp]);
     const ir_type *t = e->type;
-    const char *base = needs_access(e) ? load_value(em, e) : lvalue(em, e);
+    const char *base = cpu_needs_access(e) ? load_value(em, e) : cpu_lvalue(em, e);
     if (t->kind == IR_T_VEC) {
         if (comp < 0) comp = 0;
-        return from_storage(em, t->elem, S(em, "%s.v[%d]", base, comp));
+        return cpu_from_storage(em, t->elem, cpu_S(em, "%s.v[%d]", base, comp));
     }
-    return from_storage(em, t, base);
+    return cpu_from_storage(em, t, base);
 }
 
 /* the whole value in storage representation (any type) */
 static const char *whole(emitter *em, const ir_expr *e) {
     const ir_type *t = e->type;
     if (ir_is_place(e) && !(e->kind == IR_E_SWIZZLE)) {
-        if (needs_access(e)) return load_value(em, e);
-        return lvalue(em, e);
+        if (cpu_needs_access(e)) return load_value(em, e);
+        return cpu_lvalue(em, e);
     }
     switch (t->kind) {
     case IR_T_VEC: {
         en_buf b = {0};
-        en_buf_printf(&b, "((%s){{", ctype(em, t));
+        en_buf_printf(&b, "((%s){{", cpu_ctype(em, t));
         for (uint32_t c = 0; c < t->count; c++)
-            en_buf_printf(&b, "%s%s", c ? ", " : "", to_storage(em, t->elem, ex(em, e, (int)c)));
+            en_buf_printf(&b, "%s%s", c ? ", " : "", cpu_to_storage(em, t->elem, cpu_ex(em, e, (int)c)));
         en_buf_puts(&b, "}})");
-        const char *r = S(em, "%s", b.data);
+        const char *r = cpu_S(em, "%s", b.data);
         en_buf_free(&b);
         return r;
     }
@@ -813,70 +813,70 @@ static const char *whole(emitter *em, const ir_expr *e) {
         if (e->kind == IR_E_AGGREGATE) {
             en_buf b = {0};
             bool arr = t->kind == IR_T_ARRAY;
-            en_buf_printf(&b, "((%s){%s", ctype(em, t), arr ? "{" : "");
+            en_buf_printf(&b, "((%s){%s", cpu_ctype(em, t), arr ? "{" : "");
             for (int i = 0; i < e->arg_count; i++)
                 en_buf_printf(&b, "%s%s", i ? ", " : "", whole(em, e->args[i]));
             en_buf_printf(&b, "%s})", arr ? "}" : "");
-            const char *r = S(em, "%s", b.data);
+            const char *r = cpu_S(em, "%s", b.data);
             en_buf_free(&b);
             return r;
         }
         if (e->kind == IR_E_SELECT)
-            return S(em, "(%s ? %s : %s)", ex(em, e->args[0], -1), whole(em, e->args[1]),
+            return cpu_S(em, "(%s ? %s : %s)", cpu_ex(em, e->args[0], -1), whole(em, e->args[1]),
                      whole(em, e->args[2]));
-        if (e->kind == IR_E_BITCAST) return S(em, "%s[l]", materialize(em, e));
-        fail(em, e->loc, "an aggregate value of expression kind %d", (int)e->kind);
+        if (e->kind == IR_E_BITCAST) return cpu_S(em, "%s[l]", cpu_materialize(em, e));
+        cpu_fail(em, e->loc, "an aggregate value of expression kind %d", (int)e->kind);
         return "0";
     case IR_T_SIMD_MATRIX:
-        fail(em, e->loc, "a simdgroup matrix value that is not a variable");
+        cpu_fail(em, e->loc, "a simdgroup matrix value that is not a variable");
         return "0";
     default:
-        if (e->kind == IR_E_BITCAST) return S(em, "%s[l]", materialize(em, e));
-        return to_storage(em, t, ex(em, e, -1));
+        if (e->kind == IR_E_BITCAST) return cpu_S(em, "%s[l]", cpu_materialize(em, e));
+        return cpu_to_storage(em, t, cpu_ex(em, e, -1));
     }
 }
 
-EN_INTERNAL const char *binary_expr(emitter *em, ir_op op, const ir_type *t, const char *a,
+EN_INTERNAL const char *cpu_binary_expr(emitter *em, ir_op op, const ir_type *t, const char *a,
                                     const char *b) {
     const char *sym = ir_op_name(op);
-    if (op >= IR_OP_EQ && op <= IR_OP_GE) return S(em, "(%s %s %s)", a, sym, b);
-    if (op == IR_OP_LOGAND || op == IR_OP_LOGOR) return S(em, "(%s %s %s)", a, sym, b);
-    if (t->kind == IR_T_BOOL) return S(em, "(%s %s %s)", a, sym, b);
-    if (t->kind == IR_T_PTR) return S(em, "((int64_t)(%s - %s))", a, b);
+    if (op >= IR_OP_EQ && op <= IR_OP_GE) return cpu_S(em, "(%s %s %s)", a, sym, b);
+    if (op == IR_OP_LOGAND || op == IR_OP_LOGOR) return cpu_S(em, "(%s %s %s)", a, sym, b);
+    if (t->kind == IR_T_BOOL) return cpu_S(em, "(%s %s %s)", a, sym, b);
+    if (t->kind == IR_T_PTR) return cpu_S(em, "((int64_t)(%s - %s))", a, b);
     if (ir_is_float(t)) {
-        if (op == IR_OP_REM) return rounded(em, t, S(em, "fmodf(%s, %s)", a, b));
-        return rounded(em, t, S(em, "(%s %s %s)", a, sym, b));
+        if (op == IR_OP_REM) return cpu_rounded(em, t, cpu_S(em, "fmodf(%s, %s)", a, b));
+        return cpu_rounded(em, t, cpu_S(em, "(%s %s %s)", a, sym, b));
     }
-    const char *T = scalar_ctype(t->kind), *U = wide_unsigned(t);
-    int w = int_bits(t);
+    const char *T = cpu_scalar_ctype(t->kind), *U = cpu_wide_unsigned(t);
+    int w = cpu_int_bits(t);
     switch (op) {
     case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: /* wraps, as on the GPU */
-        return S(em, "((%s)((%s)%s %s (%s)%s))", T, U, a, sym, U, b);
-    case IR_OP_DIV: return S(em, "enk_div_%s(%s, %s)", suffix_of(t), a, b);
-    case IR_OP_REM: return S(em, "enk_rem_%s(%s, %s)", suffix_of(t), a, b);
-    case IR_OP_SHL: return S(em, "((%s)((%s)%s << ((%s) & %d)))", T, U, a, b, w - 1);
+        return cpu_S(em, "((%s)((%s)%s %s (%s)%s))", T, U, a, sym, U, b);
+    case IR_OP_DIV: return cpu_S(em, "enk_div_%s(%s, %s)", cpu_suffix_of(t), a, b);
+    case IR_OP_REM: return cpu_S(em, "enk_rem_%s(%s, %s)", cpu_suffix_of(t), a, b);
+    case IR_OP_SHL: return cpu_S(em, "((%s)((%s)%s << ((%s) & %d)))", T, U, a, b, w - 1);
     case IR_OP_SHR:
         if (ir_is_signed(t))
-            return S(em, "((%s)((%s)%s >> ((%s) & %d)))", T, t->size == 8 ? "int64_t" : "int32_t", a, b, w - 1);
-        return S(em, "((%s)((%s)%s >> ((%s) & %d)))", T, U, a, b, w - 1);
-    default: return S(em, "((%s)(%s %s %s))", T, a, sym, b);
+            return cpu_S(em, "((%s)((%s)%s >> ((%s) & %d)))", T, t->size == 8 ? "int64_t" : "int32_t", a, b, w - 1);
+        return cpu_S(em, "((%s)((%s)%s >> ((%s) & %d)))", T, U, a, b, w - 1);
+    default: return cpu_S(em, "((%s)(%s %s %s))", T, a, sym, b);
     }
 }
 
 static const char *convert_expr(emitter *em, const ir_type *to, const ir_type *from, const char *a) {
     if (to == from) return a;
-    if (to->kind == IR_T_BOOL) return S(em, "(%s != 0)", a);
+    if (to->kind == IR_T_BOOL) return cpu_S(em, "(%s != 0)", a);
     if (ir_is_float(to)) {
         if (ir_is_float(from) && from->kind != IR_T_F32 && to->kind == IR_T_F32) return a;
-        return rounded(em, to, S(em, "(float)(%s)", a));
+        return cpu_rounded(em, to, cpu_S(em, "(float)(%s)", a));
     }
-    if (ir_is_float(from)) return S(em, "enk_cvt_%s(%s)", suffix_of(to), a);
-    return S(em, "((%s)(%s))", scalar_ctype(to->kind), a);
+    if (ir_is_float(from)) return cpu_S(em, "enk_cvt_%s(%s)", cpu_suffix_of(to), a);
+    return cpu_S(em, "((%s)(%s))", cpu_scalar_ctype(to->kind), a);
 }
 
 static const char *call_expr(emitter *em, const ir_expr *e, int comp);
 
-EN_INTERNAL const char *ex(emitter *em, const ir_expr *e, int comp) {
+EN_INTERNAL const char *cpu_ex(emitter *em, const ir_expr *e, int comp) {
     const ir_type *t = e->type;
     switch (e->kind) {
     case IR_E_CONST: return const_literal(em, t, e->c);
@@ -887,29 +887,29 @@ EN_INTERNAL const char *ex(emitter *em, const ir_expr *e, int comp) {
     case IR_E_SWIZZLE:
         if (e->kind == IR_E_SWIZZLE && !ir_is_place(e->args[0])) {
             const ir_expr *b = e->args[0];
-            return ex(em, b, e->swizzle[comp < 0 ? 0 : comp]);
+            return cpu_ex(em, b, e->swizzle[comp < 0 ? 0 : comp]);
         }
         if (e->kind == IR_E_INDEX && e->args[0]->type->kind == IR_T_VEC && !ir_is_place(e->args[0])) {
-            const char *tmp = materialize(em, e->args[0]);
-            return from_storage(em, t, S(em, "%s[l].v[%s]", tmp, ex(em, e->args[1], -1)));
+            const char *tmp = cpu_materialize(em, e->args[0]);
+            return cpu_from_storage(em, t, cpu_S(em, "%s[l].v[%s]", tmp, cpu_ex(em, e->args[1], -1)));
         }
         return read_place(em, e, comp);
-    case IR_E_ADDR: return S(em, "(&%s)", lvalue(em, e->args[0]));
+    case IR_E_ADDR: return cpu_S(em, "(&%s)", cpu_lvalue(em, e->args[0]));
     case IR_E_UNARY: {
         const ir_expr *a = e->args[0];
-        const char *x = ex(em, a, comp_of(a, comp));
+        const char *x = cpu_ex(em, a, comp_of(a, comp));
         const ir_type *st = ir_scalar_of(t);
         switch (e->op) {
         case IR_OP_NEG:
-            if (ir_is_float(st)) return S(em, "(-%s)", x);
-            return S(em, "((%s)(0u - (%s)%s))", scalar_ctype(st->kind), wide_unsigned(st), x);
-        case IR_OP_NOT: return S(em, "(!%s)", x);
+            if (ir_is_float(st)) return cpu_S(em, "(-%s)", x);
+            return cpu_S(em, "((%s)(0u - (%s)%s))", cpu_scalar_ctype(st->kind), cpu_wide_unsigned(st), x);
+        case IR_OP_NOT: return cpu_S(em, "(!%s)", x);
         case IR_OP_BITNOT:
-            if (st->kind == IR_T_BOOL) return S(em, "(!%s)", x);
-            return S(em, "((%s)~%s)", scalar_ctype(st->kind), x);
+            if (st->kind == IR_T_BOOL) return cpu_S(em, "(!%s)", x);
+            return cpu_S(em, "((%s)~%s)", cpu_scalar_ctype(st->kind), x);
         default: break;
         }
-        fail(em, e->loc, "unary operator %d", (int)e->op);
+        cpu_fail(em, e->loc, "unary operator %d", (int)e->op);
         return "0";
     }
     case IR_E_BINARY: {
@@ -917,39 +917,39 @@ EN_INTERNAL const char *ex(emitter *em, const ir_expr *e, int comp) {
         const ir_type *st = ir_scalar_of(a->type);
         if (em->checked && (e->op == IR_OP_DIV || e->op == IR_OP_REM) && ir_is_integer(st) &&
             !(b->kind == IR_E_CONST && b->c.u != 0)) { /* checked: report an active lane's zero divisor */
-            const char *site = check_site(em, e->loc, e->op == IR_OP_DIV ? CPU_CHECK_DIV : CPU_CHECK_REM, 0, -1, NULL,
+            const char *site = cpu_site_ref(em, e->loc, e->op == IR_OP_DIV ? CPU_CHECK_DIV : CPU_CHECK_REM, 0, -1, NULL,
                                           e->op == IR_OP_DIV ? "/" : "%");
-            return S(em, "enk_c%s_%s(%s, %s, ENK_ON(%s, l), _cg, %s, _sg, l)", e->op == IR_OP_DIV ? "div" : "rem",
-                     suffix_of(st), ex(em, a, comp_of(a, comp)), ex(em, b, comp_of(b, comp)), em->mask, site);
+            return cpu_S(em, "enk_c%s_%s(%s, %s, ENK_ON(%s, l), _cg, %s, _sg, l)", e->op == IR_OP_DIV ? "div" : "rem",
+                     cpu_suffix_of(st), cpu_ex(em, a, comp_of(a, comp)), cpu_ex(em, b, comp_of(b, comp)), em->mask, site);
         }
-        return binary_expr(em, e->op, ir_scalar_of(a->type), ex(em, a, comp_of(a, comp)),
-                           ex(em, b, comp_of(b, comp)));
+        return cpu_binary_expr(em, e->op, ir_scalar_of(a->type), cpu_ex(em, a, comp_of(a, comp)),
+                           cpu_ex(em, b, comp_of(b, comp)));
     }
     case IR_E_SELECT: {
         const ir_expr *c = e->args[0];
         if (t->kind != IR_T_VEC && !ir_is_scalar(t) && t->kind != IR_T_PTR)
             return whole(em, e);
-        return S(em, "(%s ? %s : %s)", ex(em, c, comp_of(c, comp)), ex(em, e->args[1], comp),
-                 ex(em, e->args[2], comp));
+        return cpu_S(em, "(%s ? %s : %s)", cpu_ex(em, c, comp_of(c, comp)), cpu_ex(em, e->args[1], comp),
+                 cpu_ex(em, e->args[2], comp));
     }
     case IR_E_CONVERT: {
         const ir_expr *a = e->args[0];
-        return convert_expr(em, ir_scalar_of(t), ir_scalar_of(a->type), ex(em, a, comp_of(a, comp)));
+        return convert_expr(em, ir_scalar_of(t), ir_scalar_of(a->type), cpu_ex(em, a, comp_of(a, comp)));
     }
     case IR_E_BITCAST: {
-        const char *tmp = materialize(em, e);
-        if (t->kind == IR_T_VEC) return from_storage(em, t->elem, S(em, "%s[l].v[%d]", tmp, comp < 0 ? 0 : comp));
-        return from_storage(em, t, S(em, "%s[l]", tmp));
+        const char *tmp = cpu_materialize(em, e);
+        if (t->kind == IR_T_VEC) return cpu_from_storage(em, t->elem, cpu_S(em, "%s[l].v[%d]", tmp, comp < 0 ? 0 : comp));
+        return cpu_from_storage(em, t, cpu_S(em, "%s[l]", tmp));
     }
-    case IR_E_PTRCAST: return S(em, "((%s)%s)", ctype(em, t), ex(em, e->args[0], -1));
+    case IR_E_PTRCAST: return cpu_S(em, "((%s)%s)", cpu_ctype(em, t), cpu_ex(em, e->args[0], -1));
     case IR_E_PTR_OFFSET:
-        return S(em, "(%s + %s)", ex(em, e->args[0], -1), ex(em, e->args[1], -1));
-    case IR_E_SPLAT: return ex(em, e->args[0], -1);
-    case IR_E_VECTOR: return ex(em, e->args[comp < 0 ? 0 : comp], -1);
+        return cpu_S(em, "(%s + %s)", cpu_ex(em, e->args[0], -1), cpu_ex(em, e->args[1], -1));
+    case IR_E_SPLAT: return cpu_ex(em, e->args[0], -1);
+    case IR_E_VECTOR: return cpu_ex(em, e->args[comp < 0 ? 0 : comp], -1);
     case IR_E_CALL: return call_expr(em, e, comp);
     case IR_E_AGGREGATE: break;
     }
-    fail(em, e->loc, "expression kind %d used as a scalar", (int)e->kind);
+    cpu_fail(em, e->loc, "expression kind %d used as a scalar", (int)e->kind);
     return "0";
 }
 
@@ -1014,7 +1014,7 @@ static const char *call_expr(emitter *em, const ir_expr *e, int comp) {
                       i == IR_I_NORMALIZE || i == IR_I_CROSS || i == IR_I_ALL || i == IR_I_ANY;
     if (!horizontal)
         for (int k = 0; k < e->arg_count && k < 4; k++)
-            a[k] = ex(em, e->args[k], comp_of(e->args[k], comp));
+            a[k] = cpu_ex(em, e->args[k], comp_of(e->args[k], comp));
     const ir_type *rs = ir_scalar_of(t);
     if (horizontal) {
         int n = ir_lanes(at);
@@ -1026,7 +1026,7 @@ static const char *call_expr(emitter *em, const ir_expr *e, int comp) {
             en_buf_putc(&b, '(');
             for (int c = 0; c < n; c++)
                 en_buf_printf(&b, "%s%s", c ? (i == IR_I_ALL ? " && " : " || ") : "",
-                              ex(em, e->args[0], comp_of(e->args[0], c)));
+                              cpu_ex(em, e->args[0], comp_of(e->args[0], c)));
             en_buf_putc(&b, ')');
             break;
         case IR_I_DOT:
@@ -1035,11 +1035,11 @@ static const char *call_expr(emitter *em, const ir_expr *e, int comp) {
         case IR_I_NORMALIZE:
             en_buf_putc(&b, '(');
             for (int c = 0; c < n; c++) {
-                const char *x = ex(em, e->args[0], comp_of(e->args[0], c));
+                const char *x = cpu_ex(em, e->args[0], comp_of(e->args[0], c));
                 if (i == IR_I_DOT) {
-                    en_buf_printf(&b, "%s%s * %s", c ? " + " : "", x, ex(em, e->args[1], comp_of(e->args[1], c)));
+                    en_buf_printf(&b, "%s%s * %s", c ? " + " : "", x, cpu_ex(em, e->args[1], comp_of(e->args[1], c)));
                 } else if (i == IR_I_DISTANCE) {
-                    const char *y = ex(em, e->args[1], comp_of(e->args[1], c));
+                    const char *y = cpu_ex(em, e->args[1], comp_of(e->args[1], c));
                     en_buf_printf(&b, "%s(%s - %s) * (%s - %s)", c ? " + " : "", x, y, x, y);
                 } else {
                     en_buf_printf(&b, "%s%s * %s", c ? " + " : "", x, x);
@@ -1050,80 +1050,80 @@ static const char *call_expr(emitter *em, const ir_expr *e, int comp) {
         case IR_I_CROSS: {
             int c1 = (comp + 1) % 3, c2 = (comp + 2) % 3;
             const ir_expr *x = e->args[0], *y = e->args[1];
-            en_buf_printf(&b, "(%s * %s - %s * %s)", ex(em, x, c1), ex(em, y, c2), ex(em, x, c2), ex(em, y, c1));
+            en_buf_printf(&b, "(%s * %s - %s * %s)", cpu_ex(em, x, c1), cpu_ex(em, y, c2), cpu_ex(em, x, c2), cpu_ex(em, y, c1));
             break;
         }
         default: break;
         }
-        r = S(em, "%s", b.data ? b.data : "0");
+        r = cpu_S(em, "%s", b.data ? b.data : "0");
         en_buf_free(&b);
-        if (i == IR_I_LENGTH || i == IR_I_DISTANCE) r = S(em, "sqrtf%s", r);
+        if (i == IR_I_LENGTH || i == IR_I_DISTANCE) r = cpu_S(em, "sqrtf%s", r);
         if (i == IR_I_NORMALIZE)
-            r = S(em, "(%s / sqrtf%s)", ex(em, e->args[0], comp), r);
+            r = cpu_S(em, "(%s / sqrtf%s)", cpu_ex(em, e->args[0], comp), r);
         if (i == IR_I_ALL || i == IR_I_ANY) return r;
-        return rounded(em, rs, r);
+        return cpu_rounded(em, rs, r);
     }
     if (ir_is_float(as) || (ir_is_float(rs) && i != IR_I_SELECT)) {
         const char *fn = float_fn1(i);
         const char *r = NULL;
-        if (fn) r = S(em, "%s(%s)", fn, a[0]);
-        else if ((fn = float_fn2(i))) r = S(em, "%s(%s, %s)", fn, a[0], a[1]);
+        if (fn) r = cpu_S(em, "%s(%s)", fn, a[0]);
+        else if ((fn = float_fn2(i))) r = cpu_S(em, "%s(%s, %s)", fn, a[0], a[1]);
         else switch (i) {
-        case IR_I_CLAMP: r = S(em, "enk_clampf(%s, %s, %s)", a[0], a[1], a[2]); break;
-        case IR_I_MIX: r = S(em, "(%s + (%s - %s) * %s)", a[0], a[1], a[0], a[2]); break;
-        case IR_I_STEP: r = S(em, "(%s < %s ? 0.0f : 1.0f)", a[1], a[0]); break;
-        case IR_I_SMOOTHSTEP: r = S(em, "enk_smoothstep(%s, %s, %s)", a[0], a[1], a[2]); break;
-        case IR_I_SATURATE: r = S(em, "enk_clampf(%s, 0.0f, 1.0f)", a[0]); break;
-        case IR_I_RSQRT: r = S(em, "(1.0f / sqrtf(%s))", a[0]); break;
-        case IR_I_FMA: r = S(em, "fmaf(%s, %s, %s)", a[0], a[1], a[2]); break;
-        case IR_I_MAD: r = S(em, "(%s * %s + %s)", a[0], a[1], a[2]); break;
-        case IR_I_LDEXP: r = S(em, "ldexpf(%s, (int)%s)", a[0], a[1]); break;
-        case IR_I_FREXP_EXPONENT: return S(em, "((%s)enk_frexp_e(%s))", scalar_ctype(rs->kind), a[0]);
-        case IR_I_ISNAN: return S(em, "(isnan(%s) != 0)", a[0]);
-        case IR_I_ISINF: return S(em, "(isinf(%s) != 0)", a[0]);
-        case IR_I_ISFINITE: return S(em, "(isfinite(%s) != 0)", a[0]);
-        case IR_I_SIGNBIT: return S(em, "(signbit(%s) != 0)", a[0]);
-        case IR_I_MAX3: r = S(em, "enk_max3f(%s, %s, %s)", a[0], a[1], a[2]); break;
-        case IR_I_MIN3: r = S(em, "enk_min3f(%s, %s, %s)", a[0], a[1], a[2]); break;
-        case IR_I_MEDIAN3: r = S(em, "enk_median3f(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_CLAMP: r = cpu_S(em, "enk_clampf(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_MIX: r = cpu_S(em, "(%s + (%s - %s) * %s)", a[0], a[1], a[0], a[2]); break;
+        case IR_I_STEP: r = cpu_S(em, "(%s < %s ? 0.0f : 1.0f)", a[1], a[0]); break;
+        case IR_I_SMOOTHSTEP: r = cpu_S(em, "enk_smoothstep(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_SATURATE: r = cpu_S(em, "enk_clampf(%s, 0.0f, 1.0f)", a[0]); break;
+        case IR_I_RSQRT: r = cpu_S(em, "(1.0f / sqrtf(%s))", a[0]); break;
+        case IR_I_FMA: r = cpu_S(em, "fmaf(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_MAD: r = cpu_S(em, "(%s * %s + %s)", a[0], a[1], a[2]); break;
+        case IR_I_LDEXP: r = cpu_S(em, "ldexpf(%s, (int)%s)", a[0], a[1]); break;
+        case IR_I_FREXP_EXPONENT: return cpu_S(em, "((%s)enk_frexp_e(%s))", cpu_scalar_ctype(rs->kind), a[0]);
+        case IR_I_ISNAN: return cpu_S(em, "(isnan(%s) != 0)", a[0]);
+        case IR_I_ISINF: return cpu_S(em, "(isinf(%s) != 0)", a[0]);
+        case IR_I_ISFINITE: return cpu_S(em, "(isfinite(%s) != 0)", a[0]);
+        case IR_I_SIGNBIT: return cpu_S(em, "(signbit(%s) != 0)", a[0]);
+        case IR_I_MAX3: r = cpu_S(em, "enk_max3f(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_MIN3: r = cpu_S(em, "enk_min3f(%s, %s, %s)", a[0], a[1], a[2]); break;
+        case IR_I_MEDIAN3: r = cpu_S(em, "enk_median3f(%s, %s, %s)", a[0], a[1], a[2]); break;
         case IR_I_SELECT: break;
         default: break;
         }
-        if (r) return rounded(em, rs, r);
+        if (r) return cpu_rounded(em, rs, r);
     }
-    if (i == IR_I_SELECT) return S(em, "(%s ? %s : %s)", a[2], a[1], a[0]);
+    if (i == IR_I_SELECT) return cpu_S(em, "(%s ? %s : %s)", a[2], a[1], a[0]);
     if (ir_is_integer(as)) {
-        const char *s = suffix_of(as);
+        const char *s = cpu_suffix_of(as);
         switch (i) {
-        case IR_I_ABS: return S(em, "((%s)enk_abs_%s(%s))", scalar_ctype(rs->kind), s, a[0]);
-        case IR_I_MIN: return S(em, "enk_min_%s(%s, %s)", s, a[0], a[1]);
-        case IR_I_MAX: return S(em, "enk_max_%s(%s, %s)", s, a[0], a[1]);
-        case IR_I_CLAMP: return S(em, "enk_clamp_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
-        case IR_I_POPCOUNT: return S(em, "enk_popcount_%s(%s)", s, a[0]);
-        case IR_I_CLZ: return S(em, "enk_clz_%s(%s)", s, a[0]);
-        case IR_I_CTZ: return S(em, "enk_ctz_%s(%s)", s, a[0]);
-        case IR_I_MULHI: return S(em, "enk_mulhi_%s(%s, %s)", s, a[0], a[1]);
-        case IR_I_MUL24: return S(em, "enk_mul24_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_ABS: return cpu_S(em, "((%s)enk_abs_%s(%s))", cpu_scalar_ctype(rs->kind), s, a[0]);
+        case IR_I_MIN: return cpu_S(em, "enk_min_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_MAX: return cpu_S(em, "enk_max_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_CLAMP: return cpu_S(em, "enk_clamp_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
+        case IR_I_POPCOUNT: return cpu_S(em, "enk_popcount_%s(%s)", s, a[0]);
+        case IR_I_CLZ: return cpu_S(em, "enk_clz_%s(%s)", s, a[0]);
+        case IR_I_CTZ: return cpu_S(em, "enk_ctz_%s(%s)", s, a[0]);
+        case IR_I_MULHI: return cpu_S(em, "enk_mulhi_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_MUL24: return cpu_S(em, "enk_mul24_%s(%s, %s)", s, a[0], a[1]);
         case IR_I_MAD24:
-            return binary_expr(em, IR_OP_ADD, as, S(em, "enk_mul24_%s(%s, %s)", s, a[0], a[1]), a[2]);
-        case IR_I_ROTATE: return S(em, "enk_rotate_%s(%s, %s)", s, a[0], a[1]);
-        case IR_I_ADDSAT: return S(em, "enk_addsat_%s(%s, %s)", s, a[0], a[1]);
-        case IR_I_SUBSAT: return S(em, "enk_subsat_%s(%s, %s)", s, a[0], a[1]);
-        case IR_I_ABSDIFF: return S(em, "((%s)enk_absdiff_%s(%s, %s))", scalar_ctype(rs->kind), s, a[0], a[1]);
-        case IR_I_HADD: return S(em, "enk_hadd_%s(%s, %s)", s, a[0], a[1]);
-        case IR_I_RHADD: return S(em, "enk_rhadd_%s(%s, %s)", s, a[0], a[1]);
-        case IR_I_MAX3: return S(em, "enk_max3_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
-        case IR_I_MIN3: return S(em, "enk_min3_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
-        case IR_I_MEDIAN3: return S(em, "enk_median3_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
+            return cpu_binary_expr(em, IR_OP_ADD, as, cpu_S(em, "enk_mul24_%s(%s, %s)", s, a[0], a[1]), a[2]);
+        case IR_I_ROTATE: return cpu_S(em, "enk_rotate_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_ADDSAT: return cpu_S(em, "enk_addsat_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_SUBSAT: return cpu_S(em, "enk_subsat_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_ABSDIFF: return cpu_S(em, "((%s)enk_absdiff_%s(%s, %s))", cpu_scalar_ctype(rs->kind), s, a[0], a[1]);
+        case IR_I_HADD: return cpu_S(em, "enk_hadd_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_RHADD: return cpu_S(em, "enk_rhadd_%s(%s, %s)", s, a[0], a[1]);
+        case IR_I_MAX3: return cpu_S(em, "enk_max3_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
+        case IR_I_MIN3: return cpu_S(em, "enk_min3_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
+        case IR_I_MEDIAN3: return cpu_S(em, "enk_median3_%s(%s, %s, %s)", s, a[0], a[1], a[2]);
         case IR_I_EXTRACT_BITS:
-            return S(em, "enk_extract_bits_%s(%s, (uint32_t)%s, (uint32_t)%s)", s, a[0], a[1], a[2]);
+            return cpu_S(em, "enk_extract_bits_%s(%s, (uint32_t)%s, (uint32_t)%s)", s, a[0], a[1], a[2]);
         case IR_I_INSERT_BITS:
-            return S(em, "enk_insert_bits_%s(%s, %s, (uint32_t)%s, (uint32_t)%s)", s, a[0], a[1], a[2], a[3]);
-        case IR_I_REVERSE_BITS: return S(em, "enk_reverse_bits_%s(%s)", s, a[0]);
+            return cpu_S(em, "enk_insert_bits_%s(%s, %s, (uint32_t)%s, (uint32_t)%s)", s, a[0], a[1], a[2], a[3]);
+        case IR_I_REVERSE_BITS: return cpu_S(em, "enk_reverse_bits_%s(%s)", s, a[0]);
         default: break;
         }
     }
-    fail(em, e->loc, "built-in %s on %s is not supported by the cpu backend", ir_intrinsic_name(i),
+    cpu_fail(em, e->loc, "built-in %s on %s is not supported by the cpu backend", ir_intrinsic_name(i),
          ir_type_name(at, &em->arena));
     return "0";
 }

@@ -67,12 +67,12 @@ static void walk_stmt_vars(emitter *em, const ir_stmt *s, var_visit visit, int r
 }
 
 static void note_use(emitter *em, const ir_var *v, int region) {
-    var_info *vi = info_of(em, v);
+    var_info *vi = cpu_info_of(em, v);
     if (vi->region < 0) vi->region = region;
     else if (vi->region != region) vi->multi = true;
 }
 
-EN_INTERNAL stmt_list list_of(ir_stmt *s) {
+EN_INTERNAL stmt_list cpu_list_of(ir_stmt *s) {
     stmt_list l = {0};
     if (!s) return l;
     if (s->kind == IR_S_BLOCK) {
@@ -84,7 +84,7 @@ EN_INTERNAL stmt_list list_of(ir_stmt *s) {
     }
     return l;
 }
-EN_INTERNAL ir_stmt *list_at(stmt_list l, int i) { return l.items ? l.items[i] : l.single; }
+EN_INTERNAL ir_stmt *cpu_list_at(stmt_list l, int i) { return l.items ? l.items[i] : l.single; }
 
 static bool is_interleaved(const emitter *em, const ir_stmt *s) {
     for (int i = 0; i < em->interleaved.count; i++)
@@ -98,9 +98,9 @@ static bool is_interleaved(const emitter *em, const ir_stmt *s) {
  * schedule of a barrier-free stretch allows. Analysis and emission both cut here, so a
  * value that crosses the cut lives per thread. */
 static int region_end(const emitter *em, stmt_list list, int start) {
-    if (is_interleaved(em, list_at(list, start))) return start + 1;
+    if (is_interleaved(em, cpu_list_at(list, start))) return start + 1;
     int i = start;
-    while (i < list.count && !contains_barrier(list_at(list, i)) && !is_interleaved(em, list_at(list, i))) i++;
+    while (i < list.count && !contains_barrier(cpu_list_at(list, i)) && !is_interleaved(em, cpu_list_at(list, i))) i++;
     return i;
 }
 
@@ -108,17 +108,17 @@ static void analyse_tg_list(emitter *em, stmt_list list);
 
 static void analyse_tg_stmt(emitter *em, ir_stmt *s) {
     switch (s->kind) {
-    case IR_S_BLOCK: analyse_tg_list(em, list_of(s)); break;
+    case IR_S_BLOCK: analyse_tg_list(em, cpu_list_of(s)); break;
     case IR_S_IF: {
         int cond_region = em->region_next++;
         walk_expr_vars(em, s->cond, note_use, cond_region);
-        analyse_tg_list(em, list_of(s->then_s));
-        analyse_tg_list(em, list_of(s->else_s));
+        analyse_tg_list(em, cpu_list_of(s->then_s));
+        analyse_tg_list(em, cpu_list_of(s->else_s));
         break;
     }
     case IR_S_LOOP:
-        analyse_tg_list(em, list_of(s->body));
-        analyse_tg_list(em, list_of(s->latch));
+        analyse_tg_list(em, cpu_list_of(s->body));
+        analyse_tg_list(em, cpu_list_of(s->latch));
         break;
     default: break; /* the barrier itself */
     }
@@ -127,12 +127,12 @@ static void analyse_tg_stmt(emitter *em, ir_stmt *s) {
 static void analyse_tg_list(emitter *em, stmt_list list) {
     int i = 0;
     while (i < list.count) {
-        if (contains_barrier(list_at(list, i))) {
-            analyse_tg_stmt(em, list_at(list, i++));
+        if (contains_barrier(cpu_list_at(list, i))) {
+            analyse_tg_stmt(em, cpu_list_at(list, i++));
             continue;
         }
         int region = em->region_next++, end = region_end(em, list, i);
-        for (; i < end; i++) walk_stmt_vars(em, list_at(list, i), note_use, region);
+        for (; i < end; i++) walk_stmt_vars(em, cpu_list_at(list, i), note_use, region);
     }
 }
 
@@ -156,13 +156,13 @@ static void region_vars(emitter *em, const bool *used) {
         if (!v) continue;
         /* zeroed: lanes a mask leaves unwritten still flow through blends and compares, and
          * defined values keep runs deterministic (and valgrind quiet) */
-        if (vi->kind == VK_GANG) line(em, "%s %s[32] = {0};", ctype(em, v->type), vi->cname);
-        else if (vi->kind == VK_SCALAR) line(em, "%s %s = {0}; /* uniform */", ctype(em, v->type), vi->cname);
+        if (vi->kind == VK_GANG) cpu_line(em, "%s %s[32] = {0};", cpu_ctype(em, v->type), vi->cname);
+        else if (vi->kind == VK_SCALAR) cpu_line(em, "%s %s = {0}; /* uniform */", cpu_ctype(em, v->type), vi->cname);
         else if (vi->kind == VK_CONTEXT)
-            line(em, "%s *%s = _ctx->%s + _sg * 32;", ctype(em, v->type), vi->cname, vi->cname);
+            cpu_line(em, "%s *%s = _ctx->%s + _sg * 32;", cpu_ctype(em, v->type), vi->cname, vi->cname);
         else if (vi->kind == VK_LANE_ATTR) {
-            line(em, "%s %s[32];", ctype(em, v->type), vi->cname);
-            line(em, "for (int l = 0; l < 32; l++) { %s }", attr_init(em, v, S(em, "%s[l]", vi->cname)));
+            cpu_line(em, "%s %s[32];", cpu_ctype(em, v->type), vi->cname);
+            cpu_line(em, "for (int l = 0; l < 32; l++) { %s }", cpu_attr_init(em, v, cpu_S(em, "%s[l]", vi->cname)));
         }
     }
 }
@@ -171,8 +171,8 @@ static void region_vars(emitter *em, const bool *used) {
 static void region_open(emitter *em, const char *note, bool *used) {
     int region = em->region_next++;
     OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) { /* region %d: %s */", region, note);
-    line(em, "uint32_t _m = _act[_sg];");
-    line(em, "if (!_m) continue;");
+    cpu_line(em, "uint32_t _m = _act[_sg];");
+    cpu_line(em, "if (!_m) continue;");
     region_vars(em, used);
     em->mask = "_m";
 }
@@ -180,23 +180,23 @@ static void region_open(emitter *em, const char *note, bool *used) {
 static bool *vars_used(emitter *em, stmt_list list, int start, int end) {
     bool *used = en_alloc(&em->arena, (size_t)em->var_count + 1);
     collect_used = used;
-    for (int i = start; i < end; i++) walk_stmt_vars(em, list_at(list, i), collect_use, 0);
+    for (int i = start; i < end; i++) walk_stmt_vars(em, cpu_list_at(list, i), collect_use, 0);
     return used;
 }
 
 static void emit_region(emitter *em, stmt_list list, int start, int end) {
     int count = end - start;
     ir_stmt **stmts = en_alloc(&em->arena, sizeof(ir_stmt *) * (size_t)count);
-    for (int i = 0; i < count; i++) stmts[i] = list_at(list, start + i);
+    for (int i = 0; i < count; i++) stmts[i] = cpu_list_at(list, start + i);
     bool *used = vars_used(em, list, start, end);
     int first = stmts[0]->loc.line, last = stmts[count - 1]->loc.line;
-    region_open(em, first == last ? S(em, "line %d", first) : S(em, "lines %d-%d", first, last), used);
+    region_open(em, first == last ? cpu_S(em, "line %d", first) : cpu_S(em, "lines %d-%d", first, last), used);
     for (int i = 0; i < count; i++) {
-        gang_stmt(em, stmts[i]);
+        cpu_gang_stmt(em, stmts[i]);
         if (stmts[i]->kind == IR_S_BREAK || stmts[i]->kind == IR_S_CONTINUE || stmts[i]->kind == IR_S_RETURN)
             break;
     }
-    line(em, "_act[_sg] = _m;");
+    cpu_line(em, "_act[_sg] = _m;");
     CLOSE();
 }
 
@@ -229,27 +229,27 @@ static bool leaves_loop(const ir_stmt *s, const ir_stmt *loop) {
  * it: a SIMD group that enters with a full mask keeps it, step after step */
 static bool interleavable(emitter *em, const ir_stmt *s) {
     const ir_expr *limit, *step;
-    if (em->checked || s->kind != IR_S_LOOP || !streaming_loop(em, s, &limit, &step)) return false;
-    stmt_list body = list_of(s->body);
+    if (em->checked || s->kind != IR_S_LOOP || !cpu_streaming_loop(em, s, &limit, &step)) return false;
+    stmt_list body = cpu_list_of(s->body);
     for (int i = 1; i < body.count; i++) /* the first statement is the loop's own test */
-        if (leaves_loop(list_at(body, i), s)) return false;
+        if (leaves_loop(cpu_list_at(body, i), s)) return false;
     return !leaves_loop(s->latch, s);
 }
 
 /* the loops to interleave: statements of barrier-free stretches, at any threadgroup level */
-EN_INTERNAL void choose_interleaved(emitter *em, stmt_list list) {
+EN_INTERNAL void cpu_choose_interleaved(emitter *em, stmt_list list) {
     for (int i = 0; i < list.count; i++) {
-        ir_stmt *s = list_at(list, i);
+        ir_stmt *s = cpu_list_at(list, i);
         if (!contains_barrier(s)) {
             if (interleavable(em, s)) EN_PUSH(&em->arena, em->interleaved, s);
         } else if (s->kind == IR_S_BLOCK) {
-            choose_interleaved(em, list_of(s));
+            cpu_choose_interleaved(em, cpu_list_of(s));
         } else if (s->kind == IR_S_IF) {
-            choose_interleaved(em, list_of(s->then_s));
-            choose_interleaved(em, list_of(s->else_s));
+            cpu_choose_interleaved(em, cpu_list_of(s->then_s));
+            cpu_choose_interleaved(em, cpu_list_of(s->else_s));
         } else if (s->kind == IR_S_LOOP) {
-            choose_interleaved(em, list_of(s->body));
-            choose_interleaved(em, list_of(s->latch));
+            cpu_choose_interleaved(em, cpu_list_of(s->body));
+            cpu_choose_interleaved(em, cpu_list_of(s->latch));
         }
     }
 }
@@ -260,59 +260,59 @@ EN_INTERNAL void choose_interleaved(emitter *em, stmt_list list) {
  * own (the index and the values carried across steps live per thread: the loop is a region
  * of its own), so SIMD groups that stop at different steps hand over consistently. */
 static void emit_interleaved_loop(emitter *em, stmt_list list, int at) {
-    const ir_stmt *s = list_at(list, at);
+    const ir_stmt *s = cpu_list_at(list, at);
     const ir_expr *limit = NULL, *step = NULL;
-    const ir_var *index = streaming_loop(em, s, &limit, &step);
-    if (!index || info_of(em, index)->kind != VK_CONTEXT) { /* then the ordinary region is all */
+    const ir_var *index = cpu_streaming_loop(em, s, &limit, &step);
+    if (!index || cpu_info_of(em, index)->kind != VK_CONTEXT) { /* then the ordinary region is all */
         emit_region(em, list, at, at + 1);
         return;
     }
-    const char *iv = info_of(em, index)->cname, *T = scalar_ctype(index->type->kind);
+    const char *iv = cpu_info_of(em, index)->cname, *T = cpu_scalar_ctype(index->type->kind);
     const char *max = ir_is_signed(index->type) ? "INT32_MAX" : "UINT32_MAX";
-    int id = fresh(em);
+    int id = cpu_fresh(em);
     bool *used = vars_used(em, list, at, at + 1);
-    OPEN("if (_nsg > 1) { /* SIMD groups interleaved: %s */", source_note(em, s->loc));
-    line(em, "/* a SIMD group whose lanes are all in the loop with %s = %s[0] + lane steps in turn with the others */",
+    OPEN("if (_nsg > 1) { /* SIMD groups interleaved: %s */", cpu_source_note(em, s->loc));
+    cpu_line(em, "/* a SIMD group whose lanes are all in the loop with %s = %s[0] + lane steps in turn with the others */",
          index->name, index->name);
-    line(em, "uint32_t _go%d[32], _live%d = 0;", id, id);
-    line(em, "%s _ibs%d[32]; /* each SIMD group's %s[0]: its lanes are not stored until it stops */", T, id, index->name);
+    cpu_line(em, "uint32_t _go%d[32], _live%d = 0;", id, id);
+    cpu_line(em, "%s _ibs%d[32]; /* each SIMD group's %s[0]: its lanes are not stored until it stops */", T, id, index->name);
     OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
-    line(em, "const %s *_i = _ctx->%s + _sg * 32;", T, iv);
-    line(em, "_go%d[_sg] = _act[_sg] == ENK_FULL && enk_halves_consecutive_u32((const uint32_t *)_i) && _i[16] == (%s)(_i[0] + 16u);",
+    cpu_line(em, "const %s *_i = _ctx->%s + _sg * 32;", T, iv);
+    cpu_line(em, "_go%d[_sg] = _act[_sg] == ENK_FULL && enk_halves_consecutive_u32((const uint32_t *)_i) && _i[16] == (%s)(_i[0] + 16u);",
          id, T);
-    line(em, "_ibs%d[_sg] = _i[0];", id);
-    line(em, "_live%d += _go%d[_sg];", id, id);
+    cpu_line(em, "_ibs%d[_sg] = _i[0];", id);
+    cpu_line(em, "_live%d += _go%d[_sg];", id, id);
     CLOSE();
     OPEN("while (_live%d) {", id);
     OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
-    line(em, "if (!_go%d[_sg]) continue;", id);
+    cpu_line(em, "if (!_go%d[_sg]) continue;", id);
     region_vars(em, used);
-    line(em, "uint32_t _m = ENK_FULL;");
+    cpu_line(em, "uint32_t _m = ENK_FULL;");
     em->mask = "_m";
-    line(em, "%s _ib%d = _ibs%d[_sg];", T, id, id);
+    cpu_line(em, "%s _ib%d = _ibs%d[_sg];", T, id, id);
     em->memos.count = 0;
-    const char *n = ex(em, limit, -1);
+    const char *n = cpu_ex(em, limit, -1);
     OPEN("if (!(_ib%d <= (%s)(%s - 31) && (%s)(_ib%d + 31) < %s)) { /* a lane at the end: the tail */", id, T, max,
          T, id, n);
-    line(em, "for (int l = 0; l < 32; l++) %s[l] = (%s)(_ib%d + (%s)l); /* the general loop goes on from here */",
+    cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = (%s)(_ib%d + (%s)l); /* the general loop goes on from here */",
          iv, T, id, T);
-    line(em, "_go%d[_sg] = 0;", id);
-    line(em, "_live%d--;", id);
-    line(em, "continue;");
+    cpu_line(em, "_go%d[_sg] = 0;", id);
+    cpu_line(em, "_live%d--;", id);
+    cpu_line(em, "continue;");
     CLOSE();
     em->implicit_var = index;
-    em->implicit_base = S(em, "_ib%d", id);
-    stmt_list body = list_of(s->body);
+    em->implicit_base = cpu_S(em, "_ib%d", id);
+    stmt_list body = cpu_list_of(s->body);
     body.count--; /* without the test, which the tail check above answered for all 32 lanes */
     if (body.items) body.items++;
     em->memos.count = 0;
     em->interleaving = true;
-    gang_list(em, body);
+    cpu_gang_list(em, body);
     em->interleaving = false;
     em->implicit_var = NULL;
     em->memos.count = 0;
-    line(em, "_ibs%d[_sg] = (%s)(_ib%d + (%s)%s); /* the latch: %s += step in every lane */", id, T, id, T,
-         ex(em, step, -1), index->name);
+    cpu_line(em, "_ibs%d[_sg] = (%s)(_ib%d + (%s)%s); /* the latch: %s += step in every lane */", id, T, id, T,
+         cpu_ex(em, step, -1), index->name);
     CLOSE();
     CLOSE();
     CLOSE();
@@ -325,121 +325,121 @@ static void emit_interleaved_loop(emitter *em, stmt_list list, int at) {
 static void emit_barrier(emitter *em, const ir_stmt *s) {
     int flags = 0;
     if (s->arg_count > 0 && s->args[0]->kind == IR_E_CONST) flags = (int)s->args[0]->c.u;
-    line(em, "/* threadgroup_barrier(%s%s%s%s) — %s */", flags & IR_MEM_DEVICE ? "mem_device " : "",
+    cpu_line(em, "/* threadgroup_barrier(%s%s%s%s) — %s */", flags & IR_MEM_DEVICE ? "mem_device " : "",
          flags & IR_MEM_THREADGROUP ? "mem_threadgroup " : "", flags & IR_MEM_TEXTURE ? "mem_texture " : "",
-         flags ? "" : "mem_none", source_note(em, s->loc));
+         flags ? "" : "mem_none", cpu_source_note(em, s->loc));
     if (em->checked)
-        line(em, "_cg->api->barrier(_cg->state, %s, _act, _chk_ret, _nsg);",
-             check_site(em, s->loc, CPU_CHECK_BARRIER, 0, -1, NULL, "threadgroup_barrier"));
+        cpu_line(em, "_cg->api->barrier(_cg->state, %s, _act, _chk_ret, _nsg);",
+             cpu_site_ref(em, s->loc, CPU_CHECK_BARRIER, 0, -1, NULL, "threadgroup_barrier"));
 }
 
 static void tg_stmt(emitter *em, ir_stmt *s) {
     if (em->failed) return;
     switch (s->kind) {
-    case IR_S_BLOCK: tg_list(em, list_of(s)); break;
+    case IR_S_BLOCK: cpu_tg_list(em, cpu_list_of(s)); break;
     case IR_S_INTRINSIC: emit_barrier(em, s); break;
     case IR_S_IF: {
-        int id = fresh(em);
-        OPEN("{ /* if at threadgroup level (it contains a barrier): %s */", source_note(em, s->loc));
-        line(em, "uint32_t _c%d[32] = {0}, _then%d[32], _else%d[32];", id, id, id);
+        int id = cpu_fresh(em);
+        OPEN("{ /* if at threadgroup level (it contains a barrier): %s */", cpu_source_note(em, s->loc));
+        cpu_line(em, "uint32_t _c%d[32] = {0}, _then%d[32], _else%d[32];", id, id, id);
         bool *used = en_alloc(&em->arena, (size_t)em->var_count + 1);
         collect_used = used;
         walk_expr_vars(em, s->cond, collect_use, 0);
         region_open(em, "the condition, per thread", used);
         em->memos.count = 0;
-        const char *c = ex(em, s->cond, -1);
-        line(em, "for (int l = 0; l < 32; l++) _c%d[_sg] |= (uint32_t)(%s) << l;", id, c);
-        line(em, "_c%d[_sg] &= _m;", id);
+        const char *c = cpu_ex(em, s->cond, -1);
+        cpu_line(em, "for (int l = 0; l < 32; l++) _c%d[_sg] |= (uint32_t)(%s) << l;", id, c);
+        cpu_line(em, "_c%d[_sg] &= _m;", id);
         CLOSE();
-        line(em, "bool _any_then%d = false, _any_else%d = false;", id, id);
+        cpu_line(em, "bool _any_then%d = false, _any_else%d = false;", id, id);
         OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
-        line(em, "_then%d[_sg] = _act[_sg] & _c%d[_sg];", id, id);
-        line(em, "_else%d[_sg] = _act[_sg] & ~_c%d[_sg];", id, id);
-        line(em, "_any_then%d |= _then%d[_sg] != 0;", id, id);
-        line(em, "_any_else%d |= _else%d[_sg] != 0;", id, id);
+        cpu_line(em, "_then%d[_sg] = _act[_sg] & _c%d[_sg];", id, id);
+        cpu_line(em, "_else%d[_sg] = _act[_sg] & ~_c%d[_sg];", id, id);
+        cpu_line(em, "_any_then%d |= _then%d[_sg] != 0;", id, id);
+        cpu_line(em, "_any_else%d |= _else%d[_sg] != 0;", id, id);
         CLOSE();
         OPEN("if (_any_then%d) {", id);
-        line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _act[_sg] = _then%d[_sg];", id);
-        tg_list(em, list_of(s->then_s));
-        line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _then%d[_sg] = _act[_sg];", id);
+        cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _act[_sg] = _then%d[_sg];", id);
+        cpu_tg_list(em, cpu_list_of(s->then_s));
+        cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _then%d[_sg] = _act[_sg];", id);
         CLOSE();
         if (s->else_s) {
             OPEN("if (_any_else%d) {", id);
-            line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _act[_sg] = _else%d[_sg];", id);
-            tg_list(em, list_of(s->else_s));
-            line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _else%d[_sg] = _act[_sg];", id);
+            cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _act[_sg] = _else%d[_sg];", id);
+            cpu_tg_list(em, cpu_list_of(s->else_s));
+            cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _else%d[_sg] = _act[_sg];", id);
             CLOSE();
         }
-        line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _act[_sg] = _then%d[_sg] | _else%d[_sg];", id, id);
+        cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _act[_sg] = _then%d[_sg] | _else%d[_sg];", id, id);
         CLOSE();
         break;
     }
     case IR_S_LOOP: {
-        int id = fresh(em);
-        OPEN("{ /* loop at threadgroup level (it contains a barrier): %s */", source_note(em, s->loc));
-        line(em, "uint32_t _brk%d[32] = {0}, _cont%d[32];", id, id);
+        int id = cpu_fresh(em);
+        OPEN("{ /* loop at threadgroup level (it contains a barrier): %s */", cpu_source_note(em, s->loc));
+        cpu_line(em, "uint32_t _brk%d[32] = {0}, _cont%d[32];", id, id);
         EN_PUSH(&em->arena, em->loops, ((loop_entry){s, true, id}));
         OPEN("for (;;) {");
-        line(em, "uint32_t _any = 0;");
-        line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _any |= _act[_sg];");
-        line(em, "if (!_any) break; /* every thread has left the loop */");
-        line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _cont%d[_sg] = 0;", id);
-        tg_list(em, list_of(s->body));
-        line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _act[_sg] |= _cont%d[_sg];", id);
-        if (s->latch) tg_list(em, list_of(s->latch));
+        cpu_line(em, "uint32_t _any = 0;");
+        cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _any |= _act[_sg];");
+        cpu_line(em, "if (!_any) break; /* every thread has left the loop */");
+        cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _cont%d[_sg] = 0;", id);
+        cpu_tg_list(em, cpu_list_of(s->body));
+        cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _act[_sg] |= _cont%d[_sg];", id);
+        if (s->latch) cpu_tg_list(em, cpu_list_of(s->latch));
         CLOSE();
         em->loops.count--;
-        line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _act[_sg] = _brk%d[_sg];", id);
+        cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _act[_sg] = _brk%d[_sg];", id);
         CLOSE();
         break;
     }
-    default: fail(em, s->loc, "statement kind %d at threadgroup level", (int)s->kind);
+    default: cpu_fail(em, s->loc, "statement kind %d at threadgroup level", (int)s->kind);
     }
 }
 
-EN_INTERNAL void tg_list(emitter *em, stmt_list list) {
+EN_INTERNAL void cpu_tg_list(emitter *em, stmt_list list) {
     int i = 0;
     while (i < list.count && !em->failed) {
-        if (contains_barrier(list_at(list, i))) {
-            tg_stmt(em, list_at(list, i++));
+        if (contains_barrier(cpu_list_at(list, i))) {
+            tg_stmt(em, cpu_list_at(list, i++));
             continue;
         }
         int start = i;
         i = region_end(em, list, start);
-        if (is_interleaved(em, list_at(list, start))) emit_interleaved_loop(em, list, start);
+        if (is_interleaved(em, cpu_list_at(list, start))) emit_interleaved_loop(em, list, start);
         else emit_region(em, list, start, i);
     }
 }
 
 /* ---- variable classification ------------------------------------------------------- */
-EN_INTERNAL void classify_vars(emitter *em, const ir_func *f) {
+EN_INTERNAL void cpu_classify_vars(emitter *em, const ir_func *f) {
     for (int i = 0; i < em->var_count; i++) em->vars[i] = (var_info){VK_UNUSED, -1, false, NULL};
     for (int k = 0; k < f->param_count; k++) {
         const ir_var *v = f->params[k];
-        var_info *vi = info_of(em, v);
-        vi->cname = S(em, "%s_%d", ident(em, v->name), v->id);
+        var_info *vi = cpu_info_of(em, v);
+        vi->cname = cpu_S(em, "%s_%d", cpu_ident(em, v->name), v->id);
         if (v->param_kind == IR_PARAM_ATTR)
-            vi->kind = v->is_assigned ? VK_CONTEXT : attr_is_per_lane(v->attr) ? VK_LANE_ATTR : VK_UNIFORM;
+            vi->kind = v->is_assigned ? VK_CONTEXT : cpu_attr_is_per_lane(v->attr) ? VK_LANE_ATTR : VK_UNIFORM;
         else vi->kind = v->is_assigned ? VK_CONTEXT : VK_UNIFORM;
     }
     for (int k = 0; k < f->threadgroup_vars.count; k++) {
         const ir_var *v = f->threadgroup_vars.items[k];
-        var_info *vi = info_of(em, v);
+        var_info *vi = cpu_info_of(em, v);
         vi->kind = VK_THREADGROUP;
-        vi->cname = S(em, "%s_%d", ident(em, v->name), v->id);
+        vi->cname = cpu_S(em, "%s_%d", cpu_ident(em, v->name), v->id);
     }
     for (int k = 0; k < f->locals.count; k++) {
         const ir_var *v = f->locals.items[k];
-        var_info *vi = info_of(em, v);
+        var_info *vi = cpu_info_of(em, v);
         if (vi->kind != VK_UNUSED) continue;
-        vi->cname = S(em, "%s_%d", ident(em, v->name), v->id);
+        vi->cname = cpu_S(em, "%s_%d", cpu_ident(em, v->name), v->id);
         vi->kind = VK_GANG; /* refined after the region analysis */
     }
     em->region_next = 0;
-    analyse_tg_list(em, list_of(f->body));
+    analyse_tg_list(em, cpu_list_of(f->body));
     for (int k = 0; k < f->locals.count; k++) {
         const ir_var *v = f->locals.items[k];
-        var_info *vi = info_of(em, v);
+        var_info *vi = cpu_info_of(em, v);
         if (vi->kind != VK_GANG) continue;
         /* a value the uniformity pass proved the same in every thread needs no lanes */
         bool scalar = v->uniform && !v->address_taken &&

@@ -10,10 +10,10 @@
 #include "emit.h"
 
 /* ---- statements in gang mode --------------------------------------------------------- */
-EN_INTERNAL void gang_list(emitter *em, stmt_list list) {
+EN_INTERNAL void cpu_gang_list(emitter *em, stmt_list list) {
     for (int i = 0; i < list.count; i++) {
-        const ir_stmt *s = list_at(list, i);
-        gang_stmt(em, s);
+        const ir_stmt *s = cpu_list_at(list, i);
+        cpu_gang_stmt(em, s);
         /* the rest of the block is unreachable for every lane */
         if (s->kind == IR_S_BREAK || s->kind == IR_S_CONTINUE || s->kind == IR_S_RETURN) break;
     }
@@ -29,7 +29,7 @@ static bool root_is_scalar(emitter *em, const ir_expr *place) {
            (place->kind == IR_E_INDEX && place->args[0]->type->kind != IR_T_PTR))
         place = place->args[0];
     if (place->kind != IR_E_VAR) return false;
-    var_kind k = info_of(em, place->var)->kind;
+    var_kind k = cpu_info_of(em, place->var)->kind;
     return k == VK_SCALAR || k == VK_SCALAR_SG;
 }
 
@@ -39,65 +39,65 @@ static void emit_assign(emitter *em, const ir_expr *place, const ir_expr *value)
     if (place->kind == IR_E_SWIZZLE && place->args[0]->type->kind == IR_T_VEC) {
         const ir_expr *base = place->args[0];
         const ir_type *et = base->type->elem;
-        const char *vt = materialize(em, value);
+        const char *vt = cpu_materialize(em, value);
         for (int c = 0; c < place->swizzle_len; c++) {
-            const char *vc = t->kind == IR_T_VEC ? S(em, "%s[l].v[%d]", vt, c) : S(em, "%s[l]", vt);
-            if (needs_access(base)) {
-                const char *addr = S(em, "&%s.v[%d]", lvalue(em, base), place->swizzle[c]);
-                const char *tmp = S(em, "_t%d", fresh(em));
-                line(em, "%s %s[32];", ctype(em, et), tmp);
-                line(em, "for (int l = 0; l < 32; l++) %s[l] = %s;", tmp, vc);
-                emit_access(em, place, et, addr, true, tmp);
+            const char *vc = t->kind == IR_T_VEC ? cpu_S(em, "%s[l].v[%d]", vt, c) : cpu_S(em, "%s[l]", vt);
+            if (cpu_needs_access(base)) {
+                const char *addr = cpu_S(em, "&%s.v[%d]", cpu_lvalue(em, base), place->swizzle[c]);
+                const char *tmp = cpu_S(em, "_t%d", cpu_fresh(em));
+                cpu_line(em, "%s %s[32];", cpu_ctype(em, et), tmp);
+                cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = %s;", tmp, vc);
+                cpu_emit_access(em, place, et, addr, true, tmp);
             } else {
-                const char *lv = S(em, "%s.v[%d]", lvalue(em, base), place->swizzle[c]);
-                line(em, "for (int l = 0; l < 32; l++) %s = ENK_ON(%s, l) ? %s : %s;", lv, em->mask, vc, lv);
+                const char *lv = cpu_S(em, "%s.v[%d]", cpu_lvalue(em, base), place->swizzle[c]);
+                cpu_line(em, "for (int l = 0; l < 32; l++) %s = ENK_ON(%s, l) ? %s : %s;", lv, em->mask, vc, lv);
             }
         }
         return;
     }
-    if (needs_access(place) && t->kind == IR_T_VEC && t->count == 3 && !t->packed) {
+    if (cpu_needs_access(place) && t->kind == IR_T_VEC && t->count == 3 && !t->packed) {
         /* a float3 in memory has a fourth, padding lane that a store must not touch */
-        const char *vt = materialize(em, value);
-        const char *base = lvalue(em, place);
+        const char *vt = cpu_materialize(em, value);
+        const char *base = cpu_lvalue(em, place);
         for (int c = 0; c < 3; c++) {
-            const char *tmp = S(em, "_t%d", fresh(em));
-            line(em, "%s %s[32];", ctype(em, t->elem), tmp);
-            line(em, "for (int l = 0; l < 32; l++) %s[l] = %s[l].v[%d];", tmp, vt, c);
-            emit_access(em, place, t->elem, S(em, "&%s.v[%d]", base, c), true, tmp);
+            const char *tmp = cpu_S(em, "_t%d", cpu_fresh(em));
+            cpu_line(em, "%s %s[32];", cpu_ctype(em, t->elem), tmp);
+            cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = %s[l].v[%d];", tmp, vt, c);
+            cpu_emit_access(em, place, t->elem, cpu_S(em, "&%s.v[%d]", base, c), true, tmp);
         }
         return;
     }
-    if (needs_access(place)) {
-        const char *vt = materialize(em, value);
-        const char *addr = S(em, "&%s", lvalue(em, place));
-        emit_access(em, place, t, addr, true, vt);
+    if (cpu_needs_access(place)) {
+        const char *vt = cpu_materialize(em, value);
+        const char *addr = cpu_S(em, "&%s", cpu_lvalue(em, place));
+        cpu_emit_access(em, place, t, addr, true, vt);
         return;
     }
     if ((ir_is_scalar(t) || t->kind == IR_T_PTR) && root_is_scalar(em, place)) {
         /* one value for the whole gang: taken from the first active lane, once (a lane
          * loop would apply `x = x + 1` once per lane) */
-        const char *v = to_storage(em, t, ex(em, value, -1));
-        const char *lv = lvalue(em, place);
-        line(em, "if (%s) { int l = enk_first_lane(%s); %s = %s; }", em->mask, em->mask, lv, v);
+        const char *v = cpu_to_storage(em, t, cpu_ex(em, value, -1));
+        const char *lv = cpu_lvalue(em, place);
+        cpu_line(em, "if (%s) { int l = enk_first_lane(%s); %s = %s; }", em->mask, em->mask, lv, v);
         return;
     }
     if (ir_is_scalar(t) || t->kind == IR_T_PTR) {
-        const char *v = to_storage(em, t, ex(em, value, -1));
-        const char *lv = lvalue(em, place);
+        const char *v = cpu_to_storage(em, t, cpu_ex(em, value, -1));
+        const char *lv = cpu_lvalue(em, place);
         /* every lane on (the common case): a plain vector loop, no per-lane mask test */
-        line(em, "if (%s == ENK_FULL) for (int l = 0; l < 32; l++) %s = %s;", em->mask, lv, v);
-        line(em, "else for (int l = 0; l < 32; l++) %s = ENK_ON(%s, l) ? %s : %s;", lv, em->mask, v, lv);
+        cpu_line(em, "if (%s == ENK_FULL) for (int l = 0; l < 32; l++) %s = %s;", em->mask, lv, v);
+        cpu_line(em, "else for (int l = 0; l < 32; l++) %s = ENK_ON(%s, l) ? %s : %s;", lv, em->mask, v, lv);
         return;
     }
-    const char *vt = materialize(em, value);
-    const char *lv = lvalue(em, place);
+    const char *vt = cpu_materialize(em, value);
+    const char *lv = cpu_lvalue(em, place);
     if (t->kind == IR_T_VEC) { /* by component: a float3's padding lane keeps its bytes */
         for (uint32_t c = 0; c < t->count; c++)
-            line(em, "for (int l = 0; l < 32; l++) %s.v[%u] = ENK_ON(%s, l) ? %s[l].v[%u] : %s.v[%u];", lv, c,
+            cpu_line(em, "for (int l = 0; l < 32; l++) %s.v[%u] = ENK_ON(%s, l) ? %s[l].v[%u] : %s.v[%u];", lv, c,
                  em->mask, vt, c, lv, c);
         return;
     }
-    line(em, "for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) %s = %s[l];", em->mask, lv, vt);
+    cpu_line(em, "for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) %s = %s[l];", em->mask, lv, vt);
 }
 
 static loop_entry *find_loop(emitter *em, const ir_stmt *target) {
@@ -107,29 +107,29 @@ static loop_entry *find_loop(emitter *em, const ir_stmt *target) {
 }
 
 static void gang_if(emitter *em, const ir_stmt *s) {
-    int id = fresh(em);
-    OPEN("{ /* if: %s */", source_note(em, s->loc));
-    const char *c = ex(em, s->cond, -1);
-    line(em, "uint32_t _c%d = 0;", id);
-    if (lane_invariant(em, s->cond)) /* the same in every lane: one test, no ballot */
-        line(em, "if (%s) { int l = enk_first_lane(%s); (void)l; _c%d = (%s) ? ENK_FULL : 0u; }", em->mask, em->mask, id, c);
+    int id = cpu_fresh(em);
+    OPEN("{ /* if: %s */", cpu_source_note(em, s->loc));
+    const char *c = cpu_ex(em, s->cond, -1);
+    cpu_line(em, "uint32_t _c%d = 0;", id);
+    if (cpu_lane_invariant(em, s->cond)) /* the same in every lane: one test, no ballot */
+        cpu_line(em, "if (%s) { int l = enk_first_lane(%s); (void)l; _c%d = (%s) ? ENK_FULL : 0u; }", em->mask, em->mask, id, c);
     else
-        line(em, "for (int l = 0; l < 32; l++) _c%d |= (uint32_t)(%s) << l;", id, c);
-    line(em, "uint32_t _m%dt = %s & _c%d, _m%de = %s & ~_c%d;", id, em->mask, id, id, em->mask, id);
+        cpu_line(em, "for (int l = 0; l < 32; l++) _c%d |= (uint32_t)(%s) << l;", id, c);
+    cpu_line(em, "uint32_t _m%dt = %s & _c%d, _m%de = %s & ~_c%d;", id, em->mask, id, id, em->mask, id);
     const char *outer = em->mask;
     em->memos.count = 0;
     OPEN("if (_m%dt) {", id);
-    em->mask = S(em, "_m%dt", id);
-    gang_list(em, list_of(s->then_s));
+    em->mask = cpu_S(em, "_m%dt", id);
+    cpu_gang_list(em, cpu_list_of(s->then_s));
     CLOSE();
     if (s->else_s) {
         OPEN("if (_m%de) {", id);
-        em->mask = S(em, "_m%de", id);
-        gang_list(em, list_of(s->else_s));
+        em->mask = cpu_S(em, "_m%de", id);
+        cpu_gang_list(em, cpu_list_of(s->else_s));
         CLOSE();
     }
     em->mask = outer;
-    line(em, "%s = _m%dt | _m%de;", outer, id, id);
+    cpu_line(em, "%s = _m%dt | _m%de;", outer, id, id);
     CLOSE();
 }
 
@@ -161,7 +161,7 @@ static bool plain_uniform(emitter *em, const ir_expr *e) {
     case IR_E_BINARY: case IR_E_UNARY: case IR_E_CONVERT: case IR_E_SWIZZLE:
         for (int i = 0; i < e->arg_count; i++)
             if (!plain_uniform(em, e->args[i])) return false;
-        return lane_invariant(em, e);
+        return cpu_lane_invariant(em, e);
     default: return false;
     }
 }
@@ -170,20 +170,20 @@ static bool plain_uniform(emitter *em, const ir_expr *e) {
  * the body starting with `if (!(i < n)) break;` and not writing i, the latch `i = i + step`
  * with n and step the same in every lane. Returns the index variable (NULL: not one) and
  * sets *limit to n. */
-EN_INTERNAL const ir_var *streaming_loop(emitter *em, const ir_stmt *s, const ir_expr **limit, const ir_expr **step) {
+EN_INTERNAL const ir_var *cpu_streaming_loop(emitter *em, const ir_stmt *s, const ir_expr **limit, const ir_expr **step) {
     if (!em->fast_paths || !s->latch) return NULL;
-    stmt_list body = list_of(s->body), latch = list_of(s->latch);
+    stmt_list body = cpu_list_of(s->body), latch = cpu_list_of(s->latch);
     if (body.count < 2 || latch.count != 1) return NULL;
-    const ir_stmt *test = list_at(body, 0), *next = list_at(latch, 0);
+    const ir_stmt *test = cpu_list_at(body, 0), *next = cpu_list_at(latch, 0);
     if (test->kind != IR_S_IF || test->else_s || !test->then_s) return NULL;
-    stmt_list then = list_of(test->then_s);
-    if (then.count != 1 || list_at(then, 0)->kind != IR_S_BREAK || list_at(then, 0)->target != s) return NULL;
+    stmt_list then = cpu_list_of(test->then_s);
+    if (then.count != 1 || cpu_list_at(then, 0)->kind != IR_S_BREAK || cpu_list_at(then, 0)->target != s) return NULL;
     const ir_expr *c = test->cond;
     if (c->kind != IR_E_UNARY || c->op != IR_OP_NOT) return NULL;
     c = c->args[0];
     if (c->kind != IR_E_BINARY || c->op != IR_OP_LT || c->args[0]->kind != IR_E_VAR) return NULL;
     const ir_var *v = c->args[0]->var;
-    var_kind k = info_of(em, v)->kind;
+    var_kind k = cpu_info_of(em, v)->kind;
     if ((k != VK_GANG && k != VK_CONTEXT) || v->address_taken || !ir_is_integer(v->type) || v->type->size != 4)
         return NULL;
     if (!plain_uniform(em, c->args[1])) return NULL;
@@ -195,70 +195,70 @@ EN_INTERNAL const ir_var *streaming_loop(emitter *em, const ir_stmt *s, const ir
                            : add->args[1]->kind == IR_E_VAR && add->args[1]->var == v ? add->args[0] : NULL;
     if (!other || !plain_uniform(em, other)) return NULL;
     for (int i = 1; i < body.count; i++)
-        if (writes_var(list_at(body, i), v)) return NULL;
+        if (writes_var(cpu_list_at(body, i), v)) return NULL;
     *limit = c->args[1];
     *step = other;
     return v;
 }
 
 static void gang_loop(emitter *em, const ir_stmt *s) {
-    int id = fresh(em);
-    OPEN("{ /* loop: %s */", source_note(em, s->loc));
-    line(em, "uint32_t _brk%d = 0, _cont%d, _m%d = %s;", id, id, id, em->mask);
+    int id = cpu_fresh(em);
+    OPEN("{ /* loop: %s */", cpu_source_note(em, s->loc));
+    cpu_line(em, "uint32_t _brk%d = 0, _cont%d, _m%d = %s;", id, id, id, em->mask);
     const char *outer = em->mask;
-    em->mask = S(em, "_m%d", id);
+    em->mask = cpu_S(em, "_m%d", id);
     EN_PUSH(&em->arena, em->loops, ((loop_entry){s, false, id}));
     const ir_expr *limit = NULL, *step = NULL;
-    const ir_var *index = streaming_loop(em, s, &limit, &step);
+    const ir_var *index = cpu_streaming_loop(em, s, &limit, &step);
     if (index) {
         /* While every lane runs and i is i[0] + lane, one test per gang replaces the ballot
          * and accesses through i need no run-time check; the general loop below takes
          * over at the tail or when the mask narrows. */
-        const char *iv = info_of(em, index)->cname, *T = scalar_ctype(index->type->kind);
+        const char *iv = cpu_info_of(em, index)->cname, *T = cpu_scalar_ctype(index->type->kind);
         const char *max = ir_is_signed(index->type) ? "INT32_MAX" : "UINT32_MAX";
         const char *saved_var = (const char *)em->stream_base;
         const ir_var *saved = em->stream_var;
         OPEN("if (_m%d == ENK_FULL && enk_halves_consecutive_u32((const uint32_t *)%s) && %s[16] == (%s)(%s[0] + 16u)) {",
              id, iv, iv, T, iv);
-        line(em, "/* streaming: %s is %s[0] + lane while every lane is in the loop */", index->name, index->name);
-        line(em, "%s _ib%d = %s[0]; /* kept in a register, stepped with %s */", T, id, iv, index->name);
+        cpu_line(em, "/* streaming: %s is %s[0] + lane while every lane is in the loop */", index->name, index->name);
+        cpu_line(em, "%s _ib%d = %s[0]; /* kept in a register, stepped with %s */", T, id, iv, index->name);
         OPEN("for (;;) {");
         em->memos.count = 0;
-        const char *n = ex(em, limit, -1);
-        line(em, "if (!(_ib%d <= (%s)(%s - 31) && (%s)(_ib%d + 31) < %s)) break; /* a lane at the end: the tail */",
+        const char *n = cpu_ex(em, limit, -1);
+        cpu_line(em, "if (!(_ib%d <= (%s)(%s - 31) && (%s)(_ib%d + 31) < %s)) break; /* a lane at the end: the tail */",
              id, T, max, T, id, n);
-        line(em, "_cont%d = 0;", id);
+        cpu_line(em, "_cont%d = 0;", id);
         em->stream_var = index;
-        em->stream_base = S(em, "_ib%d", id);
-        stmt_list body = list_of(s->body);
+        em->stream_base = cpu_S(em, "_ib%d", id);
+        stmt_list body = cpu_list_of(s->body);
         body.count--;
         if (body.items) body.items++;
         em->memos.count = 0;
-        gang_list(em, body);
+        cpu_gang_list(em, body);
         em->stream_var = saved;
         em->stream_base = saved_var;
-        line(em, "_m%d |= _cont%d;", id, id);
+        cpu_line(em, "_m%d |= _cont%d;", id, id);
         em->memos.count = 0;
-        gang_list(em, list_of(s->latch));
+        cpu_gang_list(em, cpu_list_of(s->latch));
         em->memos.count = 0;
-        line(em, "_ib%d = (%s)(_ib%d + (%s)%s);", id, T, id, T, ex(em, step, -1));
-        line(em, "if (_m%d != ENK_FULL) break; /* lanes left: the general loop goes on */", id);
+        cpu_line(em, "_ib%d = (%s)(_ib%d + (%s)%s);", id, T, id, T, cpu_ex(em, step, -1));
+        cpu_line(em, "if (_m%d != ENK_FULL) break; /* lanes left: the general loop goes on */", id);
         CLOSE();
         CLOSE();
     }
     OPEN("while (_m%d) {", id);
-    line(em, "_cont%d = 0;", id);
+    cpu_line(em, "_cont%d = 0;", id);
     em->memos.count = 0;
-    gang_list(em, list_of(s->body));
-    line(em, "_m%d |= _cont%d;", id, id);
+    cpu_gang_list(em, cpu_list_of(s->body));
+    cpu_line(em, "_m%d |= _cont%d;", id, id);
     if (s->latch) {
         em->memos.count = 0;
-        gang_list(em, list_of(s->latch));
+        cpu_gang_list(em, cpu_list_of(s->latch));
     }
     CLOSE();
     em->loops.count--;
     em->mask = outer;
-    line(em, "%s = _brk%d;", outer, id);
+    cpu_line(em, "%s = _brk%d;", outer, id);
     CLOSE();
 }
 
@@ -271,11 +271,11 @@ static const char *identity_of(emitter *em, ir_intrinsic i, const ir_type *t) {
     case IR_I_SIMD_PREFIX_EXCLUSIVE_PRODUCT: case IR_I_QUAD_PREFIX_EXCLUSIVE_PRODUCT:
         return f ? "1.0f" : "1";
     case IR_I_SIMD_MIN: case IR_I_QUAD_MIN:
-        return f ? "INFINITY" : S(em, "(%s)%s", scalar_ctype(t->kind), ir_is_signed(t) ? S(em, "INT%d_MAX", int_bits(t)) : S(em, "UINT%d_MAX", int_bits(t)));
+        return f ? "INFINITY" : cpu_S(em, "(%s)%s", cpu_scalar_ctype(t->kind), ir_is_signed(t) ? cpu_S(em, "INT%d_MAX", cpu_int_bits(t)) : cpu_S(em, "UINT%d_MAX", cpu_int_bits(t)));
     case IR_I_SIMD_MAX: case IR_I_QUAD_MAX:
-        return f ? "(-INFINITY)" : (ir_is_signed(t) ? S(em, "(%s)INT%d_MIN", scalar_ctype(t->kind), int_bits(t)) : "0");
+        return f ? "(-INFINITY)" : (ir_is_signed(t) ? cpu_S(em, "(%s)INT%d_MIN", cpu_scalar_ctype(t->kind), cpu_int_bits(t)) : "0");
     case IR_I_SIMD_AND: case IR_I_QUAD_AND:
-        return t->kind == IR_T_BOOL ? "true" : S(em, "(%s)~(%s)0", scalar_ctype(t->kind), wide_unsigned(t));
+        return t->kind == IR_T_BOOL ? "true" : cpu_S(em, "(%s)~(%s)0", cpu_scalar_ctype(t->kind), cpu_wide_unsigned(t));
     default: return f ? "0.0f" : "0";
     }
 }
@@ -285,18 +285,18 @@ static const char *combine(emitter *em, ir_intrinsic i, const ir_type *t, const 
     case IR_I_SIMD_SUM: case IR_I_QUAD_SUM:
     case IR_I_SIMD_PREFIX_INCLUSIVE_SUM: case IR_I_QUAD_PREFIX_INCLUSIVE_SUM:
     case IR_I_SIMD_PREFIX_EXCLUSIVE_SUM: case IR_I_QUAD_PREFIX_EXCLUSIVE_SUM:
-        return ir_is_float(t) ? S(em, "%s + %s", acc, x) : binary_expr(em, IR_OP_ADD, t, acc, x);
+        return ir_is_float(t) ? cpu_S(em, "%s + %s", acc, x) : cpu_binary_expr(em, IR_OP_ADD, t, acc, x);
     case IR_I_SIMD_PRODUCT: case IR_I_QUAD_PRODUCT:
     case IR_I_SIMD_PREFIX_INCLUSIVE_PRODUCT: case IR_I_QUAD_PREFIX_INCLUSIVE_PRODUCT:
     case IR_I_SIMD_PREFIX_EXCLUSIVE_PRODUCT: case IR_I_QUAD_PREFIX_EXCLUSIVE_PRODUCT:
-        return ir_is_float(t) ? S(em, "%s * %s", acc, x) : binary_expr(em, IR_OP_MUL, t, acc, x);
+        return ir_is_float(t) ? cpu_S(em, "%s * %s", acc, x) : cpu_binary_expr(em, IR_OP_MUL, t, acc, x);
     case IR_I_SIMD_MIN: case IR_I_QUAD_MIN:
-        return ir_is_float(t) ? S(em, "fminf(%s, %s)", acc, x) : S(em, "enk_min_%s(%s, %s)", suffix_of(t), acc, x);
+        return ir_is_float(t) ? cpu_S(em, "fminf(%s, %s)", acc, x) : cpu_S(em, "enk_min_%s(%s, %s)", cpu_suffix_of(t), acc, x);
     case IR_I_SIMD_MAX: case IR_I_QUAD_MAX:
-        return ir_is_float(t) ? S(em, "fmaxf(%s, %s)", acc, x) : S(em, "enk_max_%s(%s, %s)", suffix_of(t), acc, x);
-    case IR_I_SIMD_AND: case IR_I_QUAD_AND: return S(em, "(%s)(%s & %s)", scalar_ctype(t->kind), acc, x);
-    case IR_I_SIMD_OR: case IR_I_QUAD_OR: return S(em, "(%s)(%s | %s)", scalar_ctype(t->kind), acc, x);
-    default: return S(em, "(%s)(%s ^ %s)", scalar_ctype(t->kind), acc, x);
+        return ir_is_float(t) ? cpu_S(em, "fmaxf(%s, %s)", acc, x) : cpu_S(em, "enk_max_%s(%s, %s)", cpu_suffix_of(t), acc, x);
+    case IR_I_SIMD_AND: case IR_I_QUAD_AND: return cpu_S(em, "(%s)(%s & %s)", cpu_scalar_ctype(t->kind), acc, x);
+    case IR_I_SIMD_OR: case IR_I_QUAD_OR: return cpu_S(em, "(%s)(%s | %s)", cpu_scalar_ctype(t->kind), acc, x);
+    default: return cpu_S(em, "(%s)(%s ^ %s)", cpu_scalar_ctype(t->kind), acc, x);
     }
 }
 
@@ -335,15 +335,15 @@ static group_op group_op_of(ir_intrinsic i) {
 static void emit_group_op(emitter *em, const ir_stmt *s, int width) {
     group_op op = group_op_of(s->intrinsic);
     const char *M = em->mask;
-    const char *res = s->result ? var_lvalue(em, s->result) : NULL;
+    const char *res = s->result ? cpu_var_lvalue(em, s->result) : NULL;
     const ir_type *rt = s->result ? s->result->type : NULL;
     const char *segmask = width == 32 ? "0xffffffffu" : "0xfu";
     const char *args[4] = {0};
-    for (int k = 0; k < s->arg_count && k < 4; k++) args[k] = materialize(em, s->args[k]);
-    OPEN("if (%s) { /* %s: %s */", M, ir_intrinsic_name(s->intrinsic), source_note(em, s->loc));
+    for (int k = 0; k < s->arg_count && k < 4; k++) args[k] = cpu_materialize(em, s->args[k]);
+    OPEN("if (%s) { /* %s: %s */", M, ir_intrinsic_name(s->intrinsic), cpu_source_note(em, s->loc));
     OPEN("for (int _q = 0; _q < 32; _q += %d) {", width);
-    line(em, "uint32_t _sm = (%s >> _q) & %s; /* active lanes of this segment */", M, segmask);
-    line(em, "if (!_sm) continue;");
+    cpu_line(em, "uint32_t _sm = (%s >> _q) & %s; /* active lanes of this segment */", M, segmask);
+    cpu_line(em, "if (!_sm) continue;");
     switch (op) {
     case G_REDUCE:
     case G_PREFIX_INCL:
@@ -351,24 +351,24 @@ static void emit_group_op(emitter *em, const ir_stmt *s, int width) {
         const ir_type *t = s->args[0]->type, *et = ir_scalar_of(t);
         int n = t->kind == IR_T_VEC ? (int)t->count : 1;
         for (int c = 0; c < n; c++) {
-            const char *sel = t->kind == IR_T_VEC ? S(em, ".v[%d]", c) : "";
-            const char *x = from_storage(em, et, S(em, "%s[l]%s", args[0], sel));
+            const char *sel = t->kind == IR_T_VEC ? cpu_S(em, ".v[%d]", c) : "";
+            const char *x = cpu_from_storage(em, et, cpu_S(em, "%s[l]%s", args[0], sel));
             OPEN("{");
-            line(em, "%s _r = %s;", compute_ctype(et), identity_of(em, s->intrinsic, et));
+            cpu_line(em, "%s _r = %s;", cpu_compute_ctype(et), identity_of(em, s->intrinsic, et));
             const char *comb = combine(em, s->intrinsic, et, "_r", "_x");
-            const char *target = res ? S(em, "%s%s", res, sel) : NULL;
+            const char *target = res ? cpu_S(em, "%s%s", res, sel) : NULL;
             if (op == G_REDUCE) {
-                line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) { %s _x = %s; _r = %s; }", width,
-                     M, compute_ctype(et), x, comb);
+                cpu_line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) { %s _x = %s; _r = %s; }", width,
+                     M, cpu_compute_ctype(et), x, comb);
                 if (target)
-                    line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) %s = %s;", width, M,
-                         target, to_storage(em, et, rounded(em, et, "_r")));
+                    cpu_line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) %s = %s;", width, M,
+                         target, cpu_to_storage(em, et, cpu_rounded(em, et, "_r")));
             } else {
                 OPEN("for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) {", width, M);
-                line(em, "%s _x = %s;", compute_ctype(et), x);
-                if (op == G_PREFIX_INCL) line(em, "_r = %s;", comb);
-                if (target) line(em, "%s = %s;", target, to_storage(em, et, rounded(em, et, "_r")));
-                if (op == G_PREFIX_EXCL) line(em, "_r = %s;", comb);
+                cpu_line(em, "%s _x = %s;", cpu_compute_ctype(et), x);
+                if (op == G_PREFIX_INCL) cpu_line(em, "_r = %s;", comb);
+                if (target) cpu_line(em, "%s = %s;", target, cpu_to_storage(em, et, cpu_rounded(em, et, "_r")));
+                if (op == G_PREFIX_EXCL) cpu_line(em, "_r = %s;", comb);
                 CLOSE();
             }
             CLOSE();
@@ -380,70 +380,70 @@ static void emit_group_op(emitter *em, const ir_stmt *s, int width) {
         bool fill = op == G_FILL_UP || op == G_FILL_DOWN;
         const char *amount = fill ? args[2] : args[1];
         OPEN("for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) {", width, M);
-        line(em, "int _i = l - _q; /* lane within the segment */");
-        line(em, "uint32_t _k = (uint32_t)%s[l];", amount);
+        cpu_line(em, "int _i = l - _q; /* lane within the segment */");
+        cpu_line(em, "uint32_t _k = (uint32_t)%s[l];", amount);
         switch (op) {
-        case G_SHUFFLE: line(em, "int _src = _q + (int)(_k & %du);", width - 1); break;
-        case G_UP: line(em, "int _src = _k <= (uint32_t)_i ? l - (int)_k : l; /* out of range: own value */"); break;
-        case G_DOWN: line(em, "int _src = (uint32_t)_i + _k < %du ? l + (int)_k : l;", width); break;
-        case G_XOR: line(em, "int _src = _q + (int)(((uint32_t)_i ^ _k) & %du);", width - 1); break;
-        case G_ROT_UP: line(em, "int _src = _q + (int)(((uint32_t)_i - _k) & %du);", width - 1); break;
-        case G_ROT_DOWN: line(em, "int _src = _q + (int)(((uint32_t)_i + _k) & %du);", width - 1); break;
+        case G_SHUFFLE: cpu_line(em, "int _src = _q + (int)(_k & %du);", width - 1); break;
+        case G_UP: cpu_line(em, "int _src = _k <= (uint32_t)_i ? l - (int)_k : l; /* out of range: own value */"); break;
+        case G_DOWN: cpu_line(em, "int _src = (uint32_t)_i + _k < %du ? l + (int)_k : l;", width); break;
+        case G_XOR: cpu_line(em, "int _src = _q + (int)(((uint32_t)_i ^ _k) & %du);", width - 1); break;
+        case G_ROT_UP: cpu_line(em, "int _src = _q + (int)(((uint32_t)_i - _k) & %du);", width - 1); break;
+        case G_ROT_DOWN: cpu_line(em, "int _src = _q + (int)(((uint32_t)_i + _k) & %du);", width - 1); break;
         default: {
             /* segments of `modulo` lanes; lanes whose source runs off the segment take
              * `filling` from the other end of it */
-            line(em, "uint32_t _mod = %s;", s->arg_count > 3 ? S(em, "(uint32_t)%s[l]", args[3]) : S(em, "%du", width));
-            line(em, "if (_mod == 0 || _mod > %du) _mod = %du;", width, width);
-            line(em, "int _p = (int)((uint32_t)_i %% _mod), _sb = l - _p;");
+            cpu_line(em, "uint32_t _mod = %s;", s->arg_count > 3 ? cpu_S(em, "(uint32_t)%s[l]", args[3]) : cpu_S(em, "%du", width));
+            cpu_line(em, "if (_mod == 0 || _mod > %du) _mod = %du;", width, width);
+            cpu_line(em, "int _p = (int)((uint32_t)_i %% _mod), _sb = l - _p;");
             if (op == G_FILL_UP) {
-                line(em, "bool _own = (uint32_t)_p >= _k;");
-                line(em, "int _src = _own ? l - (int)_k : _sb + (int)((uint32_t)_p + _mod - _k) %% (int)_mod;");
+                cpu_line(em, "bool _own = (uint32_t)_p >= _k;");
+                cpu_line(em, "int _src = _own ? l - (int)_k : _sb + (int)((uint32_t)_p + _mod - _k) %% (int)_mod;");
             } else {
-                line(em, "bool _own = (uint32_t)_p + _k < _mod;");
-                line(em, "int _src = _own ? l + (int)_k : _sb + (int)(((uint32_t)_p + _k - _mod) %% _mod);");
+                cpu_line(em, "bool _own = (uint32_t)_p + _k < _mod;");
+                cpu_line(em, "int _src = _own ? l + (int)_k : _sb + (int)(((uint32_t)_p + _k - _mod) %% _mod);");
             }
-            line(em, "_src &= 31;");
-            if (res) line(em, "%s = _own ? %s[_src] : %s[_src];", res, args[0], args[1]);
+            cpu_line(em, "_src &= 31;");
+            if (res) cpu_line(em, "%s = _own ? %s[_src] : %s[_src];", res, args[0], args[1]);
             break;
         }
         }
         if (em->checked) { /* reading a lane that does not run this call is undefined */
-            const char *site = check_site(em, s->loc, CPU_CHECK_SHUFFLE, 0, -1, NULL, ir_intrinsic_name(s->intrinsic));
-            const char *range = op == G_SHUFFLE ? S(em, "_k >= %du ? (int64_t)_k : ", width)
-                                : op == G_XOR ? S(em, "((uint32_t)_i ^ _k) >= %du ? (int64_t)((uint32_t)_i ^ _k) : ", width)
+            const char *site = cpu_site_ref(em, s->loc, CPU_CHECK_SHUFFLE, 0, -1, NULL, ir_intrinsic_name(s->intrinsic));
+            const char *range = op == G_SHUFFLE ? cpu_S(em, "_k >= %du ? (int64_t)_k : ", width)
+                                : op == G_XOR ? cpu_S(em, "((uint32_t)_i ^ _k) >= %du ? (int64_t)((uint32_t)_i ^ _k) : ", width)
                                               : NULL;
             if (range) {
-                line(em, "int64_t _far = %s-1;", range);
-                line(em, "if (_far >= 0) _cg->api->lane(_cg->state, %s, _sg, l, _far, %d);", site, CPU_CHECK_LANE_OUT_OF_RANGE);
-                line(em, "else if (!ENK_ON(%s, _src & 31)) _cg->api->lane(_cg->state, %s, _sg, l, _src & 31, %d);", M, site,
+                cpu_line(em, "int64_t _far = %s-1;", range);
+                cpu_line(em, "if (_far >= 0) _cg->api->lane(_cg->state, %s, _sg, l, _far, %d);", site, CPU_CHECK_LANE_OUT_OF_RANGE);
+                cpu_line(em, "else if (!ENK_ON(%s, _src & 31)) _cg->api->lane(_cg->state, %s, _sg, l, _src & 31, %d);", M, site,
                      CPU_CHECK_LANE_INACTIVE);
             } else {
-                line(em, "if (!ENK_ON(%s, _src & 31)) _cg->api->lane(_cg->state, %s, _sg, l, _src & 31, %d);", M, site,
+                cpu_line(em, "if (!ENK_ON(%s, _src & 31)) _cg->api->lane(_cg->state, %s, _sg, l, _src & 31, %d);", M, site,
                      CPU_CHECK_LANE_INACTIVE);
             }
         }
-        if (!fill && res) line(em, "%s = %s[_src & 31];", res, args[0]);
+        if (!fill && res) cpu_line(em, "%s = %s[_src & 31];", res, args[0]);
         CLOSE();
         break;
     }
     case G_BROADCAST_FIRST:
-        if (res) line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) %s = %s[_q + __builtin_ctz(_sm)];",
+        if (res) cpu_line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) %s = %s[_q + __builtin_ctz(_sm)];",
                       width, M, res, args[0]);
         break;
     case G_IS_FIRST:
-        if (res) line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) %s = (l == _q + __builtin_ctz(_sm));",
+        if (res) cpu_line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) %s = (l == _q + __builtin_ctz(_sm));",
                       width, M, res);
         break;
     case G_BALLOT: case G_ALL: case G_ANY: case G_ACTIVE: {
-        if (op == G_ACTIVE) line(em, "uint64_t _v = _sm;");
+        if (op == G_ACTIVE) cpu_line(em, "uint64_t _v = _sm;");
         else {
-            line(em, "uint64_t _v = 0;");
-            line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l) && %s[l]) _v |= 1ull << (l - _q);",
+            cpu_line(em, "uint64_t _v = 0;");
+            cpu_line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l) && %s[l]) _v |= 1ull << (l - _q);",
                  width, M, args[0]);
         }
         const char *val = op == G_ALL ? "(_v == _sm)" : op == G_ANY ? "(_v != 0)" : "_v";
-        if (res) line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) %s = (%s)%s;", width, M,
-                      res, ctype(em, rt), val);
+        if (res) cpu_line(em, "for (int l = _q; l < _q + %d; l++) if (ENK_ON(%s, l)) %s = (%s)%s;", width, M,
+                      res, cpu_ctype(em, rt), val);
         break;
     }
     }
@@ -455,67 +455,67 @@ static void emit_group_op(emitter *em, const ir_stmt *s, int width) {
 static void emit_atomic(emitter *em, const ir_stmt *s) {
     const ir_type *at = s->args[0]->type->elem; /* the atomic type */
     const ir_type *t = at && at->kind == IR_T_ATOMIC ? at->elem : at;
-    const char *ct = ctype(em, t);
+    const char *ct = cpu_ctype(em, t);
     const char *vals[3] = {0};
-    for (int k = 1; k < s->arg_count && k < 3; k++) vals[k] = materialize(em, s->args[k]);
-    const char *res = s->result ? var_lvalue(em, s->result) : NULL;
-    const char *ptr = ex(em, s->args[0], -1);
-    OPEN("{ /* %s: %s */", ir_intrinsic_name(s->intrinsic), source_note(em, s->loc));
-    int id = fresh(em);
-    line(em, "uintptr_t _a%d[32];", id);
-    line(em, "for (int l = 0; l < 32; l++) _a%d[l] = (uintptr_t)(%s);", id, ptr);
-    const char *lanes = access_lanes(em, s->args[0], t, S(em, "_a%d", id),
+    for (int k = 1; k < s->arg_count && k < 3; k++) vals[k] = cpu_materialize(em, s->args[k]);
+    const char *res = s->result ? cpu_var_lvalue(em, s->result) : NULL;
+    const char *ptr = cpu_ex(em, s->args[0], -1);
+    OPEN("{ /* %s: %s */", ir_intrinsic_name(s->intrinsic), cpu_source_note(em, s->loc));
+    int id = cpu_fresh(em);
+    cpu_line(em, "uintptr_t _a%d[32];", id);
+    cpu_line(em, "for (int l = 0; l < 32; l++) _a%d[l] = (uintptr_t)(%s);", id, ptr);
+    const char *lanes = cpu_access_lanes(em, s->args[0], t, cpu_S(em, "_a%d", id),
                                      s->intrinsic == IR_I_ATOMIC_LOAD    ? ACCESS_ATOMIC_LOAD
                                      : s->intrinsic == IR_I_ATOMIC_STORE ? ACCESS_ATOMIC_STORE
                                                                          : ACCESS_ATOMIC);
     OPEN("for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) { /* lanes in order */", lanes);
-    line(em, "%s *_p = (%s *)_a%d[l];", ct, ct, id);
-    const char *v = vals[1] ? S(em, "%s[l]", vals[1]) : "0";
+    cpu_line(em, "%s *_p = (%s *)_a%d[l];", ct, ct, id);
+    const char *v = vals[1] ? cpu_S(em, "%s[l]", vals[1]) : "0";
     const char *r = NULL;
     bool is_float = t->kind == IR_T_F32;
     switch (s->intrinsic) {
     case IR_I_ATOMIC_LOAD:
-        line(em, "%s _r; __atomic_load(_p, &_r, __ATOMIC_RELAXED);", ct);
+        cpu_line(em, "%s _r; __atomic_load(_p, &_r, __ATOMIC_RELAXED);", ct);
         r = "_r";
         break;
     case IR_I_ATOMIC_STORE:
-        line(em, "%s _v = %s; __atomic_store(_p, &_v, __ATOMIC_RELAXED);", ct, v);
+        cpu_line(em, "%s _v = %s; __atomic_store(_p, &_v, __ATOMIC_RELAXED);", ct, v);
         break;
     case IR_I_ATOMIC_EXCHANGE:
-        line(em, "%s _v = %s, _r; __atomic_exchange(_p, &_v, &_r, __ATOMIC_RELAXED);", ct, v);
+        cpu_line(em, "%s _v = %s, _r; __atomic_exchange(_p, &_v, &_r, __ATOMIC_RELAXED);", ct, v);
         r = "_r";
         break;
     case IR_I_ATOMIC_COMPARE_EXCHANGE_WEAK:
-        line(em, "%s _v = %s[l];", ct, vals[2] ? vals[2] : "_missing");
-        line(em, "bool _r = __atomic_compare_exchange(_p, (%s *)%s, &_v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);",
+        cpu_line(em, "%s _v = %s[l];", ct, vals[2] ? vals[2] : "_missing");
+        cpu_line(em, "bool _r = __atomic_compare_exchange(_p, (%s *)%s, &_v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);",
              ct, v);
         r = "_r";
         break;
     case IR_I_ATOMIC_FETCH_ADD:
     case IR_I_ATOMIC_FETCH_SUB:
         if (is_float)
-            line(em, "%s _r = enk_atomic_add_f32(_p, %s%s);", ct,
+            cpu_line(em, "%s _r = enk_atomic_add_f32(_p, %s%s);", ct,
                  s->intrinsic == IR_I_ATOMIC_FETCH_SUB ? "-" : "", v);
         else
-            line(em, "%s _r = __atomic_fetch_%s(_p, %s, __ATOMIC_RELAXED);", ct,
+            cpu_line(em, "%s _r = __atomic_fetch_%s(_p, %s, __ATOMIC_RELAXED);", ct,
                  s->intrinsic == IR_I_ATOMIC_FETCH_ADD ? "add" : "sub", v);
         r = "_r";
         break;
     case IR_I_ATOMIC_FETCH_MIN:
     case IR_I_ATOMIC_FETCH_MAX:
-        line(em, "%s _r = enk_atomic_%s_%s(_p, %s);", ct, s->intrinsic == IR_I_ATOMIC_FETCH_MIN ? "min" : "max",
-             suffix_of(t), v);
+        cpu_line(em, "%s _r = enk_atomic_%s_%s(_p, %s);", ct, s->intrinsic == IR_I_ATOMIC_FETCH_MIN ? "min" : "max",
+             cpu_suffix_of(t), v);
         r = "_r";
         break;
     default: {
         const char *name = s->intrinsic == IR_I_ATOMIC_FETCH_AND ? "and"
                            : s->intrinsic == IR_I_ATOMIC_FETCH_OR ? "or" : "xor";
-        line(em, "%s _r = __atomic_fetch_%s(_p, %s, __ATOMIC_RELAXED);", ct, name, v);
+        cpu_line(em, "%s _r = __atomic_fetch_%s(_p, %s, __ATOMIC_RELAXED);", ct, name, v);
         r = "_r";
         break;
     }
     }
-    if (res && r) line(em, "%s = (%s)%s;", res, ctype(em, s->result->type), r);
+    if (res && r) cpu_line(em, "%s = (%s)%s;", res, cpu_ctype(em, s->result->type), r);
     CLOSE();
     CLOSE();
 }
@@ -523,36 +523,36 @@ static void emit_atomic(emitter *em, const ir_stmt *s) {
 /* ---- simdgroup_matrix: uniform over the SIMD group, 64 elements spread over the lanes -- */
 static const char *gather_matrix(emitter *em, const ir_expr *m) {
     const ir_type *et = m->type->elem;
-    const char *name = S(em, "_mx%d", fresh(em));
-    const char *lv = ir_is_place(m) ? lvalue(em, m) : S(em, "%s[l]", materialize(em, m));
-    line(em, "float %s[64];", name);
-    line(em, "for (int l = 0; l < 32; l++) { %s[2 * l] = %s; %s[2 * l + 1] = %s; }", name,
-         from_storage(em, et, S(em, "%s.e[0]", lv)), name, from_storage(em, et, S(em, "%s.e[1]", lv)));
+    const char *name = cpu_S(em, "_mx%d", cpu_fresh(em));
+    const char *lv = ir_is_place(m) ? cpu_lvalue(em, m) : cpu_S(em, "%s[l]", cpu_materialize(em, m));
+    cpu_line(em, "float %s[64];", name);
+    cpu_line(em, "for (int l = 0; l < 32; l++) { %s[2 * l] = %s; %s[2 * l + 1] = %s; }", name,
+         cpu_from_storage(em, et, cpu_S(em, "%s.e[0]", lv)), name, cpu_from_storage(em, et, cpu_S(em, "%s.e[1]", lv)));
     return name;
 }
 
 static void scatter_matrix(emitter *em, const ir_var *v, const char *from) {
     if (!v) return;
     const ir_type *et = v->type->elem;
-    const char *lv = var_lvalue(em, v);
-    line(em, "for (int l = 0; l < 32; l++) { %s.e[0] = %s; %s.e[1] = %s; }", lv,
-         to_storage(em, et, S(em, "%s[2 * l]", from)), lv, to_storage(em, et, S(em, "%s[2 * l + 1]", from)));
+    const char *lv = cpu_var_lvalue(em, v);
+    cpu_line(em, "for (int l = 0; l < 32; l++) { %s.e[0] = %s; %s.e[1] = %s; }", lv,
+         cpu_to_storage(em, et, cpu_S(em, "%s[2 * l]", from)), lv, cpu_to_storage(em, et, cpu_S(em, "%s[2 * l + 1]", from)));
 }
 
 /* the uniform arguments (pointer, elements per row, origin, transpose) of load/store, read
  * from the first active lane */
 static void matrix_addressing(emitter *em, const ir_stmt *s, int first) {
     const ir_expr *ptr = s->args[first];
-    const char *p = ex(em, ptr, -1);
-    const char *epr = s->arg_count > first + 1 ? ex(em, s->args[first + 1], -1) : "8";
+    const char *p = cpu_ex(em, ptr, -1);
+    const char *epr = s->arg_count > first + 1 ? cpu_ex(em, s->args[first + 1], -1) : "8";
     const ir_expr *origin = s->arg_count > first + 2 ? s->args[first + 2] : NULL;
-    const char *ox = origin ? (origin->type->kind == IR_T_VEC ? ex(em, origin, 0) : ex(em, origin, -1)) : "0";
-    const char *oy = origin ? (origin->type->kind == IR_T_VEC ? ex(em, origin, 1) : "0") : "0";
-    const char *tr = s->arg_count > first + 3 ? ex(em, s->args[first + 3], -1) : "false";
-    line(em, "int l = enk_first_lane(%s);", em->mask);
-    line(em, "%s _p = %s;", ctype(em, ptr->type), p);
-    line(em, "uint64_t _epr = (uint64_t)(%s), _ox = (uint64_t)(%s), _oy = (uint64_t)(%s);", epr, ox, oy);
-    line(em, "bool _tr = %s;", tr);
+    const char *ox = origin ? (origin->type->kind == IR_T_VEC ? cpu_ex(em, origin, 0) : cpu_ex(em, origin, -1)) : "0";
+    const char *oy = origin ? (origin->type->kind == IR_T_VEC ? cpu_ex(em, origin, 1) : "0") : "0";
+    const char *tr = s->arg_count > first + 3 ? cpu_ex(em, s->args[first + 3], -1) : "false";
+    cpu_line(em, "int l = enk_first_lane(%s);", em->mask);
+    cpu_line(em, "%s _p = %s;", cpu_ctype(em, ptr->type), p);
+    cpu_line(em, "uint64_t _epr = (uint64_t)(%s), _ox = (uint64_t)(%s), _oy = (uint64_t)(%s);", epr, ox, oy);
+    cpu_line(em, "bool _tr = %s;", tr);
 }
 
 /* checked mode: the 64 element addresses of a simdgroup_load/store, as lane l's elements
@@ -561,41 +561,41 @@ static void matrix_addressing(emitter *em, const ir_stmt *s, int first) {
 static bool matrix_check(emitter *em, const ir_stmt *s, int first, int op) {
     const ir_expr *ptr = s->args[first];
     if (!em->checked || ptr->type->kind != IR_T_PTR || ptr->type->space == IR_SPACE_THREAD) return false;
-    const char *site = check_site(em, s->loc, op, (int)ptr->type->space, pointer_object(em, ptr),
-                                  S(em, "sizeof(%s)", ctype(em, ptr->type->elem)), root_name(ptr));
-    line(em, "uintptr_t _ma[2][32]; uint32_t _mok[2];");
-    line(em, "for (int _e = 0; _e < 64; _e++) { int r = _e / 8, c = _e %% 8;");
-    line(em, "    _ma[_e & 1][_e >> 1] = (uintptr_t)(_tr ? &_p[(_oy + c) * _epr + _ox + r] : &_p[(_oy + r) * _epr + _ox + c]); }");
-    line(em, "for (int _h = 0; _h < 2; _h++) _mok[_h] = _cg->api->access(_cg->state, %s, _sg, ENK_FULL, _ma[_h], NULL);", site);
+    const char *site = cpu_site_ref(em, s->loc, op, (int)ptr->type->space, cpu_pointer_object(em, ptr),
+                                  cpu_S(em, "sizeof(%s)", cpu_ctype(em, ptr->type->elem)), cpu_root_name(ptr));
+    cpu_line(em, "uintptr_t _ma[2][32]; uint32_t _mok[2];");
+    cpu_line(em, "for (int _e = 0; _e < 64; _e++) { int r = _e / 8, c = _e %% 8;");
+    cpu_line(em, "    _ma[_e & 1][_e >> 1] = (uintptr_t)(_tr ? &_p[(_oy + c) * _epr + _ox + r] : &_p[(_oy + r) * _epr + _ox + c]); }");
+    cpu_line(em, "for (int _h = 0; _h < 2; _h++) _mok[_h] = _cg->api->access(_cg->state, %s, _sg, ENK_FULL, _ma[_h], NULL);", site);
     return true;
 }
 
 static void emit_matrix(emitter *em, const ir_stmt *s) {
-    OPEN("if (%s) { /* %s: %s */", em->mask, ir_intrinsic_name(s->intrinsic), source_note(em, s->loc));
+    OPEN("if (%s) { /* %s: %s */", em->mask, ir_intrinsic_name(s->intrinsic), cpu_source_note(em, s->loc));
     switch (s->intrinsic) {
     case IR_I_MATRIX_FILL: {
-        line(em, "float _mf[64];");
+        cpu_line(em, "float _mf[64];");
         OPEN("{");
-        line(em, "int l = enk_first_lane(%s);", em->mask);
-        line(em, "float _v = (float)(%s);", ex(em, s->args[0], -1));
-        line(em, "for (int e = 0; e < 64; e++) _mf[e] = _v;");
+        cpu_line(em, "int l = enk_first_lane(%s);", em->mask);
+        cpu_line(em, "float _v = (float)(%s);", cpu_ex(em, s->args[0], -1));
+        cpu_line(em, "for (int e = 0; e < 64; e++) _mf[e] = _v;");
         CLOSE();
         scatter_matrix(em, s->result, "_mf");
         break;
     }
     case IR_I_MATRIX_LOAD: {
         const ir_type *et = s->args[0]->type->elem;
-        line(em, "float _ml[64];");
+        cpu_line(em, "float _ml[64];");
         OPEN("{");
         matrix_addressing(em, s, 0);
         if (matrix_check(em, s, 0, CPU_CHECK_LOAD)) {
-            line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
-            line(em, "    _ml[r * 8 + c] = _mok[(r * 8 + c) & 1] >> ((r * 8 + c) >> 1) & 1u ? %s : 0.0f;",
-                 from_storage(em, et, "(_tr ? _p[(_oy + c) * _epr + _ox + r] : _p[(_oy + r) * _epr + _ox + c])"));
+            cpu_line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
+            cpu_line(em, "    _ml[r * 8 + c] = _mok[(r * 8 + c) & 1] >> ((r * 8 + c) >> 1) & 1u ? %s : 0.0f;",
+                 cpu_from_storage(em, et, "(_tr ? _p[(_oy + c) * _epr + _ox + r] : _p[(_oy + r) * _epr + _ox + c])"));
         } else {
-            line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
-            line(em, "    _ml[r * 8 + c] = %s;",
-                 from_storage(em, et, "(_tr ? _p[(_oy + c) * _epr + _ox + r] : _p[(_oy + r) * _epr + _ox + c])"));
+            cpu_line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
+            cpu_line(em, "    _ml[r * 8 + c] = %s;",
+                 cpu_from_storage(em, et, "(_tr ? _p[(_oy + c) * _epr + _ox + r] : _p[(_oy + r) * _epr + _ox + c])"));
         }
         CLOSE();
         scatter_matrix(em, s->result, "_ml");
@@ -607,11 +607,11 @@ static void emit_matrix(emitter *em, const ir_stmt *s) {
         OPEN("{");
         matrix_addressing(em, s, 1);
         if (matrix_check(em, s, 1, CPU_CHECK_STORE))
-            line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) if (_mok[(r * 8 + c) & 1] >> ((r * 8 + c) >> 1) & 1u)");
+            cpu_line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) if (_mok[(r * 8 + c) & 1] >> ((r * 8 + c) >> 1) & 1u)");
         else
-            line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
-        line(em, "    *(_tr ? &_p[(_oy + c) * _epr + _ox + r] : &_p[(_oy + r) * _epr + _ox + c]) = %s;",
-             to_storage(em, et, S(em, "%s[r * 8 + c]", mx)));
+            cpu_line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
+        cpu_line(em, "    *(_tr ? &_p[(_oy + c) * _epr + _ox + r] : &_p[(_oy + r) * _epr + _ox + c]) = %s;",
+             cpu_to_storage(em, et, cpu_S(em, "%s[r * 8 + c]", mx)));
         CLOSE();
         break;
     }
@@ -621,8 +621,8 @@ static void emit_matrix(emitter *em, const ir_stmt *s) {
         const char *b = gather_matrix(em, s->args[1]);
         const char *c = s->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE && s->arg_count > 2
                             ? gather_matrix(em, s->args[2]) : "NULL";
-        line(em, "float _md[64];");
-        line(em, "enk_mat_mul(_md, %s, %s, %s);", a, b, c);
+        cpu_line(em, "float _md[64];");
+        cpu_line(em, "enk_mat_mul(_md, %s, %s, %s);", a, b, c);
         scatter_matrix(em, s->result, "_md");
         break;
     }
@@ -631,26 +631,26 @@ static void emit_matrix(emitter *em, const ir_stmt *s) {
     CLOSE();
 }
 
-EN_INTERNAL void gang_stmt(emitter *em, const ir_stmt *s) {
+EN_INTERNAL void cpu_gang_stmt(emitter *em, const ir_stmt *s) {
     if (em->failed) return;
     em->memos.count = 0;
     switch (s->kind) {
     case IR_S_BLOCK:
         OPEN("{");
-        gang_list(em, list_of((ir_stmt *)s));
+        cpu_gang_list(em, cpu_list_of((ir_stmt *)s));
         CLOSE();
         break;
     case IR_S_DECL:
         if (s->value) {
             ir_expr place = var_expr(s->var);
-            line(em, "/* %s */", source_note(em, s->loc));
+            cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
             OPEN("{");
             emit_assign(em, &place, s->value);
             CLOSE();
         }
         break;
     case IR_S_ASSIGN:
-        line(em, "/* %s */", source_note(em, s->loc));
+        cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
         OPEN("{");
         emit_assign(em, s->place, s->value);
         CLOSE();
@@ -661,17 +661,17 @@ EN_INTERNAL void gang_stmt(emitter *em, const ir_stmt *s) {
     case IR_S_CONTINUE: {
         loop_entry *le = find_loop(em, s->target);
         if (!le) {
-            fail(em, s->loc, "break/continue outside its loop");
+            cpu_fail(em, s->loc, "break/continue outside its loop");
             break;
         }
-        const char *set = S(em, "_%s%d%s", s->kind == IR_S_BREAK ? "brk" : "cont", le->id,
+        const char *set = cpu_S(em, "_%s%d%s", s->kind == IR_S_BREAK ? "brk" : "cont", le->id,
                             le->tg_level ? "[_sg]" : "");
-        line(em, "%s |= %s; %s = 0; /* %s */", set, em->mask, em->mask, s->kind == IR_S_BREAK ? "break" : "continue");
+        cpu_line(em, "%s |= %s; %s = 0; /* %s */", set, em->mask, em->mask, s->kind == IR_S_BREAK ? "break" : "continue");
         break;
     }
     case IR_S_RETURN:
-        if (em->checked) line(em, "_chk_ret[_sg] |= %s; /* returned threads are exempt from barriers */", em->mask);
-        line(em, "%s = 0; /* return: these threads are done (%s) */", em->mask, source_note(em, s->loc));
+        if (em->checked) cpu_line(em, "_chk_ret[_sg] |= %s; /* returned threads are exempt from barriers */", em->mask);
+        cpu_line(em, "%s = 0; /* return: these threads are done (%s) */", em->mask, cpu_source_note(em, s->loc));
         break;
     case IR_S_INTRINSIC:
         switch (ir_intrinsic_class_of(s->intrinsic)) {
@@ -680,14 +680,14 @@ EN_INTERNAL void gang_stmt(emitter *em, const ir_stmt *s) {
         case IR_IC_ATOMIC: emit_atomic(em, s); break;
         case IR_IC_MATRIX: emit_matrix(em, s); break;
         case IR_IC_BARRIER:
-            line(em, "/* simdgroup_barrier: the gang runs in lockstep (%s) */", source_note(em, s->loc));
+            cpu_line(em, "/* simdgroup_barrier: the gang runs in lockstep (%s) */", cpu_source_note(em, s->loc));
             if (em->checked)
-                line(em, "_cg->api->simd_barrier(_cg->state, %s, _sg, %s, _chk_ret[_sg]);",
-                     check_site(em, s->loc, CPU_CHECK_SIMD_BARRIER, 0, -1, NULL, "simdgroup_barrier"), em->mask);
+                cpu_line(em, "_cg->api->simd_barrier(_cg->state, %s, _sg, %s, _chk_ret[_sg]);",
+                     cpu_site_ref(em, s->loc, CPU_CHECK_SIMD_BARRIER, 0, -1, NULL, "simdgroup_barrier"), em->mask);
             break;
-        default: fail(em, s->loc, "intrinsic statement %s", ir_intrinsic_name(s->intrinsic));
+        default: cpu_fail(em, s->loc, "intrinsic statement %s", ir_intrinsic_name(s->intrinsic));
         }
         break;
-    case IR_S_CALL: fail(em, s->loc, "a call statement survived inlining"); break;
+    case IR_S_CALL: cpu_fail(em, s->loc, "a call statement survived inlining"); break;
     }
 }

@@ -1,4 +1,4 @@
-/* test_cpu_affine.c — accesses whose addresses are affine in the lane (emit.c's lane-affine
+/* test_cpu_affine.c — accesses whose addresses are affine in the lane (emit_expr.c's lane-affine
  * fast path: one or two vector moves or broadcasts per SIMD group) give the same results
  * as the per-lane path: 2-D groups whose width takes the path (16, 32, 48, 64) and ones
  * that do not (8, 24, edge groups of a dispatch by threads), 1-D groups with partial SIMD

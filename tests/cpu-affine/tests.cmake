@@ -1,4 +1,4 @@
-# tests/cpu-affine — the cpu backend's lane-affine access fast paths (src/cpu/emit.c,
+# tests/cpu-affine — the cpu backend's lane-affine access fast paths (src/cpu/emit_expr.c,
 # lane_form) against references computed here, over group shapes that take them (1-D,
 # widths that are multiples of 16) and shapes that must not (8, 24, edge groups).
 add_executable(cpu_test_affine ${CMAKE_CURRENT_LIST_DIR}/test_cpu_affine.c)

@@ -1,4 +1,4 @@
-/* test_cpu_interleave.c — grid-stride loops whose SIMD groups run interleaved (emit.c,
+/* test_cpu_interleave.c — grid-stride loops whose SIMD groups run interleaved (emit_region.c,
  * emit_interleaved_loop: one step of every SIMD group in turn, the loop index kept out of
  * memory until a SIMD group stops) give the results of the plain per-SIMD-group order.
  *

@@ -1,4 +1,4 @@
-# tests/cpu-interleave — grid-stride loops whose SIMD groups run interleaved (src/cpu/emit.c,
+# tests/cpu-interleave — grid-stride loops whose SIMD groups run interleaved (src/cpu/emit_region.c,
 # emit_interleaved_loop) against references computed here, and the generated C checked
 # for the phase where it belongs and its absence where it does not.
 add_executable(cpu_test_interleave ${CMAKE_CURRENT_LIST_DIR}/test_cpu_interleave.c)
