@@ -101,29 +101,40 @@ static void check_emitted(enigma_device *dev) {
     enigma_library_destroy(lib);
 }
 
-static void run_mix(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize, uint32_t n) {
-    uint32_t threads = groups * tsize;
-    float *in = malloc((size_t)n * 4 + 4), *out = malloc((size_t)threads * 4), *scaled = malloc((size_t)n * 4 + 4);
-    uint32_t *last = malloc((size_t)threads * 4);
-    for (uint32_t i = 0; i < n; i++) in[i] = rndf();
-    enigma_buffer *bin, *bout, *blast, *bn, *bscaled;
-    OK(enigma_buffer_create_with_data(dev, in, (size_t)n * 4 + 4, &bin));
-    OK(enigma_buffer_create(dev, (size_t)threads * 4, &bout));
-    OK(enigma_buffer_create(dev, (size_t)threads * 4, &blast));
-    OK(enigma_buffer_create_with_data(dev, &n, 4, &bn));
-    OK(enigma_buffer_create(dev, (size_t)n * 4 + 4, &bscaled));
-    enigma_command *cmd;
+/* one [[buffer(i)]] of a dispatch: its bytes on the host, uploaded before and read back after */
+typedef struct slot {
+    void *host;
+    size_t bytes;
+} slot;
+
+/* binds slots[i] to [[buffer(i)]], dispatches `groups` threadgroups of `tsize` threads and
+ * reads every slot back into its host bytes */
+static void dispatch_slots(enigma_device *dev, enigma_pipeline *p, slot *slots, int count, uint32_t groups,
+                           uint32_t tsize) {
+    enigma_buffer *b[8] = {0};
+    enigma_command *cmd = NULL;
     OK(enigma_command_create(p, &cmd));
-    OK(enigma_command_set_buffer(cmd, 0, bin, 0));
-    OK(enigma_command_set_buffer(cmd, 1, bout, 0));
-    OK(enigma_command_set_buffer(cmd, 2, blast, 0));
-    OK(enigma_command_set_buffer(cmd, 3, bn, 0));
-    OK(enigma_command_set_buffer(cmd, 4, bscaled, 0));
+    for (int i = 0; i < count && cmd; i++) {
+        OK(enigma_buffer_create_with_data(dev, slots[i].host, slots[i].bytes, &b[i]));
+        OK(enigma_command_set_buffer(cmd, i, b[i], 0));
+    }
     OK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1},
                                (enigma_size3){tsize, 1, 1}));
-    OK(enigma_buffer_read(bout, 0, out, (size_t)threads * 4));
-    OK(enigma_buffer_read(blast, 0, last, (size_t)threads * 4));
-    OK(enigma_buffer_read(bscaled, 0, scaled, (size_t)n * 4));
+    for (int i = 0; i < count; i++) {
+        OK(enigma_buffer_read(b[i], 0, slots[i].host, slots[i].bytes));
+        enigma_buffer_destroy(b[i]);
+    }
+    enigma_command_destroy(cmd);
+}
+
+static void run_mix(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize, uint32_t n) {
+    uint32_t threads = groups * tsize;
+    float *in = malloc((size_t)n * 4 + 4), *out = calloc(threads, 4), *scaled = calloc((size_t)n + 1, 4);
+    uint32_t *last = calloc(threads, 4);
+    for (uint32_t i = 0; i < n; i++) in[i] = rndf();
+    slot slots[] = {{in, (size_t)n * 4 + 4}, {out, (size_t)threads * 4}, {last, (size_t)threads * 4},
+                    {&n, 4}, {scaled, (size_t)n * 4 + 4}};
+    dispatch_slots(dev, p, slots, 5, groups, tsize);
 
     int bad = 0;
     for (uint32_t g = 0; g < threads && bad < 5; g++) {
@@ -161,27 +172,14 @@ static void run_mix(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uin
         }
     }
     CHECK(bad == 0, "mix %ux%u n %u: wrong results", groups, tsize, n);
-    enigma_command_destroy(cmd);
-    enigma_buffer_destroy(bin), enigma_buffer_destroy(bout), enigma_buffer_destroy(blast);
-    enigma_buffer_destroy(bn), enigma_buffer_destroy(bscaled);
     free(in), free(out), free(last), free(scaled);
 }
 
 static void run_signed(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize, int32_t n) {
-    float *in = malloc((size_t)n * 4), *out = malloc((size_t)n * 4);
+    float *in = malloc((size_t)n * 4), *out = calloc((size_t)n, 4);
     for (int32_t i = 0; i < n; i++) in[i] = rndf();
-    enigma_buffer *bin, *bout, *bn;
-    OK(enigma_buffer_create_with_data(dev, in, (size_t)n * 4, &bin));
-    OK(enigma_buffer_create(dev, (size_t)n * 4, &bout));
-    OK(enigma_buffer_create_with_data(dev, &n, 4, &bn));
-    enigma_command *cmd;
-    OK(enigma_command_create(p, &cmd));
-    OK(enigma_command_set_buffer(cmd, 0, bin, 0));
-    OK(enigma_command_set_buffer(cmd, 1, bout, 0));
-    OK(enigma_command_set_buffer(cmd, 2, bn, 0));
-    OK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1},
-                               (enigma_size3){tsize, 1, 1}));
-    OK(enigma_buffer_read(bout, 0, out, (size_t)n * 4));
+    slot slots[] = {{in, (size_t)n * 4}, {out, (size_t)n * 4}, {&n, 4}};
+    dispatch_slots(dev, p, slots, 3, groups, tsize);
     /* thread g covers g - 40, g - 40 + G, ...: every i >= 0 is written once, as long as the
      * grid is larger than 40 (the indices below 0 belong to threads 0..39 only) */
     int bad = 0;
@@ -192,28 +190,16 @@ static void run_signed(enigma_device *dev, enigma_pipeline *p, uint32_t groups, 
             CHECK(0, "signed_start %ux%u n %d, out[%d]: %.9g, expected %.9g", groups, tsize, n, i, out[i], ref);
         }
     }
-    enigma_command_destroy(cmd);
-    enigma_buffer_destroy(bin), enigma_buffer_destroy(bout), enigma_buffer_destroy(bn);
     free(in), free(out);
 }
 
 static void run_break(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize, uint32_t n) {
     uint32_t threads = groups * tsize;
     float *in = malloc((size_t)n * 4);
-    uint32_t *out = malloc((size_t)threads * 4);
+    uint32_t *out = calloc(threads, 4);
     for (uint32_t i = 0; i < n; i++) in[i] = (float)((double)(rnd() % 1000000) / 1000000.0);
-    enigma_buffer *bin, *bout, *bn;
-    OK(enigma_buffer_create_with_data(dev, in, (size_t)n * 4, &bin));
-    OK(enigma_buffer_create(dev, (size_t)threads * 4, &bout));
-    OK(enigma_buffer_create_with_data(dev, &n, 4, &bn));
-    enigma_command *cmd;
-    OK(enigma_command_create(p, &cmd));
-    OK(enigma_command_set_buffer(cmd, 0, bin, 0));
-    OK(enigma_command_set_buffer(cmd, 1, bout, 0));
-    OK(enigma_command_set_buffer(cmd, 2, bn, 0));
-    OK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1},
-                               (enigma_size3){tsize, 1, 1}));
-    OK(enigma_buffer_read(bout, 0, out, (size_t)threads * 4));
+    slot slots[] = {{in, (size_t)n * 4}, {out, (size_t)threads * 4}, {&n, 4}};
+    dispatch_slots(dev, p, slots, 3, groups, tsize);
     int bad = 0;
     for (uint32_t g = 0; g < threads && bad < 5; g++) {
         uint32_t count = 0;
@@ -223,8 +209,6 @@ static void run_break(enigma_device *dev, enigma_pipeline *p, uint32_t groups, u
             CHECK(0, "with_break %ux%u n %u, thread %u: %u, expected %u", groups, tsize, n, g, out[g], count);
         }
     }
-    enigma_command_destroy(cmd);
-    enigma_buffer_destroy(bin), enigma_buffer_destroy(bout), enigma_buffer_destroy(bn);
     free(in), free(out);
 }
 
