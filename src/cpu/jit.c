@@ -1,6 +1,7 @@
 /* jit.c — generated C to a loaded shared object, through the content-addressed cache.
  *
- * Needs: a C compiler ($ENIGMA_CC, else `cc`) that accepts gcc-style flags.
+ * Needs: a C compiler ($ENIGMA_CC, else `cc`) that accepts gcc-style flags; $ENIGMA_CC may
+ * be several words, a launcher first ("ccache gcc").
  * Guarantees: the program's .so was built from exactly this C, by this compiler (as
  * `cc --version` names it), with these flags. The cache key is the SHA-256 of the three;
  * the .so exports enk_content_hash holding the key, and an entry whose hash does not match,
@@ -65,6 +66,17 @@ static int run_program(char *const argv[], en_buf *output) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* splits text on white space into argv entries (no quoting: flags and the words of
+ * $ENIGMA_CC, such as "ccache gcc", are words); storage holds a copy of text */
+static int split_words(const char *text, char *storage, char **argv, int max) {
+    int n = 0;
+    strcpy(storage, text);
+    char *save = NULL;
+    for (char *p = strtok_r(storage, " \t\n", &save); p && n < max; p = strtok_r(NULL, " \t\n", &save))
+        argv[n++] = p;
+    return n;
+}
+
 /* `cc --version`, once per process and compiler */
 static pthread_mutex_t identity_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *identity_cc, *identity_text;
@@ -73,8 +85,12 @@ static char *compiler_identity(const char *cc) {
     pthread_mutex_lock(&identity_lock);
     if (!identity_cc || strcmp(identity_cc, cc) != 0) {
         en_buf out = {0};
-        char *argv[] = {(char *)cc, "--version", NULL};
-        int rc = run_program(argv, &out);
+        char *storage = malloc(strlen(cc) + 1), *argv[18];
+        int n = storage ? split_words(cc, storage, argv, 16) : 0;
+        argv[n++] = "--version";
+        argv[n] = NULL;
+        int rc = storage && n > 1 ? run_program(argv, &out) : -1;
+        free(storage);
         free(identity_cc);
         free(identity_text);
         identity_cc = strdup(cc);
@@ -86,24 +102,26 @@ static char *compiler_identity(const char *cc) {
     return r;
 }
 
-/* splits flags on white space into argv entries (no quoting: flags are words) */
-static int split_flags(const char *flags, char *storage, char **argv, int max) {
-    int n = 0;
-    strcpy(storage, flags);
-    for (char *p = strtok(storage, " \t\n"); p && n < max; p = strtok(NULL, " \t\n")) argv[n++] = p;
-    return n;
-}
-
 static enigma_status compile_c(const char *cc, const char *flags, const char *c_path,
                                const char *so_path, en_buf *err) {
-    char *storage = malloc(strlen(flags) + 1);
-    char *argv[96];
+    char *storage = malloc(strlen(flags) + 1), *cc_storage = malloc(strlen(cc) + 1);
+    char *argv[120];
     int n = 0;
-    if (!storage) return ENIGMA_ERROR_OUT_OF_MEMORY;
-    argv[n++] = (char *)cc;
+    if (!storage || !cc_storage) {
+        free(storage);
+        free(cc_storage);
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
+    n += split_words(cc, cc_storage, argv + n, 16); /* "gcc", or "ccache gcc" */
+    if (n == 0) {
+        free(storage);
+        free(cc_storage);
+        en_buf_printf(err, "ENIGMA_CC='%s' names no C compiler", cc);
+        return ENIGMA_ERROR_UNAVAILABLE;
+    }
     argv[n++] = "-std=gnu11";
     argv[n++] = "-fno-strict-aliasing";
-    n += split_flags(flags, storage, argv + n, 80);
+    n += split_words(flags, storage, argv + n, 80);
     argv[n++] = "-shared";
     argv[n++] = "-fPIC";
     argv[n++] = "-o";
@@ -114,6 +132,7 @@ static enigma_status compile_c(const char *cc, const char *flags, const char *c_
     en_buf output = {0};
     int rc = run_program(argv, &output);
     free(storage);
+    free(cc_storage);
     enigma_status st = ENIGMA_OK;
     if (rc != 0) {
         en_buf_printf(err, "internal error: generated C failed to compile (this is a bug in enigma)\n"

@@ -153,6 +153,36 @@ int main(void) {
     unsetenv("ENIGMA_CC");
     kb_end();
 
+    /* ENIGMA_CC of several words: a launcher before the compiler ("ccache gcc"); the
+     * launcher here logs each run, so the test sees that it, not cc alone, was used */
+    char launcher[512], log[512];
+    snprintf(launcher, sizeof launcher, "%s/launch.sh", cache_dir);
+    snprintf(log, sizeof log, "%s/launch.log", cache_dir);
+    f = fopen(launcher, "w");
+    fprintf(f, "#!/bin/sh\necho \"$*\" >> '%s'\nexec \"$@\"\n", log);
+    fclose(f);
+    chmod(launcher, 0755);
+    snprintf(cmd, sizeof cmd, "%s  cc", launcher);
+    setenv("ENIGMA_CC", cmd, 1);
+    make_scale(11.0);
+    err.len = 0;
+    CHECK(try_build(true, &p, &err) == ENIGMA_OK, "ENIGMA_CC with a launcher: %s", err.data ? err.data : "");
+    CHECK(p && scale_works(p, 11.0), "built through the launcher and runs");
+    if (p) BE->program_free(&DEV, p), p = NULL;
+    f = fopen(log, "r");
+    char seen[4096] = "";
+    size_t got = f ? fread(seen, 1, sizeof seen - 1, f) : 0;
+    seen[got] = 0;
+    if (f) fclose(f);
+    CHECK(strstr(seen, "cc --version") && strstr(seen, "cc -std=gnu11"),
+          "the launcher ran the compiler for its identity and the build: %s", seen);
+    setenv("ENIGMA_CC", " \t", 1);
+    err.len = 0;
+    CHECK(try_build(true, &p, &err) == ENIGMA_ERROR_UNAVAILABLE && err.data && strstr(err.data, "names no C compiler"),
+          "a blank ENIGMA_CC: %s", err.data ? err.data : "(none)");
+    unsetenv("ENIGMA_CC");
+    kb_end();
+
     en_buf_free(&err);
     BE->close(&DEV);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
