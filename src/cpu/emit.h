@@ -11,6 +11,12 @@
  * They share one `emitter` (the state of one module's emission) and the functions below;
  * nothing here is seen outside src/cpu.
  *
+ * One rule for every call site: never pass two emitting calls (cpu_ex, whole, materialize,
+ * anything that may hoist a load, number a temporary or define a type) as arguments of one
+ * call. C leaves the order of a call's arguments open, so the generated text would depend
+ * on the compiler that built enigma (gcc and clang differed on 59 of 642 kernels); take
+ * them into locals first, in source order.
+ *
  * Execution model (DESIGN.md, MSL-NOTES.md). Each SIMD group of 32 lanes runs as one gang,
  * ISPC-style: every per-thread value is an array over the lanes (`float x[32]`), every
  * operation is a `for (int l = 0; l < 32; l++)` loop that gcc/clang vectorise, and control

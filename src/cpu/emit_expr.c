@@ -821,9 +821,12 @@ static const char *whole(emitter *em, const ir_expr *e) {
             en_buf_free(&b);
             return r;
         }
-        if (e->kind == IR_E_SELECT)
-            return cpu_S(em, "(%s ? %s : %s)", cpu_ex(em, e->args[0], -1), whole(em, e->args[1]),
-                     whole(em, e->args[2]));
+        if (e->kind == IR_E_SELECT) {
+            /* one operand after the other: each may hoist loads, and C leaves the order of a
+             * call's arguments open (the generated text must not depend on the compiler) */
+            const char *c = cpu_ex(em, e->args[0], -1), *x = whole(em, e->args[1]), *y = whole(em, e->args[2]);
+            return cpu_S(em, "(%s ? %s : %s)", c, x, y);
+        }
         if (e->kind == IR_E_BITCAST) return cpu_S(em, "%s[l]", cpu_materialize(em, e));
         cpu_fail(em, e->loc, "an aggregate value of expression kind %d", (int)e->kind);
         return "0";
@@ -919,18 +922,21 @@ EN_INTERNAL const char *cpu_ex(emitter *em, const ir_expr *e, int comp) {
             !(b->kind == IR_E_CONST && b->c.u != 0)) { /* checked: report an active lane's zero divisor */
             const char *site = cpu_site_ref(em, e->loc, e->op == IR_OP_DIV ? CPU_CHECK_DIV : CPU_CHECK_REM, 0, -1, NULL,
                                           e->op == IR_OP_DIV ? "/" : "%");
+            const char *x = cpu_ex(em, a, comp_of(a, comp)), *y = cpu_ex(em, b, comp_of(b, comp));
             return cpu_S(em, "enk_c%s_%s(%s, %s, ENK_ON(%s, l), _cg, %s, _sg, l)", e->op == IR_OP_DIV ? "div" : "rem",
-                     cpu_suffix_of(st), cpu_ex(em, a, comp_of(a, comp)), cpu_ex(em, b, comp_of(b, comp)), em->mask, site);
+                         cpu_suffix_of(st), x, y, em->mask, site);
         }
-        return cpu_binary_expr(em, e->op, ir_scalar_of(a->type), cpu_ex(em, a, comp_of(a, comp)),
-                           cpu_ex(em, b, comp_of(b, comp)));
+        /* operands in order (see IR_E_SELECT above) */
+        const char *x = cpu_ex(em, a, comp_of(a, comp)), *y = cpu_ex(em, b, comp_of(b, comp));
+        return cpu_binary_expr(em, e->op, ir_scalar_of(a->type), x, y);
     }
     case IR_E_SELECT: {
         const ir_expr *c = e->args[0];
         if (t->kind != IR_T_VEC && !ir_is_scalar(t) && t->kind != IR_T_PTR)
             return whole(em, e);
-        return cpu_S(em, "(%s ? %s : %s)", cpu_ex(em, c, comp_of(c, comp)), cpu_ex(em, e->args[1], comp),
-                 cpu_ex(em, e->args[2], comp));
+        const char *cv = cpu_ex(em, c, comp_of(c, comp)), *x = cpu_ex(em, e->args[1], comp),
+                   *y = cpu_ex(em, e->args[2], comp); /* in order: each may hoist loads */
+        return cpu_S(em, "(%s ? %s : %s)", cv, x, y);
     }
     case IR_E_CONVERT: {
         const ir_expr *a = e->args[0];
@@ -941,9 +947,14 @@ EN_INTERNAL const char *cpu_ex(emitter *em, const ir_expr *e, int comp) {
         if (t->kind == IR_T_VEC) return cpu_from_storage(em, t->elem, cpu_S(em, "%s[l].v[%d]", tmp, comp < 0 ? 0 : comp));
         return cpu_from_storage(em, t, cpu_S(em, "%s[l]", tmp));
     }
-    case IR_E_PTRCAST: return cpu_S(em, "((%s)%s)", cpu_ctype(em, t), cpu_ex(em, e->args[0], -1));
-    case IR_E_PTR_OFFSET:
-        return cpu_S(em, "(%s + %s)", cpu_ex(em, e->args[0], -1), cpu_ex(em, e->args[1], -1));
+    case IR_E_PTRCAST: {
+        const char *ct = cpu_ctype(em, t), *x = cpu_ex(em, e->args[0], -1);
+        return cpu_S(em, "((%s)%s)", ct, x);
+    }
+    case IR_E_PTR_OFFSET: {
+        const char *x = cpu_ex(em, e->args[0], -1), *y = cpu_ex(em, e->args[1], -1);
+        return cpu_S(em, "(%s + %s)", x, y);
+    }
     case IR_E_SPLAT: return cpu_ex(em, e->args[0], -1);
     case IR_E_VECTOR: return cpu_ex(em, e->args[comp < 0 ? 0 : comp], -1);
     case IR_E_CALL: return call_expr(em, e, comp);
@@ -1050,7 +1061,9 @@ static const char *call_expr(emitter *em, const ir_expr *e, int comp) {
         case IR_I_CROSS: {
             int c1 = (comp + 1) % 3, c2 = (comp + 2) % 3;
             const ir_expr *x = e->args[0], *y = e->args[1];
-            en_buf_printf(&b, "(%s * %s - %s * %s)", cpu_ex(em, x, c1), cpu_ex(em, y, c2), cpu_ex(em, x, c2), cpu_ex(em, y, c1));
+            const char *x1 = cpu_ex(em, x, c1), *y2 = cpu_ex(em, y, c2), *x2 = cpu_ex(em, x, c2),
+                       *y1 = cpu_ex(em, y, c1); /* in order: each may hoist loads */
+            en_buf_printf(&b, "(%s * %s - %s * %s)", x1, y2, x2, y1);
             break;
         }
         default: break;
