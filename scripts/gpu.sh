@@ -75,7 +75,7 @@ if [ "$what" != bench ]; then
   (cd $build && timeout "$(left 200)" ctest -j "$jobs" --output-on-failure --timeout 120) >"$OUT/ctest-cuda.log" 2>&1
   grep -E "tests passed|\*\*\*Failed|Failed  |Timeout|Not Run|Skipped" "$OUT/ctest-cuda.log" | tail -n 30
   note "ctest: $(grep -E 'tests passed' "$OUT/ctest-cuda.log" | tail -n 1) ($(($(date +%s) - start)) s)"
-  grep -A30 "cuda.gpu" "$OUT/ctest-cuda.log" | grep -E "check failed|skipped" | head -n 10
+  grep -A30 "cuda.gpu" "$OUT/ctest-cuda.log" | grep -E "FAILED|skipped" | head -n 10
 
   # fault recovery on the real driver (test_fault: two faults, the second inside the CUDA
   # worker process), then every test kernel through the worker from the start: the only

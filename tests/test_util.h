@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "enigma.h"
@@ -21,6 +22,16 @@ static int failures;
         }                                                                                  \
     } while (0)
 #define OK(call) CHECK((call) == ENIGMA_OK, "%s: %s", #call, enigma_last_error())
+/* an enigma call the rest of the test cannot do without: on failure, say why and stop */
+#define REQUIRE(call)                                                                      \
+    do {                                                                                   \
+        enigma_status s_ = (call);                                                         \
+        if (s_ != ENIGMA_OK) {                                                             \
+            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,               \
+                    enigma_status_name(s_), enigma_last_error());                          \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
 
 /* xorshift64: never zero once seeded */
 static uint64_t state;

@@ -37,16 +37,6 @@
 
 #include "../test_util.h"
 
-#define REQUIRE(call)                                                                        \
-    do {                                                                                     \
-        enigma_status s_ = (call);                                                           \
-        if (s_ != ENIGMA_OK) {                                                               \
-            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,                 \
-                    enigma_status_name(s_), enigma_last_error());                            \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-
 static const char *source =
     "#include <metal_stdlib>\n"
     "using namespace metal;\n"

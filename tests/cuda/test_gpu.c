@@ -24,26 +24,7 @@
 #include <time.h>
 
 #include "enigma.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            failures++;                                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);          \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fputc('\n', stderr);                                                             \
-        }                                                                                    \
-    } while (0)
-#define OK(call)                                                                             \
-    do {                                                                                     \
-        enigma_status s_ = (call);                                                           \
-        if (s_ != ENIGMA_OK) {                                                               \
-            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,                 \
-                    enigma_status_name(s_), enigma_last_error());                            \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
+#include "../test_util.h"
 
 static const char *source =
     "#include <metal_stdlib>\n"
@@ -104,19 +85,12 @@ static const char *source =
     "    p[gid] = p[gid] + 1.0f;\n"
     "}\n";
 
-static unsigned rng_state = 12345;
-static unsigned rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 17;
-    rng_state ^= rng_state << 5;
-    return rng_state;
-}
 
 static enigma_command *command(enigma_library *lib, const char *kernel) {
     enigma_pipeline *p = NULL;
-    OK(enigma_pipeline_create(lib, kernel, &p));
+    REQUIRE(enigma_pipeline_create(lib, kernel, &p));
     enigma_command *c = NULL;
-    OK(enigma_command_create(p, &c));
+    REQUIRE(enigma_command_create(p, &c));
     return c; /* the pipeline lives as long as the test */
 }
 
@@ -125,16 +99,16 @@ static void test_divergent(enigma_device *dev, enigma_library *lib) {
     int in[N], out[N], edge[N];
     for (int i = 0; i < N; i++) in[i] = (int)(rnd() % 1000) + 1;
     enigma_buffer *bi, *bo, *be;
-    OK(enigma_buffer_create_with_data(dev, in, sizeof in, &bi));
-    OK(enigma_buffer_create(dev, sizeof out, &bo));
-    OK(enigma_buffer_create(dev, sizeof edge, &be));
+    REQUIRE(enigma_buffer_create_with_data(dev, in, sizeof in, &bi));
+    REQUIRE(enigma_buffer_create(dev, sizeof out, &bo));
+    REQUIRE(enigma_buffer_create(dev, sizeof edge, &be));
     enigma_command *c = command(lib, "divergent");
-    OK(enigma_command_set_buffer(c, 0, bi, 0));
-    OK(enigma_command_set_buffer(c, 1, bo, 0));
-    OK(enigma_command_set_buffer(c, 2, be, 0));
-    OK(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){128, 1, 1}));
-    OK(enigma_buffer_read(bo, 0, out, sizeof out));
-    OK(enigma_buffer_read(be, 0, edge, sizeof edge));
+    REQUIRE(enigma_command_set_buffer(c, 0, bi, 0));
+    REQUIRE(enigma_command_set_buffer(c, 1, bo, 0));
+    REQUIRE(enigma_command_set_buffer(c, 2, be, 0));
+    REQUIRE(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){128, 1, 1}));
+    REQUIRE(enigma_buffer_read(bo, 0, out, sizeof out));
+    REQUIRE(enigma_buffer_read(be, 0, edge, sizeof edge));
     for (int w = 0; w < N / 32; w++) {
         int sum0 = 0, prefix = 0;
         for (int l = 0; l < 32; l++)
@@ -161,11 +135,11 @@ static void test_geometry(enigma_device *dev, enigma_library *lib) {
     const unsigned gx = 37, gy = 11, tx = 16, ty = 4; /* edge groups: 5 wide, 3 high */
     unsigned *out = calloc(gx * gy * 4, sizeof *out);
     enigma_buffer *b;
-    OK(enigma_buffer_create(dev, gx * gy * 16, &b));
+    REQUIRE(enigma_buffer_create(dev, gx * gy * 16, &b));
     enigma_command *c = command(lib, "geometry");
-    OK(enigma_command_set_buffer(c, 0, b, 0));
-    OK(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){gx, gy, 1}, (enigma_size3){tx, ty, 1}));
-    OK(enigma_buffer_read(b, 0, out, gx * gy * 16));
+    REQUIRE(enigma_command_set_buffer(c, 0, b, 0));
+    REQUIRE(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){gx, gy, 1}, (enigma_size3){tx, ty, 1}));
+    REQUIRE(enigma_buffer_read(b, 0, out, gx * gy * 16));
     for (unsigned y = 0; y < gy; y++)
         for (unsigned x = 0; x < gx; x++) {
             unsigned *o = &out[4 * (y * gx + x)];
@@ -188,11 +162,11 @@ static void test_early_return(enigma_device *dev, enigma_library *lib) {
     unsigned out[N];
     for (int i = 0; i < N; i++) out[i] = 0xdeadbeef;
     enigma_buffer *b;
-    OK(enigma_buffer_create_with_data(dev, out, sizeof out, &b));
+    REQUIRE(enigma_buffer_create_with_data(dev, out, sizeof out, &b));
     enigma_command *c = command(lib, "early_return");
-    OK(enigma_command_set_buffer(c, 0, b, 0));
-    OK(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){N / 256, 1, 1}, (enigma_size3){256, 1, 1}));
-    OK(enigma_buffer_read(b, 0, out, sizeof out));
+    REQUIRE(enigma_command_set_buffer(c, 0, b, 0));
+    REQUIRE(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){N / 256, 1, 1}, (enigma_size3){256, 1, 1}));
+    REQUIRE(enigma_buffer_read(b, 0, out, sizeof out));
     for (unsigned i = 0; i < N; i++) {
         unsigned lid = i % 256, group = i / 256;
         unsigned want = lid % 2 ? 0xdeadbeef : (group * 256 + (lid + 2) % 256) * 3;
@@ -206,14 +180,14 @@ static void test_big_shared(enigma_device *dev, enigma_library *lib) {
     const unsigned count = 25600; /* 100 KiB of floats */
     float *out = calloc(count, sizeof *out);
     enigma_buffer *b;
-    OK(enigma_buffer_create(dev, count * 4, &b));
+    REQUIRE(enigma_buffer_create(dev, count * 4, &b));
     enigma_command *c = command(lib, "big_shared");
-    OK(enigma_command_set_buffer(c, 0, b, 0));
-    OK(enigma_command_set_bytes(c, 1, &count, 4));
-    OK(enigma_command_set_threadgroup_memory(c, 0, count * 4));
+    REQUIRE(enigma_command_set_buffer(c, 0, b, 0));
+    REQUIRE(enigma_command_set_bytes(c, 1, &count, 4));
+    REQUIRE(enigma_command_set_threadgroup_memory(c, 0, count * 4));
     enigma_status st = enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){1, 1, 1}, (enigma_size3){1024, 1, 1});
     CHECK(st == ENIGMA_OK, "100 KiB of threadgroup memory: %s", enigma_last_error());
-    OK(enigma_buffer_read(b, 0, out, count * 4));
+    REQUIRE(enigma_buffer_read(b, 0, out, count * 4));
     for (unsigned i = 0; i < count && st == ENIGMA_OK; i++)
         if (out[i] != (float)(count - 1 - i) * 0.5f) {
             CHECK(0, "big_shared[%u] = %g, want %g", i, out[i], (float)(count - 1 - i) * 0.5f);
@@ -235,18 +209,18 @@ static void test_atomics(enigma_device *dev, enigma_library *lib) {
         iref += i % 7;
     }
     enigma_buffer *bi, *bf, *bn;
-    OK(enigma_buffer_create_with_data(dev, in, sizeof in, &bi));
-    OK(enigma_buffer_create(dev, 4, &bf));
-    OK(enigma_buffer_create(dev, 4, &bn));
+    REQUIRE(enigma_buffer_create_with_data(dev, in, sizeof in, &bi));
+    REQUIRE(enigma_buffer_create(dev, 4, &bf));
+    REQUIRE(enigma_buffer_create(dev, 4, &bn));
     enigma_command *c = command(lib, "atomics");
-    OK(enigma_command_set_buffer(c, 0, bi, 0));
-    OK(enigma_command_set_buffer(c, 1, bf, 0));
-    OK(enigma_command_set_buffer(c, 2, bn, 0));
-    OK(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){256, 1, 1}));
+    REQUIRE(enigma_command_set_buffer(c, 0, bi, 0));
+    REQUIRE(enigma_command_set_buffer(c, 1, bf, 0));
+    REQUIRE(enigma_command_set_buffer(c, 2, bn, 0));
+    REQUIRE(enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){256, 1, 1}));
     float f = 0;
     int n = 0;
-    OK(enigma_buffer_read(bf, 0, &f, 4));
-    OK(enigma_buffer_read(bn, 0, &n, 4));
+    REQUIRE(enigma_buffer_read(bf, 0, &f, 4));
+    REQUIRE(enigma_buffer_read(bn, 0, &n, 4));
     CHECK(fabs(f - ref) / ref < 1e-4, "atomic float sum %g, want %g", f, ref);
     CHECK(n == iref, "atomic int sum %d, want %lld", n, iref);
     enigma_command_destroy(c);
@@ -260,9 +234,9 @@ static void test_atomics(enigma_device *dev, enigma_library *lib) {
  * offsets, and writes by an earlier kernel (which end the host copy's validity). */
 static void check_use_const(enigma_command *u, enigma_buffer *out, uint32_t n, const float f[2], const char *when) {
     enum { N = 100 };
-    OK(enigma_command_dispatch(u, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){64, 1, 1}));
+    REQUIRE(enigma_command_dispatch(u, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){64, 1, 1}));
     float got[N];
-    OK(enigma_buffer_read(out, 0, got, sizeof got));
+    REQUIRE(enigma_buffer_read(out, 0, got, sizeof got));
     for (int i = 0; i < N; i++) {
         double want = (double)(n + (uint32_t)i) * f[0] + f[1];
         if (fabs(got[i] - want) > 1e-6 * fabs(want)) {
@@ -277,27 +251,27 @@ static void test_constant_values(enigma_device *dev, enigma_library *lib) {
     uint32_t n2 = v1 + 1 + (uint32_t)(rnd() % 5000);
     float f[2] = {(float)(rnd() % 7 + 2), (float)(rnd() % 100) + 0.5f};
     enigma_buffer *small, *out, *four;
-    OK(enigma_buffer_create_with_data(dev, &n0, 4, &small));
-    OK(enigma_buffer_create(dev, 100 * sizeof(float), &out));
+    REQUIRE(enigma_buffer_create_with_data(dev, &n0, 4, &small));
+    REQUIRE(enigma_buffer_create(dev, 100 * sizeof(float), &out));
     enigma_command *u = command(lib, "use_const");
-    OK(enigma_command_set_buffer(u, 0, small, 0));
-    OK(enigma_command_set_bytes(u, 1, f, sizeof f));
-    OK(enigma_command_set_buffer(u, 2, out, 0));
+    REQUIRE(enigma_command_set_buffer(u, 0, small, 0));
+    REQUIRE(enigma_command_set_bytes(u, 1, f, sizeof f));
+    REQUIRE(enigma_command_set_buffer(u, 2, out, 0));
     check_use_const(u, out, n0, f, "a buffer written by the host");
     enigma_command *w = command(lib, "set_first");
-    OK(enigma_command_set_buffer(w, 0, small, 0));
-    OK(enigma_command_set_bytes(w, 1, &v1, 4));
-    OK(enigma_command_dispatch(w, ENIGMA_DISPATCH_THREADS, (enigma_size3){1, 1, 1}, (enigma_size3){1, 1, 1}));
+    REQUIRE(enigma_command_set_buffer(w, 0, small, 0));
+    REQUIRE(enigma_command_set_bytes(w, 1, &v1, 4));
+    REQUIRE(enigma_command_dispatch(w, ENIGMA_DISPATCH_THREADS, (enigma_size3){1, 1, 1}, (enigma_size3){1, 1, 1}));
     check_use_const(u, out, v1, f, "after a kernel wrote the buffer");
-    OK(enigma_buffer_write(small, 0, &n2, 4));
+    REQUIRE(enigma_buffer_write(small, 0, &n2, 4));
     check_use_const(u, out, n2, f, "after the host wrote it again");
     uint32_t quad[4] = {n0 + 3, n0 + 5, v1 + 7, n2 + 9};
-    OK(enigma_buffer_create_with_data(dev, quad, sizeof quad, &four));
-    OK(enigma_command_set_buffer(u, 0, four, 8));
+    REQUIRE(enigma_buffer_create_with_data(dev, quad, sizeof quad, &four));
+    REQUIRE(enigma_command_set_buffer(u, 0, four, 8));
     check_use_const(u, out, quad[2], f, "bound at an offset");
-    OK(enigma_command_set_bytes(u, 0, &v1, 4));
+    REQUIRE(enigma_command_set_bytes(u, 0, &v1, 4));
     f[0] += 1.0f;
-    OK(enigma_command_set_bytes(u, 1, f, sizeof f));
+    REQUIRE(enigma_command_set_bytes(u, 1, f, sizeof f));
     check_use_const(u, out, v1, f, "set_bytes");
     enigma_command_destroy(u);
     enigma_command_destroy(w);
@@ -315,12 +289,12 @@ static void test_constant_values(enigma_device *dev, enigma_library *lib) {
  * where the driver gives this process no new context: every driver measured so far) */
 static void fault_once(enigma_device *dev, enigma_library *lib, const char *when) {
     enigma_buffer *b, *before;
-    OK(enigma_buffer_create(dev, 1024, &b));
-    OK(enigma_buffer_create(dev, 1024, &before));
+    REQUIRE(enigma_buffer_create(dev, 1024, &b));
+    REQUIRE(enigma_buffer_create(dev, 1024, &before));
     enigma_command *c = command(lib, "fault");
     unsigned far = 4096; /* 1 TiB past the buffer */
-    OK(enigma_command_set_buffer(c, 0, b, 0));
-    OK(enigma_command_set_bytes(c, 1, &far, 4));
+    REQUIRE(enigma_command_set_buffer(c, 0, b, 0));
+    REQUIRE(enigma_command_set_bytes(c, 1, &far, 4));
     enigma_status st = enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){32, 1, 1}, (enigma_size3){32, 1, 1});
     const char *msg = enigma_last_error();
     fprintf(stderr, "note: %s: %s\n", when, msg);
@@ -348,8 +322,8 @@ static void check_recovered(enigma_device *dev, enigma_library *lib, const char 
     unsigned char *data = malloc(bytes), *back = calloc(1, bytes);
     for (size_t i = 0; i < bytes; i++) data[i] = (unsigned char)(rnd() >> 8);
     enigma_buffer *r = NULL;
-    OK(enigma_buffer_create_with_data(dev, data, bytes, &r));
-    OK(enigma_buffer_read(r, 0, back, bytes));
+    REQUIRE(enigma_buffer_create_with_data(dev, data, bytes, &r));
+    REQUIRE(enigma_buffer_read(r, 0, back, bytes));
     CHECK(memcmp(data, back, bytes) == 0, "%s: %zu random bytes came back different", when, bytes);
     enigma_buffer_destroy(r);
     free(data);
@@ -359,12 +333,12 @@ static void check_recovered(enigma_device *dev, enigma_library *lib, const char 
     float in[N];
     for (int i = 0; i < N; i++) in[i] = (float)(rnd() % 100000) * 0.25f;
     enigma_buffer *d = NULL;
-    OK(enigma_buffer_create_with_data(dev, in, sizeof in, &d));
+    REQUIRE(enigma_buffer_create_with_data(dev, in, sizeof in, &d));
     enigma_command *a = command(lib, "add_one");
-    OK(enigma_command_set_buffer(a, 0, d, 0));
-    OK(enigma_command_dispatch(a, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){256, 1, 1}));
+    REQUIRE(enigma_command_set_buffer(a, 0, d, 0));
+    REQUIRE(enigma_command_dispatch(a, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){256, 1, 1}));
     float got[N];
-    OK(enigma_buffer_read(d, 0, got, sizeof got));
+    REQUIRE(enigma_buffer_read(d, 0, got, sizeof got));
     for (int i = 0; i < N; i++)
         if (got[i] != in[i] + 1.0f) {
             CHECK(0, "%s: add_one[%d] = %g, want %g", when, i, got[i], in[i] + 1.0f);
@@ -390,8 +364,8 @@ int main(void) {
         fprintf(stderr, "skipped: %s\n", enigma_last_error());
         return 77;
     }
-    OK(st);
-    rng_state ^= (unsigned)time(NULL);
+    REQUIRE(st);
+    rnd_seed_from_clock();
     enigma_library *lib = NULL;
     st = enigma_library_create_from_source(dev, source, strlen(source), "test_gpu.metal", NULL, &lib);
     if (st != ENIGMA_OK) {
