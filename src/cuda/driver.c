@@ -405,8 +405,9 @@ void en_cuda_device_close(en_device *dev) {
 }
 
 /* ---- memory ----------------------------------------------------------------------------------- */
-static enigma_status check_buffer(const cuda_session *s, const cuda_buffer *b, en_buf *err) {
-    if (b->generation == s->generation) return ENIGMA_OK;
+/* a buffer of an older context than `generation` (the caller's view of the device) is gone */
+static enigma_status check_buffer(unsigned generation, const cuda_buffer *b, en_buf *err) {
+    if (b->generation == generation) return ENIGMA_OK;
     en_buf_puts(err, "this buffer was lost when the CUDA context was reset after a kernel fault; "
                      "create it again");
     return ENIGMA_ERROR_RUNTIME;
@@ -463,7 +464,7 @@ enigma_status en_cuda_buffer_write(en_device *dev, void *handle, size_t offset, 
     cuda_buffer *b = handle;
     cuda_session s;
     enigma_status st = enter(d, &s, err);
-    if (st == ENIGMA_OK) st = check_buffer(&s, b, err);
+    if (st == ENIGMA_OK) st = check_buffer(s.generation, b, err);
     if (st != ENIGMA_OK || bytes == 0) return st;
     en_buf why = {0};
     int r = EN_CU(s.cu, &why, cuMemcpyHtoD(b->ptr + offset, src, bytes));
@@ -482,7 +483,7 @@ enigma_status en_cuda_buffer_read(en_device *dev, void *handle, size_t offset, v
     cuda_buffer *b = handle;
     cuda_session s;
     enigma_status st = enter(d, &s, err);
-    if (st == ENIGMA_OK) st = check_buffer(&s, b, err);
+    if (st == ENIGMA_OK) st = check_buffer(s.generation, b, err);
     if (st != ENIGMA_OK || bytes == 0) return st;
     en_buf why = {0};
     int r = EN_CU(s.cu, &why, cuMemcpyDtoH(dst, b->ptr + offset, bytes));
@@ -640,15 +641,15 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
     int nargs = 0;
     args[nargs++] = &dp;
     uint64_t shared = k->layout.static_in_dynamic ? k->layout.static_bytes : 0;
+    unsigned generation = atomic_load(&d->generation); /* once: what the bindings are checked against */
     for (int i = 0; i < f->param_count && nargs + 1 < EN_MAX_KERNEL_ARGS; i++) {
         const ir_var *v = f->params[i];
         if (v->param_kind == IR_PARAM_BUFFER) {
             const en_binding *b = &l->buffers[v->binding];
             cuda_buffer *cb = b->handle;
-            unsigned generation = atomic_load(&d->generation);
             if (cb && cb->generation != generation) {
                 en_buf_printf(err, "[[buffer(%d)]] ('%s'): ", v->binding, v->name);
-                return check_buffer(&(cuda_session){.generation = generation}, cb, err);
+                return check_buffer(generation, cb, err);
             }
             /* a kernel may write what it sees outside the constant address space */
             if (cb && v->type->space != IR_SPACE_CONSTANT) cb->shadow_ok = false;

@@ -426,6 +426,13 @@ static const en_cuda_driver *in_process(void) {
     return local;
 }
 
+/* the fallback table's entry for `r`, NULL when it has none */
+static const char *fallback_error(CUresult r, bool name) {
+    for (size_t i = 0; i < EN_COUNT(fallback_errors); i++)
+        if (fallback_errors[i].code == r) return name ? fallback_errors[i].name : fallback_errors[i].message;
+    return NULL;
+}
+
 static CUresult r_cuGetErrorString(CUresult r, const char **s) {
     if (r == detail_code && detail[0]) {
         *s = detail;
@@ -433,24 +440,16 @@ static CUresult r_cuGetErrorString(CUresult r, const char **s) {
     }
     const en_cuda_driver *local = in_process();
     if (local && local->cuGetErrorString(r, s) == CUDA_SUCCESS && *s) return CUDA_SUCCESS;
-    for (size_t i = 0; i < EN_COUNT(fallback_errors); i++)
-        if (fallback_errors[i].code == r) {
-            *s = fallback_errors[i].message;
-            return CUDA_SUCCESS;
-        }
-    *s = "unknown CUDA error";
+    *s = fallback_error(r, false);
+    if (!*s) *s = "unknown CUDA error";
     return CUDA_SUCCESS;
 }
 
 static CUresult r_cuGetErrorName(CUresult r, const char **s) {
     const en_cuda_driver *local = in_process();
     if (local && local->cuGetErrorName(r, s) == CUDA_SUCCESS && *s) return CUDA_SUCCESS;
-    for (size_t i = 0; i < EN_COUNT(fallback_errors); i++)
-        if (fallback_errors[i].code == r) {
-            *s = fallback_errors[i].name;
-            return CUDA_SUCCESS;
-        }
-    *s = "CUDA_ERROR_UNKNOWN";
+    *s = fallback_error(r, true);
+    if (!*s) *s = "CUDA_ERROR_UNKNOWN";
     return CUDA_SUCCESS;
 }
 
