@@ -35,7 +35,7 @@
 /* The reduction's launch shape: threadgroups per worker and threads per threadgroup. A
  * grid-stride kernel is launched with as many threads as the device runs at once: on the
  * cpu backend that is one threadgroup per worker, as large as it may be (1024), so each
- * worker's SIMD groups read one 4 KiB run per step (emit.c: interleaved loops). The
+ * worker's SIMD groups read one 4 KiB run per step (src/cpu/emit_region.c: interleaved loops). The
  * GPU-style shape (8 groups of 256 per worker) is measured too, as its own row. */
 static uint32_t reduce_groups_per_worker = 1, reduce_threads = 1024;
 

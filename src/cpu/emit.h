@@ -197,6 +197,8 @@ EN_INTERNAL const char *cpu_ex(emitter *em, const ir_expr *e, int comp);
 /* ---- emit_stmt.c: statements of one gang ---------------------------------------------- */
 EN_INTERNAL void cpu_gang_list(emitter *em, stmt_list list);
 EN_INTERNAL const ir_var *cpu_streaming_loop(emitter *em, const ir_stmt *s, const ir_expr **limit, const ir_expr **step);
+EN_INTERNAL const char *cpu_stream_entry_test(emitter *em, const char *lanes, const char *T);
+EN_INTERNAL const char *cpu_stream_in_range(emitter *em, const ir_var *index, const char *base, const char *n);
 EN_INTERNAL void cpu_gang_stmt(emitter *em, const ir_stmt *s);
 
 /* ---- emit_region.c: the threadgroup level --------------------------------------------- */

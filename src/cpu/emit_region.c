@@ -268,7 +268,6 @@ static void emit_interleaved_loop(emitter *em, stmt_list list, int at) {
         return;
     }
     const char *iv = cpu_info_of(em, index)->cname, *T = cpu_scalar_ctype(index->type->kind);
-    const char *max = ir_is_signed(index->type) ? "INT32_MAX" : "UINT32_MAX";
     int id = cpu_fresh(em);
     bool *used = vars_used(em, list, at, at + 1);
     OPEN("if (_nsg > 1) { /* SIMD groups interleaved: %s */", cpu_source_note(em, s->loc));
@@ -278,8 +277,7 @@ static void emit_interleaved_loop(emitter *em, stmt_list list, int at) {
     cpu_line(em, "%s _ibs%d[32]; /* each SIMD group's %s[0]: its lanes are not stored until it stops */", T, id, index->name);
     OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
     cpu_line(em, "const %s *_i = _ctx->%s + _sg * 32;", T, iv);
-    cpu_line(em, "_go%d[_sg] = _act[_sg] == ENK_FULL && enk_halves_consecutive_u32((const uint32_t *)_i) && _i[16] == (%s)(_i[0] + 16u);",
-         id, T);
+    cpu_line(em, "_go%d[_sg] = _act[_sg] == ENK_FULL && %s;", id, cpu_stream_entry_test(em, "_i", T));
     cpu_line(em, "_ibs%d[_sg] = _i[0];", id);
     cpu_line(em, "_live%d += _go%d[_sg];", id, id);
     CLOSE();
@@ -292,8 +290,7 @@ static void emit_interleaved_loop(emitter *em, stmt_list list, int at) {
     cpu_line(em, "%s _ib%d = _ibs%d[_sg];", T, id, id);
     em->memos.count = 0;
     const char *n = cpu_ex(em, limit, -1);
-    OPEN("if (!(_ib%d <= (%s)(%s - 31) && (%s)(_ib%d + 31) < %s)) { /* a lane at the end: the tail */", id, T, max,
-         T, id, n);
+    OPEN("if (!(%s)) { /* a lane at the end: the tail */", cpu_stream_in_range(em, index, cpu_S(em, "_ib%d", id), n));
     cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = (%s)(_ib%d + (%s)l); /* the general loop goes on from here */",
          iv, T, id, T);
     cpu_line(em, "_go%d[_sg] = 0;", id);

@@ -201,6 +201,19 @@ EN_INTERNAL const ir_var *cpu_streaming_loop(emitter *em, const ir_stmt *s, cons
     return v;
 }
 
+/* The two tests of a streaming loop's fast path, shared by gang_loop and the interleaved
+ * phase (emit_region.c). Entry: the 32 lanes of index array `lanes` (C type T) hold
+ * lanes[0] + lane. Staying: from `base`, all 32 lanes are below the limit `n` without
+ * wrapping, so the loop's own test holds in every lane. */
+const char *cpu_stream_entry_test(emitter *em, const char *lanes, const char *T) {
+    return cpu_S(em, "enk_halves_consecutive_u32((const uint32_t *)%s) && %s[16] == (%s)(%s[0] + 16u)", lanes, lanes,
+                 T, lanes);
+}
+const char *cpu_stream_in_range(emitter *em, const ir_var *index, const char *base, const char *n) {
+    const char *T = cpu_scalar_ctype(index->type->kind), *max = ir_is_signed(index->type) ? "INT32_MAX" : "UINT32_MAX";
+    return cpu_S(em, "%s <= (%s)(%s - 31) && (%s)(%s + 31) < %s", base, T, max, T, base, n);
+}
+
 static void gang_loop(emitter *em, const ir_stmt *s) {
     int id = cpu_fresh(em);
     OPEN("{ /* loop: %s */", cpu_source_note(em, s->loc));
@@ -215,18 +228,16 @@ static void gang_loop(emitter *em, const ir_stmt *s) {
          * and accesses through i need no run-time check; the general loop below takes
          * over at the tail or when the mask narrows. */
         const char *iv = cpu_info_of(em, index)->cname, *T = cpu_scalar_ctype(index->type->kind);
-        const char *max = ir_is_signed(index->type) ? "INT32_MAX" : "UINT32_MAX";
         const char *saved_var = (const char *)em->stream_base;
         const ir_var *saved = em->stream_var;
-        OPEN("if (_m%d == ENK_FULL && enk_halves_consecutive_u32((const uint32_t *)%s) && %s[16] == (%s)(%s[0] + 16u)) {",
-             id, iv, iv, T, iv);
+        OPEN("if (_m%d == ENK_FULL && %s) {", id, cpu_stream_entry_test(em, iv, T));
         cpu_line(em, "/* streaming: %s is %s[0] + lane while every lane is in the loop */", index->name, index->name);
         cpu_line(em, "%s _ib%d = %s[0]; /* kept in a register, stepped with %s */", T, id, iv, index->name);
         OPEN("for (;;) {");
         em->memos.count = 0;
         const char *n = cpu_ex(em, limit, -1);
-        cpu_line(em, "if (!(_ib%d <= (%s)(%s - 31) && (%s)(_ib%d + 31) < %s)) break; /* a lane at the end: the tail */",
-             id, T, max, T, id, n);
+        cpu_line(em, "if (!(%s)) break; /* a lane at the end: the tail */",
+                 cpu_stream_in_range(em, index, cpu_S(em, "_ib%d", id), n));
         cpu_line(em, "_cont%d = 0;", id);
         em->stream_var = index;
         em->stream_base = cpu_S(em, "_ib%d", id);
