@@ -97,6 +97,14 @@ ENIGMA_API enigma_status enigma_buffer_write(enigma_buffer *buf, size_t offset, 
                                              size_t bytes);
 ENIGMA_API enigma_status enigma_buffer_read(const enigma_buffer *buf, size_t offset, void *dst,
                                             size_t bytes);
+/* A buffer over memory the caller owns, used in place: no copy is made, and kernels read
+ * and write the caller's bytes. `memory` is a host address on a cpu device, and a device
+ * address (a CUdeviceptr, as PyTorch, CuPy or cudaMalloc give) of this process's primary
+ * context on a cuda device; a cuda device in the worker process (ENIGMA_CUDA_ISOLATE=1, or
+ * after a kernel fault) refuses it as ENIGMA_ERROR_UNAVAILABLE. The memory must stay valid
+ * until enigma_buffer_destroy, which never frees it. Nothing is zero-filled. */
+ENIGMA_API enigma_status enigma_buffer_create_from_memory(enigma_device *dev, void *memory,
+                                                          size_t bytes, enigma_buffer **out);
 /* The buffer's bytes in host memory. On the cpu backend this is the buffer itself; on
  * cuda it is a host copy, read from the device on map and written back on unmap. */
 ENIGMA_API enigma_status enigma_buffer_map(enigma_buffer *buf, void **host);

@@ -119,6 +119,7 @@ PROTOTYPES = {
     "enigma_device_get_info": (_st, [_vp, ctypes.POINTER(DeviceInfo)]),
     "enigma_buffer_create": (_st, [_vp, ctypes.c_size_t, _pp]),
     "enigma_buffer_create_with_data": (_st, [_vp, _vp, ctypes.c_size_t, _pp]),
+    "enigma_buffer_create_from_memory": (_st, [_vp, _vp, ctypes.c_size_t, _pp]),
     "enigma_buffer_destroy": (None, [_vp]),
     "enigma_buffer_size": (ctypes.c_size_t, [_vp]),
     "enigma_buffer_write": (_st, [_vp, ctypes.c_size_t, _vp, ctypes.c_size_t]),

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _lib
 from . import dtypes as T
+from . import interop
 from .errors import CheckFailedError, InvalidArgumentError, UnavailableError
 from .kernel import Compiled, Param
 
@@ -138,13 +139,17 @@ class Device:
 class Buffer:
     """A device buffer; `Runtime.buffer(array)` makes one, `.numpy(dtype)` reads it."""
 
-    def __init__(self, device, nbytes=None, data=None):
+    def __init__(self, device, nbytes=None, data=None, borrow=None):
         self.handle = None
         L = device.lib
         self.lib = L
         self.device = device
+        self.borrowed = borrow  # the ArrayView whose memory this buffer is, kept alive
         handle = ctypes.c_void_p()
-        if data is not None:
+        if borrow is not None:
+            L.check(L.enigma_buffer_create_from_memory(device.handle, borrow.address,
+                                                       borrow.nbytes, ctypes.byref(handle)))
+        elif data is not None:
             data = np.ascontiguousarray(data)
             if data.nbytes == 0:
                 raise InvalidArgumentError("a buffer needs at least one byte (the array is empty)")
@@ -232,7 +237,37 @@ class Runtime:
             pass
 
     def buffer(self, data=None, nbytes=None):
+        """A new device buffer: `nbytes` zeros, or a copy of `data` (any array: NumPy,
+        PyTorch, CuPy, DLPack, buffer protocol; GPU arrays are copied through the host)."""
+        if data is not None and interop.is_array_like(data) and not isinstance(data, np.ndarray):
+            v = interop.view(data)
+            data = v.host if v.host is not None else _device_to_host(data, v)
         return Buffer(self.device, nbytes=nbytes, data=data)
+
+    def wrap(self, array, name="array"):
+        """A buffer that *is* `array`'s memory (no copy): kernels read and write the
+        caller's array in place. Host arrays on the cpu backend; CUDA arrays (PyTorch,
+        CuPy, DLPack) on the cuda backend. The array must be contiguous; the buffer keeps
+        it alive."""
+        v = interop.view(array)
+        self._check_device(v, name, None)
+        if not v.contiguous:
+            raise InvalidArgumentError("%s is not contiguous (shape %s): pass a contiguous "
+                                       "array (np.ascontiguousarray, .contiguous())"
+                                       % (name, v.shape))
+        if v.nbytes == 0:
+            raise InvalidArgumentError("%s is empty: a buffer needs at least one byte" % name)
+        return Buffer(self.device, borrow=v)
+
+    def _check_device(self, v, name, kernel):
+        where = " of kernel %s" % kernel if kernel else ""
+        if v.device == "cuda" and self.backend != "cuda":
+            raise InvalidArgumentError(
+                "%s%s is in CUDA device memory but this runtime runs on the %s backend: move "
+                "it to the host (.cpu(), .get()) or use Runtime(\"cuda\")"
+                % (name, where, self.backend))
+        if v.device == "cpu" and self.backend == "cuda" and v.host is None:
+            raise InvalidArgumentError("%s%s has no host memory enigma can read" % (name, where))
 
     # -- pipelines
     def _pipeline(self, compiled):
@@ -279,14 +314,21 @@ class Runtime:
 
     # -- running
     def execute(self, compiled, inputs=(), output_size=None, grid=(1, 1, 1), threads=(1, 1, 1),
-                output=None, threadgroup_memory=None, dtype=None):
+                output=None, threadgroup_memory=None, dtype=None, out=None):
         """Runs `compiled` once over `grid` threads in threadgroups of `threads` and returns
-        the output buffer's bytes (output_size of them).
+        the output buffer's bytes (output_size of them), or `out` when it is given.
 
-        inputs: NumPy arrays (or numbers for Scalar parameters), bound in order to the buffer
-        parameters other than the output. The output is the buffer the kernel writes (for
-        MSL text: the last non-const device pointer); pass output="name" to pick another.
-        If the inputs cover every buffer parameter, the output starts with its input's data.
+        inputs: arrays (NumPy, PyTorch, CuPy, anything with __dlpack__,
+        __cuda_array_interface__ or the buffer protocol) or numbers for Scalar parameters,
+        bound in order to the buffer parameters other than the output. The output is the
+        buffer the kernel writes (for MSL text: the last non-const device pointer); pass
+        output="name" to pick another. If the inputs cover every buffer parameter, the output
+        starts with its input's data.
+        Arrays are used in place where they can be (host arrays on the cpu backend, CUDA
+        arrays on the cuda backend, C-contiguous, of the parameter's element type): the
+        kernel's writes land in the caller's array, on every backend (a host array on the
+        cuda backend is copied in and its written bytes copied back).
+        out: an array the output is written into (in place where it can be); returned.
         threadgroup_memory: {index: bytes} for [[threadgroup(index)]] parameters."""
         if not isinstance(compiled, Compiled):
             raise InvalidArgumentError("execute needs the result of enigma.compile or "
@@ -296,6 +338,13 @@ class Runtime:
         buffers = [p for p in params if p.kind == "buffer"]
         inputs = list(inputs)
         out_param = self._output_param(compiled, buffers, inputs, output)
+        if out is not None and len(inputs) == len(buffers) - 1:
+            inputs.insert(buffers.index(out_param), out)
+        elif out is not None:
+            raise InvalidArgumentError(
+                "kernel %s: out= gives the output %s, so inputs must leave it out (%d inputs "
+                "for %d buffer parameters)" % (compiled.name, out_param.name, len(inputs),
+                                                len(buffers)))
         if len(inputs) == len(buffers):
             bound = list(zip(buffers, inputs))
         elif len(inputs) == len(buffers) - 1:
@@ -314,14 +363,13 @@ class Runtime:
         try:
             L.check(L.enigma_command_create(pipe, ctypes.byref(cmd)))
             out_buf = None
+            copied_back = []  # (Buffer, caller's host array) for written arrays bound by copy
             for p, value in bound:
-                arr = _as_array(p, value, compiled.name)
-                if p is out_param and output_size is not None and arr.nbytes < output_size:
-                    grown = np.zeros(int(output_size), dtype=np.uint8)
-                    grown[:arr.nbytes] = arr.view(np.uint8).ravel()
-                    arr = grown
-                b = Buffer(self.device, data=arr)
+                grow = output_size if p is out_param and output_size is not None else None
+                b, back = self._bind(p, value, compiled.name, grow)
                 made.append(b)
+                if back is not None:
+                    copied_back.append((b, back))
                 L.check(L.enigma_command_set_buffer(cmd, p.index, b.handle, 0))
                 if p is out_param:
                     out_buf = b
@@ -338,6 +386,10 @@ class Runtime:
             if status != 0:
                 raise self._dispatch_error(status, compiled, cmd)
             self.last_duration_ns = int(L.enigma_command_last_duration_ns(cmd))
+            for b, host in copied_back:
+                host.view(np.uint8).reshape(-1)[:] = np.frombuffer(b.read(host.nbytes), np.uint8)
+            if out is not None:
+                return out
             n = out_buf.nbytes if output_size is None else int(output_size)
             return out_buf.read(n)
         finally:
@@ -345,6 +397,41 @@ class Runtime:
                 b.destroy()
             if cmd.value:
                 L.enigma_command_destroy(cmd)
+
+    def _bind(self, p, value, kernel, grow):
+        """The buffer for parameter p: the caller's array in place where it can be, else a
+        copy. Returns (Buffer, host array to copy the kernel's writes back into, or None)."""
+        if not interop.is_array_like(value) or isinstance(value, (bytes, bytearray, memoryview)):
+            return Buffer(self.device, data=_grown(_as_array(p, value, kernel), grow)), None
+        v = interop.view(value)
+        name = "input for %s" % p.name
+        self._check_device(v, name, kernel)
+        if p.dtype is T.bf16 and v.host is not None and v.dtype is not None and v.dtype.kind == "f":
+            # floats for a bfloat parameter: rounded to bfloat bits, a copy
+            return Buffer(self.device, data=_grown(T.to_bfloat16(v.host), grow)), None
+        _check_element_type(p, v, kernel)
+        if v.nbytes == 0:
+            raise InvalidArgumentError("%s of kernel %s is empty: a buffer needs at least one "
+                                       "byte" % (name, kernel))
+        writes = p.written and not p.is_scalar
+        if writes and v.readonly:
+            raise InvalidArgumentError("%s of kernel %s is read-only, but the kernel writes %s"
+                                       % (name, kernel, p.name))
+        if not v.contiguous:
+            if writes:
+                raise InvalidArgumentError(
+                    "%s of kernel %s is not contiguous (shape %s), so the kernel cannot write "
+                    "it in place: pass a contiguous array (np.ascontiguousarray, .contiguous())"
+                    % (name, kernel, v.shape))
+            host = v.host if v.host is not None else _device_to_host(value, v)
+            return Buffer(self.device, data=_grown(np.ascontiguousarray(host), grow)), None
+        if grow is not None and v.nbytes < grow:  # output_size asks for more than it holds
+            host = v.host if v.host is not None else _device_to_host(value, v)
+            return Buffer(self.device, data=_grown(host, grow)), None
+        if (v.device == "cuda") == (self.backend == "cuda"):
+            return Buffer(self.device, borrow=v), None
+        # a host array on the cuda backend: in by copy, and the kernel's writes back out
+        return Buffer(self.device, data=v.host), (v.host if writes else None)
 
     def _output_param(self, compiled, buffers, inputs, output):
         if not buffers:
@@ -429,6 +516,42 @@ def _size3(what, v):
         raise InvalidArgumentError("%s sizes must not be negative: %r" % (what, v))
     v = v + (1,) * (3 - len(v))
     return _lib.Size3(*v)
+
+
+def _grown(arr, size):
+    """arr's bytes, zero-extended to `size` bytes when it holds fewer."""
+    if size is None or arr.nbytes >= size:
+        return arr
+    grown = np.zeros(int(size), dtype=np.uint8)
+    grown[:arr.nbytes] = np.ascontiguousarray(arr).view(np.uint8).ravel()
+    return grown
+
+
+def _device_to_host(obj, v):
+    """A host copy of a GPU array (for a copy the runtime needs anyway)."""
+    for attr in ("get", "cpu"):  # CuPy, PyTorch
+        f = getattr(obj, attr, None)
+        if callable(f):
+            host = f()
+            return np.ascontiguousarray(host.numpy() if hasattr(host, "numpy") else host)
+    raise InvalidArgumentError("cannot copy a %s from the GPU to the host"
+                               % type(obj).__name__)
+
+
+def _check_element_type(p, v, kernel):
+    """The array's elements must be the parameter's (Metal would reinterpret the bytes
+    silently; enigma refuses instead)."""
+    dt = p.dtype
+    if dt is None:
+        return
+    if dt is T.bf16 and (v.typestr.startswith("<bfloat16") or v.dtype == np.uint16):
+        return
+    if v.dtype != dt.np:
+        hint = ("convert it with .astype(np.%s)" % dt.np.name) if dt is not T.bf16 else \
+            "pass bfloat16 bits as uint16 (enigma.to_bfloat16) or a bfloat16 tensor"
+        raise InvalidArgumentError(
+            "input for %s of kernel %s has dtype %s but the parameter holds %s: %s"
+            % (p.name, kernel, v.type_name, dt.msl, hint))
 
 
 def _as_array(p, value, kernel_name):

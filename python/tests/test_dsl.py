@@ -241,8 +241,11 @@ def test_in_place_when_every_parameter_has_an_input(rt, rng):
         A[i] = A[i] * 2.0
 
     a = _n(rng, 300)
+    before = a.copy()
     out = run_kernel(rt, double, [a], np.float32, 300, (300,), (64,))
-    np.testing.assert_array_equal(out, a * 2)
+    np.testing.assert_array_equal(out, before * 2)
+    # the caller's array is the kernel's buffer (no copy), so it holds the result too
+    np.testing.assert_array_equal(a, before * 2)
 
 
 # ---- positions -----------------------------------------------------------------------
@@ -628,9 +631,11 @@ def test_compile_source_runs(rt, rng):
     n = 4096
     x, y = _n(rng, n), _n(rng, n)
     a = np.float32(rng.uniform(-2, 2))
+    want = a * x.astype(np.float64) + y  # before the kernel writes y in place
     out = np.frombuffer(rt.execute(c, inputs=[x, y, a], grid=(n,), threads=(256,)),
                         dtype=np.float32)
-    np.testing.assert_allclose(out, a * x.astype(np.float64) + y, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(y, out)
     assert c.outputs == ["y"]
 
 

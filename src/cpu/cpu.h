@@ -73,6 +73,7 @@ EN_INTERNAL void cpu_pool_destroy(cpu_pool *pool);
 typedef struct cpu_buffer {
     void *data;
     size_t size;
+    bool borrowed; /* the caller's memory (buffer_borrow): never freed here */
 } cpu_buffer;
 
 EN_INTERNAL extern const en_backend en_cpu_backend_impl;

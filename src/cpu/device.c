@@ -85,11 +85,26 @@ static enigma_status cpu_buffer_alloc(en_device *dev, size_t bytes, void **handl
     return ENIGMA_OK;
 }
 
+static enigma_status cpu_buffer_borrow(en_device *dev, void *memory, size_t bytes, void **handle,
+                                       en_buf *err) {
+    (void)dev;
+    cpu_buffer *b = calloc(1, sizeof *b);
+    if (!b) {
+        en_buf_puts(err, "out of memory");
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
+    b->data = memory;
+    b->size = bytes;
+    b->borrowed = true;
+    *handle = b;
+    return ENIGMA_OK;
+}
+
 static void cpu_buffer_free(en_device *dev, void *handle) {
     (void)dev;
     cpu_buffer *b = handle;
     if (!b) return;
-    free(b->data);
+    if (!b->borrowed) free(b->data);
     free(b);
 }
 
@@ -170,6 +185,7 @@ const en_backend en_cpu_backend_impl = {
     .buffer_write = cpu_buffer_write,
     .buffer_read = cpu_buffer_read,
     .buffer_host = cpu_buffer_host,
+    .buffer_borrow = cpu_buffer_borrow,
     .emit = cpu_emit,
     .build = cpu_build,
     .program_free = cpu_program_free,

@@ -55,6 +55,7 @@ const en_backend en_cuda_backend = {
     .buffer_write = en_cuda_buffer_write,
     .buffer_read = en_cuda_buffer_read,
     .buffer_host = NULL, /* device memory has no host address: the runtime maps a copy */
+    .buffer_borrow = en_cuda_buffer_borrow,
     .emit = cuda_emit,
     .build = en_cuda_build,
     .program_free = en_cuda_program_free,

@@ -98,6 +98,8 @@ typedef struct cuda_buffer {
     size_t size;
     unsigned generation;
     bool shadow_ok;
+    bool borrowed; /* the caller's device memory (buffer_borrow): never freed here, and
+                    * never shadowed, since its owner may write it at any time */
     _Alignas(16) unsigned char shadow[EN_SHADOW_BYTES];
 } cuda_buffer;
 
@@ -445,13 +447,43 @@ enigma_status en_cuda_buffer_alloc(en_device *dev, size_t bytes, void **handle, 
     return ENIGMA_OK;
 }
 
+/* The caller's device memory, used in place: an address in this process's primary context
+ * (PyTorch, CuPy and the runtime API allocate there). A device run by the worker process
+ * has another address space, so borrowing is refused there rather than passing an address
+ * that means nothing to it. */
+enigma_status en_cuda_buffer_borrow(en_device *dev, void *memory, size_t bytes, void **handle,
+                                    en_buf *err) {
+    en_cuda_device *d = impl(dev);
+    cuda_session s;
+    enigma_status st = enter(d, &s, err);
+    if (st != ENIGMA_OK) return st;
+    if (d->remote) {
+        en_buf_puts(err, "this CUDA device runs in the worker process (ENIGMA_CUDA_ISOLATE=1, or "
+                         "after a kernel fault), whose address space does not hold the caller's "
+                         "device memory; copy the data into an enigma buffer instead");
+        return ENIGMA_ERROR_UNAVAILABLE;
+    }
+    cuda_buffer *b = calloc(1, sizeof *b);
+    if (!b) {
+        en_buf_puts(err, "out of memory");
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
+    b->ptr = (CUdeviceptr)(uintptr_t)memory;
+    b->size = bytes;
+    b->generation = s.generation;
+    b->borrowed = true;
+    *handle = b;
+    return ENIGMA_OK;
+}
+
 void en_cuda_buffer_free(en_device *dev, void *handle) {
     en_cuda_device *d = impl(dev);
     cuda_buffer *b = handle;
     if (!b) return;
     /* memory of a context that was reset (or of a lost device) is already gone */
     cuda_session s;
-    if (enter(d, &s, NULL) == ENIGMA_OK && b->generation == s.generation) s.cu->cuMemFree(b->ptr);
+    if (!b->borrowed && enter(d, &s, NULL) == ENIGMA_OK && b->generation == s.generation)
+        s.cu->cuMemFree(b->ptr);
     free(b);
 }
 
@@ -471,7 +503,7 @@ enigma_status en_cuda_buffer_write(en_device *dev, void *handle, size_t offset, 
     if (r != 0) st = call_failed(d, &s, r, why.data, err);
     else if (b->size <= EN_SHADOW_BYTES && offset + bytes <= EN_SHADOW_BYTES) {
         memcpy(b->shadow + offset, src, bytes);
-        if (offset == 0 && bytes >= b->size) b->shadow_ok = true;
+        if (offset == 0 && bytes >= b->size && !b->borrowed) b->shadow_ok = true;
     }
     en_buf_free(&why);
     return st;

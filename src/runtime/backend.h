@@ -82,6 +82,11 @@ struct en_backend {
                                  size_t bytes, en_buf *err);
     /* the host address of the buffer's bytes, or NULL if it has none (cuda) */
     void *(*buffer_host)(en_device *dev, void *handle);
+    /* a handle over memory the caller owns, used in place: a host address (cpu) or a device
+     * address of the device's context (cuda). buffer_free releases the handle, never the
+     * memory. NULL when the backend cannot borrow memory. */
+    enigma_status (*buffer_borrow)(en_device *dev, void *memory, size_t bytes, void **handle,
+                                   en_buf *err);
 
     /* code: the generated source, for --emit; needs no device */
     enigma_status (*emit)(const ir_module *m, const en_build_options *o, en_buf *out, en_buf *err);

@@ -18,18 +18,22 @@ static enigma_status check_range(const enigma_buffer *buf, const char *fn, size_
     return ENIGMA_OK;
 }
 
-static enigma_status buffer_new(enigma_device *dev, const char *fn, size_t bytes, enigma_buffer **out) {
+/* a new buffer of `bytes`: the backend's own zeroed memory, or `borrow` used in place */
+static enigma_status buffer_new(enigma_device *dev, const char *fn, size_t bytes, void *borrow,
+                                enigma_buffer **out) {
     if (!out) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
     if (!dev) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: dev is NULL", fn);
     if (bytes == 0) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: bytes is 0 (a buffer needs at least 1 byte)", fn);
     const en_backend *b = dev->core.backend;
-    if (!b->buffer_alloc)
-        return en_fail(ENIGMA_ERROR_UNAVAILABLE, "%s: the %s backend cannot allocate buffers yet", fn, b->name);
+    if (borrow ? !b->buffer_borrow : !b->buffer_alloc)
+        return en_fail(ENIGMA_ERROR_UNAVAILABLE, "%s: the %s backend cannot %s buffers", fn, b->name,
+                       borrow ? "use caller memory as" : "allocate");
     enigma_buffer *buf = calloc(1, sizeof *buf);
     if (!buf) return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
     en_buf err = {0};
-    enigma_status st = b->buffer_alloc(&dev->core, bytes, &buf->handle, &err);
+    enigma_status st = borrow ? b->buffer_borrow(&dev->core, borrow, bytes, &buf->handle, &err)
+                              : b->buffer_alloc(&dev->core, bytes, &buf->handle, &err);
     if (st != ENIGMA_OK) {
         en_buf prefix = {0};
         en_buf_printf(&prefix, "%s: %zu bytes: ", fn, bytes);
@@ -49,14 +53,22 @@ static enigma_status buffer_new(enigma_device *dev, const char *fn, size_t bytes
 
 enigma_status enigma_buffer_create(enigma_device *dev, size_t bytes, enigma_buffer **out) {
     /* backends hand out zeroed memory (the contract of buffer_alloc) */
-    return buffer_new(dev, "enigma_buffer_create", bytes, out);
+    return buffer_new(dev, "enigma_buffer_create", bytes, NULL, out);
+}
+
+enigma_status enigma_buffer_create_from_memory(enigma_device *dev, void *memory, size_t bytes,
+                                               enigma_buffer **out) {
+    if (out) *out = NULL;
+    if (!memory && out)
+        return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "enigma_buffer_create_from_memory: memory is NULL");
+    return buffer_new(dev, "enigma_buffer_create_from_memory", bytes, memory, out);
 }
 
 enigma_status enigma_buffer_create_with_data(enigma_device *dev, const void *data, size_t bytes,
                                              enigma_buffer **out) {
     if (out) *out = NULL;
     if (!data && out) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "enigma_buffer_create_with_data: data is NULL");
-    enigma_status st = buffer_new(dev, "enigma_buffer_create_with_data", bytes, out);
+    enigma_status st = buffer_new(dev, "enigma_buffer_create_with_data", bytes, NULL, out);
     if (st != ENIGMA_OK) return st;
     st = enigma_buffer_write(*out, 0, data, bytes);
     if (st != ENIGMA_OK) {
