@@ -52,8 +52,14 @@ def is_array_like(obj):
     """True for objects view() can describe (not Python numbers, lists or tuples)."""
     if isinstance(obj, (np.ndarray, bytes, bytearray, memoryview)):
         return True
-    return any(hasattr(obj, a) for a in ("__cuda_array_interface__", "__dlpack__",
-                                         "__array_interface__", "__array__"))
+    if any(hasattr(obj, a) for a in ("__cuda_array_interface__", "__dlpack__",
+                                     "__array_interface__", "__array__")):
+        return True
+    try:
+        memoryview(obj)  # the buffer protocol (array.array, mmap, ...)
+    except TypeError:
+        return False
+    return True
 
 
 def view(obj):
@@ -70,10 +76,12 @@ def view(obj):
             return _from_dlpack_capsule(obj)
         raise InvalidArgumentError("an array on DLPack device type %d is neither host nor "
                                    "CUDA memory" % int(device_type))
-    if isinstance(obj, (bytes, bytearray, memoryview)) or hasattr(obj, "__array_interface__") \
-            or hasattr(obj, "__array__"):
-        arr = np.asarray(memoryview(obj) if isinstance(obj, (bytes, bytearray)) else obj)
-        return _from_numpy(arr, obj)
+    if hasattr(obj, "__array_interface__") or hasattr(obj, "__array__"):
+        return _from_numpy(np.asarray(obj), obj)
+    try:
+        return _from_numpy(np.asarray(memoryview(obj)), obj)
+    except TypeError:
+        pass
     raise InvalidArgumentError("%s is not an array: it has no __cuda_array_interface__, "
                                "__dlpack__, __array_interface__ or buffer protocol"
                                % type(obj).__name__)
