@@ -36,6 +36,7 @@ from .errors import (CheckFailedError, CompileError, Diagnostic, DispatchError, 
                      EnigmaIOError, EnigmaMemoryError, InternalError, InvalidArgumentError,
                      KernelFaultError, LimitError, TraceError, UnavailableError)
 from .kernel import Compiled, Kernel, compile, compile_source, func, kernel
+from .metal_kernel import MetalKernel, metal_kernel
 from .runtime import (Buffer, DeviceCapabilities, MetalRuntime, Runtime, available_backends,
                       library_path, version)
 from .trace import Value, Var, cast

@@ -12,6 +12,8 @@ it for its own device on first use and keeps the pipeline.
 import ctypes
 import functools
 import inspect
+import os
+import sys
 import threading
 import warnings
 
@@ -261,7 +263,8 @@ class Compiled:
         with self._lock:
             lib = self._libraries.get(key)
             if lib is None:
-                lib = self._create_library(device.handle, device.checked)
+                with _compiling_note(self.name):
+                    lib = self._create_library(device.handle, device.checked)
                 self._libraries[key] = lib
                 device._owned_libraries.append((self, key, lib))
             return lib
@@ -269,6 +272,33 @@ class Compiled:
     def _forget(self, key):
         with self._lock:
             self._libraries.pop(key, None)
+
+
+class _compiling_note:
+    """Says once on stderr that a kernel is compiling when the compile passes a second, so
+    that a cold compile of a large kernel does not look like a hang. Only when stderr is a
+    terminal; ENIGMA_QUIET=1 silences it."""
+
+    def __init__(self, name):
+        self.name = name or "kernel"
+        self.timer = None
+
+    def _say(self):
+        sys.stderr.write("enigma: compiling %s (the first time takes a while; later runs "
+                         "come from the cache)...\n" % self.name)
+        sys.stderr.flush()
+
+    def __enter__(self):
+        quiet = os.environ.get("ENIGMA_QUIET", "") not in ("", "0")
+        if not quiet and sys.stderr is not None and sys.stderr.isatty():
+            self.timer = threading.Timer(1.0, self._say)
+            self.timer.daemon = True
+            self.timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.timer is not None:
+            self.timer.cancel()
 
 
 def _numbered(src):

@@ -398,6 +398,57 @@ class Runtime:
             if cmd.value:
                 L.enigma_command_destroy(cmd)
 
+    def launch(self, compiled, grid, threads, args=None, threadgroups=False,
+               threadgroup_memory=None, **named):
+        """Binds every buffer parameter by name and dispatches once; returns nothing: the
+        results are in the arrays passed (used in place where they can be, as in execute).
+
+        args / keywords: {parameter name: array or number}. grid counts threads (Metal's
+        dispatchThreads); with threadgroups=True it counts threadgroups instead
+        (dispatchThreadgroups)."""
+        if not isinstance(compiled, Compiled):
+            raise InvalidArgumentError("launch needs the result of enigma.compile or "
+                                       "enigma.compile_source, not %r" % (compiled,))
+        values = dict(args or {}, **named)
+        L = self.device.lib
+        _, pipe, params = self._pipeline(compiled)
+        buffers = [p for p in params if p.kind == "buffer"]
+        missing = [p.name for p in buffers if p.name not in values]
+        if missing:
+            raise InvalidArgumentError("kernel %s: no value for parameter%s %s"
+                                       % (compiled.name, "s" if len(missing) > 1 else "",
+                                          ", ".join(missing)))
+        unknown = sorted(set(values) - {p.name for p in buffers})
+        if unknown:
+            raise InvalidArgumentError("kernel %s has no buffer parameter %s (it has %s)"
+                                       % (compiled.name, ", ".join(unknown),
+                                          ", ".join(p.name for p in buffers)))
+        grid3, group3 = _size3("grid", grid), _size3("threads", threads)
+        cmd = ctypes.c_void_p()
+        made, copied_back = [], []
+        try:
+            L.check(L.enigma_command_create(pipe, ctypes.byref(cmd)))
+            for p in buffers:
+                b, back = self._bind(p, values[p.name], compiled.name, None)
+                made.append(b)
+                if back is not None:
+                    copied_back.append((b, back))
+                L.check(L.enigma_command_set_buffer(cmd, p.index, b.handle, 0))
+            for index, nbytes in (threadgroup_memory or {}).items():
+                L.check(L.enigma_command_set_threadgroup_memory(cmd, int(index), int(nbytes)))
+            how = _lib.DISPATCH_THREADGROUPS if threadgroups else _lib.DISPATCH_THREADS
+            status = L.enigma_command_dispatch(cmd, how, grid3, group3)
+            if status != 0:
+                raise self._dispatch_error(status, compiled, cmd)
+            self.last_duration_ns = int(L.enigma_command_last_duration_ns(cmd))
+            for b, host in copied_back:
+                host.view(np.uint8).reshape(-1)[:] = np.frombuffer(b.read(host.nbytes), np.uint8)
+        finally:
+            for b in made:
+                b.destroy()
+            if cmd.value:
+                L.enigma_command_destroy(cmd)
+
     def _bind(self, p, value, kernel, grow):
         """The buffer for parameter p: the caller's array in place where it can be, else a
         copy. Returns (Buffer, host array to copy the kernel's writes back into, or None)."""
