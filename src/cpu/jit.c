@@ -30,7 +30,11 @@ extern char **environ;
 /* bump when the generated code's ABI changes, so old cache entries stop matching */
 #define ABI_TAG "enigma-cpu-abi-1"
 
-/* runs argv, collecting stdout and stderr together; returns the exit status or -1 */
+/* run_program's result when argv[0] could not be started at all (no such compiler) */
+#define RUN_NOT_STARTED (-2)
+
+/* runs argv, collecting stdout and stderr together; returns the exit status, -1 when it
+ * died of a signal or could not be waited for, or RUN_NOT_STARTED */
 static int run_program(char *const argv[], en_buf *output) {
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0) { /* no other thread's child may hold our pipe open */
@@ -50,7 +54,10 @@ static int run_program(char *const argv[], en_buf *output) {
     if (rc != 0) {
         close(pipe_fds[0]);
         en_buf_printf(output, "cannot run %s: %s", argv[0], strerror(rc));
-        return -1;
+        if (rc == ENOENT) /* a wheel brings libenigma, never a compiler */
+            en_buf_puts(output, " (the cpu backend compiles each kernel with a C compiler at run "
+                                "time: install one, e.g. apt-get install gcc, or name it in ENIGMA_CC)");
+        return RUN_NOT_STARTED;
     }
     char chunk[4096];
     for (;;) {
@@ -134,7 +141,10 @@ static enigma_status compile_c(const char *cc, const char *flags, const char *c_
     free(storage);
     free(cc_storage);
     enigma_status st = ENIGMA_OK;
-    if (rc != 0) {
+    if (rc == RUN_NOT_STARTED) {
+        en_buf_printf(err, "%s", output.data ? output.data : "no C compiler");
+        st = ENIGMA_ERROR_UNAVAILABLE;
+    } else if (rc != 0) {
         en_buf_printf(err, "internal error: generated C failed to compile (this is a bug in enigma)\n"
                            "compiler: %s\n%s", cc, output.data ? output.data : "");
         st = ENIGMA_ERROR_INTERNAL;

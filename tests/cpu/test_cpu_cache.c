@@ -180,6 +180,13 @@ int main(void) {
     err.len = 0;
     CHECK(try_build(true, &p, &err) == ENIGMA_ERROR_UNAVAILABLE && err.data && strstr(err.data, "names no C compiler"),
           "a blank ENIGMA_CC: %s", err.data ? err.data : "(none)");
+    /* no compiler at all (a wheel on a machine without one): unavailable, saying why */
+    setenv("ENIGMA_CC", "enigma-test-no-such-cc", 1);
+    make_scale(12.0);
+    err.len = 0;
+    CHECK(try_build(true, &p, &err) == ENIGMA_ERROR_UNAVAILABLE && err.data &&
+              strstr(err.data, "compiles each kernel with a C compiler at run time"),
+          "a missing compiler: %s", err.data ? err.data : "(none)");
     unsetenv("ENIGMA_CC");
     kb_end();
 
