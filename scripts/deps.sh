@@ -12,6 +12,8 @@ have ninja || need_apt="$need_apt ninja-build"
 case $what in
 test|fuzz|bench)
   have python3 || need_apt="$need_apt python3 python3-pip"
+  # tests/pip builds a wheel in a fresh virtual environment (Debian splits venv out)
+  python3 -c "import venv, ensurepip" 2>/dev/null || need_apt="$need_apt python3-venv"
   have valgrind || need_apt="$need_apt valgrind"
   have clang || need_apt="$need_apt clang"
   [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || need_apt="$need_apt libclang-rt-14-dev"
