@@ -253,3 +253,27 @@ def test_threadgroup_memory_over_the_device_limit(rt):
         rt.execute(enigma.compile(big), inputs=[], output_size=256, grid=(64,), threads=(64,))
     msg = str(info.value)
     assert str(limit) in msg and str(count * 4) in msg, msg
+
+
+def test_a_long_compile_says_so_once_on_a_terminal(monkeypatch):
+    """A compile past a second prints one line on stderr when it is a terminal; never when
+    ENIGMA_QUIET=1 or when stderr is not a terminal."""
+    import importlib
+    import io
+    import time
+
+    K = importlib.import_module("enigma.kernel")  # the module (enigma.kernel is the decorator)
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    for quiet, tty, said in (("", True, True), ("1", True, False), ("", False, False)):
+        err = Terminal() if tty else io.StringIO()
+        monkeypatch.setattr(K.sys, "stderr", err)
+        monkeypatch.setenv("ENIGMA_QUIET", quiet)
+        with K._compiling_note("slow_kernel"):
+            time.sleep(1.3)
+        text = err.getvalue()
+        assert (text.count("enigma: compiling slow_kernel") == 1) == said, (quiet, tty, text)
+        assert text.count("compiling") <= 1
