@@ -57,6 +57,8 @@ typedef enum enigma_status {
     ENIGMA_ERROR_IO,               /* a file could not be read or written */
     ENIGMA_ERROR_OUT_OF_MEMORY,
     ENIGMA_ERROR_INTERNAL,         /* a bug in enigma; the message has the details */
+    ENIGMA_ERROR_TIMEOUT,          /* a dispatch ran past its time limit and was stopped */
+    ENIGMA_ERROR_CANCELLED,        /* a dispatch was stopped by enigma_command_cancel */
 } enigma_status;
 
 /* the calling thread's message for its last failed call ("" if none) */
@@ -252,6 +254,14 @@ ENIGMA_API enigma_status enigma_command_dispatch(enigma_command *cmd, enigma_dis
 ENIGMA_API enigma_status enigma_command_enqueue(enigma_command *cmd, enigma_dispatch_mode mode,
                                                 enigma_size3 size, enigma_size3 threads_per_group);
 ENIGMA_API enigma_status enigma_command_wait(enigma_command *cmd);
+/* A time limit for each later dispatch of this command, in nanoseconds (0: none, the
+ * default unless ENIGMA_DISPATCH_TIMEOUT gives one in seconds). A dispatch past it is stopped
+ * and returns ENIGMA_ERROR_TIMEOUT naming the kernel; the device stays usable. cpu backend:
+ * the kernel is interrupted where it runs (src/cpu/fault.c). */
+ENIGMA_API enigma_status enigma_command_set_timeout(enigma_command *cmd, uint64_t timeout_ns);
+/* From any thread: stops this command's dispatch if one is running; the dispatching call
+ * returns ENIGMA_ERROR_CANCELLED. Nothing happens when none is running. */
+ENIGMA_API enigma_status enigma_command_cancel(enigma_command *cmd);
 /* nanoseconds the last dispatch ran on the device (0 if unknown) */
 ENIGMA_API uint64_t enigma_command_last_duration_ns(const enigma_command *cmd);
 

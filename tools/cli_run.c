@@ -16,7 +16,7 @@ static const char run_help[] =
     "usage: enigma run FILE.metal [-k KERNEL] [--backend cpu|cuda|auto]\n"
     "                  (--threadgroups X[,Y[,Z]] | --grid X[,Y[,Z]]) --threads X[,Y[,Z]]\n"
     "                  [--tgmem INDEX=BYTES]... [BINDING]... [-o NAME=FILE]... [--print NAME[:N]]...\n"
-    "                  [--repeat N] [--time] [--check] [-I DIR]... [-D NAME[=VALUE]]...\n"
+    "                  [--repeat N] [--time] [--timeout SECONDS] [--check] [-I DIR]... [-D NAME[=VALUE]]...\n"
     "\n"
     "  -k KERNEL            the kernel to run (may be left out when the file holds one)\n"
     "  --backend B          cpu, cuda or auto (default: auto, cuda where a GPU is present)\n"
@@ -36,6 +36,8 @@ static const char run_help[] =
     "  --print NAME[:N]     after the run, print the first N elements (default 16)\n"
     "  --repeat N           run the dispatch N times (outputs are read after the last)\n"
     "  --time               print compile and dispatch times\n"
+    "  --timeout SECONDS    stop a dispatch that runs longer (exit code 3, the device stays\n"
+    "                       usable; default: $ENIGMA_DISPATCH_TIMEOUT, else no limit)\n"
     "  --check              compile with checked-mode instrumentation and print its reports\n"
     "                       (on the cpu backend, which --backend auto then picks)\n"
     "  -I DIR, -D NAME[=VALUE]   include directories and macro definitions\n"
@@ -74,6 +76,7 @@ typedef struct run_args {
     output *outputs;
     int output_count;
     long repeat;
+    uint64_t timeout_ns; /* --timeout; 0: the library's default */
     bool time, check;
     cli_compile_flags flags;
 } run_args;
@@ -109,7 +112,7 @@ static int parse_args(int argc, char **argv, run_args *r) {
         if (strcmp(a, "--time") == 0) { r->time = true; continue; }
         if (strcmp(a, "--check") == 0) { r->check = true; continue; }
         static const char *const with_value[] = {"-k", "--backend", "--threadgroups", "--grid", "--threads",
-                                                 "--tgmem", "-o", "--print", "--repeat"};
+                                                 "--tgmem", "-o", "--print", "--repeat", "--timeout"};
         bool known = false;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) known |= strcmp(a, with_value[k]) == 0;
         if (known) {
@@ -135,6 +138,12 @@ static int parse_args(int argc, char **argv, run_args *r) {
                 if (r->tg_count == 64) return cli_error(EXIT_USAGE, "run: too many --tgmem");
                 r->tg_index[r->tg_count] = (int)strtol(v, NULL, 10);
                 r->tg_bytes[r->tg_count++] = (size_t)strtoull(eq + 1, &end, 10);
+            } else if (strcmp(a, "--timeout") == 0) {
+                char *end;
+                double seconds = strtod(v, &end);
+                if (end == v || *end || !(seconds > 0) || seconds > 1e9)
+                    return cli_error(EXIT_USAGE, "run: --timeout '%s' is not a positive number of seconds", v);
+                r->timeout_ns = (uint64_t)(seconds * 1e9);
             } else if (strcmp(a, "-o") == 0 || strcmp(a, "--print") == 0) {
                 output o = {.target = v, .param = -1};
                 char *sep = strchr(v, a[1] == 'o' ? '=' : ':');
@@ -466,6 +475,10 @@ static int run_kernel(run_args *r) {
     st = enigma_command_create(p, &cmd);
     if (st != ENIGMA_OK) { code = cli_error(EXIT_RUNTIME, "%s", enigma_last_error()); goto done; }
     if ((code = bind_all(r, dev, p, cmd)) != EXIT_OK) goto done;
+    if (r->timeout_ns && (st = enigma_command_set_timeout(cmd, r->timeout_ns)) != ENIGMA_OK) {
+        code = cli_error(EXIT_USAGE, "%s", enigma_last_error());
+        goto done;
+    }
 
     double total_ms = 0, min_ms = 0;
     uint64_t device_ns = 0;

@@ -62,6 +62,8 @@ typedef struct cpu_pool cpu_pool;
 typedef struct cpu_device {
     int worker_count;      /* threads that run threadgroups, the caller included */
     pthread_mutex_t lock;  /* one dispatch at a time per device */
+    pthread_mutex_t running_lock; /* guards `running`, which cancel reads from any thread */
+    struct dispatch_job *running; /* the dispatch in progress, or NULL */
     cpu_pool *pool;        /* created on the first dispatch that needs it */
     char model[200];
 } cpu_device;
@@ -69,11 +71,14 @@ typedef struct cpu_device {
 EN_INTERNAL enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *launch,
                                             en_buf *err);
 EN_INTERNAL void cpu_pool_destroy(cpu_pool *pool);
+EN_INTERNAL bool cpu_exec_cancel(cpu_device *dev, const en_launch *launch);
 
 typedef struct cpu_buffer {
     void *data;
     size_t size;
     bool borrowed; /* the caller's memory (buffer_borrow): never freed here */
+    void *mapping; /* enigma's own buffers: the mapping, guard pages included */
+    size_t mapping_size;
 } cpu_buffer;
 
 EN_INTERNAL extern const en_backend en_cpu_backend_impl;

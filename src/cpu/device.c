@@ -3,6 +3,8 @@
  * pointers filled in one place). */
 #include "cpu.h"
 
+#include <sys/mman.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,7 @@ static enigma_status cpu_open(en_device *dev, en_buf *err) {
     }
     cd->worker_count = worker_count();
     pthread_mutex_init(&cd->lock, NULL);
+    pthread_mutex_init(&cd->running_lock, NULL);
     read_cpu_model(cd->model, sizeof cd->model);
     snprintf(dev->name_storage, sizeof dev->name_storage, "cpu: %s", cd->model);
     dev->impl = cd;
@@ -64,22 +67,41 @@ static void cpu_close(en_device *dev) {
     if (!cd) return;
     cpu_pool_destroy(cd->pool);
     pthread_mutex_destroy(&cd->lock);
+    pthread_mutex_destroy(&cd->running_lock);
     free(cd);
     dev->impl = NULL;
 }
 
+/* Buffers live in their own mapping with an inaccessible page on each side, the bytes
+ * placed so that the first byte past the buffer (rounded up to 64) is the guard page: a
+ * kernel that runs off the end of a buffer faults there, and the fault is contained
+ * (fault.c) instead of corrupting the host's heap. Fresh mappings are zero-filled. A buffer
+ * larger than the machine's memory is refused here, before overcommit could let it be
+ * created and the process be killed when it is touched. */
 static enigma_status cpu_buffer_alloc(en_device *dev, size_t bytes, void **handle, en_buf *err) {
-    (void)dev;
-    cpu_buffer *b = calloc(1, sizeof *b);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (dev->info.memory_bytes && bytes > dev->info.memory_bytes) {
+        en_buf_printf(err, "out of memory: a buffer of %zu bytes is larger than this machine's memory (%llu bytes)",
+                      bytes, (unsigned long long)dev->info.memory_bytes);
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
     size_t rounded = (bytes + 63) / 64 * 64;
-    if (rounded == 0) rounded = 64;
-    if (b) b->data = aligned_alloc(64, rounded);
-    if (!b || !b->data) {
+    size_t span = (rounded + page - 1) / page * page;
+    cpu_buffer *b = calloc(1, sizeof *b);
+    char *base = b ? mmap(NULL, span + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                   : MAP_FAILED;
+    if (base != MAP_FAILED && mprotect(base + page, span, PROT_READ | PROT_WRITE) != 0) {
+        munmap(base, span + 2 * page);
+        base = MAP_FAILED;
+    }
+    if (base == MAP_FAILED) {
         free(b);
         en_buf_printf(err, "out of memory allocating a buffer of %zu bytes", bytes);
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
-    memset(b->data, 0, rounded);
+    b->mapping = base;
+    b->mapping_size = span + 2 * page;
+    b->data = base + page + (span - rounded);
     b->size = bytes;
     *handle = b;
     return ENIGMA_OK;
@@ -104,7 +126,7 @@ static void cpu_buffer_free(en_device *dev, void *handle) {
     (void)dev;
     cpu_buffer *b = handle;
     if (!b) return;
-    if (!b->borrowed) free(b->data);
+    if (b->mapping) munmap(b->mapping, b->mapping_size);
     free(b);
 }
 
@@ -169,6 +191,8 @@ static enigma_status cpu_dispatch(en_device *dev, en_program *p, en_launch *laun
     return cpu_exec_dispatch(dev->impl, p, launch, err);
 }
 
+static bool cpu_cancel(en_device *dev, const en_launch *launch) { return cpu_exec_cancel(dev->impl, launch); }
+
 static enigma_status cpu_wait(en_device *dev, en_launch *launch, en_buf *err) {
     (void)dev;
     (void)launch;
@@ -192,6 +216,7 @@ const en_backend en_cpu_backend_impl = {
     .kernel_limits = cpu_kernel_limits,
     .dispatch = cpu_dispatch,
     .wait = cpu_wait,
+    .cancel = cpu_cancel,
 };
 
 /* The runtime reaches the backend as en_cpu_backend (src/runtime/backend.h); the tests

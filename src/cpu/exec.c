@@ -9,6 +9,7 @@
  * caller without waking anyone. The calling thread always works too. */
 #include "check_rt.h"
 #include "cpu.h"
+#include "fault.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -16,11 +17,27 @@
 #include <string.h>
 #include <time.h>
 
+/* why a dispatch stopped before its last threadgroup (dispatch_job.stop) */
+enum { STOP_NONE, STOP_FAULT, STOP_TIMEOUT, STOP_CANCELLED };
+
 typedef struct dispatch_job {
     cpu_kernel_fn run;
     const en_launch *launch;
     uint64_t group_count;
     atomic_uint_fast64_t next_group;
+    /* containment (fault.c): the first stop reason wins; a fault records where it was */
+    atomic_int stop;
+    int fault_signal;
+    void *fault_address;
+    uint32_t fault_group[3];
+    /* the threads running this dispatch, so a stop can interrupt them: [0] the caller */
+    int executor_count;
+    pthread_t *executors;
+    atomic_bool *executing;
+    /* the time limit's watchdog */
+    pthread_mutex_t watch_lock;
+    pthread_cond_t watch_wake;
+    bool finished;
     void *buffers[EN_MAX_BINDINGS];
     size_t context_bytes, tg_static_offset, tg_dynamic_offset[EN_MAX_TG_BINDINGS], scratch_bytes;
     cpu_check_dispatch *check; /* checked programs: the checking runtime's state */
@@ -59,8 +76,18 @@ static bool scratch_reserve(scratch *s, size_t need) {
     return true;
 }
 
-/* takes threadgroups until none is left */
-static void run_groups(dispatch_job *job, scratch *sc) {
+/* Ends the dispatch for `reason` unless it already stopped, and interrupts every executor
+ * still inside a kernel (fault.c jumps them out). Any thread may call it. */
+static void stop_job(dispatch_job *job, int reason) {
+    int expected = STOP_NONE;
+    if (!atomic_compare_exchange_strong(&job->stop, &expected, reason)) return;
+    if (reason == STOP_FAULT) return; /* the others finish their threadgroup and stop */
+    for (int i = 0; i < job->executor_count; i++)
+        if (atomic_load(&job->executing[i])) pthread_kill(job->executors[i], cpu_interrupt_signal());
+}
+
+/* takes threadgroups until none is left or the dispatch stops */
+static void run_groups(dispatch_job *job, scratch *sc, int executor) {
     const en_launch *L = job->launch;
     void *tg_dynamic[EN_MAX_TG_BINDINGS];
     for (int i = 0; i < EN_MAX_TG_BINDINGS; i++)
@@ -75,7 +102,13 @@ static void run_groups(dispatch_job *job, scratch *sc) {
         g.groups[d] = L->groups[d];
         g.group_size[d] = L->group_size[d];
     }
+    cpu_guard guard;
+    memset(&guard, 0, sizeof guard);
+    guard.stop = &job->stop;
+    cpu_guard_enter(&guard);
+    atomic_store(&job->executing[executor], true);
     for (;;) {
+        if (atomic_load_explicit(&job->stop, memory_order_relaxed)) break;
         uint64_t index = atomic_fetch_add_explicit(&job->next_group, 1, memory_order_relaxed);
         if (index >= job->group_count) break;
         g.position[0] = (uint32_t)(index % L->groups[0]);
@@ -89,17 +122,52 @@ static void run_groups(dispatch_job *job, scratch *sc) {
             }
             g.size[d] = size;
         }
+        if (sigsetjmp(guard.jump, 1) != 0) { /* out of the kernel: a fault or a stop */
+            if (guard.signal != cpu_interrupt_signal()) {
+                int expected = STOP_NONE;
+                if (atomic_compare_exchange_strong(&job->stop, &expected, STOP_FAULT)) {
+                    job->fault_signal = guard.signal;
+                    job->fault_address = guard.address;
+                    memcpy(job->fault_group, g.position, sizeof g.position);
+                }
+            }
+            break;
+        }
+        guard.armed = 1;
         if (job->check) { /* a checked kernel finds the runtime behind the group */
             cpu_check_group checked = {.group = g, .api = &cpu_check_hooks, .state = job->check};
             job->run(&checked.group);
         } else {
             job->run(&g);
         }
+        guard.armed = 0;
     }
+    atomic_store(&job->executing[executor], false);
+    cpu_guard_leave();
+}
+
+/* the time limit: stops the job when its deadline passes first */
+static void *watchdog_main(void *arg) {
+    dispatch_job *job = arg;
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    uint64_t ns = (uint64_t)deadline.tv_nsec + job->launch->timeout_ns;
+    deadline.tv_sec += (time_t)(ns / 1000000000u);
+    deadline.tv_nsec = (long)(ns % 1000000000u);
+    pthread_mutex_lock(&job->watch_lock);
+    while (!job->finished)
+        if (pthread_cond_timedwait(&job->watch_wake, &job->watch_lock, &deadline) == ETIMEDOUT) {
+            if (!job->finished) stop_job(job, STOP_TIMEOUT);
+            break;
+        }
+    pthread_mutex_unlock(&job->watch_lock);
+    return NULL;
 }
 
 static void *worker_main(void *arg) {
     cpu_pool *pool = arg;
+    cpu_altstack altstack; /* so that a kernel's stack overflow is a contained fault */
+    cpu_altstack_enter(&altstack);
     pthread_mutex_lock(&pool->lock);
     int self = -1;
     for (int i = 0; i < pool->thread_count; i++)
@@ -116,12 +184,13 @@ static void *worker_main(void *arg) {
             for (int i = 0; i < pool->thread_count; i++)
                 if (pthread_equal(pool->threads[i], pthread_self())) self = i + 1;
         }
-        if (self > 0 && scratch_reserve(&pool->scratch[self], job->scratch_bytes)) run_groups(job, &pool->scratch[self]);
+        if (self > 0 && scratch_reserve(&pool->scratch[self], job->scratch_bytes)) run_groups(job, &pool->scratch[self], self);
         else atomic_store(&job->out_of_memory, true);
         pthread_mutex_lock(&pool->lock);
         if (--pool->busy == 0) pthread_cond_signal(&pool->done);
     }
     pthread_mutex_unlock(&pool->lock);
+    cpu_altstack_leave(&altstack);
     return NULL;
 }
 
@@ -166,6 +235,69 @@ void cpu_pool_destroy(cpu_pool *pool) {
     free(pool->scratch);
     free(pool->threads);
     free(pool);
+}
+
+static uint64_t started_groups(dispatch_job *job) {
+    uint64_t n = atomic_load(&job->next_group);
+    return n < job->group_count ? n : job->group_count;
+}
+
+/* "N bytes past the end of buffer 'x' (buffer(i), S bytes)": where a faulting address lies
+ * relative to the nearest bound buffer, when one is within reach */
+static void describe_address(const dispatch_job *job, const char *a, en_buf *out) {
+    const en_launch *L = job->launch;
+    int best = -1;
+    uint64_t best_distance = UINT64_MAX;
+    const char *where = "";
+    for (int i = 0; i < EN_MAX_BINDINGS; i++) {
+        const cpu_buffer *b = L->buffers[i].handle;
+        if (!b) continue;
+        const char *lo = job->buffers[i], *hi = (const char *)b->data + b->size;
+        uint64_t d = a < lo ? (uint64_t)(lo - a) : a >= hi ? (uint64_t)(a - hi) : 0;
+        if (d < best_distance) {
+            best = i;
+            best_distance = d;
+            where = a < lo ? "before the start of" : a >= hi ? "past the end of" : "inside";
+        }
+    }
+    if (best < 0 || best_distance > (1ull << 40)) {
+        en_buf_puts(out, ", not near any bound buffer");
+        return;
+    }
+    const char *name = "?";
+    for (int j = 0; j < L->kernel->param_count; j++) {
+        const ir_var *v = L->kernel->params[j];
+        if (v->param_kind == IR_PARAM_BUFFER && v->binding == best) name = v->name;
+    }
+    const cpu_buffer *b = L->buffers[best].handle;
+    size_t visible = b->size - L->buffers[best].offset;
+    if (strcmp(where, "inside") == 0)
+        en_buf_printf(out, ", inside buffer '%s' (buffer(%d), %zu bytes) at byte %llu", name, best, visible,
+                      (unsigned long long)(a - (const char *)job->buffers[best]));
+    else
+        en_buf_printf(out, ", %llu bytes %s buffer '%s' (buffer(%d), %zu bytes)",
+                      (unsigned long long)best_distance + (a >= (const char *)job->buffers[best] ? 1 : 0) - 1,
+                      where, name, best, visible);
+}
+
+static enigma_status report_fault(const dispatch_job *job, en_buf *err) {
+    en_buf_printf(err, "the kernel faulted: %s", cpu_signal_name(job->fault_signal));
+    if (job->fault_signal == SIGSEGV || job->fault_signal == SIGBUS) {
+        en_buf_printf(err, " at address %p", job->fault_address);
+        describe_address(job, job->fault_address, err);
+    }
+    en_buf_printf(err, ", in threadgroup (%u,%u,%u); the dispatch was stopped, and the process, the "
+                       "device and later dispatches are unaffected",
+                  job->fault_group[0], job->fault_group[1], job->fault_group[2]);
+    return ENIGMA_ERROR_RUNTIME;
+}
+
+/* enigma_command_cancel: ends the device's running dispatch if it is `launch`'s */
+bool cpu_exec_cancel(cpu_device *dev, const en_launch *launch) {
+    pthread_mutex_lock(&dev->running_lock);
+    if (dev->running && dev->running->launch == launch) stop_job(dev->running, STOP_CANCELLED);
+    pthread_mutex_unlock(&dev->running_lock);
+    return true;
 }
 
 static uint64_t now_ns(void) {
@@ -253,6 +385,34 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
         }
         helpers = 0;
     }
+    /* containment: executor k is the caller (0) or pool->threads[k-1] */
+    job.executor_count = helpers + 1;
+    job.executors = calloc((size_t)job.executor_count, sizeof *job.executors);
+    job.executing = calloc((size_t)job.executor_count, sizeof *job.executing);
+    if (!job.executors || !job.executing || !cpu_fault_install()) {
+        pthread_mutex_unlock(&dev->lock);
+        free(job.executors);
+        free(job.executing);
+        cpu_check_dispatch_free(job.check);
+        en_buf_puts(err, job.executors && job.executing ? "the fault handlers could not be installed"
+                                                          : "out of memory for the dispatch's executors");
+        return job.executors && job.executing ? ENIGMA_ERROR_INTERNAL : ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
+    job.executors[0] = pthread_self();
+    for (int i = 1; i < job.executor_count; i++) job.executors[i] = pool->threads[i - 1];
+    atomic_init(&job.stop, STOP_NONE);
+    pthread_mutex_init(&job.watch_lock, NULL);
+    pthread_condattr_t monotonic; /* the watchdog's deadline is on CLOCK_MONOTONIC */
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&job.watch_wake, &monotonic);
+    pthread_condattr_destroy(&monotonic);
+    pthread_mutex_lock(&dev->running_lock);
+    dev->running = &job;
+    pthread_mutex_unlock(&dev->running_lock);
+    pthread_t watchdog;
+    bool watched = L->timeout_ns && pthread_create(&watchdog, NULL, watchdog_main, &job) == 0;
+
     if (helpers > 0) {
         pthread_mutex_lock(&pool->lock);
         pool->job = &job;
@@ -262,16 +422,48 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
         pthread_cond_broadcast(&pool->wake);
         pthread_mutex_unlock(&pool->lock);
     }
-    run_groups(&job, &pool->scratch[0]);
+    cpu_altstack altstack;
+    cpu_altstack_enter(&altstack);
+    run_groups(&job, &pool->scratch[0], 0);
+    cpu_altstack_leave(&altstack);
     if (helpers > 0) {
         pthread_mutex_lock(&pool->lock);
         while (pool->busy > 0) pthread_cond_wait(&pool->done, &pool->lock);
         pool->job = NULL;
         pthread_mutex_unlock(&pool->lock);
     }
+    pthread_mutex_lock(&dev->running_lock); /* no cancel reaches this job from here on */
+    dev->running = NULL;
+    pthread_mutex_unlock(&dev->running_lock);
+    if (watched) {
+        pthread_mutex_lock(&job.watch_lock);
+        job.finished = true;
+        pthread_cond_signal(&job.watch_wake);
+        pthread_mutex_unlock(&job.watch_lock);
+        pthread_join(watchdog, NULL);
+    }
     pthread_mutex_unlock(&dev->lock);
     cpu_check_dispatch_free(job.check);
+    pthread_mutex_destroy(&job.watch_lock);
+    pthread_cond_destroy(&job.watch_wake);
+    free(job.executors);
+    free((void *)job.executing);
     L->duration_ns = now_ns() - start;
+    switch (atomic_load(&job.stop)) {
+    case STOP_FAULT: return report_fault(&job, err);
+    case STOP_TIMEOUT:
+        en_buf_printf(err, "the dispatch ran past its time limit of %.3f s and was stopped (%llu of %llu "
+                           "threadgroups had started); the device is usable, the buffers hold what the "
+                           "kernel had written",
+                      (double)L->timeout_ns / 1e9, (unsigned long long)started_groups(&job),
+                      (unsigned long long)job.group_count);
+        return ENIGMA_ERROR_TIMEOUT;
+    case STOP_CANCELLED:
+        en_buf_printf(err, "the dispatch was cancelled (%llu of %llu threadgroups had started); the device "
+                           "is usable, the buffers hold what the kernel had written",
+                      (unsigned long long)started_groups(&job), (unsigned long long)job.group_count);
+        return ENIGMA_ERROR_CANCELLED;
+    }
     if (atomic_load(&job.out_of_memory)) {
         /* the caller took every group a worker could not run, unless it had finished */
         if (atomic_load(&job.next_group) < job.group_count) {

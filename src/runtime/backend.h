@@ -53,6 +53,7 @@ typedef struct en_launch {
     size_t threadgroup_memory[EN_MAX_TG_BINDINGS]; /* bytes of each [[threadgroup(n)]] */
     en_check_sink *check;          /* non-NULL for checked programs */
     uint64_t duration_ns;          /* out: device time if the backend measures it */
+    uint64_t timeout_ns;           /* 0: none; past it the dispatch ends with ENIGMA_ERROR_TIMEOUT */
 } en_launch;
 
 typedef struct en_build_options {
@@ -100,6 +101,9 @@ struct en_backend {
     /* run: dispatch returns when the work is queued; wait returns when it is done */
     enigma_status (*dispatch)(en_device *dev, en_program *p, en_launch *launch, en_buf *err);
     enigma_status (*wait)(en_device *dev, en_launch *launch, en_buf *err);
+    /* from any thread: end `launch` if it is still running, with ENIGMA_ERROR_CANCELLED;
+     * false when the backend cannot stop a running dispatch */
+    bool (*cancel)(en_device *dev, const en_launch *launch);
 
     /* compile without a device (`enigma compile FILE --backend cuda`): every step of build
      * short of loading, for the backend's default target (cuda: $ENIGMA_CUDA_ARCH, else

@@ -32,6 +32,8 @@ struct enigma_command {
     struct timespec started;
     uint64_t duration_ns;
     en_check_sink *sink; /* checked libraries only */
+    uint64_t timeout_ns; /* enigma_command_set_timeout */
+    bool timeout_set;    /* else ENIGMA_DISPATCH_TIMEOUT decides */
 };
 
 static uint64_t elapsed_ns(const struct timespec *since) {
@@ -379,6 +381,43 @@ static enigma_status fail_in_kernel(const enigma_command *cmd, enigma_status st,
     return st;
 }
 
+/* the time limit of the next dispatch: the command's own, else ENIGMA_DISPATCH_TIMEOUT
+ * (seconds), else none */
+static enigma_status dispatch_timeout(const enigma_command *cmd, uint64_t *out) {
+    *out = cmd->timeout_ns;
+    const char *env = cmd->timeout_set ? NULL : getenv("ENIGMA_DISPATCH_TIMEOUT");
+    if (env && *env) {
+        char *end = NULL;
+        double seconds = strtod(env, &end);
+        if (end == env || *end || !(seconds >= 0) || seconds > 1e9)
+            return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT,
+                           "ENIGMA_DISPATCH_TIMEOUT='%s' is not a number of seconds (such as 2 or 0.5)", env);
+        *out = (uint64_t)(seconds * 1e9);
+    }
+    if (*out && !cmd->dev->backend->cancel)
+        return en_fail(ENIGMA_ERROR_UNAVAILABLE,
+                       "kernel '%s': dispatch time limits are not supported on the %s backend yet (the "
+                       "limit came from %s)", kernel_name(cmd), cmd->dev->backend->name,
+                       cmd->timeout_set ? "enigma_command_set_timeout" : "ENIGMA_DISPATCH_TIMEOUT");
+    return ENIGMA_OK;
+}
+
+enigma_status enigma_command_set_timeout(enigma_command *cmd, uint64_t timeout_ns) {
+    if (!cmd) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "enigma_command_set_timeout: cmd is NULL");
+    cmd->timeout_ns = timeout_ns;
+    cmd->timeout_set = true;
+    return ENIGMA_OK;
+}
+
+enigma_status enigma_command_cancel(enigma_command *cmd) {
+    if (!cmd) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "enigma_command_cancel: cmd is NULL");
+    const en_backend *b = cmd->dev->backend;
+    if (!b->cancel || !b->cancel(cmd->dev, &cmd->launch))
+        return en_fail(ENIGMA_ERROR_UNAVAILABLE, "enigma_command_cancel: the %s backend cannot stop a running "
+                                                 "dispatch yet", b->name);
+    return ENIGMA_OK;
+}
+
 enigma_status enigma_command_enqueue(enigma_command *cmd, enigma_dispatch_mode mode, enigma_size3 size,
                                      enigma_size3 threads_per_group) {
     const char *fn = "enigma_command_enqueue";
@@ -399,6 +438,7 @@ enigma_status enigma_command_enqueue(enigma_command *cmd, enigma_dispatch_mode m
     if ((st = check_geometry(cmd, mode, size, threads_per_group, l)) != ENIGMA_OK) return st;
     if ((st = check_bindings(cmd, l)) != ENIGMA_OK) return st;
     if ((st = check_threadgroup_memory(cmd, l)) != ENIGMA_OK) return st;
+    if ((st = dispatch_timeout(cmd, &l->timeout_ns)) != ENIGMA_OK) return st;
     if (cmd->sink) {
         en_check_sink_clear(cmd->sink);
         l->check = cmd->sink;

@@ -39,6 +39,8 @@ const char *enigma_status_name(enigma_status s) {
     case ENIGMA_ERROR_IO: return "i/o error";
     case ENIGMA_ERROR_OUT_OF_MEMORY: return "out of memory";
     case ENIGMA_ERROR_INTERNAL: return "internal error";
+    case ENIGMA_ERROR_TIMEOUT: return "timed out";
+    case ENIGMA_ERROR_CANCELLED: return "cancelled";
     }
     return "unknown status";
 }

@@ -181,8 +181,7 @@ int main(void) {
     CHECK(try_build(true, &p, &err) == ENIGMA_ERROR_UNAVAILABLE && err.data && strstr(err.data, "names no C compiler"),
           "a blank ENIGMA_CC: %s", err.data ? err.data : "(none)");
     /* no compiler at all (a wheel on a machine without one): unavailable, saying why */
-    setenv("ENIGMA_CC", "enigma-test-no-such-cc", 1);
-    make_scale(12.0);
+    setenv("ENIGMA_CC", "enigma-test-no-such-cc", 1); /* another compiler: another cache key */
     err.len = 0;
     CHECK(try_build(true, &p, &err) == ENIGMA_ERROR_UNAVAILABLE && err.data &&
               strstr(err.data, "compiles each kernel with a C compiler at run time"),

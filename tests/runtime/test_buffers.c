@@ -71,8 +71,10 @@ int main(void) {
 
     /* create_from_memory borrows: the caller's bytes are the buffer's, both ways, and destroy
      * leaves them to the caller (ASan reports a double free if it did not) */
-    CHECK_STATUS(enigma_buffer_create_from_memory(dev, NULL, 8, &buf), ENIGMA_ERROR_INVALID_ARGUMENT);
+    enigma_buffer *none = NULL;
+    CHECK_STATUS(enigma_buffer_create_from_memory(dev, NULL, 8, &none), ENIGMA_ERROR_INVALID_ARGUMENT);
     CHECK_ERROR_HAS("memory is NULL");
+    CHECK(none == NULL);
     if (strcmp(backend, "cpu") == 0) {
         float *mine = malloc(6 * sizeof *mine);
         for (int i = 0; i < 6; i++) mine[i] = (float)rand() / (float)RAND_MAX + 1.0f;
