@@ -32,7 +32,8 @@ from .dsl import (Attribute, abs, assign, barrier, break_, clamp, cmp_eq, cmp_ge
                   threadgroup_alloc, threadgroup_barrier, threadgroup_position_in_grid,
                   threadgroups_per_grid, threads_per_grid, threads_per_simdgroup,
                   threads_per_threadgroup, var, where, while_)
-from .errors import (CheckFailedError, CompileError, Diagnostic, DispatchError, EnigmaError,
+from .errors import (CancelledError, CheckFailedError, CompileError, Diagnostic, DispatchError,
+                     DispatchTimeoutError, EnigmaError,
                      EnigmaIOError, EnigmaMemoryError, InternalError, InvalidArgumentError,
                      KernelFaultError, LimitError, TraceError, UnavailableError)
 from .kernel import Compiled, Kernel, compile, compile_source, func, kernel

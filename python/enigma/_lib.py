@@ -152,6 +152,8 @@ PROTOTYPES = {
     "enigma_command_enqueue": (_st, [_vp, ctypes.c_int, Size3, Size3]),
     "enigma_command_wait": (_st, [_vp]),
     "enigma_command_last_duration_ns": (ctypes.c_uint64, [_vp]),
+    "enigma_command_set_timeout": (_st, [_vp, ctypes.c_uint64]),
+    "enigma_command_cancel": (_st, [_vp]),
     "enigma_command_report_count": (ctypes.c_int, [_vp]),
     "enigma_command_get_report": (_st, [_vp, ctypes.c_int, ctypes.POINTER(CheckReport)]),
     "enigma_command_reports_text": (_cs, [_vp]),

@@ -86,6 +86,14 @@ class CheckFailedError(DispatchError):
         self.reports = list(reports)
 
 
+class DispatchTimeoutError(DispatchError, TimeoutError):
+    """A dispatch ran past its time limit and was stopped; the device stays usable."""
+
+
+class CancelledError(DispatchError):
+    """A dispatch was stopped by Runtime.cancel() (enigma_command_cancel)."""
+
+
 class UnavailableError(EnigmaError):
     """A backend, a device, a library function or a feature is missing."""
 
@@ -119,6 +127,8 @@ STATUS_NAMES = [
     "ENIGMA_ERROR_IO",
     "ENIGMA_ERROR_OUT_OF_MEMORY",
     "ENIGMA_ERROR_INTERNAL",
+    "ENIGMA_ERROR_TIMEOUT",
+    "ENIGMA_ERROR_CANCELLED",
 ]
 
 _CLASS_OF_STATUS = {
@@ -131,6 +141,8 @@ _CLASS_OF_STATUS = {
     7: EnigmaIOError,
     8: EnigmaMemoryError,
     9: InternalError,
+    10: DispatchTimeoutError,
+    11: CancelledError,
 }
 
 

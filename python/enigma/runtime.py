@@ -207,6 +207,7 @@ class Runtime:
         self.backend = self.device.capabilities.backend
         self._pipelines = {}
         self._lock = threading.Lock()
+        self._running = set()  # command handles being dispatched, for cancel()
         self.last_duration_ns = 0
 
     def __repr__(self):
@@ -314,7 +315,7 @@ class Runtime:
 
     # -- running
     def execute(self, compiled, inputs=(), output_size=None, grid=(1, 1, 1), threads=(1, 1, 1),
-                output=None, threadgroup_memory=None, dtype=None, out=None):
+                output=None, threadgroup_memory=None, dtype=None, out=None, timeout=None):
         """Runs `compiled` once over `grid` threads in threadgroups of `threads` and returns
         the output buffer's bytes (output_size of them), or `out` when it is given.
 
@@ -329,7 +330,9 @@ class Runtime:
         kernel's writes land in the caller's array, on every backend (a host array on the
         cuda backend is copied in and its written bytes copied back).
         out: an array the output is written into (in place where it can be); returned.
-        threadgroup_memory: {index: bytes} for [[threadgroup(index)]] parameters."""
+        threadgroup_memory: {index: bytes} for [[threadgroup(index)]] parameters.
+        timeout: seconds; a dispatch that runs longer is stopped and raises
+        DispatchTimeoutError (default: $ENIGMA_DISPATCH_TIMEOUT, else no limit)."""
         if not isinstance(compiled, Compiled):
             raise InvalidArgumentError("execute needs the result of enigma.compile or "
                                        "enigma.compile_source, not %r" % (compiled,))
@@ -382,7 +385,7 @@ class Runtime:
                 L.check(L.enigma_command_set_buffer(cmd, out_param.index, out_buf.handle, 0))
             for index, nbytes in (threadgroup_memory or {}).items():
                 L.check(L.enigma_command_set_threadgroup_memory(cmd, int(index), int(nbytes)))
-            status = L.enigma_command_dispatch(cmd, _lib.DISPATCH_THREADS, grid3, group3)
+            status = self._dispatch(cmd, _lib.DISPATCH_THREADS, grid3, group3, timeout)
             if status != 0:
                 raise self._dispatch_error(status, compiled, cmd)
             self.last_duration_ns = int(L.enigma_command_last_duration_ns(cmd))
@@ -399,7 +402,7 @@ class Runtime:
                 L.enigma_command_destroy(cmd)
 
     def launch(self, compiled, grid, threads, args=None, threadgroups=False,
-               threadgroup_memory=None, **named):
+               threadgroup_memory=None, timeout=None, **named):
         """Binds every buffer parameter by name and dispatches once; returns nothing: the
         results are in the arrays passed (used in place where they can be, as in execute).
 
@@ -437,7 +440,7 @@ class Runtime:
             for index, nbytes in (threadgroup_memory or {}).items():
                 L.check(L.enigma_command_set_threadgroup_memory(cmd, int(index), int(nbytes)))
             how = _lib.DISPATCH_THREADGROUPS if threadgroups else _lib.DISPATCH_THREADS
-            status = L.enigma_command_dispatch(cmd, how, grid3, group3)
+            status = self._dispatch(cmd, how, grid3, group3, timeout)
             if status != 0:
                 raise self._dispatch_error(status, compiled, cmd)
             self.last_duration_ns = int(L.enigma_command_last_duration_ns(cmd))
@@ -448,6 +451,31 @@ class Runtime:
                 b.destroy()
             if cmd.value:
                 L.enigma_command_destroy(cmd)
+
+    def _dispatch(self, cmd, how, grid3, group3, timeout):
+        """Dispatches and waits, with the time limit if one is given; cancel() from another
+        thread stops it. Returns the enigma_status."""
+        L = self.device.lib
+        if timeout is not None:
+            if not timeout > 0:
+                raise InvalidArgumentError("timeout must be a positive number of seconds, not %r"
+                                           % (timeout,))
+            L.check(L.enigma_command_set_timeout(cmd, int(timeout * 1e9)))
+        with self._lock:
+            self._running.add(cmd.value)
+        try:
+            return L.enigma_command_dispatch(cmd, how, grid3, group3)
+        finally:
+            with self._lock:
+                self._running.discard(cmd.value)
+
+    def cancel(self):
+        """From another thread: stops the dispatches this runtime is running; each raises
+        CancelledError. Nothing happens when none is running."""
+        L = self.device.lib
+        with self._lock:
+            for handle in self._running:  # under the lock: no command is destroyed meanwhile
+                L.check(L.enigma_command_cancel(ctypes.c_void_p(handle)))
 
     def _bind(self, p, value, kernel, grow):
         """The buffer for parameter p: the caller's array in place where it can be, else a

@@ -42,7 +42,8 @@ def test_status_mapping_covers_every_status():
     assert _lib.decode(L.enigma_status_name(len(STATUS_NAMES))) == "unknown status"
     expected = [None, enigma.InvalidArgumentError, enigma.CompileError, enigma.LimitError,
                 enigma.UnavailableError, enigma.KernelFaultError, enigma.CheckFailedError,
-                enigma.EnigmaIOError, enigma.EnigmaMemoryError, enigma.InternalError]
+                enigma.EnigmaIOError, enigma.EnigmaMemoryError, enigma.InternalError,
+                enigma.DispatchTimeoutError, enigma.CancelledError]
     for status in range(1, len(STATUS_NAMES)):
         e = error_for_status(status, "message %d" % status)
         assert type(e) is expected[status]

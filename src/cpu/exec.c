@@ -105,6 +105,7 @@ static void run_groups(dispatch_job *job, scratch *sc, int executor) {
     cpu_guard guard;
     memset(&guard, 0, sizeof guard);
     guard.stop = &job->stop;
+    cpu_altstack_ensure(); /* so that a kernel's stack overflow is a contained fault */
     cpu_guard_enter(&guard);
     atomic_store(&job->executing[executor], true);
     for (;;) {
@@ -122,7 +123,8 @@ static void run_groups(dispatch_job *job, scratch *sc, int executor) {
             }
             g.size[d] = size;
         }
-        if (sigsetjmp(guard.jump, 1) != 0) { /* out of the kernel: a fault or a stop */
+        if (sigsetjmp(guard.jump, 0) != 0) { /* out of the kernel: a fault or a stop */
+            cpu_guard_recovered(guard.signal);
             if (guard.signal != cpu_interrupt_signal()) {
                 int expected = STOP_NONE;
                 if (atomic_compare_exchange_strong(&job->stop, &expected, STOP_FAULT)) {
@@ -166,8 +168,6 @@ static void *watchdog_main(void *arg) {
 
 static void *worker_main(void *arg) {
     cpu_pool *pool = arg;
-    cpu_altstack altstack; /* so that a kernel's stack overflow is a contained fault */
-    cpu_altstack_enter(&altstack);
     pthread_mutex_lock(&pool->lock);
     int self = -1;
     for (int i = 0; i < pool->thread_count; i++)
@@ -190,7 +190,6 @@ static void *worker_main(void *arg) {
         if (--pool->busy == 0) pthread_cond_signal(&pool->done);
     }
     pthread_mutex_unlock(&pool->lock);
-    cpu_altstack_leave(&altstack);
     return NULL;
 }
 
@@ -387,12 +386,18 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
     }
     /* containment: executor k is the caller (0) or pool->threads[k-1] */
     job.executor_count = helpers + 1;
-    job.executors = calloc((size_t)job.executor_count, sizeof *job.executors);
-    job.executing = calloc((size_t)job.executor_count, sizeof *job.executing);
+    pthread_t few_executors[64]; /* no allocation per dispatch on machines of up to 64 cores */
+    atomic_bool few_executing[64];
+    bool few = job.executor_count <= 64;
+    job.executors = few ? few_executors : calloc((size_t)job.executor_count, sizeof *job.executors);
+    job.executing = few ? few_executing : calloc((size_t)job.executor_count, sizeof *job.executing);
+    for (int i = 0; few && i < job.executor_count; i++) atomic_init(&few_executing[i], false);
     if (!job.executors || !job.executing || !cpu_fault_install()) {
         pthread_mutex_unlock(&dev->lock);
-        free(job.executors);
-        free(job.executing);
+        if (!few) {
+            free(job.executors);
+            free((void *)job.executing);
+        }
         cpu_check_dispatch_free(job.check);
         en_buf_puts(err, job.executors && job.executing ? "the fault handlers could not be installed"
                                                           : "out of memory for the dispatch's executors");
@@ -422,10 +427,7 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
         pthread_cond_broadcast(&pool->wake);
         pthread_mutex_unlock(&pool->lock);
     }
-    cpu_altstack altstack;
-    cpu_altstack_enter(&altstack);
     run_groups(&job, &pool->scratch[0], 0);
-    cpu_altstack_leave(&altstack);
     if (helpers > 0) {
         pthread_mutex_lock(&pool->lock);
         while (pool->busy > 0) pthread_cond_wait(&pool->done, &pool->lock);
@@ -446,8 +448,10 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
     cpu_check_dispatch_free(job.check);
     pthread_mutex_destroy(&job.watch_lock);
     pthread_cond_destroy(&job.watch_wake);
-    free(job.executors);
-    free((void *)job.executing);
+    if (!few) {
+        free(job.executors);
+        free((void *)job.executing);
+    }
     L->duration_ns = now_ns() - start;
     switch (atomic_load(&job.stop)) {
     case STOP_FAULT: return report_fault(&job, err);

@@ -114,29 +114,45 @@ const char *cpu_signal_name(int sig) {
     return "a signal";
 }
 
-/* An alternate signal stack for the calling thread while it runs kernels, so that a stack
- * overflow in a kernel can still be handled. A thread that already has one (Python's
- * faulthandler installs one) keeps it. */
-bool cpu_altstack_enter(cpu_altstack *a) {
-    memset(a, 0, sizeof *a);
-    stack_t old;
-    if (sigaltstack(NULL, &old) != 0) return false;
-    if (!(old.ss_flags & SS_DISABLE)) return true; /* the thread's own stack serves */
-    a->memory = malloc(CPU_ALTSTACK_BYTES);
-    if (!a->memory) return false;
-    stack_t ss = {.ss_sp = a->memory, .ss_size = CPU_ALTSTACK_BYTES, .ss_flags = 0};
-    if (sigaltstack(&ss, NULL) != 0) {
-        free(a->memory);
-        a->memory = NULL;
-        return false;
+/* An alternate signal stack for each thread that runs kernels, so that a stack overflow in
+ * a kernel can still be handled. Installed the first time a thread runs a kernel and kept
+ * until the thread ends (a per-dispatch install would cost two system calls a dispatch);
+ * a thread that already has one (Python's faulthandler installs one) keeps its own. */
+static pthread_key_t altstack_key;
+static pthread_once_t altstack_once = PTHREAD_ONCE_INIT;
+static _Thread_local bool altstack_checked;
+
+static void altstack_free(void *memory) {
+    stack_t current;
+    if (sigaltstack(NULL, &current) == 0 && current.ss_sp == memory) {
+        stack_t off = {.ss_flags = SS_DISABLE};
+        sigaltstack(&off, NULL);
     }
-    return true;
+    free(memory);
 }
 
-void cpu_altstack_leave(cpu_altstack *a) {
-    if (!a->memory) return;
-    stack_t off = {.ss_flags = SS_DISABLE};
-    sigaltstack(&off, NULL);
-    free(a->memory);
-    a->memory = NULL;
+static void altstack_key_create(void) { pthread_key_create(&altstack_key, altstack_free); }
+
+void cpu_altstack_ensure(void) {
+    if (altstack_checked) return;
+    altstack_checked = true;
+    stack_t old;
+    if (sigaltstack(NULL, &old) != 0 || !(old.ss_flags & SS_DISABLE)) return;
+    pthread_once(&altstack_once, altstack_key_create);
+    void *memory = malloc(CPU_ALTSTACK_BYTES);
+    stack_t ss = {.ss_sp = memory, .ss_size = CPU_ALTSTACK_BYTES, .ss_flags = 0};
+    if (!memory || sigaltstack(&ss, NULL) != 0 || pthread_setspecific(altstack_key, memory) != 0) {
+        stack_t off = {.ss_flags = SS_DISABLE};
+        if (memory) sigaltstack(&off, NULL);
+        free(memory);
+    }
+}
+
+/* After a jump out of a handler the signal is still blocked (the jump does not restore the
+ * mask: saving it at every threadgroup would cost a system call each); unblock it. */
+void cpu_guard_recovered(int sig) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }

@@ -20,9 +20,6 @@ typedef struct cpu_guard {
     volatile int signal;
     void *volatile address;
 } cpu_guard;
-typedef struct cpu_altstack {
-    void *memory; /* NULL: none was needed, or the thread had its own */
-} cpu_altstack;
 #define CPU_ALTSTACK_BYTES (64u * 1024u)
 
 EN_INTERNAL bool cpu_fault_install(void); /* once per process; false if it could not be */
@@ -30,7 +27,7 @@ EN_INTERNAL void cpu_guard_enter(cpu_guard *g);
 EN_INTERNAL void cpu_guard_leave(void);
 EN_INTERNAL int cpu_interrupt_signal(void);
 EN_INTERNAL const char *cpu_signal_name(int sig);
-EN_INTERNAL bool cpu_altstack_enter(cpu_altstack *a);
-EN_INTERNAL void cpu_altstack_leave(cpu_altstack *a);
+EN_INTERNAL void cpu_altstack_ensure(void); /* this thread has an alternate signal stack */
+EN_INTERNAL void cpu_guard_recovered(int sig); /* after the jump: unblock `sig` again */
 
 #endif
