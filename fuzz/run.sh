@@ -1,55 +1,90 @@
 #!/bin/sh
-# run.sh — builds the front-end fuzzer (fuzz_front.c) with clang's libFuzzer, ASan and
-# UBSan, then:
-#   run.sh replay SECONDS   replays fuzz/regress/ and fuzz/corpus/, then fuzzes for
-#                           SECONDS (what CI runs; new inputs go to fuzz/corpus-work/)
-#   run.sh long SECONDS     one long fuzzing job (-jobs=1 -workers=1); crashes, timeouts
-#                           and leaks land in fuzz/corpus-work/findings/, the log in fuzz/corpus-work/
-# Limits for every run: 1 s per input, 2 GiB, inputs up to 4096 bytes.
+# run.sh — builds the libFuzzer targets with clang, ASan and UBSan, then fuzzes them:
+#   front   fuzz_front.c   the whole front end (en_compile) on one .metal file
+#   npy     fuzz_npy.c     the CLI's .npy reader
+#   values  fuzz_values.c  the CLI's typed number parser (x=1.5,2,3)
+#   bind    fuzz_bind.c    binding parameters by name and by index (the C API)
+# Modes:
+#   run.sh replay SECONDS        every target: replays fuzz/regress/TARGET and its corpus,
+#                                then fuzzes (front for SECONDS, the others for 10 s each);
+#                                what CI runs; new inputs go to fuzz/corpus-work/TARGET/
+#   run.sh long SECONDS [TARGET] one long job per target (all four at once when no TARGET);
+#                                findings in fuzz/corpus-work/TARGET/findings/, logs beside them
+# Limits for every run: 1 s per input, 2 GiB, inputs up to 4096 bytes. Corpora:
+# fuzz/corpus (front, seeded with the test kernels) and fuzz/corpus-TARGET.
 set -eu
 cd "$(dirname "$0")/.."
 mode=${1:-replay}
 seconds=${2:-60}
+only=${3:-}
 sh scripts/deps.sh fuzz
 
 out=build-fuzz
 mkdir -p "$out"
-# the whole front end and what en_compile runs; no backend, no runtime objects
-sources="src/base/*.c src/front/*.c src/ir/*.c src/pass/*.c src/runtime/compile.c"
+flags="-g -O1 -std=c11 -D_GNU_SOURCE -Isrc -Iinclude -Itools -fsanitize=fuzzer,address,undefined \
+  -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+front_sources="src/base/*.c src/front/*.c src/ir/*.c src/pass/*.c src/runtime/compile.c"
+all_sources="src/base/*.c src/front/*.c src/ir/*.c src/pass/*.c src/cpu/*.c src/cuda/*.c src/runtime/*.c"
 # shellcheck disable=SC2086
-clang -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -Iinclude \
-  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
-  -o "$out/fuzz_front" fuzz/fuzz_front.c $sources -lm -ldl -lpthread
+build() { # build TARGET SOURCES...
+  t=$1; shift
+  clang $flags -o "$out/fuzz_$t" "fuzz/fuzz_$t.c" "$@" -lm -ldl -lpthread
+}
+# shellcheck disable=SC2086
+{
+  build front $front_sources
+  build npy tools/npy.c
+  build values tools/cli_values.c tools/npy.c
+  build bind $all_sources
+}
 
-limits="-timeout=1 -rss_limit_mb=2048 -max_len=4096 -dict=fuzz/msl.dict"
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+corpus() { [ "$1" = front ] && echo fuzz/corpus || echo "fuzz/corpus-$1"; }
+limits() {
+  l="-timeout=1 -rss_limit_mb=2048 -max_len=4096"
+  [ "$1" = front ] && l="$l -dict=fuzz/msl.dict"
+  echo "$l"
+}
+targets="front npy values bind"
+[ -n "$only" ] && targets=$only
 
 case $mode in
 replay)
-  # every regression input once: a crash, leak or timeout fails the run
-  if ls fuzz/regress/* >/dev/null 2>&1; then
-    "$out/fuzz_front" $limits -runs=1 fuzz/regress/*
-  fi
-  mkdir -p fuzz/corpus-work/new fuzz/corpus-work/findings
-  # -runs=0 over the corpus replays it; then a time-boxed run that may add to corpus-work
-  "$out/fuzz_front" $limits -runs=0 fuzz/corpus
-  "$out/fuzz_front" $limits -max_total_time="$seconds" -print_final_stats=1 \
-    -artifact_prefix=fuzz/corpus-work/findings/ fuzz/corpus-work/new fuzz/corpus
-  echo "fuzz: replay and ${seconds}s of fuzzing passed"
+  for t in $targets; do
+    c=$(corpus "$t")
+    w=fuzz/corpus-work/$t
+    mkdir -p "$w/new" "$w/findings" "$c"
+    # every regression input once: a crash, leak or timeout fails the run
+    if ls "fuzz/regress/$t"/* >/dev/null 2>&1; then
+      "$out/fuzz_$t" $(limits "$t") -runs=1 "fuzz/regress/$t"/*
+    fi
+    "$out/fuzz_$t" $(limits "$t") -runs=0 "$c"
+    s=10; [ "$t" = front ] && s=$seconds
+    "$out/fuzz_$t" $(limits "$t") -max_total_time="$s" -print_final_stats=1 \
+      -artifact_prefix="$w/findings/" "$w/new" "$c"
+    echo "fuzz $t: replay and ${s}s of fuzzing passed"
+  done
   ;;
 long)
-  mkdir -p fuzz/corpus-work/new fuzz/corpus-work/findings
-  "$out/fuzz_front" $limits -max_total_time="$seconds" -print_final_stats=1 \
-    -jobs=1 -workers=1 -artifact_prefix=fuzz/corpus-work/findings/ fuzz/corpus-work/new fuzz/corpus \
-    > fuzz/corpus-work/long.log 2>&1 || true
-  # with -jobs libFuzzer writes the job's own output to fuzz-0.log
-  [ -f fuzz-0.log ] && mv fuzz-0.log fuzz/corpus-work/fuzz-0.log
-  tail -n 30 fuzz/corpus-work/fuzz-0.log 2>/dev/null || tail -n 30 fuzz/corpus-work/long.log
-  ls fuzz/corpus-work/findings
+  pids=""
+  for t in $targets; do
+    c=$(corpus "$t")
+    w=fuzz/corpus-work/$t
+    mkdir -p "$w/new" "$w/findings" "$c"
+    (cd "$w" && nice -n 19 "../../../$out/fuzz_$t" $(cd ../../.. && limits "$t" | sed 's#fuzz/#../../../fuzz/#') \
+        -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix=findings/ \
+        new "../../../$c" > long.log 2>&1 || true) &
+    pids="$pids $!"
+  done
+  # shellcheck disable=SC2086
+  wait $pids
+  for t in $targets; do
+    echo "== $t"; tail -n 12 "fuzz/corpus-work/$t/long.log"; ls "fuzz/corpus-work/$t/findings"
+  done
   ;;
 *)
-  echo "usage: fuzz/run.sh replay|long SECONDS" >&2
+  echo "usage: fuzz/run.sh replay|long SECONDS [front|npy|values|bind]" >&2
   exit 2
   ;;
 esac

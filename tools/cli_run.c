@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -329,9 +330,15 @@ static int make_value(binding *b, const enigma_param_info *pi, void **data, size
         if (pi->is_reference && count != 1)
             return cli_error(EXIT_USAGE, "%s=%s: parameter '%s' is a reference to one %s, so zeros:1 is the only count",
                              b->target, v, pi->name, pi->element_type);
+        /* refused before allocating: overcommit would let a huge calloc succeed and the
+         * process be killed when the buffer is filled */
+        unsigned long long memory = (unsigned long long)sysconf(_SC_PHYS_PAGES) * (unsigned long long)sysconf(_SC_PAGESIZE);
+        if (count > memory / (pi->element_size ? pi->element_size : 1))
+            return cli_error(EXIT_RUNTIME, "%s=%s: out of memory: %llu elements of %zu bytes exceed this machine's %llu bytes",
+                             b->target, v, count, pi->element_size, memory);
         *len = (size_t)count * pi->element_size;
         *data = calloc(1, *len);
-        return *data ? EXIT_OK : cli_error(EXIT_RUNTIME, "out of memory for %s", v);
+        return *data ? EXIT_OK : cli_error(EXIT_RUNTIME, "%s=%s: out of memory for %zu bytes", b->target, v, *len);
     }
     if (!cli_parse_numbers(v, pi, data, len, err, sizeof err)) return cli_error(EXIT_USAGE, "%s", err);
     return EXIT_OK;

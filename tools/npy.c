@@ -5,6 +5,8 @@
  * says which, rather than binding wrong bytes. */
 #include "npy.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -181,9 +183,20 @@ bool npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
         goto done;
     }
     out->bytes = out->count * out->itemsize;
+    /* a header may promise more than the file holds: say so before allocating it */
+    struct stat st;
+    long data_start = ftell(f);
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && data_start >= 0 &&
+        (uint64_t)st.st_size - (uint64_t)data_start < out->bytes) {
+        snprintf(msg, sizeof msg, "truncated: the header promises %zu bytes of data but the file holds %llu",
+                 out->bytes, (unsigned long long)st.st_size - (unsigned long long)data_start);
+        fail(err, errlen, path, msg);
+        goto done;
+    }
     out->data = malloc(out->bytes ? out->bytes : 1);
     if (!out->data) {
-        fail(err, errlen, path, "out of memory");
+        snprintf(msg, sizeof msg, "out of memory for %zu bytes of data", out->bytes);
+        fail(err, errlen, path, msg);
         goto done;
     }
     size_t got = fread(out->data, 1, out->bytes, f);
