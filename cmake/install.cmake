@@ -14,7 +14,8 @@ install(TARGETS enigma enigma_static EXPORT enigmaTargets
 install(TARGETS enigma_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # the CUDA worker process: libenigma finds it at <libdir>/../libexec/enigma, or at this path
 install(TARGETS enigma_cuda_worker RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/enigma)
-install(FILES ${PROJECT_SOURCE_DIR}/include/enigma.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/enigma.h ${PROJECT_SOURCE_DIR}/include/enigma_layout.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(EXPORT enigmaTargets NAMESPACE enigma:: DESTINATION ${ENIGMA_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/enigmaConfig.cmake.in

@@ -36,5 +36,11 @@ test|bench)
     echo "deps: installing numpy pytest"
     python3 -m pip install -q numpy pytest
   }
+  # pycute, CuTe's Python reference of the layout algebra (python/tests/test_layout.py's
+  # oracle), ships in nvidia-cutlass; its other dependencies are not needed for it
+  python3 -c "import pycute" 2>/dev/null || {
+    echo "deps: installing pycute (nvidia-cutlass, without its dependencies)"
+    python3 -m pip install -q --no-deps nvidia-cutlass
+  }
   ;;
 esac

@@ -38,6 +38,10 @@ from .errors import (CancelledError, CheckFailedError, CompileError, Diagnostic,
                      KernelFaultError, LimitError, TraceError, UnavailableError)
 from .kernel import Compiled, Kernel, compile, compile_source, func, kernel
 from .metal_kernel import MetalKernel, metal_kernel
+from .layout import (Layout, blocked_product, coalesce, complement, composition, cosize, depth,
+                     left_inverse, logical_divide, logical_product, make_layout, make_layout_tv,
+                     make_ordered_layout, raked_product, rank, right_inverse, size, tiled_divide,
+                     tiled_product, zipped_divide, zipped_product)
 from .runtime import (Buffer, DeviceCapabilities, MetalRuntime, Runtime, available_backends,
                       library_path, version)
 from .trace import Value, Var, cast
