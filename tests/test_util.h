@@ -35,8 +35,8 @@ static int failures;
 
 /* xorshift64: never zero once seeded */
 static uint64_t state;
-static void rnd_seed_from_clock(void) { state = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1; }
-static uint64_t rnd(void) {
+__attribute__((unused)) static void rnd_seed_from_clock(void) { state = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1; }
+__attribute__((unused)) static uint64_t rnd(void) {
     state ^= state << 13;
     state ^= state >> 7;
     state ^= state << 17;
