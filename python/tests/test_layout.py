@@ -196,3 +196,18 @@ def test_errors_name_the_problem():
         L((4, 4), (1,))
     with pytest.raises(enigma.InvalidArgumentError, match="overlap"):
         enigma.complement(L((8, 2), (1, 2)), 16)
+
+
+def test_the_example_file_runs():
+    """examples/layouts.py, as the README points to it, prints CuTe's results."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
+    out = subprocess.run([sys.executable, os.path.join(root, "examples", "layouts.py")], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert out.returncode == 0, out.stdout
+    assert "((4,8),(4,4)):((32,1),(128,8))" in out.stdout
+    assert "((32,4),(4,4)):((64,4),(16,1))" in out.stdout
+    assert "complement of 4:1 in 24: 6:4" in out.stdout
