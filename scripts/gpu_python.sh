@@ -2,7 +2,8 @@
 # gpu_python.sh — on the lent GPU machine: build libenigma (Release) and run the Python
 # package's tests on the cuda backend (PyTorch and CuPy CUDA tensors used in place, the
 # MLX-style kernels, the README's torch example) and on the cpu backend (a torch CPU tensor
-# and a NumPy array through one kernel). Logs go to $OUT.
+# and a NumPy array through one kernel), and tests/robust on cuda (time limits and cancel
+# through the CUDA worker). Logs go to $OUT.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/enigma-gpu}
@@ -20,4 +21,8 @@ for backend in cuda cpu; do
     >"$OUT/pytest-$backend.log" 2>&1 || rc=1
   grep -E "passed|failed|SKIPPED|Error" "$OUT/pytest-$backend.log" | tail -n 25
 done
+echo "== tests/robust on cuda (time limits, cancel, faults through the CUDA worker)"
+ENIGMA_TEST_BACKEND=cuda ENIGMA_CLI="$PWD/build-gpu/enigma" python3 -m pytest -q -s -rs -p no:cacheprovider \
+  tests/robust >"$OUT/robust-cuda.log" 2>&1 || rc=1
+grep -E "cuda:|passed|failed|SKIPPED|Error" "$OUT/robust-cuda.log" | tail -n 25
 exit $rc

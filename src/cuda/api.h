@@ -107,6 +107,7 @@ enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
     X(cuStreamCreate, "cuStreamCreate", (CUstream * s, unsigned flags))                      \
     X(cuStreamDestroy, "cuStreamDestroy_v2", (CUstream s))                                   \
     X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream s))                              \
+    X(cuStreamQuery, "cuStreamQuery", (CUstream s))                                          \
     X(cuEventCreate, "cuEventCreate", (CUevent * e, unsigned flags))                         \
     X(cuEventDestroy, "cuEventDestroy_v2", (CUevent e))                                      \
     X(cuEventRecord, "cuEventRecord", (CUevent e, CUstream s))                               \
@@ -172,6 +173,9 @@ EN_INTERNAL const en_cuda_driver *en_cuda_remote_driver(en_buf *err);
 /* stops the worker when no primary-context retain is outstanding in it (a device that
  * failed to open leaves none); nothing when no worker runs */
 EN_INTERNAL void en_cuda_remote_stop_if_idle(void);
+/* the worker is running a kernel that must not finish (over its time limit, cancelled):
+ * the next cuDevicePrimaryCtxReset replaces it with a fresh process, as after a fault */
+EN_INTERNAL void en_cuda_remote_abandon(void);
 /* worker.c: the worker process's loop over the socket `fd` (remote_protocol.h); returns the
  * process's exit code: 0 at the socket's end of file */
 EN_INTERNAL int en_cuda_worker_serve(int fd);

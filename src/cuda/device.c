@@ -62,5 +62,6 @@ const en_backend en_cuda_backend = {
     .kernel_limits = en_cuda_kernel_limits,
     .dispatch = en_cuda_dispatch,
     .wait = en_cuda_wait,
+    .cancel = en_cuda_cancel,
     .compile_offline = cuda_compile_offline,
 };

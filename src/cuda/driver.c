@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "internal.h"
@@ -76,6 +77,8 @@ struct en_cuda_device {
      * fault; `lost_why` is written before and never changes after */
     atomic_bool lost;
     char lost_why[2048];
+    /* enigma_command_cancel: the launch whose wait should stop (devices on the worker) */
+    _Atomic(const en_launch *) cancel_target;
 };
 
 /* what one call of an entry point works with, taken together under the lock (enter()) */
@@ -655,6 +658,13 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
     const ir_func *f = k->f;
     l->duration_ns = 0;
     if (atomic_load(&d->lost)) return enter(d, &s, err); /* says why, before any buffer's story */
+    if (l->timeout_ns && !d->remote) {
+        /* a kernel in this process's context cannot be stopped short of ending the process */
+        en_buf_puts(err, "a dispatch time limit on the cuda backend needs the device in the CUDA worker "
+                         "process, which can be ended with the kernel: set ENIGMA_CUDA_ISOLATE=1");
+        return ENIGMA_ERROR_UNAVAILABLE;
+    }
+    atomic_store(&d->cancel_target, NULL);
 
     /* parameters, in the order emit.c declares them */
     /* a dispatch by threads whose grid is a whole number of threadgroups has no edge
@@ -772,6 +782,54 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
     return st;
 }
 
+/* A device on the worker waits by polling its stream, so that a dispatch past its time
+ * limit or cancelled can be stopped: the worker process running the kernel is abandoned and
+ * replaced (ending the process is the only way to end a kernel on a GPU), as after a fault.
+ * Returns the stream's result; *stopped is ENIGMA_ERROR_TIMEOUT or _CANCELLED when it was
+ * stopped first. */
+static int poll_stream(en_cuda_device *d, const cuda_session *s, const en_launch *l, en_buf *why,
+                       enigma_status *stopped) {
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    long pause_ns = 10000; /* short first: most kernels end within a few pauses */
+    for (;;) {
+        int r = s->cu->cuStreamQuery(s->stream);
+        if (r != CUDA_ERROR_NOT_READY) return r ? EN_CU(s->cu, why, cuStreamQuery(s->stream)) : 0;
+        if (atomic_load(&d->cancel_target) == l) {
+            *stopped = ENIGMA_ERROR_CANCELLED;
+            return 0;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        uint64_t ran = (uint64_t)(now.tv_sec - start.tv_sec) * 1000000000u + (uint64_t)now.tv_nsec -
+                       (uint64_t)start.tv_nsec;
+        if (l->timeout_ns && ran >= l->timeout_ns) {
+            *stopped = ENIGMA_ERROR_TIMEOUT;
+            return 0;
+        }
+        struct timespec pause = {0, pause_ns};
+        nanosleep(&pause, NULL);
+        if (pause_ns < 1000000) pause_ns *= 2;
+    }
+}
+
+bool en_cuda_cancel(en_device *dev, const en_launch *launch) {
+    en_cuda_device *d = impl(dev);
+    if (!d->remote) return false; /* a kernel in this process cannot be stopped */
+    atomic_store(&d->cancel_target, launch);
+    return true;
+}
+
+/* ends the worker running a stopped dispatch and starts a fresh one (lock held) */
+static enigma_status stop_in_worker(en_cuda_device *d, const en_launch *l, enigma_status why, en_buf *err) {
+    if (why == ENIGMA_ERROR_TIMEOUT)
+        en_buf_printf(err, "the dispatch ran past its time limit of %.3f s and was stopped", (double)l->timeout_ns / 1e9);
+    else
+        en_buf_puts(err, "the dispatch was cancelled");
+    en_cuda_remote_abandon();
+    reset_context(d, l->kernel ? l->kernel->name : "?", err);
+    return why;
+}
+
 enigma_status en_cuda_wait(en_device *dev, en_launch *l, en_buf *err) {
     en_cuda_device *d = impl(dev);
     cuda_session s;
@@ -788,8 +846,15 @@ enigma_status en_cuda_wait(en_device *dev, en_launch *l, en_buf *err) {
         end = mine ? mine->end : NULL;
         pthread_mutex_unlock(&d->lock);
     }
-    int r = end ? EN_CU(cu, &why, cuEventSynchronize(end)) : EN_CU(cu, &why, cuStreamSynchronize(s.stream));
-    if (r != 0) {
+    enigma_status stopped = ENIGMA_OK;
+    int r = d->remote ? poll_stream(d, &s, l, &why, &stopped)
+            : end     ? EN_CU(cu, &why, cuEventSynchronize(end))
+                      : EN_CU(cu, &why, cuStreamSynchronize(s.stream));
+    if (stopped != ENIGMA_OK) {
+        pthread_mutex_lock(&d->lock);
+        st = stop_in_worker(d, l, stopped, err);
+        pthread_mutex_unlock(&d->lock);
+    } else if (r != 0) {
         pthread_mutex_lock(&d->lock);
         st = is_sticky_fault(r) ? fault(d, l->kernel ? l->kernel->name : "?", why.data, s.generation, err)
                                 : (en_buf_puts(err, why.data), ENIGMA_ERROR_RUNTIME);

@@ -73,6 +73,7 @@ EN_INTERNAL enigma_status en_cuda_device_open(en_device *dev, en_buf *err);
 EN_INTERNAL void en_cuda_device_close(en_device *dev);
 EN_INTERNAL enigma_status en_cuda_buffer_alloc(en_device *dev, size_t bytes, void **handle, en_buf *err);
 EN_INTERNAL void en_cuda_buffer_free(en_device *dev, void *handle);
+EN_INTERNAL bool en_cuda_cancel(en_device *dev, const en_launch *launch);
 EN_INTERNAL enigma_status en_cuda_buffer_borrow(en_device *dev, void *memory, size_t bytes,
                                                 void **handle, en_buf *err);
 EN_INTERNAL enigma_status en_cuda_buffer_write(en_device *dev, void *handle, size_t offset,

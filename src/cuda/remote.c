@@ -111,6 +111,7 @@ static const uint16_t handle_args[] = {
     [EN_OP_FUNC_GET_ATTRIBUTE] = 2,    [EN_OP_FUNC_SET_ATTRIBUTE] = 1, [EN_OP_LAUNCH_KERNEL] = 1 | 1 << 8,
     [EN_OP_STREAM_DESTROY] = 1,        [EN_OP_STREAM_SYNCHRONIZE] = 1, [EN_OP_EVENT_DESTROY] = 1,
     [EN_OP_EVENT_RECORD] = 3,          [EN_OP_EVENT_SYNCHRONIZE] = 1,  [EN_OP_EVENT_ELAPSED_TIME] = 3,
+    [EN_OP_STREAM_QUERY] = 1,
 };
 static const bool returns_handle[] = {
     [EN_OP_PRIMARY_CTX_RETAIN] = true, [EN_OP_MODULE_LOAD_DATA] = true, [EN_OP_MODULE_GET_FUNCTION] = true,
@@ -801,6 +802,13 @@ static CUresult r_cuStreamCreate(CUstream *s, unsigned flags) {
 
 static CUresult r_cuStreamDestroy(CUstream s) { return call(EN_OP_STREAM_DESTROY, true, WIRE(s), 0, 0, NULL); }
 static CUresult r_cuStreamSynchronize(CUstream s) { return call(EN_OP_STREAM_SYNCHRONIZE, true, WIRE(s), 0, 0, NULL); }
+static CUresult r_cuStreamQuery(CUstream s) { return call(EN_OP_STREAM_QUERY, true, WIRE(s), 0, 0, NULL); }
+
+void en_cuda_remote_abandon(void) {
+    pthread_mutex_lock(&lock);
+    poisoned = true;
+    pthread_mutex_unlock(&lock);
+}
 
 static CUresult r_cuEventCreate(CUevent *e, unsigned flags) {
     en_remote_response rs;

@@ -66,6 +66,7 @@ enum en_remote_op {
     EN_OP_EVENT_RECORD,          /* event, stream                           */
     EN_OP_EVENT_SYNCHRONIZE,     /* event                                   */
     EN_OP_EVENT_ELAPSED_TIME,    /* start event, end event                  v0 the float's bits */
+    EN_OP_STREAM_QUERY,          /* stream                                  (NOT_READY while it runs) */
 };
 /* cuDevicePrimaryCtxReset has no op: the library replaces the whole worker instead (after
  * a fault the driver gives the poisoned process no new context). cuGetErrorString/Name

@@ -213,6 +213,7 @@ static void execute(const en_cuda_driver *cu, const en_remote_request *rq, unsig
     }
     case EN_OP_STREAM_DESTROY: r = cu->cuStreamDestroy(HANDLE(CUstream, a[0])); break;
     case EN_OP_STREAM_SYNCHRONIZE: r = cu->cuStreamSynchronize(HANDLE(CUstream, a[0])); break;
+    case EN_OP_STREAM_QUERY: r = cu->cuStreamQuery(HANDLE(CUstream, a[0])); break;
     case EN_OP_EVENT_CREATE: {
         CUevent e = NULL;
         r = cu->cuEventCreate(&e, (unsigned)a[0]);

@@ -414,7 +414,8 @@ enigma_status enigma_command_cancel(enigma_command *cmd) {
     const en_backend *b = cmd->dev->backend;
     if (!b->cancel || !b->cancel(cmd->dev, &cmd->launch))
         return en_fail(ENIGMA_ERROR_UNAVAILABLE, "enigma_command_cancel: the %s backend cannot stop a running "
-                                                 "dispatch yet", b->name);
+                                                 "dispatch here (cuda: only on the CUDA worker process, "
+                                                 "ENIGMA_CUDA_ISOLATE=1)", b->name);
     return ENIGMA_OK;
 }
 

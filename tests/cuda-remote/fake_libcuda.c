@@ -418,6 +418,10 @@ static CUresult destroy(int kind, void *handle) {
 EXPORT CUresult cuStreamCreate(CUstream *s, unsigned flags) { return create(STREAM, (void **)s); }
 EXPORT CUresult cuStreamDestroy_v2(CUstream s) { return destroy(STREAM, s); }
 EXPORT CUresult cuStreamSynchronize(CUstream s) { return synchronize(); }
+EXPORT CUresult cuStreamQuery(CUstream s) {
+    STICKY();
+    return hanging ? 600 /* CUDA_ERROR_NOT_READY */ : CUDA_SUCCESS;
+}
 EXPORT CUresult cuEventCreate(CUevent *e, unsigned flags) { return create(EVENT, (void **)e); }
 EXPORT CUresult cuEventDestroy_v2(CUevent e) { return destroy(EVENT, e); }
 EXPORT CUresult cuEventRecord(CUevent e, CUstream s) { STICKY(); return CUDA_SUCCESS; }

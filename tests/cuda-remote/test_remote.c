@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../test_util.h"
@@ -293,6 +294,93 @@ static int test_isolate(void) {
     return 0;
 }
 
+static double seconds_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+typedef struct cancel_arg {
+    enigma_command *cmd;
+    double at;
+} cancel_arg;
+
+static void *cancel_soon(void *arg) {
+    cancel_arg *c = arg;
+    nanosleep(&(struct timespec){0, 200 * 1000 * 1000}, NULL);
+    c->at = seconds_now();
+    if (enigma_command_cancel(c->cmd) != ENIGMA_OK) fprintf(stderr, "cancel: %s\n", enigma_last_error());
+    return NULL;
+}
+
+/* dispatch time limits and cancellation (issue 14): on the worker, a kernel that never ends
+ * is stopped by ending the worker, within the limit + 100 ms, and the device carries on in a
+ * fresh one; a device in this process refuses time limits, saying why */
+static int test_timeout(void) {
+    enigma_device *dev = NULL;
+    REQUIRE(enigma_device_open("cuda", &dev));
+    enigma_library *lib = build(dev);
+    enigma_pipeline *p;
+    enigma_command *c = command(lib, "hang", &p);
+    enigma_buffer *b = NULL;
+    REQUIRE(enigma_buffer_create(dev, 64, &b));
+    OK(enigma_command_set_buffer(c, 0, b, 0));
+    OK(enigma_command_set_timeout(c, 300u * 1000 * 1000));
+    enigma_status st = enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){32, 1, 1}, (enigma_size3){32, 1, 1});
+    CHECK(st == ENIGMA_ERROR_UNAVAILABLE && strstr(enigma_last_error(), "ENIGMA_CUDA_ISOLATE=1"),
+          "a time limit in process gave %s: %s", enigma_status_name(st), enigma_last_error());
+    CHECK(enigma_command_cancel(c) == ENIGMA_ERROR_UNAVAILABLE, "cancel in process is refused");
+    enigma_buffer_destroy(b);
+    enigma_command_destroy(c);
+    enigma_pipeline_destroy(p);
+    enigma_library_destroy(lib);
+    enigma_device_close(dev);
+
+    setenv("ENIGMA_CUDA_ISOLATE", "1", 1);
+    REQUIRE(enigma_device_open("cuda", &dev));
+    lib = build(dev);
+    check_affine(dev, lib, 256, "isolated, before the time limit");
+    pid_t pids[8];
+    int before = workers(pids, 8);
+    c = command(lib, "hang", &p);
+    REQUIRE(enigma_buffer_create(dev, 64, &b));
+    OK(enigma_command_set_buffer(c, 0, b, 0));
+    OK(enigma_command_set_timeout(c, 300u * 1000 * 1000));
+    double t0 = seconds_now();
+    st = enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){32, 1, 1}, (enigma_size3){32, 1, 1});
+    double took = seconds_now() - t0;
+    const char *msg = enigma_last_error();
+    CHECK(st == ENIGMA_ERROR_TIMEOUT && strstr(msg, "kernel 'hang'") && strstr(msg, "time limit of 0.300 s") &&
+              strstr(msg, "fresh worker process"),
+          "a hang past its limit gave %s: %s", enigma_status_name(st), msg);
+    CHECK(took >= 0.3 && took < 0.4, "the timed-out dispatch returned after %.3f s (limit 0.3 s)", took);
+    CHECK(before == 1 && workers(pids + 1, 7) == 1 && pids[1] != pids[0], "a fresh worker replaced the stuck one");
+    enigma_buffer_destroy(b); /* lost with the old worker */
+    check_affine(dev, lib, 1024, "after a time limit");
+
+    /* cancelled from another thread, no time limit */
+    REQUIRE(enigma_buffer_create(dev, 64, &b));
+    OK(enigma_command_set_buffer(c, 0, b, 0));
+    OK(enigma_command_set_timeout(c, 0));
+    cancel_arg ca = {.cmd = c};
+    pthread_t t;
+    REQUIRE(pthread_create(&t, NULL, cancel_soon, &ca) == 0 ? ENIGMA_OK : ENIGMA_ERROR_INTERNAL);
+    st = enigma_command_dispatch(c, ENIGMA_DISPATCH_THREADS, (enigma_size3){32, 1, 1}, (enigma_size3){32, 1, 1});
+    double returned = seconds_now();
+    pthread_join(t, NULL);
+    CHECK(st == ENIGMA_ERROR_CANCELLED && strstr(enigma_last_error(), "kernel 'hang'"), "a cancel gave %s: %s",
+          enigma_status_name(st), enigma_last_error());
+    CHECK(returned - ca.at < 0.1, "the dispatch returned %.3f s after the cancel", returned - ca.at);
+    enigma_buffer_destroy(b);
+    check_affine(dev, lib, 1024, "after a cancel");
+    enigma_command_destroy(c);
+    enigma_pipeline_destroy(p);
+    enigma_library_destroy(lib);
+    enigma_device_close(dev);
+    check_no_children("after closing the device");
+    return 0;
+}
+
 static int test_missing(void) {
     const char *nowhere = "/nonexistent/enigma-cuda-worker";
     setenv("ENIGMA_CUDA_WORKER", nowhere, 1);
@@ -492,7 +580,7 @@ static int test_threads(void) {
 
 int main(int argc, char **argv) {
     if (argc != 2) {
-        fprintf(stderr, "usage: test_cuda_remote recover|isolate|missing|no-param-info|two-devices|threads\n");
+        fprintf(stderr, "usage: test_cuda_remote recover|isolate|missing|no-param-info|two-devices|threads|timeout\n");
         return 2;
     }
     const char *fake = getenv("ENIGMA_LIBCUDA");
@@ -515,6 +603,7 @@ int main(int argc, char **argv) {
             : !strcmp(argv[1], "no-param-info") ? test_no_param_info()
             : !strcmp(argv[1], "two-devices") ? test_two_devices()
             : !strcmp(argv[1], "threads") ? test_threads()
+            : !strcmp(argv[1], "timeout") ? test_timeout()
             : 2;
     if (failures) fprintf(stderr, "%d check%s failed\n", failures, failures == 1 ? "" : "s");
     return failures ? 1 : r;

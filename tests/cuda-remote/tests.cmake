@@ -11,7 +11,7 @@ add_executable(test_cuda_remote ${CMAKE_CURRENT_LIST_DIR}/test_remote.c)
 target_link_libraries(test_cuda_remote PRIVATE enigma_static)
 add_dependencies(test_cuda_remote fake_libcuda enigma_cuda_worker)
 
-foreach(t recover isolate missing no-param-info two-devices threads)
+foreach(t recover isolate missing no-param-info two-devices threads timeout)
   add_test(NAME cuda-remote.${t} COMMAND test_cuda_remote ${t})
   set_tests_properties(cuda-remote.${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
     ENVIRONMENT "ENIGMA_LIBCUDA=$<TARGET_FILE:fake_libcuda>;ENIGMA_CUDA_WORKER=$<TARGET_FILE:enigma_cuda_worker>;ENIGMA_CACHE_DIR=${CMAKE_BINARY_DIR}/cuda-remote-cache")

@@ -132,3 +132,56 @@ def test_cli_timeout(tmp_path):
                         "--grid", "64", "--threads", "32", "a=zeros:64"], env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.returncode != 0 and "ENIGMA_DISPATCH_TIMEOUT='soon'" in p.stderr, p.stderr
+
+
+# ---- the cuda backend (the lent GPU machine: ENIGMA_TEST_BACKEND=cuda) -------------------------
+
+@pytest.fixture(scope="module")
+def cuda_rt():
+    if os.environ.get("ENIGMA_TEST_BACKEND") != "cuda":
+        pytest.skip("needs ENIGMA_TEST_BACKEND=cuda and a GPU")
+    os.environ["ENIGMA_CUDA_ISOLATE"] = "1"  # time limits stop kernels by ending the worker
+    try:
+        r = enigma.Runtime("cuda")
+    finally:
+        del os.environ["ENIGMA_CUDA_ISOLATE"]
+    yield r
+    r.close()
+
+
+def test_cuda_endless_kernel_stops_at_its_time_limit(cuda_rt, kernels):
+    for limit in (0.3, 0.5):
+        t0 = time.monotonic()
+        with pytest.raises(enigma.DispatchTimeoutError, match="kernel 'endless'"):
+            cuda_rt.execute(kernels["endless"], inputs=[], output_size=4096, grid=(256,),
+                            threads=(32,), timeout=limit)
+        took = time.monotonic() - t0
+        print("cuda: a %.1f s limit returned after %.3f s" % (limit, took))
+        assert limit <= took < limit + 0.1, took
+        _still_right(cuda_rt, kernels)
+
+
+def test_cuda_dispatch_cancelled_from_another_thread(cuda_rt, kernels):
+    when = {}
+
+    def cancel_soon():
+        time.sleep(0.2)
+        when["at"] = time.monotonic()
+        cuda_rt.cancel()
+
+    t = threading.Thread(target=cancel_soon)
+    t.start()
+    with pytest.raises(enigma.CancelledError, match="kernel 'endless'"):
+        cuda_rt.execute(kernels["endless"], inputs=[], output_size=4096, grid=(256,), threads=(32,))
+    returned = time.monotonic()
+    t.join()
+    print("cuda: returned %.3f s after the cancel" % (returned - when["at"]))
+    assert returned - when["at"] < 0.1
+    _still_right(cuda_rt, kernels)
+
+
+def test_cuda_fault_then_correct_dispatches(cuda_rt, kernels):
+    with pytest.raises(enigma.KernelFaultError, match="wild_write"):
+        cuda_rt.execute(kernels["wild_write"], inputs=[], output_size=4096, grid=(64,),
+                        threads=(32,))
+    _still_right(cuda_rt, kernels)
