@@ -173,8 +173,8 @@ EN_INTERNAL const en_cuda_driver *en_cuda_remote_driver(en_buf *err);
 /* stops the worker when no primary-context retain is outstanding in it (a device that
  * failed to open leaves none); nothing when no worker runs */
 EN_INTERNAL void en_cuda_remote_stop_if_idle(void);
-/* the worker is running a kernel that must not finish (over its time limit, cancelled):
- * the next cuDevicePrimaryCtxReset replaces it with a fresh process, as after a fault */
+/* the worker is running a kernel that must not finish (over its time limit, cancelled): it
+ * is killed now, and the next cuDevicePrimaryCtxReset starts a fresh process, as after a fault */
 EN_INTERNAL void en_cuda_remote_abandon(void);
 /* worker.c: the worker process's loop over the socket `fd` (remote_protocol.h); returns the
  * process's exit code: 0 at the socket's end of file */

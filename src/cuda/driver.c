@@ -79,6 +79,8 @@ struct en_cuda_device {
     char lost_why[2048];
     /* enigma_command_cancel: the launch whose wait should stop (devices on the worker) */
     _Atomic(const en_launch *) cancel_target;
+    /* a stopped dispatch ended the worker: the next entry point starts a fresh one first */
+    bool abandoned;
 };
 
 /* what one call of an entry point works with, taken together under the lock (enter()) */
@@ -143,10 +145,22 @@ static bool is_sticky_fault(int r) {
 /* The one step every entry point takes first (lock held): a lost device is refused
  * without calling CUDA, else the device's context becomes current on this thread (cheap:
  * a thread-local store, in the driver or in remote.c) and `s` gets what the call uses. */
+static void reset_context(en_cuda_device *d, const char *kernel, en_buf *err);
+
 static enigma_status enter_locked(en_cuda_device *d, cuda_session *s, en_buf *err) {
     if (atomic_load(&d->lost)) {
         if (err) en_buf_puts(err, d->lost_why);
         return ENIGMA_ERROR_RUNTIME;
+    }
+    if (d->abandoned) { /* the fresh worker a stopped dispatch left for later (lock held) */
+        d->abandoned = false;
+        en_buf note = {0};
+        reset_context(d, d->last_kernel ? d->last_kernel : "?", &note);
+        en_buf_free(&note);
+        if (atomic_load(&d->lost)) {
+            if (err) en_buf_puts(err, d->lost_why);
+            return ENIGMA_ERROR_RUNTIME;
+        }
     }
     *s = (cuda_session){d->cu, d->stream, atomic_load(&d->generation)};
     return EN_CU(d->cu, err, cuCtxSetCurrent(d->ctx)) ? ENIGMA_ERROR_RUNTIME : ENIGMA_OK;
@@ -826,7 +840,12 @@ static enigma_status stop_in_worker(en_cuda_device *d, const en_launch *l, enigm
     else
         en_buf_puts(err, "the dispatch was cancelled");
     en_cuda_remote_abandon();
-    reset_context(d, l->kernel ? l->kernel->name : "?", err);
+    /* the fresh worker starts with the device's next call, not here: starting one takes
+     * longer than a time limit should be overrun by */
+    d->abandoned = true;
+    atomic_fetch_add(&d->generation, 1); /* buffers of the ended worker are lost from now */
+    en_buf_puts(err, "; the CUDA worker process running it was ended with the kernel: buffers created "
+                     "before this are lost, and a fresh worker process starts with the next call");
     return why;
 }
 

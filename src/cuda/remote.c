@@ -806,6 +806,8 @@ static CUresult r_cuStreamQuery(CUstream s) { return call(EN_OP_STREAM_QUERY, tr
 
 void en_cuda_remote_abandon(void) {
     pthread_mutex_lock(&lock);
+    /* killed now, so the GPU stops running the kernel; reaped by the reset that follows */
+    if (state == WORKER_RUNNING && worker_pid > 0) kill(worker_pid, SIGKILL);
     poisoned = true;
     pthread_mutex_unlock(&lock);
 }
