@@ -497,9 +497,11 @@ void en_cuda_buffer_free(en_device *dev, void *handle) {
     en_cuda_device *d = impl(dev);
     cuda_buffer *b = handle;
     if (!b) return;
-    /* memory of a context that was reset (or of a lost device) is already gone */
+    /* memory of a context that was reset (or of a lost device) is already gone; such a
+     * buffer is let go without entering the device, which could start a fresh worker */
     cuda_session s;
-    if (!b->borrowed && enter(d, &s, NULL) == ENIGMA_OK && b->generation == s.generation)
+    if (!b->borrowed && b->generation == atomic_load(&d->generation) && enter(d, &s, NULL) == ENIGMA_OK &&
+        b->generation == s.generation)
         s.cu->cuMemFree(b->ptr);
     free(b);
 }
