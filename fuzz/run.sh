@@ -4,11 +4,12 @@
 #   npy     fuzz_npy.c     the CLI's .npy reader
 #   values  fuzz_values.c  the CLI's typed number parser (x=1.5,2,3)
 #   bind    fuzz_bind.c    binding parameters by name and by index (the C API)
+#   worker  fuzz_worker.c  the CUDA worker's request reader (remote_protocol.h), stub driver
 # Modes:
 #   run.sh replay SECONDS        every target: replays fuzz/regress/TARGET and its corpus,
 #                                then fuzzes (front for SECONDS, the others for 10 s each);
 #                                what CI runs; new inputs go to fuzz/corpus-work/TARGET/
-#   run.sh long SECONDS [TARGET] one long job per target (all four at once when no TARGET);
+#   run.sh long SECONDS [TARGET] one long job per target (all at once when no TARGET);
 #                                findings in fuzz/corpus-work/TARGET/findings/, logs beside them
 # Limits for every run: 1 s per input, 2 GiB, inputs up to 4096 bytes. Corpora:
 # fuzz/corpus (front, seeded with the test kernels) and fuzz/corpus-TARGET.
@@ -36,6 +37,7 @@ build() { # build TARGET SOURCES...
   build npy tools/npy.c
   build values tools/cli_values.c tools/npy.c
   build bind $all_sources
+  build worker src/cuda/worker.c src/cuda/remote_io.c src/cuda/dl.c src/base/*.c
 }
 
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
@@ -46,7 +48,7 @@ limits() {
   [ "$1" = front ] && l="$l -dict=fuzz/msl.dict"
   echo "$l"
 }
-targets="front npy values bind"
+targets="front npy values bind worker"
 [ -n "$only" ] && targets=$only
 
 case $mode in
@@ -84,7 +86,7 @@ long)
   done
   ;;
 *)
-  echo "usage: fuzz/run.sh replay|long SECONDS [front|npy|values|bind]" >&2
+  echo "usage: fuzz/run.sh replay|long SECONDS [front|npy|values|bind|worker]" >&2
   exit 2
   ;;
 esac

@@ -179,5 +179,8 @@ EN_INTERNAL void en_cuda_remote_abandon(void);
 /* worker.c: the worker process's loop over the socket `fd` (remote_protocol.h); returns the
  * process's exit code: 0 at the socket's end of file */
 EN_INTERNAL int en_cuda_worker_serve(int fd);
+/* the request loop alone, on a driver already loaded (en_cuda_worker_serve's second half;
+ * fuzz/fuzz_worker.c drives it with a stub driver) */
+EN_INTERNAL int en_cuda_worker_requests(int fd, const en_cuda_driver *cu);
 
 #endif

@@ -244,7 +244,11 @@ int en_cuda_worker_serve(int fd) {
     bool ok = respond(fd, &hello, why.data);
     en_buf_free(&why);
     if (!ok || !cu || hello.result != CUDA_SUCCESS) return 1;
+    return en_cuda_worker_requests(fd, cu);
+}
 
+int en_cuda_worker_requests(int fd, const en_cuda_driver *cu) {
+    bool ok;
     for (;;) {
         en_remote_request rq;
         if (!en_remote_read_all(fd, &rq, sizeof rq)) return 0; /* end of file: the library is done */
