@@ -185,3 +185,31 @@ def test_cuda_fault_then_correct_dispatches(cuda_rt, kernels):
         cuda_rt.execute(kernels["wild_write"], inputs=[], output_size=4096, grid=(64,),
                         threads=(32,))
     _still_right(cuda_rt, kernels)
+
+
+# ---- out of memory where the user sets the size ----------------------------------------------
+
+def test_cli_sizes_beyond_the_machine_are_refused_with_their_size(tmp_path):
+    src = tmp_path / "robust.metal"
+    src.write_text(SOURCE)
+    p = subprocess.run([_cli(), "run", str(src), "-k", "wild_write", "--backend", "cpu",
+                        "--grid", "64", "--threads", "32", "a=zeros:100000000000000"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 3, p.stderr
+    assert "100000000000000 elements of 4 bytes exceed this machine's" in p.stderr, p.stderr
+    # a .npy whose header promises far more data than the file holds: refused before allocating
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000,), }"
+    header += " " * (118 - len(header)) + "\n"
+    npy = tmp_path / "lies.npy"
+    npy.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode()
+                    + b"\0" * 16)
+    p = subprocess.run([_cli(), "run", str(src), "-k", "wild_write", "--backend", "cpu",
+                        "--grid", "64", "--threads", "32", "a=@%s" % npy],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.returncode != 0, p.stderr
+    assert "promises 4000000000000 bytes of data but the file holds 16" in p.stderr, p.stderr
+
+
+def test_python_buffer_beyond_the_machine(rt):
+    with pytest.raises(enigma.EnigmaMemoryError, match="larger than this machine's memory"):
+        rt.buffer(nbytes=1 << 60)
