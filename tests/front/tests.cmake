@@ -13,9 +13,9 @@ foreach(case ${front_golden_cases})
   add_test(NAME front/${kind}/${name}
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/run_case.sh $<TARGET_FILE:front_golden> ${case})
 endforeach()
-# every input the fuzzer found a crash, hang or leak with (fuzz/regress/) must now go
+# every input the fuzzer found a crash, hang or leak with (fuzz/regress/front/) must now go
 # through the front end cleanly: a diagnostic or IR, never a crash
-file(GLOB front_fuzz_regress CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/fuzz/regress/*)
+file(GLOB front_fuzz_regress LIST_DIRECTORIES false CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/fuzz/regress/front/*)
 foreach(input ${front_fuzz_regress})
   get_filename_component(name ${input} NAME)
   add_test(NAME front/fuzz-regress/${name} COMMAND front_golden ${input})
