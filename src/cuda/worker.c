@@ -64,7 +64,9 @@ static CUresult launch(const en_cuda_driver *cu, const en_remote_request *rq, un
     if (n > EN_REMOTE_MAX_PARAMS) return CUDA_ERROR_INVALID_VALUE;
     size_t head = (size_t)((n * sizeof(uint64_t) + 15) / 16 * 16);
     if (head > rq->data_bytes) return CUDA_ERROR_INVALID_VALUE;
-    unsigned char *packed = data + head; /* 16-aligned: data is malloc'ed, head a multiple of 16 */
+    /* 16-aligned: data is malloc'ed, head a multiple of 16; a launch with no parameters may
+     * come with no data at all (no offset is applied to NULL then) */
+    unsigned char *packed = data ? data + head : NULL;
     size_t packed_bytes = (size_t)rq->data_bytes - head;
     void **params = calloc(n ? (size_t)n : 1, sizeof *params);
     if (!params) return CUDA_ERROR_OUT_OF_MEMORY;
