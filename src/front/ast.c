@@ -106,6 +106,11 @@ void ast_type_print(const ast_type *t, en_buf *out) {
         }
         break;
     }
+    case AST_TYPE_DECLTYPE:
+        en_buf_puts(out, "decltype(");
+        ast_expr_print(t->decltype_expr, out);
+        en_buf_putc(out, ')');
+        break;
     }
 }
 
@@ -497,6 +502,14 @@ static void decl_dump(const ast_decl *d, en_buf *out, int depth) {
             en_buf_puts(out, ", ");
             ast_expr_print(d->message, out);
         }
+        en_buf_putc(out, '\n');
+        return;
+    case AST_DECL_EXPLICIT_INST:
+        en_buf_puts(out, "explicit instantiation ");
+        name_print(&d->target, out);
+        en_buf_puts(out, ": ");
+        ast_type_print(d->type, out);
+        attrs_print(&d->attrs, out);
         en_buf_putc(out, '\n');
         return;
     }

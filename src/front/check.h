@@ -76,6 +76,7 @@ EN_INTERNAL bool ck_is_const(const ir_expr *e);
 typedef struct ck_targ {
     ir_type *type; /* a type argument, or NULL for a value */
     int64_t value;
+    struct ck_sym *func; /* a function argument (of a function-pointer parameter) */
 } ck_targ;
 /* is `name` a built-in function? */
 EN_INTERNAL bool ck_is_builtin(const char *name);
@@ -107,6 +108,8 @@ typedef struct ck_inst {
      * instantiation is chosen by overload resolution */
     ck_scope *tscope;
     bool body_checked;
+    const ast_decl *d;  /* the declaration it was made from: an explicit specialization's
+                           when one matches, else NULL (the template's) */
 } ck_inst;
 
 /* one function declaration (a template or not); overloads chain through `next` */
@@ -125,6 +128,9 @@ typedef struct ck_func {
     en_loc use_loc;
     /* templates */
     EN_VEC(ck_inst *) insts;
+    /* explicit specializations `template<> R f<A>(...)`, by instantiation name */
+    EN_VEC(const char *) spec_names;
+    EN_VEC(const ast_decl *) spec_decls;
     struct ck_func *next;
 } ck_func;
 
@@ -138,6 +144,9 @@ typedef struct ck_sym {
     ir_type *type;            /* TYPE */
     ck_func *funcs;           /* FUNC: the overload set */
     int field;                /* FIELD: its index in the struct of `this` */
+    /* TYPE with type NULL: `typedef decltype(f<float>) f_t;` names the type of function
+     * template specialisation `func_type_of` (only an explicit instantiation may use it) */
+    const char *func_type_of;
     struct ck_sym *next;      /* the scope's symbols, newest first */
     struct ck_sym *older_same_name; /* the scope's previous symbol of this name, if any */
 } ck_sym;
@@ -231,6 +240,36 @@ EN_INTERNAL ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name,
 EN_INTERNAL bool ck_has_method(checker *ck, const ir_type *t, const char *name);
 EN_INTERNAL ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name,
                                   ir_expr **args, en_loc *locs, int n, en_loc loc);
+
+/* template binding and instantiation (check_decl.c), for template.c */
+typedef struct ck_binding {
+    const char *name;
+    ck_targ value;
+    bool set;
+    bool is_type;
+    bool given;  /* written explicitly: not deduced */
+} ck_binding;
+EN_INTERNAL bool ck_bind_targs(checker *ck, const ck_func *cf, const ast_name_part *explicit_args,
+                               ir_expr **args, int n, ck_binding *b, bool *hard_error);
+/* "f<float, 4>": an instantiation's name and cache key */
+EN_INTERNAL const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, int n);
+/* a scope above the globals binding cf's template parameters to b */
+EN_INTERNAL ck_scope *ck_template_scope(checker *ck, const ck_func *cf, const ck_binding *b);
+/* a function template instantiated from explicit arguments alone, body included */
+EN_INTERNAL ck_inst *ck_instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, en_loc loc,
+                                    bool *hard_error);
+EN_INTERNAL void ck_instantiate_body(checker *ck, ck_func *cf, ck_inst *inst, en_loc use);
+EN_INTERNAL void ck_kernel_build(checker *ck, const ast_decl *d, ck_inst *sig, const char *name,
+                                 ck_scope *outer, const char *ns, const ast_attrs *extra);
+
+/* template.c: explicit instantiations, explicit specializations, decltype */
+EN_INTERNAL void ck_explicit_inst(checker *ck, const ast_decl *d);
+EN_INTERNAL void ck_add_specialization(checker *ck, ck_sym *set, const ast_decl *d);
+EN_INTERNAL const ast_decl *ck_find_specialization(const ck_func *cf, const char *inst_name);
+/* the type decltype(e) names; NULL after an error */
+EN_INTERNAL ir_type *ck_decltype(checker *ck, const ast_type *t);
+/* typedef decltype(f<float>) name;  — true when handled (a function type alias) */
+EN_INTERNAL bool ck_func_type_alias(checker *ck, const ast_decl *d);
 
 /* expressions (check_expr.c) */
 EN_INTERNAL ir_expr *ck_expr(checker *ck, const ast_expr *e);

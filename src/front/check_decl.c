@@ -72,6 +72,13 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
     if (en_streq(full, "simd_vote::vote_t") || en_streq(full, "quad_vote::vote_t"))
         return ck_t(ck, en_streq(full, "quad_vote::vote_t") ? IR_T_U16 : IR_T_U64);
     ck_sym *s = ck_lookup(ck, n);
+    if (s && s->kind == SYM_TYPE && s->func_type_of) {
+        if (report)
+            en_error(ck->diags, n->loc,
+                     "'%s' is the type of function '%s'; only an explicit instantiation can use it", full,
+                     s->func_type_of);
+        return NULL;
+    }
     if (s && s->kind == SYM_TYPE) return s->type;
     if (!s || n->count > 1) {
         ir_type *t = ck_named_builtin_type(ck->m, full);
@@ -101,6 +108,7 @@ static ir_type *type_rec(checker *ck, const ast_type *t, int depth) {
         if (!base || !t->base) return NULL;
         return ir_type_ptr(ck->m, base, space_of(t->base->space), (t->base->quals & AST_Q_CONST) != 0);
     }
+    case AST_TYPE_DECLTYPE: return ck_decltype(ck, t);
     case AST_TYPE_ARRAY: {
         ir_type *base = type_rec(ck, t->base, depth + 1);
         if (!base) return NULL;
@@ -627,6 +635,7 @@ static void typedef_decl(checker *ck, const ast_decl *d) {
         en_error(ck->diags, d->loc, "alias templates are not supported by enigma ('%s')", d->name);
         return;
     }
+    if (ck_func_type_alias(ck, d)) return;
     bool is_ref;
     ir_type *t = ck_decl_type(ck, d->type, &is_ref, false);
     if (!t) return;
@@ -842,20 +851,6 @@ static void assign_bindings(checker *ck, ir_var **vars, int n, const char *what)
     }
 }
 
-static const char *inst_name(checker *ck, const char *base, ck_targ *targs, int n) {
-    en_buf b = {0};
-    en_buf_printf(&b, "%s<", base);
-    for (int i = 0; i < n; i++) {
-        if (i) en_buf_puts(&b, ", ");
-        if (targs[i].type) en_buf_puts(&b, ck_type_name(ck, targs[i].type));
-        else en_buf_printf(&b, "%lld", (long long)targs[i].value);
-    }
-    en_buf_puts(&b, ">");
-    const char *r = en_strdup(ck->a, b.data ? b.data : base);
-    en_buf_free(&b);
-    return r;
-}
-
 /* resolves a function's signature into `sig` (in the current scope, where template
  * parameters are bound for an instantiation) */
 static bool resolve_signature(checker *ck, const ast_decl *d, ck_inst *sig) {
@@ -944,8 +939,11 @@ static ir_func *make_ir_func(checker *ck, const char *name, const ast_decl *d, c
     return fn;
 }
 
-static void kernel_decl(checker *ck, const ast_decl *d, ck_func *cf) {
-    const char *name = d->name;
+/* builds kernel `name` from d: signature (in the current scope), parameters and their
+ * bindings, attributes, then the body checked in `outer` (the template's bindings for an
+ * explicit instantiation). `extra` are attributes written on the instantiation. */
+void ck_kernel_build(checker *ck, const ast_decl *d, ck_inst *sig, const char *name, ck_scope *outer,
+                     const char *ns, const ast_attrs *extra) {
     ir_type *ret = sig_return(ck, d);
     if (ret && ret->kind != IR_T_VOID) {
         en_error(ck->diags, d->loc, "kernel '%s' must return void, not '%s'", name, ck_type_name(ck, ret));
@@ -956,35 +954,43 @@ static void kernel_decl(checker *ck, const ast_decl *d, ck_func *cf) {
         en_error(ck->diags, d->loc, "kernel '%s' is defined twice", name);
         return;
     }
-    if (!resolve_signature(ck, d, &cf->sig)) return;
-    ir_func *fn = make_ir_func(ck, name, d, &cf->sig, ck_t(ck, IR_T_VOID), true);
+    if (!resolve_signature(ck, d, sig)) return;
+    ir_func *fn = make_ir_func(ck, name, d, sig, ck_t(ck, IR_T_VOID), true);
     kernel_params kp = {0};
     for (int i = 0; i < fn->param_count; i++) {
         const ast_param *p = &d->params.items[i];
-        kernel_param(ck, fn, fn->params[i], p, cf->sig.param_is_ref[i], &kp);
+        kernel_param(ck, fn, fn->params[i], p, sig->param_is_ref[i], &kp);
         if (p->default_value)
             en_error(ck->diags, p->loc, "kernel parameters cannot have default values");
     }
     assign_bindings(ck, kp.buffers.items, kp.buffers.count, "buffer");
     assign_bindings(ck, kp.groups.items, kp.groups.count, "threadgroup");
-    for (int i = 0; i < d->attrs.count; i++) {
-        const ast_attr *a = &d->attrs.items[i];
-        const char *n = attr_name(a);
-        if (en_streq(n, "max_total_threads_per_threadgroup")) {
-            int64_t v;
-            if (!single_int_arg(ck, a, &v)) continue;
-            if (v < 1 || v > 1024) {
-                en_error(ck->diags, a->loc, "max_total_threads_per_threadgroup must be between 1 and 1024, got %lld",
-                         (long long)v);
-                continue;
+    for (int k = 0; k < 2; k++) {
+        const ast_attrs *attrs = k == 0 ? &d->attrs : extra;
+        for (int i = 0; attrs && i < attrs->count; i++) {
+            const ast_attr *a = &attrs->items[i];
+            const char *n = attr_name(a);
+            if (en_streq(n, "max_total_threads_per_threadgroup")) {
+                int64_t v;
+                if (!single_int_arg(ck, a, &v)) continue;
+                if (v < 1 || v > 1024) {
+                    en_error(ck->diags, a->loc,
+                             "max_total_threads_per_threadgroup must be between 1 and 1024, got %lld",
+                             (long long)v);
+                    continue;
+                }
+                fn->max_total_threads_per_threadgroup = (uint32_t)v;
+            } else if (en_streq(n, "host_name") && k == 0) {
+                en_error(ck->diags, a->loc,
+                         "[[host_name]] names an explicit template instantiation "
+                         "(template [[host_name(\"k\")]] kernel T f<float>;), not a kernel definition");
             }
-            fn->max_total_threads_per_threadgroup = (uint32_t)v;
-        } else if (en_streq(n, "host_name")) {
-            en_error(ck->diags, a->loc, "[[host_name]] is not supported by enigma");
         }
     }
-    cf->definition = d;
-    function_body(ck, d, fn, &cf->sig, true, ck->globals, ck->ns);
+    bool was_in_template = ck->in_template;
+    ck->in_template = extra != NULL;
+    function_body(ck, d, fn, sig, true, outer, ns);
+    ck->in_template = was_in_template;
 }
 
 static bool same_signature(const ck_inst *a, const ck_inst *b) {
@@ -1026,10 +1032,21 @@ static void function_decl(checker *ck, const ast_decl *d) {
     cf->is_template = d->is_template;
     if (is_kernel) {
         if (d->is_template) {
-            en_error(ck->diags, d->loc, "kernel templates are not supported by enigma ('%s')", d->name);
+            /* built per explicit instantiation (template.c); kept in the overload set so
+             * that `template [[host_name("k")]] kernel T f<float>;` finds it */
+            cf->is_kernel = true;
+            ck_sym *s = ck_find_in_scope(ck->globals, cf->qname);
+            if (s && s->kind != SYM_FUNC) {
+                en_error(ck->diags, d->loc, "'%s' is already declared as something other than a function", d->name);
+                return;
+            }
+            if (!s) s = ck_declare(ck, SYM_FUNC, d->name, d->loc);
+            cf->next = s->funcs;
+            s->funcs = cf;
             return;
         }
-        kernel_decl(ck, d, cf);
+        cf->definition = d;
+        ck_kernel_build(ck, d, &cf->sig, d->name, ck->globals, ck->ns, NULL);
         /* known by name only so that a call of it can say why it is wrong */
         bool known = ck_find_in_scope(ck->globals, cf->qname) != NULL;
         if (!known && ck->scope == ck->globals) {
@@ -1046,6 +1063,10 @@ static void function_decl(checker *ck, const ast_decl *d) {
         return;
     }
     if (!s) s = ck_declare(ck, SYM_FUNC, d->name, d->loc);
+    if (d->is_template && d->spec_name.count) {
+        ck_add_specialization(ck, s, d);
+        return;
+    }
     if (d->is_template) {
         cf->next = s->funcs;
         s->funcs = cf;
@@ -1086,13 +1107,7 @@ static void function_decl(checker *ck, const ast_decl *d) {
 }
 
 /* ---- template deduction and instantiation ---------------------------------------------------- */
-typedef struct binding {
-    const char *name;
-    ck_targ value;
-    bool set;
-    bool is_type;
-    bool given;  /* written explicitly: not deduced */
-} binding;
+typedef ck_binding binding;
 
 /* matches a written parameter type against an argument type, binding template parameters */
 static bool deduce(checker *ck, const ast_type *pt, ir_type *at, binding *b, int nb) {
@@ -1155,6 +1170,10 @@ static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
         if (tp->is_type) {
             ck_sym *s = ck_declare(ck, SYM_TYPE, tp->name, tp->loc);
             s->type = b[i].value.type;
+        } else if (tp->is_func) {
+            /* calls through the parameter resolve in the named function's overload set */
+            ck_sym *s = ck_declare(ck, SYM_FUNC, tp->name, tp->loc);
+            s->funcs = b[i].value.func ? b[i].value.func->funcs : NULL;
         } else {
             ir_type *t = tp->type ? ck_type(ck, tp->type) : ck_t(ck, IR_T_I32);
             if (!t || !ir_is_scalar(t)) t = ck_t(ck, IR_T_I64);
@@ -1164,36 +1183,49 @@ static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
     }
 }
 
-/* deduces (with explicit arguments first) and returns the instantiation, or NULL when
- * this template does not fit the call (quietly) */
-static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, ir_expr **args,
-                            int n, en_loc loc, bool *hard_error) {
+/* binds the template parameters of cf: explicit arguments first, then deduction from the
+ * call's arguments, then defaults. False when this template does not fit (quietly, unless
+ * *hard_error is set after a reported error). */
+bool ck_bind_targs(checker *ck, const ck_func *cf, const ast_name_part *explicit_args, ir_expr **args, int n,
+                   ck_binding *b, bool *hard_error) {
     const ast_decl *d = cf->d;
     int nb = d->tparams.count;
-    binding *b = en_alloc(ck->a, sizeof(binding) * (size_t)(nb + 1));
     for (int i = 0; i < nb; i++) {
         b[i].name = d->tparams.items[i].name ? d->tparams.items[i].name : "";
         b[i].is_type = d->tparams.items[i].is_type;
     }
     if (explicit_args && explicit_args->has_targs) {
-        if (explicit_args->targs.count > nb) return NULL;
+        if (explicit_args->targs.count > nb) return false;
         for (int i = 0; i < explicit_args->targs.count; i++) {
+            const ast_targ *ta = &explicit_args->targs.items[i];
+            if (d->tparams.items[i].is_func) {
+                ck_sym *fs = ta->expr && ta->expr->kind == AST_EXPR_NAME ? ck_lookup(ck, &ta->expr->name) : NULL;
+                if (!fs || fs->kind != SYM_FUNC) {
+                    en_error(ck->diags, ta->loc, "template argument %d of '%s' must name a function", i + 1,
+                             cf->qname);
+                    *hard_error = true;
+                    return false;
+                }
+                b[i].set = b[i].given = true;
+                b[i].value.func = fs;
+                continue;
+            }
             ir_type *t;
             int64_t v;
-            if (!targ_value(ck, &explicit_args->targs.items[i], &t, &v)) {
+            if (!targ_value(ck, ta, &t, &v)) {
                 *hard_error = true;
-                return NULL;
+                return false;
             }
-            if (b[i].is_type != (t != NULL)) return NULL;
+            if (b[i].is_type != (t != NULL)) return false;
             b[i].set = b[i].given = true;
             b[i].value.type = t;
             b[i].value.value = v;
         }
     }
     int np = d->params.count;
-    if (n > np) return NULL;
+    if (n > np) return false;
     for (int i = 0; i < n; i++)
-        if (!deduce(ck, d->params.items[i].type, args[i]->type, b, nb)) return NULL;
+        if (!deduce(ck, d->params.items[i].type, args[i]->type, b, nb)) return false;
     for (int i = 0; i < nb; i++) {
         if (b[i].set) continue;
         const ast_tparam *tp = &d->tparams.items[i];
@@ -1203,11 +1235,44 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
         } else if (!tp->is_type && tp->default_value) {
             b[i].set = ck_const_expr(ck, tp->default_value, &b[i].value.value, "a template argument");
         }
-        if (!b[i].set) return NULL;
+        if (!b[i].set) return false;
     }
-    ck_targ *targs = en_alloc(ck->a, sizeof(ck_targ) * (size_t)(nb + 1));
-    for (int i = 0; i < nb; i++) targs[i] = b[i].value;
-    const char *name = inst_name(ck, cf->qname, targs, nb);
+    return true;
+}
+
+const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, int n) {
+    en_buf buf = {0};
+    en_buf_printf(&buf, "%s<", base);
+    for (int i = 0; i < n; i++) {
+        if (i) en_buf_puts(&buf, ", ");
+        if (b[i].value.func) en_buf_puts(&buf, b[i].value.func->name);
+        else if (b[i].value.type) en_buf_puts(&buf, ck_type_name(ck, b[i].value.type));
+        else en_buf_printf(&buf, "%lld", (long long)b[i].value.value);
+    }
+    en_buf_puts(&buf, ">");
+    const char *r = en_strdup(ck->a, buf.data ? buf.data : base);
+    en_buf_free(&buf);
+    return r;
+}
+
+ck_scope *ck_template_scope(checker *ck, const ck_func *cf, const ck_binding *b) {
+    ck_scope *saved = ck->scope;
+    ck->scope = ck->globals;
+    ck_push_scope(ck);
+    ck_scope *tscope = ck->scope;
+    bind_tparams(ck, cf->d, (binding *)b);
+    ck->scope = saved;
+    return tscope;
+}
+
+/* deduces (with explicit arguments first) and returns the instantiation, or NULL when
+ * this template does not fit the call (quietly) */
+static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, ir_expr **args,
+                            int n, en_loc loc, bool *hard_error) {
+    int nb = cf->d->tparams.count;
+    binding *b = en_alloc(ck->a, sizeof(binding) * (size_t)(nb + 1));
+    if (!ck_bind_targs(ck, cf, explicit_args, args, n, b, hard_error)) return NULL;
+    const char *name = ck_binding_name(ck, cf->qname, b, nb);
     for (int i = 0; i < cf->insts.count; i++)
         if (en_streq(cf->insts.items[i]->name, name)) return cf->insts.items[i];
     if (ck->inst_depth >= MAX_INST_DEPTH) {
@@ -1215,15 +1280,17 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
         *hard_error = true;
         return NULL;
     }
+    /* an explicit specialization replaces the template for these arguments */
+    const ast_decl *d = ck_find_specialization(cf, name);
+    if (!d) d = cf->d;
     /* the signature under the bindings */
     ck_fnctx saved = ck_save_fn(ck);
-    ck->scope = ck->globals;
     ck->ns = cf->ns;
-    ck_push_scope(ck);
-    ck_scope *tscope = ck->scope;
-    bind_tparams(ck, d, b);
+    ck_scope *tscope = ck_template_scope(ck, cf, b);
+    ck->scope = tscope;
     ck_inst *inst = en_alloc(ck->a, sizeof *inst);
     inst->name = name;
+    inst->d = d;
     int errors_before = ck->diags->errors;
     bool ok = resolve_signature(ck, d, inst);
     ir_type *ret = ok ? sig_return(ck, d) : NULL;
@@ -1239,11 +1306,19 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
     return inst;
 }
 
+ck_inst *ck_instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, en_loc loc,
+                        bool *hard_error) {
+    ck_inst *inst = instantiate(ck, cf, explicit_args, NULL, 0, loc, hard_error);
+    if (inst) ck_instantiate_body(ck, cf, inst, loc);
+    return inst;
+}
+
 /* the body of a chosen instantiation, checked once */
-static void instantiate_body(checker *ck, ck_func *cf, ck_inst *inst, en_loc use) {
+void ck_instantiate_body(checker *ck, ck_func *cf, ck_inst *inst, en_loc use) {
     if (inst->body_checked) return;
     inst->body_checked = true;
-    if (!cf->d->body) {
+    const ast_decl *d = inst->d ? inst->d : cf->d;
+    if (!d->body) {
         en_error(ck->diags, use, "function template '%s' is called but never defined", cf->qname);
         return;
     }
@@ -1251,7 +1326,7 @@ static void instantiate_body(checker *ck, ck_func *cf, ck_inst *inst, en_loc use
     int depth = ck->inst_depth;
     bool was_in_template = ck->in_template;
     ck->in_template = true;
-    function_body(ck, cf->d, inst->fn, inst, false, inst->tscope, cf->ns);
+    function_body(ck, d, inst->fn, inst, false, inst->tscope, cf->ns);
     ck->in_template = was_in_template;
     ck->inst_depth = depth - 1;
 }
@@ -1634,7 +1709,7 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
         best.cf->used = true;
         best.cf->use_loc = loc;
     }
-    if (best.cf->is_template) instantiate_body(ck, best.cf, best.inst, loc);
+    if (best.cf->is_template) ck_instantiate_body(ck, best.cf, best.inst, loc);
     return emit_call(ck, fname, sig, best.cf->d, NULL, args, locs, n, loc);
 }
 
@@ -1742,5 +1817,6 @@ void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
     case AST_DECL_USING_NAMESPACE: using_namespace(ck, d); return;
     case AST_DECL_USING: return; /* using metal::min; — names resolve the same way */
     case AST_DECL_STATIC_ASSERT: static_assert_decl(ck, d); return;
+    case AST_DECL_EXPLICIT_INST: ck_explicit_inst(ck, d); return;
     }
 }

@@ -675,6 +675,7 @@ static bool starts_declaration(parser *p) {
 typedef enum decl_ctx { CTX_TOP, CTX_MEMBER, CTX_BLOCK, CTX_PARAM } decl_ctx;
 
 static ast_expr *parse_expr(parser *p);
+static void parse_params(parser *p, ast_params *out);
 static ast_expr *parse_assign(parser *p);
 static ast_expr *parse_cond(parser *p);
 static ast_expr *parse_unary(parser *p);
@@ -973,6 +974,22 @@ static bool reject_stage_word(parser *p) {
     return true;
 }
 
+// decltype = "decltype" "(" expr ")"   (the operand is not evaluated; the checker types it)
+static ast_type *parse_decltype(parser *p) {
+    ast_type *t = new_type(p, AST_TYPE_DECLTYPE, loc_here(p));
+    advance(p);
+    if (!expect(p, "(")) {
+        t->kind = AST_TYPE_ERROR;
+        return t;
+    }
+    bool saved = p->in_targs;
+    p->in_targs = false;
+    t->decltype_expr = parse_expr(p);
+    p->in_targs = saved;
+    if (!expect(p, ")")) t->kind = AST_TYPE_ERROR;
+    return t;
+}
+
 // decl-specs = (attributes | "kernel" | "inline" | "static" | "constexpr" | "extern"
 //              | "typedef" | cv | address-space | type-specifier)+
 // type-specifier = struct-specifier | enum-specifier | builtin-multiword | "auto"
@@ -1042,10 +1059,7 @@ static void parse_decl_specs(parser *p, decl_specs *ds, ast_decls *out, bool all
             error_at(p, t->loc, "double is not supported in Metal");
             ds->type = new_type(p, AST_TYPE_ERROR, t->loc);
         } else if (tok_is(t, "decltype")) {
-            error_at(p, t->loc, "decltype is not supported by enigma");
-            advance(p);
-            if (is(p, "(")) skip_balanced(p);
-            ds->type = new_type(p, AST_TYPE_ERROR, t->loc);
+            ds->type = parse_decltype(p);
             continue;
         } else if (tok_is(t, "auto")) {
             ds->type = named_type(p, "auto", t->loc);
@@ -1093,6 +1107,7 @@ typedef struct declarator {
     const char *name;
     en_loc loc;
     ast_name qual_name;   /* Foo::bar for an out-of-line member */
+    ast_name spec_name;   /* f<float> of an explicit specialization */
     ast_attrs attrs;
     bool is_operator;
     bool is_func_ptr;
@@ -1216,7 +1231,11 @@ static void parse_declarator(parser *p, ast_type *base, declarator *d, bool abst
         d->name = parse_operator_name(p);
         d->is_operator = true;
     } else if (is_ident(p) && !is_reserved(peek(p))) {
-        if (is_at(p, 1, "::")) {
+        if (is_at(p, 1, "<") && kind_is_template(lookup_tok(p, peek(p)))) {
+            /* template<> float f<float>(float x) — an explicit specialization */
+            d->spec_name = parse_name(p);
+            d->name = ast_name_last(&d->spec_name);
+        } else if (is_at(p, 1, "::")) {
             d->qual_name = parse_name(p);
             d->name = ast_name_last(&d->qual_name);
             if (d->qual_name.count <= 1) d->qual_name = (ast_name){0};
@@ -2224,7 +2243,21 @@ static void parse_tparams(parser *p, ast_tparams *out) {
                 break;
             }
             tp.type = parse_ptr_ops(p, ds.type);
-            parse_tparam_name(p, &tp);
+            if (is(p, "(") && is_at(p, 1, "*")) {
+                /* void (*f)(device const T *, short) : a function the template calls; its
+                 * signature is checked where it is called */
+                advance(p);
+                advance(p);
+                parse_tparam_name(p, &tp);
+                expect(p, ")");
+                ast_params ignored_params = {0};
+                if (is(p, "(")) parse_params(p, &ignored_params);
+                else error_at(p, loc_here(p), "expected the parameter list of function pointer '%s'",
+                              tp.name ? tp.name : "?");
+                tp.is_func = true;
+            } else {
+                parse_tparam_name(p, &tp);
+            }
             if (accept(p, "=")) tp.default_value = parse_cond(p);
             if (tp.name) scope_put(p, p->scope, tp.name, SYM_VALUE);
         }
@@ -2453,13 +2486,50 @@ static void parse_static_assert(parser *p, ast_decls *out) {
     expect_semi(p, "after static_assert", errors_before);
 }
 
+// explicit-inst = "template" decl-specs name ";"
+//   template [[host_name("f_float")]] [[kernel]] decltype(f<float>) f<float>;
+//   template [[host_name("k_f")]] kernel k_t k<float>;    (k_t: typedef decltype(k<float>))
+static void parse_explicit_inst(parser *p, ast_decls *out) {
+    int errors_before = p->c->diags.errors;
+    ast_decl *d = new_decl(p, AST_DECL_EXPLICIT_INST, loc_here(p));
+    decl_specs ds;
+    ast_decls ignored = {0};
+    parse_decl_specs(p, &ds, &ignored, true);
+    d->specs = ds.specs;
+    d->attrs = ds.attrs;
+    d->type = ds.type;
+    if (!ds.type) {
+        error_at(p, loc_here(p), "expected the type of the explicit instantiation before %s",
+                 tok_desc(p, peek(p)));
+        skip_to_sync(p);
+        return;
+    }
+    d->type = parse_ptr_ops(p, ds.type);
+    if (!is_ident(p) && !is(p, "::")) {
+        error_at(p, loc_here(p), "expected the name of the template to instantiate before %s",
+                 tok_desc(p, peek(p)));
+        skip_to_sync(p);
+        return;
+    }
+    d->loc = loc_here(p);
+    d->target = parse_name(p);
+    d->name = ast_name_last(&d->target);
+    if (is(p, "(")) {
+        /* template void f<float>(float); — a function's explicit instantiation with its
+         * parameter list: the parameters only select the overload */
+        ast_decl tmp = {0};
+        parse_params(p, &tmp.params);
+    }
+    parse_attrs(p, &d->attrs);
+    EN_PUSH(p->a, *out, d);
+    expect_semi(p, "after the explicit instantiation", errors_before);
+}
+
 // template-decl = "template" tparams declaration
 static void parse_template(parser *p, ast_decls *out, decl_ctx ctx) {
     advance(p);
     if (!is(p, "<")) {
-        /* template [[host_name("f_float")]] [[kernel]] decltype(f<float>) f<float>; */
-        error_at(p, loc_here(p), "explicit template instantiations are not supported by enigma");
-        skip_to_sync(p);
+        parse_explicit_inst(p, out);
         return;
     }
     scope *sc = push_scope(p, true);
@@ -2588,6 +2658,7 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
             ast_decl *f = new_decl(p, AST_DECL_FUNC, d.loc);
             f->name = d.name ? d.name : "<error>";
             f->qual_name = d.qual_name;
+            f->spec_name = d.spec_name;
             f->specs = ds.specs;
             f->type = d.type;
             f->is_operator = d.is_operator;
