@@ -389,7 +389,7 @@ static void tparams_print(const ast_decl *d, en_buf *out) {
             }
         } else {
             ast_type_print(p->type, out);
-            en_buf_printf(out, " %s", p->name ? p->name : "");
+            en_buf_printf(out, p->is_func ? " (*%s)(...)" : " %s", p->name ? p->name : "");
             if (p->default_value) {
                 en_buf_puts(out, " = ");
                 ast_expr_print(p->default_value, out);
@@ -433,6 +433,8 @@ static void decl_dump(const ast_decl *d, en_buf *out, int depth) {
         en_buf_puts(out, "func ");
         if (d->qual_name.count) {
             name_print(&d->qual_name, out);
+        } else if (d->spec_name.count) {
+            name_print(&d->spec_name, out);
         } else {
             en_buf_puts(out, d->name ? d->name : "?");
         }

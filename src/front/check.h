@@ -241,6 +241,10 @@ EN_INTERNAL bool ck_has_method(checker *ck, const ir_type *t, const char *name);
 EN_INTERNAL ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name,
                                   ir_expr **args, en_loc *locs, int n, en_loc loc);
 
+/* does any function of overload set fs take these arguments? (quiet: a user `dot(float,
+ * float)` leaves vector calls of dot to Metal's built-in, as C++ overloading would) */
+EN_INTERNAL bool ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n, en_loc loc);
+
 /* template binding and instantiation (check_decl.c), for template.c */
 typedef struct ck_binding {
     const char *name;

@@ -1713,6 +1713,23 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
     return emit_call(ck, fname, sig, best.cf->d, NULL, args, locs, n, loc);
 }
 
+bool ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n, en_loc loc) {
+    const ast_name_part *last = name && name->count > 0 ? &name->parts[name->count - 1] : NULL;
+    for (ck_func *cf = fs->funcs; cf; cf = cf->next) {
+        if (cf->is_kernel) continue;
+        candidate c = {.cf = cf};
+        if (cf->is_template) {
+            bool hard_error = false;
+            ck_inst *inst = instantiate(ck, cf, last, args, n, loc, &hard_error);
+            if (hard_error) return true; /* let the call report it */
+            if (inst && rank_candidate(ck, &c, inst, cf->d, args, n)) return true;
+        } else if (!(last && last->has_targs) && cf->sig.fn && rank_candidate(ck, &c, &cf->sig, cf->d, args, n)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void drop_func(ir_module *m, const ir_func *fn) {
     int k = 0;
     for (int i = 0; i < m->funcs.count; i++)

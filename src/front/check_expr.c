@@ -553,6 +553,11 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     }
     arglist a = check_args(ck, &e->args);
     if (!a.ok) return NULL;
+    /* a user function that shares a built-in's name overloads it: the built-in serves the
+     * calls none of the user's functions take */
+    if (sym && n->count - first == 1 && ck_is_builtin(last) &&
+        !ck_user_viable(ck, sym, n, a.items, a.n, callee->loc))
+        sym = NULL;
     /* diagnostics about the call point at the function's name */
     if (sym) return ck_call_user(ck, sym, n, a.items, a.locs, a.n, callee->loc);
     ck_targ targs[4];

@@ -514,6 +514,7 @@ static bool is_decl_keyword(const en_token *t) {
         "extern", "kernel", "vertex", "fragment", "struct", "class", "union", "enum",
         "typename", "auto", "double", "unsigned", "signed", "__attribute__", "namespace",
         "virtual", "friend", "mutable", "explicit", "register", "thread_local", "alignas",
+        "decltype",
     };
     if (t->kind != EN_TK_IDENT) return false;
     for (size_t i = 0; i < EN_COUNT(words); i++)

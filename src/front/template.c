@@ -58,6 +58,10 @@ static bool has_kernel_attr(const ast_decl *d) {
 
 /* one kernel template instantiated under bindings b as kernel `host` */
 static void build_kernel(checker *ck, ck_func *cf, const ck_binding *b, const char *host, const ast_decl *d) {
+    if (ir_module_kernel(ck->m, host)) {
+        en_error(ck->diags, d->loc, "kernel '%s' is defined twice", host);
+        return;
+    }
     ck_fnctx saved = ck_save_fn(ck);
     ck->fn = NULL;
     ck->ns = cf->ns;
