@@ -349,6 +349,10 @@ struct ast_decl {
     /* FUNC: an explicit specialization `template<> float f<float>(float)` names its
      * template-id here (count 0 otherwise) */
     ast_name spec_name;
+
+    /* TYPEDEF: `typedef void (k_t)(params);` names a function type: type is its return
+     * type, params its parameters */
+    bool is_func_type;
 };
 
 /* ---- the translation unit ----------------------------------------------------------- */

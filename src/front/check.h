@@ -268,6 +268,9 @@ EN_INTERNAL void ck_kernel_build(checker *ck, const ast_decl *d, ck_inst *sig, c
 
 /* template.c: explicit instantiations, explicit specializations, decltype */
 EN_INTERNAL void ck_explicit_inst(checker *ck, const ast_decl *d);
+/* the name of [[host_name("name")]] among attrs (NULL when absent or after an error,
+ * which sets *bad) */
+EN_INTERNAL const char *ck_host_name(checker *ck, const ast_attrs *attrs, bool *bad);
 EN_INTERNAL void ck_add_specialization(checker *ck, ck_sym *set, const ast_decl *d);
 EN_INTERNAL const ast_decl *ck_find_specialization(const ck_func *cf, const char *inst_name);
 /* the type decltype(e) names; NULL after an error */

@@ -980,10 +980,6 @@ void ck_kernel_build(checker *ck, const ast_decl *d, ck_inst *sig, const char *n
                     continue;
                 }
                 fn->max_total_threads_per_threadgroup = (uint32_t)v;
-            } else if (en_streq(n, "host_name") && k == 0) {
-                en_error(ck->diags, a->loc,
-                         "[[host_name]] names an explicit template instantiation "
-                         "(template [[host_name(\"k\")]] kernel T f<float>;), not a kernel definition");
             }
         }
     }
@@ -1046,7 +1042,11 @@ static void function_decl(checker *ck, const ast_decl *d) {
             return;
         }
         cf->definition = d;
-        ck_kernel_build(ck, d, &cf->sig, d->name, ck->globals, ck->ns, NULL);
+        /* [[host_name("k2")]] on a kernel renames it for the host */
+        bool bad = false;
+        const char *host = ck_host_name(ck, &d->attrs, &bad);
+        if (bad) return;
+        ck_kernel_build(ck, d, &cf->sig, host ? host : d->name, ck->globals, ck->ns, NULL);
         /* known by name only so that a call of it can say why it is wrong */
         bool known = ck_find_in_scope(ck->globals, cf->qname) != NULL;
         if (!known && ck->scope == ck->globals) {

@@ -2647,6 +2647,23 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
                  out->count && out->items[out->count - 1]->kind == AST_DECL_ENUM ? "enum" : "struct");
         return;
     }
+    if ((ds.specs & AST_SPEC_TYPEDEF) && is(p, "(") && tok_at(p, p->pos + 1)->kind == EN_TK_IDENT &&
+        is_at(p, 2, ")") && is_at(p, 3, "(")) {
+        /* typedef void (k_t)(device float *, uint); — the type of a function, which
+         * explicit instantiations name (template [[host_name("k")]] kernel k_t k<float>;) */
+        ast_decl *t = new_decl(p, AST_DECL_TYPEDEF, tok_at(p, p->pos + 1)->loc);
+        t->name = tok_str(p, tok_at(p, p->pos + 1));
+        t->type = ds.type;
+        t->is_func_type = true;
+        advance(p);
+        advance(p);
+        advance(p);
+        parse_params(p, &t->params);
+        declare(p, t->name, SYM_TYPE);
+        EN_PUSH(p->a, *out, t);
+        expect_semi(p, "at end of declaration", errors_before);
+        return;
+    }
     for (;;) {
         declarator d;
         parse_declarator(p, ds.type, &d, false);

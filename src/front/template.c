@@ -24,9 +24,9 @@ static const char *attr_base_name(const ast_attr *a) {
 
 /* the string of [[host_name("...")]], without its quotes; NULL when absent (or after an
  * error, reported) */
-static const char *host_name(checker *ck, const ast_decl *d, bool *bad) {
-    for (int i = 0; i < d->attrs.count; i++) {
-        const ast_attr *a = &d->attrs.items[i];
+const char *ck_host_name(checker *ck, const ast_attrs *attrs, bool *bad) {
+    for (int i = 0; i < attrs->count; i++) {
+        const ast_attr *a = &attrs->items[i];
         if (!en_streq(attr_base_name(a), "host_name")) continue;
         const ast_expr *e = a->args.count == 1 ? a->args.items[0] : NULL;
         size_t len = e && e->kind == AST_EXPR_STRING && e->text ? strlen(e->text) : 0;
@@ -96,7 +96,7 @@ void ck_explicit_inst(checker *ck, const ast_decl *d) {
     }
     bool want_kernel = has_kernel_attr(d);
     bool bad = false;
-    const char *host = host_name(ck, d, &bad);
+    const char *host = ck_host_name(ck, &d->attrs, &bad);
     if (bad) return;
     int templates = 0;
     for (ck_func *cf = s->funcs; cf; cf = cf->next) {
@@ -184,6 +184,11 @@ const ast_decl *ck_find_specialization(const ck_func *cf, const char *inst_name)
 
 /* ---- decltype ---------------------------------------------------------------------------------- */
 bool ck_func_type_alias(checker *ck, const ast_decl *d) {
+    if (d->is_func_type) {
+        ck_sym *alias = ck_declare(ck, SYM_TYPE, d->name, d->loc);
+        alias->func_type_of = d->name;
+        return true;
+    }
     const ast_type *t = d->type;
     if (!t || t->kind != AST_TYPE_DECLTYPE || !t->decltype_expr || t->decltype_expr->kind != AST_EXPR_NAME)
         return false;

@@ -7,3 +7,6 @@ template <typename T> T twice(T x) { return x + x; }
 template <> float twice<float>(float x) { return x * 2.0f; }
 template <int N, void (*f)(device int *)> void call(device int *p) { f(p + N); }
 kernel void after(device int *p [[buffer(0)]]) { p[0] = 1; }
+typedef void (after_t)(device int *p);
+template <typename T> kernel void put(device T *p [[buffer(0)]]) { p[0] = T(2); }
+template [[host_name("put_int")]] kernel after_t put<int>;

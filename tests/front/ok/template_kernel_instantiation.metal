@@ -25,3 +25,7 @@ typedef decltype(scale<float, fill_one>) scale_t;
 template [[host_name("scale_f32")]] kernel scale_t scale<float, fill_one>;
 template [[host_name("scale_i32_k2")]] kernel scale_t scale<int, fill_two, 2>;
 template [[host_name("scale_h")]] [[kernel]] decltype(scale<half, fill_one>) scale<half, fill_one>;
+typedef void (put_t)(device float *p, uint gid);
+template <typename T> kernel void put(device float *p [[buffer(0)]], uint gid [[thread_position_in_grid]]) { p[gid] = float(T(gid) / T(2)); }
+template [[host_name("put_int")]] kernel put_t put<int>;
+[[host_name("renamed_plain")]] kernel void plain(device float *p [[buffer(0)]]) { p[0] = 7.0f; }
