@@ -208,7 +208,18 @@ struct checker {
     /* checking an instantiated function template's body: `if constexpr` leaves out the
      * branch not taken, which need not be valid (C++ [stmt.if]: it is not instantiated) */
     bool in_template;
+    EN_VEC(struct ck_union_info *) unions; /* class.c: the members of each union type */
 };
+
+/* class.c: unions and anonymous members */
+typedef struct ck_union_info ck_union_info;
+/* lays union t out over its members (name, type): one storage array, MSL size/alignment */
+EN_INTERNAL void ck_union_layout(checker *ck, ir_type *t, ir_field *members, int n);
+EN_INTERNAL bool ck_is_union(checker *ck, const ir_type *t);
+/* fields named __anonN hold anonymous struct/union members */
+EN_INTERNAL bool ck_is_anonymous_field(const char *name);
+/* member `name` of struct place obj (through unions and anonymous members), NULL if none */
+EN_INTERNAL ir_expr *ck_member(checker *ck, ir_expr *obj, const char *name, en_loc loc);
 
 /* scopes and names (check.c) */
 EN_INTERNAL void ck_push_scope(checker *ck);

@@ -506,15 +506,17 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
 }
 
 static void struct_decl(checker *ck, const ast_decl *d) {
-    if (d->is_union) {
-        en_error(ck->diags, d->loc, "unions are not supported by enigma");
-        return;
-    }
     if (d->is_template) {
         en_error(ck->diags, d->loc, "struct templates are not supported by enigma");
         return;
     }
     const char *name = d->name ? d->name : "<anonymous>";
+    /* nested structs and unions first, so that their IR types precede this one's (the
+     * backends define structs in the module's order) */
+    if (d->has_body)
+        for (int i = 0; i < d->members.count; i++)
+            if (d->members.items[i] && d->members.items[i]->kind == AST_DECL_STRUCT && d->members.items[i]->has_body)
+                struct_decl(ck, d->members.items[i]);
     ast_name n = {0};
     ast_name_part part = {.loc = d->loc, .ident = name};
     n.loc = d->loc;
@@ -547,6 +549,20 @@ static void struct_decl(checker *ck, const ast_decl *d) {
         if (m->kind == AST_DECL_ERROR) continue;
         if (m->kind == AST_DECL_FUNC) {
             member_function(ck, t, name, m);
+            continue;
+        }
+        if (m->kind == AST_DECL_STRUCT && m->has_body) {
+            /* a nested struct or union (declared above); unnamed and without a declarator
+             * using it, it is an anonymous member whose own members are reached directly
+             * (class.c) */
+            const ast_decl *next = i + 1 < d->members.count ? d->members.items[i + 1] : NULL;
+            bool used = next && next->kind == AST_DECL_VAR && next->type && next->type->kind == AST_TYPE_NAME &&
+                        next->type->name.count == 1 && en_streq(ast_name_last(&next->type->name), m->name);
+            if (!used && m->name && strncmp(m->name, "__anonymous_", 12) == 0) {
+                ck_sym *ms = ck_lookup_str(ck, ck_qualify(ck, m->name));
+                if (ms && ms->kind == SYM_TYPE && ms->type && ms->type->size)
+                    EN_PUSH(ck->a, fields, ((ir_field){.name = en_fmt(ck->a, "__anon%d", fields.count), .type = ms->type}));
+            }
             continue;
         }
         if (m->kind != AST_DECL_VAR) {
@@ -584,6 +600,10 @@ static void struct_decl(checker *ck, const ast_decl *d) {
             en_error(ck->diags, m->loc, "default member initializers are not supported by enigma ('%s')", m->name ? m->name : "?");
         }
         EN_PUSH(ck->a, fields, ((ir_field){.name = m->name ? m->name : "", .type = ft}));
+    }
+    if (d->is_union) {
+        ck_union_layout(ck, t, fields.items, fields.count);
+        return;
     }
     t->fields = fields.items;
     t->field_count = fields.count;

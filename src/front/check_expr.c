@@ -595,14 +595,9 @@ static ir_expr *member_expr(checker *ck, const ast_expr *e) {
     }
     ir_type *t = obj->type;
     if (t->kind == IR_T_STRUCT) {
-        for (int i = 0; i < t->field_count; i++) {
-            if (!en_streq(t->fields[i].name, name)) continue;
-            if (!ir_is_place(obj)) obj = stash(ck, obj, e->loc);
-            ir_expr *f = ir_expr_new(ck->m, IR_E_FIELD, t->fields[i].type, e->loc, 1);
-            f->args[0] = obj;
-            f->field = i;
-            return f;
-        }
+        if (!ir_is_place(obj)) obj = stash(ck, obj, e->loc);
+        ir_expr *f = ck_member(ck, obj, name, e->loc);
+        if (f) return f;
         en_error(ck->diags, e->loc, "no member named '%s' in '%s'", name, ck_type_name(ck, t));
         return NULL;
     }

@@ -1014,6 +1014,10 @@ static void parse_decl_specs(parser *p, decl_specs *ds, ast_decls *out, bool all
             skip_gnu_attribute(p);
             continue;
         }
+        if (tok_is(t, "__extension__")) { /* GNU: silences pedantic warnings; no meaning */
+            advance(p);
+            continue;
+        }
         if (tok_is(t, "alignas") || tok_is(t, "_Alignas")) {
             parse_alignas(p, &ds->attrs);
             continue;

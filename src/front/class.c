@@ -1,0 +1,104 @@
+/* class.c — struct members beyond named fields: unions and anonymous members.
+ *
+ * A union has no IR type of its own: it lowers to a struct with one field, `__storage`, an
+ * array of the unsigned scalar of the union's alignment, as large as its largest member,
+ * so that its size and alignment (and those of structs holding it, e.g. ggml's quant
+ * blocks in device buffers) are the ones MSL gives it. Reading or writing member m of a
+ * union place u is then `*(T_m *)&u.__storage`, a pointer cast in u's address space.
+ * An anonymous struct or union member (C11, `union { struct { half d, m; }; half2 dm; };`)
+ * is a field named `__anonN`; a member name is looked up through such fields too.
+ *
+ * Needs: check_decl.c's struct_decl to collect the member types. Guarantees: a member
+ * access yields an IR place (for a union member, a DEREF of a PTRCAST) whose type is the
+ * member's; the union's members are remembered per IR struct type. */
+#include "check.h"
+
+#include <string.h>
+
+struct ck_union_info {
+    ir_type *t;
+    ir_field *members; /* name and type; offsets are all 0 */
+    int count;
+};
+
+static ck_union_info *union_info(checker *ck, const ir_type *t) {
+    for (int i = 0; i < ck->unions.count; i++)
+        if (ck->unions.items[i]->t == t) return ck->unions.items[i];
+    return NULL;
+}
+
+void ck_union_layout(checker *ck, ir_type *t, ir_field *members, int n) {
+    uint32_t size = 1, align = 1;
+    for (int i = 0; i < n; i++) {
+        if (members[i].type->size > size) size = members[i].type->size;
+        if (members[i].type->align > align) align = members[i].type->align;
+    }
+    ir_type_kind unit = align >= 8 ? IR_T_U64 : align == 4 ? IR_T_U32 : align == 2 ? IR_T_U16 : IR_T_U8;
+    if (align > 8) align = 8; /* vectors of 16 bytes: 8-byte units keep the size; see below */
+    uint32_t count = (size + align - 1) / align;
+    ir_field *storage = en_alloc(ck->a, sizeof *storage);
+    storage->name = "__storage";
+    storage->type = ir_type_array(ck->m, ck_t(ck, unit), count);
+    t->fields = storage;
+    t->field_count = 1;
+    ir_struct_layout(t);
+    /* a 16-byte-aligned member (float4) needs the union aligned as it is */
+    uint32_t want = 1;
+    for (int i = 0; i < n; i++)
+        if (members[i].type->align > want) want = members[i].type->align;
+    if (want > t->align) {
+        t->align = want;
+        t->size = (t->size + want - 1) / want * want;
+    }
+    ck_union_info *u = en_alloc(ck->a, sizeof *u);
+    u->t = t;
+    u->members = members;
+    u->count = n;
+    EN_PUSH(ck->a, ck->unions, u);
+}
+
+bool ck_is_anonymous_field(const char *name) { return strncmp(name, "__anon", 6) == 0; }
+
+static ir_expr *field_of(checker *ck, ir_expr *obj, int i, en_loc loc) {
+    ir_expr *f = ir_expr_new(ck->m, IR_E_FIELD, obj->type->fields[i].type, loc, 1);
+    f->args[0] = obj;
+    f->field = i;
+    return f;
+}
+
+/* member `name` of the struct place obj, or NULL when it has none (no error) */
+static ir_expr *member_of(checker *ck, ir_expr *obj, const char *name, en_loc loc, int depth) {
+    ir_type *t = obj->type;
+    if (t->kind != IR_T_STRUCT || depth > 16) return NULL;
+    ck_union_info *u = union_info(ck, t);
+    if (u) {
+        for (int i = 0; i < u->count; i++) {
+            bool anon = ck_is_anonymous_field(u->members[i].name);
+            if (!anon && !en_streq(u->members[i].name, name)) continue;
+            bool is_const;
+            ir_space sp = ck_place_space(obj, &is_const);
+            ir_expr *at = ck_addr_of(ck, field_of(ck, obj, 0, loc), loc);
+            ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, ir_type_ptr(ck->m, u->members[i].type, sp, is_const), loc, 1);
+            p->args[0] = at;
+            ir_expr *m = ir_deref(ck->m, p, loc);
+            if (!anon) return m;
+            ir_expr *inner = member_of(ck, m, name, loc, depth + 1);
+            if (inner) return inner;
+        }
+        return NULL;
+    }
+    for (int i = 0; i < t->field_count; i++)
+        if (en_streq(t->fields[i].name, name)) return field_of(ck, obj, i, loc);
+    for (int i = 0; i < t->field_count; i++) {
+        if (!ck_is_anonymous_field(t->fields[i].name)) continue;
+        ir_expr *inner = member_of(ck, field_of(ck, obj, i, loc), name, loc, depth + 1);
+        if (inner) return inner;
+    }
+    return NULL;
+}
+
+ir_expr *ck_member(checker *ck, ir_expr *obj, const char *name, en_loc loc) {
+    return member_of(ck, obj, name, loc, 0);
+}
+
+bool ck_is_union(checker *ck, const ir_type *t) { return union_info(ck, t) != NULL; }
