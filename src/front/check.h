@@ -21,6 +21,8 @@ EN_INTERNAL ir_type *ck_named_builtin_type(ir_module *m, const char *name);
 /* the message for a type enigma rejects by name (double, textures...), or NULL */
 EN_INTERNAL const char *ck_unsupported_type(const char *name);
 EN_INTERNAL bool ck_is_template_builtin_type(const char *name);
+/* floatCxR as the IR holds it: an array of C vectors of R lanes (NULL outside 2..4) */
+EN_INTERNAL ir_type *ck_matrix_type(ir_module *m, ir_type *elem, int cols, int rows);
 /* vec<T,N>, packed_vec<T,N>, atomic<T>, simdgroup_matrix<T,8,8>; a NULL type_args[i]
  * means argument i is the value value_args[i] */
 EN_INTERNAL ir_type *ck_template_builtin_type(checker *ck, const char *name, ir_type **type_args,

@@ -219,6 +219,18 @@ ir_expr *ck_explicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
     if (from->kind == IR_T_ARRAY && to->kind == IR_T_PTR) {
         if (ir_is_place(e)) return ck_explicit(ck, ck_decay(ck, e, loc), to, loc);
     }
+    if (from->kind == IR_T_ARRAY && to->kind == IR_T_ARRAY && from->count == to->count &&
+        from->elem->kind == IR_T_VEC && to->elem->kind == IR_T_VEC && from->elem->count == to->elem->count &&
+        ck->fn) {
+        /* (half4x4)m: a matrix converted column by column */
+        ir_expr *src = ir_is_place(e) ? e : ir_var_ref(ck->m, ck_temp_init(ck, from, e, loc), loc);
+        ir_expr *agg = ir_expr_new(ck->m, IR_E_AGGREGATE, to, loc, (int)to->count);
+        for (uint32_t i = 0; i < to->count; i++) {
+            ir_expr *col = ir_index(ck->m, from->elem, src, ir_const_int(ck->m, ck_t(ck, IR_T_I32), (int64_t)i, loc), loc);
+            agg->args[i] = ck_convert(ck, col, to->elem, loc);
+        }
+        return agg;
+    }
     ck_rank r = ck_conv_rank(from, to, true);
     if (r != CK_RANK_NONE) return ck_implicit(ck, e, to, loc);
     en_error(ck->diags, loc, "cannot convert '%s' to '%s'", ck_type_name(ck, from),
