@@ -79,6 +79,8 @@ typedef struct ck_targ {
     ir_type *type; /* a type argument, or NULL for a value */
     int64_t value;
     struct ck_sym *func; /* a function argument (of a function-pointer parameter) */
+    bool is_ref;         /* a reference type argument `constant Args &`: type is the pointer
+                            a reference lowers to */
 } ck_targ;
 /* is `name` a built-in function? */
 EN_INTERNAL bool ck_is_builtin(const char *name);
@@ -141,7 +143,9 @@ typedef struct ck_sym {
     const char *name;         /* program scope: qualified ("ns::x"); local: as written */
     en_loc loc;
     ir_var *var;              /* VAR */
-    bool is_ref;              /* VAR holds a pointer; each use is a DEREF */
+    bool is_ref;              /* VAR holds a pointer; each use is a DEREF. TYPE: the name
+                                 stands for a reference (a template parameter bound to
+                                 `constant Args &`); type is the pointer it lowers to */
     ir_expr *value;           /* CONST: its folded value */
     ir_type *type;            /* TYPE */
     ck_func *funcs;           /* FUNC: the overload set */

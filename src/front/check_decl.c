@@ -79,6 +79,7 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
                      s->func_type_of);
         return NULL;
     }
+    if (s && s->kind == SYM_TYPE && s->is_ref && s->type && s->type->kind == IR_T_PTR) return s->type->elem;
     if (s && s->kind == SYM_TYPE) return s->type;
     if (!s || n->count > 1) {
         ir_type *t = ck_named_builtin_type(ck->m, full);
@@ -144,8 +145,20 @@ ir_type *ck_type(checker *ck, const ast_type *t) {
     return type_rec(ck, t, 0);
 }
 
+/* a template parameter bound to a reference type, named alone (`args_t args`) */
+static ck_sym *ref_type_param(checker *ck, const ast_type *t) {
+    if (!t || t->kind != AST_TYPE_NAME || t->name.count != 1 || t->name.parts[0].has_targs) return NULL;
+    ck_sym *s = ck_lookup(ck, &t->name);
+    return s && s->kind == SYM_TYPE && s->is_ref && s->type && s->type->kind == IR_T_PTR ? s : NULL;
+}
+
 ir_type *ck_decl_type(checker *ck, const ast_type *t, bool *is_ref, bool is_param) {
     (void)is_param;
+    ck_sym *rs = ref_type_param(ck, t);
+    if (rs) {
+        *is_ref = true;
+        return rs->type;
+    }
     *is_ref = t && t->kind == AST_TYPE_REF;
     return type_rec(ck, t, 0);
 }
@@ -1190,6 +1203,7 @@ static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
         if (tp->is_type) {
             ck_sym *s = ck_declare(ck, SYM_TYPE, tp->name, tp->loc);
             s->type = b[i].value.type;
+            s->is_ref = b[i].value.is_ref;
         } else if (tp->is_func) {
             /* calls through the parameter resolve in the named function's overload set */
             ck_sym *s = ck_declare(ck, SYM_FUNC, tp->name, tp->loc);
@@ -1230,6 +1244,19 @@ bool ck_bind_targs(checker *ck, const ck_func *cf, const ast_name_part *explicit
                 b[i].value.func = fs;
                 continue;
             }
+            if (ta->type && ta->type->kind == AST_TYPE_REF && b[i].is_type) {
+                /* f<constant Args &>(...): parameters of type T become references */
+                bool is_ref;
+                ir_type *pt = ck_decl_type(ck, ta->type, &is_ref, false);
+                if (!pt) {
+                    *hard_error = true;
+                    return false;
+                }
+                b[i].set = b[i].given = true;
+                b[i].value.type = pt;
+                b[i].value.is_ref = true;
+                continue;
+            }
             ir_type *t;
             int64_t v;
             if (!targ_value(ck, ta, &t, &v)) {
@@ -1266,6 +1293,7 @@ const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, 
     for (int i = 0; i < n; i++) {
         if (i) en_buf_puts(&buf, ", ");
         if (b[i].value.func) en_buf_puts(&buf, b[i].value.func->name);
+        else if (b[i].value.is_ref) en_buf_printf(&buf, "%s &", ck_type_name(ck, b[i].value.type->elem));
         else if (b[i].value.type) en_buf_puts(&buf, ck_type_name(ck, b[i].value.type));
         else en_buf_printf(&buf, "%lld", (long long)b[i].value.value);
     }
