@@ -1399,7 +1399,8 @@ static ck_rank arg_rank(checker *ck, ir_expr *a, ir_type *pt, bool is_ref) {
     if (a->type->kind == IR_T_ARRAY && pt->kind == IR_T_PTR && a->type->elem == pt->elem && ir_is_place(a)) {
         bool is_const;
         ir_space sp = ck_place_space(a, &is_const);
-        if (sp != pt->space || (is_const && !pt->is_const)) return CK_RANK_NONE;
+        /* the constant address space is read-only whether or not `const` is written */
+        if (sp != pt->space || (is_const && !pt->is_const && sp != IR_SPACE_CONSTANT)) return CK_RANK_NONE;
         return CK_RANK_EXACT;
     }
     (void)ck;

@@ -68,8 +68,10 @@ ck_rank ck_conv_rank(const ir_type *from, const ir_type *to, bool is_const) {
     }
     if (ir_is_scalar(from) && to->kind == IR_T_VEC) return CK_RANK_CONVERSION;
     if (same_vector_shape(from, to)) return CK_RANK_EXACT; /* packed <-> unpacked */
+    /* constant memory is read-only whether or not `const` is written (MSL): constant
+     * const T* and constant T* convert both ways */
     if (from->kind == IR_T_PTR && to->kind == IR_T_PTR && from->elem == to->elem &&
-        from->space == to->space && (!from->is_const || to->is_const))
+        from->space == to->space && (!from->is_const || to->is_const || to->space == IR_SPACE_CONSTANT))
         return CK_RANK_CONVERSION;
     if (from->kind == IR_T_ARRAY && to->kind == IR_T_PTR && from->elem == to->elem)
         return CK_RANK_CONVERSION;
