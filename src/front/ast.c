@@ -267,6 +267,16 @@ void ast_expr_print(const ast_expr *e, en_buf *out) {
         args_print(&e->args, out);
         en_buf_putc(out, '}');
         break;
+    case AST_EXPR_DESIGNATOR:
+        en_buf_putc(out, '[');
+        ast_expr_print(e->lhs, out);
+        if (e->rhs) {
+            en_buf_puts(out, " ... ");
+            ast_expr_print(e->rhs, out);
+        }
+        en_buf_puts(out, "] = ");
+        ast_expr_print(e->operand, out);
+        break;
     }
 }
 

@@ -151,6 +151,7 @@ typedef enum ast_expr_kind {
     AST_EXPR_ASSIGN,    /* lhs op= rhs; op AST_OP_NONE for plain = */
     AST_EXPR_COND,      /* cond ? lhs : rhs */
     AST_EXPR_INIT_LIST, /* { args } in an initializer or argument position */
+    AST_EXPR_DESIGNATOR,/* in an INIT_LIST: [lhs] = operand, or GNU [lhs ... rhs] = operand */
 } ast_expr_kind;
 
 typedef enum ast_op {

@@ -248,6 +248,8 @@ EN_INTERNAL ir_type *ck_decl_type(checker *ck, const ast_type *t, bool *is_ref, 
 EN_INTERNAL ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report);
 EN_INTERNAL void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope);
 EN_INTERNAL ir_expr *ck_initializer(checker *ck, ir_type *t, const ast_expr *init, en_loc loc);
+/* an array initializer with designators ([i] = v, GNU [lo ... hi] = v), class.c */
+EN_INTERNAL ir_expr *ck_designated_array(checker *ck, ir_type *t, const ast_expr *init, en_loc loc);
 /* reports functions that are called but never defined */
 EN_INTERNAL void ck_check_definitions(checker *ck);
 /* a call of member function `name` on the struct object `obj` (a place or a value) */

@@ -187,6 +187,8 @@ ir_expr *ck_initializer(checker *ck, ir_type *t, const ast_expr *init, en_loc lo
     }
     if (init->kind != AST_EXPR_INIT_LIST) return ck_expr_to(ck, init, t);
     int n = init->args.count;
+    for (int i = 0; i < n; i++)
+        if (init->args.items[i]->kind == AST_EXPR_DESIGNATOR) return ck_designated_array(ck, t, init, loc);
     if (t->kind == IR_T_ARRAY || t->kind == IR_T_STRUCT) {
         int want = t->kind == IR_T_ARRAY ? (int)t->count : t->field_count;
         if (n > want) {

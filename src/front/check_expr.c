@@ -1164,6 +1164,9 @@ ir_expr *ck_expr(checker *ck, const ast_expr *e) {
     case AST_EXPR_INIT_LIST:
         en_error(ck->diags, e->loc, "an initializer list cannot be used here; name its type, e.g. float4{...}");
         return NULL;
+    case AST_EXPR_DESIGNATOR:
+        en_error(ck->diags, e->loc, "an array designator [i] = ... can only initialize an array");
+        return NULL;
     }
     return NULL;
 }

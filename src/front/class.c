@@ -102,3 +102,40 @@ ir_expr *ck_member(checker *ck, ir_expr *obj, const char *name, en_loc loc) {
 }
 
 bool ck_is_union(checker *ck, const ir_type *t) { return union_info(ck, t) != NULL; }
+
+/* ---- designated array initializers ----------------------------------------------------------- */
+ir_expr *ck_designated_array(checker *ck, ir_type *t, const ast_expr *init, en_loc loc) {
+    if (t->kind != IR_T_ARRAY) {
+        en_error(ck->diags, init->loc, "array designators can only initialize an array, not '%s'", ck_type_name(ck, t));
+        return NULL;
+    }
+    int want = (int)t->count;
+    const ast_expr **slot = en_alloc(ck->a, sizeof *slot * (size_t)(want + 1));
+    int next = 0;
+    for (int i = 0; i < init->args.count; i++) {
+        const ast_expr *a = init->args.items[i];
+        int64_t lo = next, hi = next;
+        const ast_expr *value = a;
+        if (a->kind == AST_EXPR_DESIGNATOR) {
+            if (!ck_const_expr(ck, a->lhs, &lo, "an array designator")) return NULL;
+            hi = lo;
+            if (a->rhs && !ck_const_expr(ck, a->rhs, &hi, "an array designator")) return NULL;
+            value = a->operand;
+        }
+        if (lo < 0 || hi < lo || hi >= want) {
+            en_error(ck->diags, a->loc, "array designator [%lld%s%lld] is outside '%s' (indices 0 to %d)",
+                     (long long)lo, hi != lo ? " ... " : "", hi != lo ? (long long)hi : 0LL, ck_type_name(ck, t),
+                     want - 1);
+            return NULL;
+        }
+        for (int64_t k = lo; k <= hi; k++) slot[k] = value;
+        next = (int)hi + 1;
+    }
+    ir_expr *agg = ir_expr_new(ck->m, IR_E_AGGREGATE, t, init->loc, want);
+    ast_expr empty = {.kind = AST_EXPR_INIT_LIST, .loc = init->loc};
+    for (int i = 0; i < want; i++) {
+        agg->args[i] = ck_initializer(ck, t->elem, slot[i] ? slot[i] : &empty, loc);
+        if (!agg->args[i]) return NULL;
+    }
+    return agg;
+}

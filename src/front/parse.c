@@ -1528,6 +1528,19 @@ static ast_expr *parse_init_list(parser *p) {
         int before = p->pos;
         if (is(p, ".") && tok_at(p, p->pos + 1)->kind == EN_TK_IDENT)
             error_at(p, loc_here(p), "designated initializers are not supported by enigma");
+        if (is(p, "[") && !is_at(p, 1, "[")) {
+            /* [i] = v, or GNU's range [lo ... hi] = v */
+            ast_expr *d = new_expr(p, AST_EXPR_DESIGNATOR, loc_here(p));
+            advance(p);
+            d->lhs = parse_cond(p);
+            if (accept(p, "...")) d->rhs = parse_cond(p);
+            expect(p, "]");
+            expect(p, "=");
+            d->operand = is(p, "{") ? parse_init_list(p) : parse_assign(p);
+            EN_PUSH(p->a, e->args, d);
+            if (p->pos == before || !accept(p, ",")) break;
+            continue;
+        }
         EN_PUSH(p->a, e->args, is(p, "{") ? parse_init_list(p) : parse_assign(p));
         if (p->pos == before) break;
         if (!accept(p, ",")) break;
