@@ -135,6 +135,8 @@ typedef struct ck_func {
     /* explicit specializations `template<> R f<A>(...)`, by instantiation name */
     EN_VEC(const char *) spec_names;
     EN_VEC(const ast_decl *) spec_decls;
+    ck_scope *outer;          /* member functions: the scope their bodies see (a class
+                                 template's bindings), NULL for the globals */
     struct ck_func *next;
 } ck_func;
 
@@ -153,6 +155,8 @@ typedef struct ck_sym {
     /* TYPE with type NULL: `typedef decltype(f<float>) f_t;` names the type of function
      * template specialisation `func_type_of` (only an explicit instantiation may use it) */
     const char *func_type_of;
+    /* TYPE with type NULL: a class template; uses with arguments instantiate it (class.c) */
+    struct ck_class_template *class_template;
     struct ck_sym *next;      /* the scope's symbols, newest first */
     struct ck_sym *older_same_name; /* the scope's previous symbol of this name, if any */
 } ck_sym;
@@ -217,6 +221,16 @@ struct checker {
     EN_VEC(struct ck_union_info *) unions; /* class.c: the members of each union type */
 };
 
+/* class.c: class templates */
+typedef struct ck_class_template ck_class_template;
+EN_INTERNAL void ck_class_template_decl(checker *ck, const ast_decl *d);
+/* the struct type `name<args>` of class template ts, instantiated once per argument list */
+EN_INTERNAL ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args, en_loc loc);
+EN_INTERNAL void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name);
+/* moves complete struct t after every struct in the module (its fields' types, which
+ * instantiating it may have created after it): backends define structs in that order */
+EN_INTERNAL void ck_struct_after_fields(checker *ck, ir_type *t);
+
 /* class.c: unions and anonymous members */
 typedef struct ck_union_info ck_union_info;
 /* lays union t out over its members (name, type): one storage array, MSL size/alignment */
@@ -272,12 +286,13 @@ typedef struct ck_binding {
     bool is_type;
     bool given;  /* written explicitly: not deduced */
 } ck_binding;
-EN_INTERNAL bool ck_bind_targs(checker *ck, const ck_func *cf, const ast_name_part *explicit_args,
-                               ir_expr **args, int n, ck_binding *b, bool *hard_error);
+EN_INTERNAL bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname,
+                               const ast_name_part *explicit_args, ir_expr **args, int n, ck_binding *b,
+                               bool *hard_error);
 /* "f<float, 4>": an instantiation's name and cache key */
 EN_INTERNAL const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, int n);
 /* a scope above the globals binding cf's template parameters to b */
-EN_INTERNAL ck_scope *ck_template_scope(checker *ck, const ck_func *cf, const ck_binding *b);
+EN_INTERNAL ck_scope *ck_template_scope(checker *ck, const ast_decl *d, const ck_binding *b);
 /* a function template instantiated from explicit arguments alone, body included */
 EN_INTERNAL ck_inst *ck_instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, en_loc loc,
                                     bool *hard_error);

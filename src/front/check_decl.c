@@ -61,10 +61,13 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
             }
             return ck_template_builtin_type(ck, id, types, values, count, n->loc);
         }
+        ck_sym *ts = ck_lookup(ck, n);
+        if (ts && ts->kind == SYM_TYPE && ts->class_template) return ck_class_instantiate(ck, ts, last, n->loc);
         if (report) {
             const char *why = ck_unsupported_type(id);
             if (why) en_error(ck->diags, n->loc, "%s", why);
-            else en_error(ck->diags, n->loc, "class templates are not supported by enigma ('%s')", full);
+            else if (ts) en_error(ck->diags, n->loc, "'%s' is not a template", ast_name_str(ck->a, n));
+            else en_error(ck->diags, n->loc, "unknown template '%s'", full);
         }
         return NULL;
     }
@@ -72,6 +75,11 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
     if (en_streq(full, "simd_vote::vote_t") || en_streq(full, "quad_vote::vote_t"))
         return ck_t(ck, en_streq(full, "quad_vote::vote_t") ? IR_T_U16 : IR_T_U64);
     ck_sym *s = ck_lookup(ck, n);
+    if (s && s->kind == SYM_TYPE && s->class_template) {
+        if (report)
+            en_error(ck->diags, n->loc, "class template '%s' needs template arguments", full);
+        return NULL;
+    }
     if (s && s->kind == SYM_TYPE && s->func_type_of) {
         if (report)
             en_error(ck->diags, n->loc,
@@ -517,12 +525,13 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
     cf->ns = ck->ns;
     cf->owner = owner;
     cf->definition = m;
+    cf->outer = ck->scope;
     EN_PUSH(ck->a, ck->methods, cf);
 }
 
 static void struct_decl(checker *ck, const ast_decl *d) {
     if (d->is_template) {
-        en_error(ck->diags, d->loc, "struct templates are not supported by enigma");
+        ck_class_template_decl(ck, d);
         return;
     }
     const char *name = d->name ? d->name : "<anonymous>";
@@ -557,6 +566,13 @@ static void struct_decl(checker *ck, const ast_decl *d) {
         }
     }
     if (!d->has_body) return;
+    ck_struct_fill(ck, d, t, name);
+}
+
+/* the members of struct d into t (named `name` in diagnostics): fields and their layout,
+ * nested and anonymous structs and unions, member functions (checked for thread memory
+ * here, per other address space when called) */
+void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name) {
     EN_VEC(ir_field) fields = {0};
     for (int i = 0; i < d->members.count; i++) {
         const ast_decl *m = d->members.items[i];
@@ -618,11 +634,13 @@ static void struct_decl(checker *ck, const ast_decl *d) {
     }
     if (d->is_union) {
         ck_union_layout(ck, t, fields.items, fields.count);
+        ck_struct_after_fields(ck, t);
         return;
     }
     t->fields = fields.items;
     t->field_count = fields.count;
     ir_struct_layout(t);
+    ck_struct_after_fields(ck, t);
     if (t->size == 0) t->size = t->align = 1; /* an empty struct still occupies a byte */
     /* member function bodies are checked once the fields are known, for objects in
      * thread memory (other address spaces get their own copy when called) */
@@ -1222,9 +1240,8 @@ static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
 /* binds the template parameters of cf: explicit arguments first, then deduction from the
  * call's arguments, then defaults. False when this template does not fit (quietly, unless
  * *hard_error is set after a reported error). */
-bool ck_bind_targs(checker *ck, const ck_func *cf, const ast_name_part *explicit_args, ir_expr **args, int n,
-                   ck_binding *b, bool *hard_error) {
-    const ast_decl *d = cf->d;
+bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_name_part *explicit_args,
+                   ir_expr **args, int n, ck_binding *b, bool *hard_error) {
     int nb = d->tparams.count;
     for (int i = 0; i < nb; i++) {
         b[i].name = d->tparams.items[i].name ? d->tparams.items[i].name : "";
@@ -1238,7 +1255,7 @@ bool ck_bind_targs(checker *ck, const ck_func *cf, const ast_name_part *explicit
                 ck_sym *fs = ta->expr && ta->expr->kind == AST_EXPR_NAME ? ck_lookup(ck, &ta->expr->name) : NULL;
                 if (!fs || fs->kind != SYM_FUNC) {
                     en_error(ck->diags, ta->loc, "template argument %d of '%s' must name a function", i + 1,
-                             cf->qname);
+                             qname);
                     *hard_error = true;
                     return false;
                 }
@@ -1305,12 +1322,12 @@ const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, 
     return r;
 }
 
-ck_scope *ck_template_scope(checker *ck, const ck_func *cf, const ck_binding *b) {
+ck_scope *ck_template_scope(checker *ck, const ast_decl *d, const ck_binding *b) {
     ck_scope *saved = ck->scope;
     ck->scope = ck->globals;
     ck_push_scope(ck);
     ck_scope *tscope = ck->scope;
-    bind_tparams(ck, cf->d, (binding *)b);
+    bind_tparams(ck, d, (binding *)b);
     ck->scope = saved;
     return tscope;
 }
@@ -1321,7 +1338,7 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
                             int n, en_loc loc, bool *hard_error) {
     int nb = cf->d->tparams.count;
     binding *b = en_alloc(ck->a, sizeof(binding) * (size_t)(nb + 1));
-    if (!ck_bind_targs(ck, cf, explicit_args, args, n, b, hard_error)) return NULL;
+    if (!ck_bind_targs(ck, cf->d, cf->qname, explicit_args, args, n, b, hard_error)) return NULL;
     const char *name = ck_binding_name(ck, cf->qname, b, nb);
     for (int i = 0; i < cf->insts.count; i++)
         if (en_streq(cf->insts.items[i]->name, name)) return cf->insts.items[i];
@@ -1336,7 +1353,7 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
     /* the signature under the bindings */
     ck_fnctx saved = ck_save_fn(ck);
     ck->ns = cf->ns;
-    ck_scope *tscope = ck_template_scope(ck, cf, b);
+    ck_scope *tscope = ck_template_scope(ck, cf->d, b);
     ck->scope = tscope;
     ck_inst *inst = en_alloc(ck->a, sizeof *inst);
     inst->name = name;
@@ -1555,7 +1572,7 @@ static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space) {
     for (int i = 0; i < cf->insts.count; i++)
         if (en_streq(cf->insts.items[i]->name, name)) return cf->insts.items[i];
     ck_fnctx saved = ck_save_fn(ck);
-    ck->scope = ck->globals;
+    ck->scope = cf->outer ? cf->outer : ck->globals;
     ck->ns = cf->ns;
     ck_inst written = {0};
     bool ok = resolve_signature(ck, d, &written);
@@ -1597,7 +1614,7 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst) {
     ck_fnctx saved = ck_save_fn(ck);
     ck->fn = fn;
     ck->block = fn->body;
-    ck->scope = ck->globals;
+    ck->scope = cf->outer ? cf->outer : ck->globals;
     ck->jumps = NULL;
     ck->control_depth = 0;
     ck->ret_type = fn->return_type;

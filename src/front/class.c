@@ -139,3 +139,94 @@ ir_expr *ck_designated_array(checker *ck, ir_type *t, const ast_expr *init, en_l
     }
     return agg;
 }
+
+/* ---- class templates ---------------------------------------------------------------------------
+ * `template <typename T, int N = 4> struct S {...};` declares S as a class template; each
+ * distinct argument list `S<float, 2>` becomes its own IR struct named "S<float, 2>", its
+ * members checked once in a scope binding the parameters (and S itself, the injected
+ * class name, to the instantiation). Member functions see that scope when their bodies
+ * are checked, whenever that is. */
+struct ck_class_template {
+    const ast_decl *d;     /* the definition (or the forward declaration until it comes) */
+    const char *qname;
+    const char *ns;
+    EN_VEC(const char *) names;
+    EN_VEC(ir_type *) types;
+};
+
+void ck_class_template_decl(checker *ck, const ast_decl *d) {
+    if (!d->name) return;
+    ck_sym *s = ck_find_in_scope(ck->scope, ck->scope == ck->globals ? ck_qualify(ck, d->name) : d->name);
+    if (s && s->kind == SYM_TYPE && s->class_template) {
+        ck_class_template *ct = s->class_template;
+        if (d->has_body && ct->d->has_body) {
+            en_error(ck->diags, d->loc, "redefinition of class template '%s'", d->name);
+            return;
+        }
+        if (d->has_body) ct->d = d;
+        return;
+    }
+    if (s) {
+        en_error(ck->diags, d->loc, "'%s' is already declared as something other than a class template", d->name);
+        return;
+    }
+    ck_class_template *ct = en_alloc(ck->a, sizeof *ct);
+    ct->d = d;
+    ct->qname = ck_qualify(ck, d->name);
+    ct->ns = ck->ns;
+    s = ck_declare(ck, SYM_TYPE, d->name, d->loc);
+    s->class_template = ct;
+}
+
+ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args, en_loc loc) {
+    ck_class_template *ct = ts->class_template;
+    const ast_decl *d = ct->d;
+    int nb = d->tparams.count;
+    ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
+    bool hard = false;
+    int errors_before = ck->diags->errors;
+    if (!ck_bind_targs(ck, d, ct->qname, args, NULL, 0, b, &hard)) {
+        if (ck->diags->errors == errors_before)
+            en_error(ck->diags, loc, "the template arguments do not fit class template '%s' (%d parameters)",
+                     ct->qname, nb);
+        return NULL;
+    }
+    const char *name = ck_binding_name(ck, ct->qname, b, nb);
+    for (int i = 0; i < ct->names.count; i++)
+        if (en_streq(ct->names.items[i], name)) return ct->types.items[i];
+    if (!d->has_body) {
+        en_error(ck->diags, loc, "class template '%s' is used before it is defined", ct->qname);
+        return NULL;
+    }
+    if (ck->inst_depth >= 32) {
+        en_error(ck->diags, loc, "template instantiation of '%s' is nested too deeply", name);
+        return NULL;
+    }
+    ck_fnctx saved = ck_save_fn(ck);
+    ck->fn = NULL;
+    ck->ns = ct->ns;
+    ck_scope *tscope = ck_template_scope(ck, d, b);
+    ck->scope = tscope;
+    ck->inst_depth++;
+    /* nested structs first: the backends define structs in the module's order */
+    for (int i = 0; i < d->members.count; i++)
+        if (d->members.items[i] && d->members.items[i]->kind == AST_DECL_STRUCT && d->members.items[i]->has_body)
+            ck_decl(ck, d->members.items[i], false);
+    ir_type *t = ir_type_struct(ck->m, name);
+    EN_PUSH(ck->a, ct->names, name);
+    EN_PUSH(ck->a, ct->types, t);
+    ck_sym *self = ck_declare(ck, SYM_TYPE, d->name, d->loc); /* the injected class name */
+    self->type = t;
+    ck_struct_fill(ck, d, t, name);
+    ck_restore_fn(ck, saved);
+    return t;
+}
+
+void ck_struct_after_fields(checker *ck, ir_type *t) {
+    int n = ck->m->structs.count, at = -1;
+    for (int i = 0; i < n; i++)
+        if (ck->m->structs.items[i] == t) at = i;
+    if (at < 0) return;
+    for (int i = at; i + 1 < n; i++) ck->m->structs.items[i] = ck->m->structs.items[i + 1];
+    ck->m->structs.items[n - 1] = t;
+}

@@ -65,7 +65,7 @@ static void build_kernel(checker *ck, ck_func *cf, const ck_binding *b, const ch
     ck_fnctx saved = ck_save_fn(ck);
     ck->fn = NULL;
     ck->ns = cf->ns;
-    ck_scope *tscope = ck_template_scope(ck, cf, b);
+    ck_scope *tscope = ck_template_scope(ck, cf->d, b);
     ck->scope = tscope;
     ck_inst *sig = en_alloc(ck->a, sizeof *sig);
     sig->name = host;
@@ -107,7 +107,7 @@ void ck_explicit_inst(checker *ck, const ast_decl *d) {
         ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
         bool hard = false;
         int errors_before = ck->diags->errors;
-        if (!ck_bind_targs(ck, cf, last, NULL, 0, b, &hard)) {
+        if (!ck_bind_targs(ck, cf->d, cf->qname, last, NULL, 0, b, &hard)) {
             if (hard || ck->diags->errors > errors_before) return;
             continue;
         }
@@ -151,7 +151,7 @@ void ck_add_specialization(checker *ck, ck_sym *set, const ast_decl *d) {
         ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
         bool hard = false;
         int errors_before = ck->diags->errors;
-        if (!ck_bind_targs(ck, cf, last, NULL, 0, b, &hard)) {
+        if (!ck_bind_targs(ck, cf->d, cf->qname, last, NULL, 0, b, &hard)) {
             if (hard || ck->diags->errors > errors_before) return;
             continue;
         }
