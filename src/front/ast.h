@@ -354,6 +354,13 @@ struct ast_decl {
     /* TYPEDEF: `typedef void (k_t)(params);` names a function type: type is its return
      * type, params its parameters */
     bool is_func_type;
+
+    /* FUNC, a constructor: its member initializers `: re(r), im{i}`, each an
+     * AST_EXPR_CALL whose callee names the member (brace set for `im{i}`) */
+    ast_exprs ctor_inits;
+    /* FUNC, a member function: the address space written after its parameters
+     * (`T get() threadgroup`): it applies to objects there only; NONE when not written */
+    ast_addr_space this_space;
 };
 
 /* ---- the translation unit ----------------------------------------------------------- */

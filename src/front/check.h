@@ -231,6 +231,13 @@ EN_INTERNAL void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, cons
  * instantiating it may have created after it): backends define structs in that order */
 EN_INTERNAL void ck_struct_after_fields(checker *ck, ir_type *t);
 
+/* class.c: constructors */
+EN_INTERNAL bool ck_has_constructor(checker *ck, const ir_type *t);
+/* t(args) for a struct with constructors: a temporary built by the chosen constructor */
+EN_INTERNAL ir_expr *ck_construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int n, en_loc loc);
+/* a constructor's member initializers, as assignments through `this` (in its body's scope) */
+EN_INTERNAL void ck_member_inits(checker *ck, const ast_decl *ctor, ir_type *owner);
+
 /* class.c: unions and anonymous members */
 typedef struct ck_union_info ck_union_info;
 /* lays union t out over its members (name, type): one storage array, MSL size/alignment */

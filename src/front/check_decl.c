@@ -433,7 +433,40 @@ static void local_var(checker *ck, const ast_decl *d) {
         return;
     }
     ir_expr *init = NULL;
-    if (d->init) {
+    if (t && t->kind == IR_T_STRUCT && ck_has_constructor(ck, t)) {
+        /* S x; S x{a}; S x = v; — built by a constructor (S x(a) is a construction below) */
+        const ast_exprs *list = NULL;
+        ast_exprs one = {0};
+        ast_expr *single = NULL;
+        if (!d->init) list = &one;
+        else if (d->init->kind == AST_EXPR_INIT_LIST && d->init_style != AST_INIT_PAREN) list = &d->init->args;
+        else if (d->init->kind != AST_EXPR_INIT_LIST) single = d->init;
+        if (single) {
+            ir_expr *v = ck_expr(ck, single);
+            if (v && v->type != t) {
+                en_loc l = single->loc;
+                init = ck_construct(ck, t, &v, &l, 1, d->loc);
+            } else {
+                init = v;
+            }
+            list = NULL;
+            if (!init) return;
+        } else if (list) {
+            int n = list->count;
+            ir_expr **args = en_alloc(ck->a, sizeof(ir_expr *) * (size_t)(n + 1));
+            en_loc *locs = en_alloc(ck->a, sizeof(en_loc) * (size_t)(n + 1));
+            for (int i = 0; i < n; i++) {
+                args[i] = ck_expr(ck, list->items[i]);
+                locs[i] = list->items[i]->loc;
+                if (!args[i]) return;
+            }
+            init = ck_construct(ck, t, args, locs, n, d->loc);
+            if (!init) return;
+        }
+    }
+    if (init) {
+        /* built above */
+    } else if (d->init) {
         if (d->init_style == AST_INIT_PAREN && t && d->init->kind == AST_EXPR_INIT_LIST) {
             /* T x(a, b): a construction */
             ast_expr c = *d->init;
@@ -502,10 +535,6 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
  * the object (Metal's `this` is a pointer into the object's address space) */
 static void member_function(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
     const char *mname = m->name ? m->name : "?";
-    if (m->is_constructor) {
-        en_error(ck->diags, m->loc, "constructors are not supported by enigma ('%s'); use an initializer list", sname);
-        return;
-    }
     if (m->is_operator) {
         en_error(ck->diags, m->loc, "operator overloading is not supported by enigma ('%s::%s')", sname, mname);
         return;
@@ -943,6 +972,17 @@ static bool resolve_signature(checker *ck, const ast_decl *d, ck_inst *sig) {
     }
     sig->fn = NULL; /* made by make_ir_func once the signature is known good */
     return ok;
+}
+
+/* a constructor has no written return type: its signature is its parameters alone */
+static bool resolve_constructor_or_method(checker *ck, const ast_decl *d, ck_inst *sig) {
+    if (!d->is_constructor) return resolve_signature(ck, d, sig);
+    ast_decl tmp = *d;
+    ast_type void_type = {.kind = AST_TYPE_NAME, .loc = d->loc};
+    ast_name_part part = {.loc = d->loc, .ident = "void"};
+    void_type.name = (ast_name){.loc = d->loc, .parts = &part, .count = 1};
+    tmp.type = &void_type;
+    return resolve_signature(ck, &tmp, sig);
 }
 
 static ir_type *sig_return(checker *ck, const ast_decl *d) {
@@ -1575,8 +1615,8 @@ static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space) {
     ck->scope = cf->outer ? cf->outer : ck->globals;
     ck->ns = cf->ns;
     ck_inst written = {0};
-    bool ok = resolve_signature(ck, d, &written);
-    ir_type *ret = ok ? sig_return(ck, d) : NULL;
+    bool ok = resolve_constructor_or_method(ck, d, &written);
+    ir_type *ret = !ok ? NULL : d->is_constructor ? ck_t(ck, IR_T_VOID) : sig_return(ck, d);
     ck_restore_fn(ck, saved);
     if (!ok || !ret) return NULL;
     ck_inst *inst = en_alloc(ck->a, sizeof *inst);
@@ -1636,6 +1676,7 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst) {
         ps->is_ref = inst->param_is_ref[i];
     }
     ck->inst_depth++;
+    if (cf->d->is_constructor) ck_member_inits(ck, cf->d, cf->owner);
     if (ck->inst_depth < MAX_INST_DEPTH) ck_body(ck, cf->d->body);
     ck_restore_fn(ck, saved);
 }
@@ -1659,6 +1700,8 @@ ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **a
         ck_func *cf = ck->methods.items[i];
         if (cf->owner != st || !en_streq(cf->d->name, name)) continue;
         any = true;
+        /* `T f() threadgroup`: for objects in threadgroup memory only */
+        if (cf->d->this_space != AST_AS_NONE && space_of(cf->d->this_space) != space) continue;
         if (obj_const && !cf->d->is_const_method) {
             dropped_const = true;
             continue;

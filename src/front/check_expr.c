@@ -303,6 +303,8 @@ static ir_expr *construct_vector(checker *ck, ir_type *t, ir_expr **args, en_loc
 
 static ir_expr *construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int n, en_loc loc) {
     if (!t) return NULL;
+    if (t->kind == IR_T_STRUCT && ck_has_constructor(ck, t) && !(n == 1 && args[0]->type == t))
+        return ck_construct(ck, t, args, locs, n, loc);
     if (t->kind == IR_T_VOID) return void_expr(ck, loc);
     if (ck_is_vote(t)) {
         if (n == 1) return ck_explicit(ck, args[0], t, loc);

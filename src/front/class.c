@@ -230,3 +230,51 @@ void ck_struct_after_fields(checker *ck, ir_type *t) {
     for (int i = at; i + 1 < n; i++) ck->m->structs.items[i] = ck->m->structs.items[i + 1];
     ck->m->structs.items[n - 1] = t;
 }
+
+/* ---- constructors ---------------------------------------------------------------------------------
+ * A constructor is a member function returning void whose `this` is the object being made:
+ * `S(a, b)`, `S x(a, b)`, `S x{a, b}`, `S x = v` (v not an S) and `S x;` build a thread
+ * temporary or the variable and call the constructor overload resolution picks on it; its
+ * member initializers are assignments to the fields before its body. Copies of an S stay
+ * plain struct copies. */
+static const ast_decl *constructor_of(checker *ck, const ir_type *t) {
+    for (int i = 0; i < ck->methods.count; i++)
+        if (ck->methods.items[i]->owner == t && ck->methods.items[i]->d->is_constructor) return ck->methods.items[i]->d;
+    return NULL;
+}
+
+bool ck_has_constructor(checker *ck, const ir_type *t) { return constructor_of(ck, t) != NULL; }
+
+ir_expr *ck_construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int n, en_loc loc) {
+    const ast_decl *ctor = constructor_of(ck, t);
+    if (!ck->fn) {
+        en_error(ck->diags, loc, "'%s' has constructors: it cannot be built outside a function in enigma",
+                 ck_type_name(ck, t));
+        return NULL;
+    }
+    ir_var *tmp = ck_temp(ck, t, loc);
+    ir_expr *place = ir_var_ref(ck->m, tmp, loc);
+    if (!ck_call_method(ck, place, ctor->name, args, locs, n, loc)) return NULL;
+    return ir_var_ref(ck->m, tmp, loc);
+}
+
+void ck_member_inits(checker *ck, const ast_decl *ctor, ir_type *owner) {
+    for (int i = 0; i < ctor->ctor_inits.count; i++) {
+        const ast_expr *init = ctor->ctor_inits.items[i];
+        const char *field = ast_name_last(&init->callee->name);
+        ir_expr *self = ir_deref(ck->m, ir_var_ref(ck->m, ck->this_var, init->loc), init->loc);
+        ir_expr *place = ck_member(ck, self, field, init->loc);
+        if (!place) {
+            en_error(ck->diags, init->loc, "'%s' is not a member of '%s'", field, ck_type_name(ck, owner));
+            continue;
+        }
+        ir_expr *value;
+        if (init->args.count == 1 && !init->brace) {
+            value = ck_expr_to(ck, init->args.items[0], place->type);
+        } else {
+            ast_expr list = {.kind = AST_EXPR_INIT_LIST, .loc = init->loc, .args = init->args};
+            value = ck_initializer(ck, place->type, &list, init->loc);
+        }
+        if (value) ck_emit(ck, ir_assign(ck->m, place, value, init->loc));
+    }
+}

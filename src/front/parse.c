@@ -2346,9 +2346,11 @@ static void parse_function_rest(parser *p, ast_decl *f, decl_ctx ctx) {
     parse_params(p, &f->params);
     for (;;) {
         if (accept(p, "const")) f->is_const_method = true;
-        else if (accept(p, "override") || accept(p, "final") || accept(p, "noexcept") ||
-                 accept(p, "thread") || accept(p, "device") || accept(p, "constant") ||
-                 accept(p, "threadgroup")) {}
+        else if (accept(p, "thread")) f->this_space = AST_AS_THREAD;
+        else if (accept(p, "device")) f->this_space = AST_AS_DEVICE;
+        else if (accept(p, "constant")) f->this_space = AST_AS_CONSTANT;
+        else if (accept(p, "threadgroup")) f->this_space = AST_AS_THREADGROUP;
+        else if (accept(p, "override") || accept(p, "final") || accept(p, "noexcept")) {}
         else if (at_attr_start(p)) parse_attrs(p, &f->attrs);
         else if (is(p, "__attribute__")) skip_gnu_attribute(p);
         else break;
@@ -2359,7 +2361,30 @@ static void parse_function_rest(parser *p, ast_decl *f, decl_ctx ctx) {
         parse_type(p);
     }
     if (f->is_constructor && accept(p, ":")) {
-        error_at(p, loc_here(p), "constructor initializer lists are not supported by enigma");
+        /* member initializers: name(args) or name{args}, comma-separated */
+        do {
+            if (!is_ident(p)) {
+                error_at(p, loc_here(p), "expected a member name in the constructor's initializer list before %s",
+                         tok_desc(p, peek(p)));
+                break;
+            }
+            ast_expr *call = new_expr(p, AST_EXPR_CALL, loc_here(p));
+            call->callee = new_expr(p, AST_EXPR_NAME, loc_here(p));
+            call->callee->name = parse_name(p);
+            call->brace = is(p, "{");
+            if (is(p, "(")) {
+                advance(p);
+                parse_args(p, &call->args, ")");
+            } else if (is(p, "{")) {
+                ast_expr *list = parse_init_list(p);
+                call->args = list->args;
+            } else {
+                error_at(p, loc_here(p), "expected '(' or '{' after member '%s' in the initializer list",
+                         ast_name_last(&call->callee->name));
+                break;
+            }
+            EN_PUSH(p->a, f->ctor_inits, call);
+        } while (accept(p, ","));
         while (!is(p, "{") && !is(p, ";") && peek(p)->kind != EN_TK_EOF) advance(p);
     }
     const en_token *after_eq = tok_at(p, p->pos + 1);
