@@ -219,6 +219,7 @@ struct checker {
      * branch not taken, which need not be valid (C++ [stmt.if]: it is not instantiated) */
     bool in_template;
     EN_VEC(struct ck_union_info *) unions; /* class.c: the members of each union type */
+    EN_VEC(ir_func *) ref_funcs;  /* functions returning a reference (as a pointer) */
 };
 
 /* class.c: class templates */
@@ -237,6 +238,19 @@ EN_INTERNAL bool ck_has_constructor(checker *ck, const ir_type *t);
 EN_INTERNAL ir_expr *ck_construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int n, en_loc loc);
 /* a constructor's member initializers, as assignments through `this` (in its body's scope) */
 EN_INTERNAL void ck_member_inits(checker *ck, const ast_decl *ctor, ir_type *owner);
+
+/* class.c: overloaded operators. `spelling` is "+", "+=", "[]"...; args[0] is the left
+ * operand. Member functions of args[0]'s struct come first, then free functions named
+ * operator<spelling>. Returns NULL after an error. */
+EN_INTERNAL ir_expr *ck_operator_call(checker *ck, const char *spelling, ir_expr **args, en_loc *locs, int n,
+                                      en_loc loc);
+/* does an overloaded operator apply (an operand of struct type)? */
+EN_INTERNAL bool ck_wants_operator(ir_expr **args, int n);
+
+/* class.c: functions returning references (T& f()): the IR function returns a pointer,
+ * `return place;` returns its address, and a call is the place the result points to */
+EN_INTERNAL bool ck_returns_ref(checker *ck, const ir_func *fn);
+EN_INTERNAL ir_expr *ck_ref_return_value(checker *ck, const ast_expr *e, ir_type *ptr_type);
 
 /* class.c: unions and anonymous members */
 typedef struct ck_union_info ck_union_info;

@@ -535,8 +535,8 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
  * the object (Metal's `this` is a pointer into the object's address space) */
 static void member_function(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
     const char *mname = m->name ? m->name : "?";
-    if (m->is_operator) {
-        en_error(ck->diags, m->loc, "operator overloading is not supported by enigma ('%s::%s')", sname, mname);
+    if (m->is_operator && strncmp(mname, "operator ", 9) == 0) {
+        en_error(ck->diags, m->loc, "conversion operators are not supported by enigma ('%s::%s')", sname, mname);
         return;
     }
     if (m->is_template || (m->specs & AST_SPEC_STATIC)) {
@@ -937,7 +937,8 @@ static void assign_bindings(checker *ck, ir_var **vars, int n, const char *what)
  * parameters are bound for an instantiation) */
 static bool resolve_signature(checker *ck, const ast_decl *d, ck_inst *sig) {
     bool ok = true;
-    ir_type *ret = d->type ? ck_type(ck, d->type) : NULL;
+    /* T& f(): returns the pointer a reference lowers to (ck_returns_ref) */
+    ir_type *ret = !d->type ? NULL : d->type->kind == AST_TYPE_REF ? type_rec(ck, d->type, 0) : ck_type(ck, d->type);
     if (!ret) ok = false;
     int n = d->params.count;
     /* f(void) */
@@ -986,6 +987,7 @@ static bool resolve_constructor_or_method(checker *ck, const ast_decl *d, ck_ins
 }
 
 static ir_type *sig_return(checker *ck, const ast_decl *d) {
+    if (d->type && d->type->kind == AST_TYPE_REF) return type_rec(ck, d->type, 0);
     return d->type ? ck_type(ck, d->type) : NULL;
 }
 
@@ -1019,6 +1021,7 @@ static ir_func *make_ir_func(checker *ck, const char *name, const ast_decl *d, c
     ir_func *fn = ir_func_new(ck->m, name, d->loc);
     fn->is_kernel = is_kernel;
     fn->return_type = ret;
+    if (d->type && d->type->kind == AST_TYPE_REF) EN_PUSH(ck->a, ck->ref_funcs, fn);
     fn->param_count = sig->param_count;
     fn->params = en_alloc(ck->a, sizeof(ir_var *) * (size_t)(sig->param_count + 1));
     for (int i = 0; i < sig->param_count; i++) {
@@ -1091,8 +1094,8 @@ static bool same_signature(const ck_inst *a, const ck_inst *b) {
 
 static void function_decl(checker *ck, const ast_decl *d) {
     if (!d->name) return;
-    if (d->is_operator) {
-        en_error(ck->diags, d->loc, "operator overloading is not supported by enigma ('%s')", d->name);
+    if (d->is_operator && strncmp(d->name, "operator ", 9) == 0) {
+        en_error(ck->diags, d->loc, "conversion operators are not supported by enigma ('%s')", d->name);
         return;
     }
     if (d->is_constructor || d->qual_name.count > 0) {
@@ -1592,6 +1595,8 @@ static ir_expr *emit_call(checker *ck, const char *fname, ck_inst *sig, const as
     if (ret && ret->kind != IR_T_VOID) {
         s->result = ck_temp(ck, ret, loc);
         ck_emit(ck, s);
+        /* a function returning T& gives the place it points to */
+        if (ck_returns_ref(ck, callee)) return ir_deref(ck->m, ir_var_ref(ck->m, s->result, loc), loc);
         return ir_var_ref(ck->m, s->result, loc);
     }
     ck_emit(ck, s);
@@ -1632,6 +1637,7 @@ static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space) {
     }
     ir_func *fn = ir_func_new(ck->m, name, d->loc);
     fn->return_type = ret;
+    if (d->type && d->type->kind == AST_TYPE_REF) EN_PUSH(ck->a, ck->ref_funcs, fn);
     fn->param_count = n;
     fn->params = en_alloc(ck->a, sizeof(ir_var *) * (size_t)n);
     fn->params[0] = ir_var_new(ck->m, fn, "this", inst->param_types[0], d->loc);

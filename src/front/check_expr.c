@@ -644,6 +644,11 @@ static ir_expr *subscript_expr(checker *ck, const ast_expr *e) {
     ir_expr *i = index_value(ck, e->index);
     if (!base || !i) return NULL;
     ir_type *t = base->type;
+    if (t->kind == IR_T_STRUCT) {
+        ir_expr *bi[2] = {base, i};
+        en_loc locs[2] = {e->operand->loc, e->index->loc};
+        return ck_operator_call(ck, "[]", bi, locs, 2, e->loc);
+    }
     int64_t k;
     bool known = ck_const_int(ck, i, &k);
     if (t->kind == IR_T_PTR) {
@@ -999,6 +1004,13 @@ static ir_expr *assign_expr(checker *ck, const ast_expr *e) {
         rhs = ck_expr(ck, e->rhs);
         place = ck_expr(ck, e->lhs);
     }
+    if (place && rhs && e->op != AST_OP_NONE) {
+        ir_expr *pr[2] = {place, rhs};
+        if (ck_wants_operator(pr, 2)) {
+            en_loc locs[2] = {e->lhs->loc, e->rhs->loc};
+            return ck_operator_call(ck, en_fmt(ck->a, "%s=", ast_op_spelling(e->op)), pr, locs, 2, e->loc);
+        }
+    }
     if (!place || !rhs || !writable(ck, place, e->loc)) return NULL;
     ir_expr *value;
     if (e->op == AST_OP_NONE) {
@@ -1157,6 +1169,11 @@ ir_expr *ck_expr(checker *ck, const ast_expr *e) {
         ir_expr *a = ck_expr(ck, e->lhs);
         ir_expr *b = ck_expr(ck, e->rhs);
         if (!a || !b) return NULL;
+        ir_expr *ab[2] = {a, b};
+        if (ck_wants_operator(ab, 2)) {
+            en_loc locs[2] = {e->lhs->loc, e->rhs->loc};
+            return ck_operator_call(ck, ast_op_spelling(e->op), ab, locs, 2, e->loc);
+        }
         ir_op op = binary_op(e->op);
         if (op == IR_OP_NONE) return NULL;
         return arith(ck, op, a, b, e->loc);

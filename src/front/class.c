@@ -278,3 +278,54 @@ void ck_member_inits(checker *ck, const ast_decl *ctor, ir_type *owner) {
         if (value) ck_emit(ck, ir_assign(ck->m, place, value, init->loc));
     }
 }
+
+/* ---- overloaded operators ----------------------------------------------------------------------- */
+bool ck_wants_operator(ir_expr **args, int n) {
+    for (int i = 0; i < n; i++)
+        if (args[i] && args[i]->type->kind == IR_T_STRUCT) return true;
+    return false;
+}
+
+ir_expr *ck_operator_call(checker *ck, const char *spelling, ir_expr **args, en_loc *locs, int n, en_loc loc) {
+    const char *name = en_fmt(ck->a, "operator%s", spelling);
+    if (args[0]->type->kind == IR_T_STRUCT && ck_has_method(ck, args[0]->type, name))
+        return ck_call_method(ck, args[0], name, args + 1, locs + 1, n - 1, loc);
+    ck_sym *s = ck_lookup_str(ck, name);
+    if (s && s->kind == SYM_FUNC) return ck_call_user(ck, s, NULL, args, locs, n, loc);
+    if (n == 2)
+        en_error(ck->diags, loc, "no operator '%s' for operands '%s' and '%s'", spelling, ck_type_name(ck, args[0]->type),
+                 ck_type_name(ck, args[1]->type));
+    else
+        en_error(ck->diags, loc, "no operator '%s' for an operand of type '%s'", spelling,
+                 ck_type_name(ck, args[0]->type));
+    return NULL;
+}
+
+/* ---- functions returning references -------------------------------------------------------------- */
+bool ck_returns_ref(checker *ck, const ir_func *fn) {
+    for (int i = 0; fn && i < ck->ref_funcs.count; i++)
+        if (ck->ref_funcs.items[i] == fn) return true;
+    return false;
+}
+
+ir_expr *ck_ref_return_value(checker *ck, const ast_expr *e, ir_type *ptr_type) {
+    ir_expr *place = ck_expr(ck, e);
+    if (!place) return NULL;
+    if (!ir_is_place(place) || place->kind == IR_E_SWIZZLE || place->type != ptr_type->elem) {
+        en_error(ck->diags, e->loc, "a function returning a reference must return a variable of type '%s'",
+                 ck_type_name(ck, ptr_type->elem));
+        return NULL;
+    }
+    ir_expr *addr = ck_addr_of(ck, place, e->loc);
+    if (addr->type->space != ptr_type->space) {
+        en_error(ck->diags, e->loc, "cannot return a reference to %s memory as a %s reference",
+                 ir_space_name(addr->type->space), ir_space_name(ptr_type->space));
+        return NULL;
+    }
+    if (addr->type != ptr_type) {
+        ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, ptr_type, e->loc, 1);
+        p->args[0] = addr;
+        addr = p;
+    }
+    return addr;
+}
