@@ -2657,13 +2657,20 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
         else skip_to_sync(p);
         return;
     }
-    /* a constructor: the struct's own name followed by its parameters */
-    if (ctx == CTX_MEMBER && p->struct_name && is_ident(p) && is_at(p, 1, "(") &&
-        strlen(p->struct_name) == (size_t)peek(p)->len &&
-        memcmp(p->struct_name, peek(p)->text, (size_t)peek(p)->len) == 0) {
-        ast_decl *f = new_decl(p, AST_DECL_FUNC, loc);
+    /* a constructor: the struct's own name followed by its parameters, perhaps after
+     * `constexpr`, `inline` or `explicit` */
+    int ctor_at = p->pos;
+    while (ctx == CTX_MEMBER && (tok_is(tok_at(p, ctor_at), "constexpr") || tok_is(tok_at(p, ctor_at), "inline") ||
+                                 tok_is(tok_at(p, ctor_at), "explicit")))
+        ctor_at++;
+    const en_token *ctor_tok = tok_at(p, ctor_at);
+    if (ctx == CTX_MEMBER && p->struct_name && ctor_tok->kind == EN_TK_IDENT && tok_is(tok_at(p, ctor_at + 1), "(") &&
+        strlen(p->struct_name) == (size_t)ctor_tok->len &&
+        memcmp(p->struct_name, ctor_tok->text, (size_t)ctor_tok->len) == 0) {
+        ast_decl *f = new_decl(p, AST_DECL_FUNC, ctor_tok->loc);
         f->name = p->struct_name;
         f->is_constructor = true;
+        while (p->pos < ctor_at) advance(p);
         advance(p);
         EN_PUSH(p->a, *out, f);
         parse_function_rest(p, f, ctx);
