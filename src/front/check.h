@@ -252,6 +252,12 @@ EN_INTERNAL bool ck_wants_operator(ir_expr **args, int n);
 EN_INTERNAL bool ck_returns_ref(checker *ck, const ir_func *fn);
 EN_INTERNAL ir_expr *ck_ref_return_value(checker *ck, const ast_expr *e, ir_type *ptr_type);
 
+/* class.c: a struct value converted by its conversion operator `operator T()` to `to`
+ * (NULL, quietly, when it has none that gives `to`) */
+EN_INTERNAL ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc);
+/* a member function's instantiation for objects in `space` (check_decl.c) */
+EN_INTERNAL ck_inst *ck_method_inst(checker *ck, ck_func *cf, ir_space space);
+
 /* class.c: unions and anonymous members */
 typedef struct ck_union_info ck_union_info;
 /* lays union t out over its members (name, type): one storage array, MSL size/alignment */

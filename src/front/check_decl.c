@@ -535,10 +535,6 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
  * the object (Metal's `this` is a pointer into the object's address space) */
 static void member_function(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
     const char *mname = m->name ? m->name : "?";
-    if (m->is_operator && strncmp(mname, "operator ", 9) == 0) {
-        en_error(ck->diags, m->loc, "conversion operators are not supported by enigma ('%s::%s')", sname, mname);
-        return;
-    }
     if (m->is_template || (m->specs & AST_SPEC_STATIC)) {
         en_error(ck->diags, m->loc, "%s member functions are not supported by enigma ('%s::%s')",
                  m->is_template ? "template" : "static", sname, mname);
@@ -1611,6 +1607,8 @@ bool ck_has_method(checker *ck, const ir_type *t, const char *name) {
 }
 
 /* the member function for objects in `space`: `this` is its parameter 0 */
+ck_inst *ck_method_inst(checker *ck, ck_func *cf, ir_space space) { return method_inst(ck, cf, space); }
+
 static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space) {
     const ast_decl *d = cf->d;
     const char *name = space == IR_SPACE_THREAD ? cf->qname : en_fmt(ck->a, "%s[%s]", cf->qname, ir_space_name(space));

@@ -329,3 +329,25 @@ ir_expr *ck_ref_return_value(checker *ck, const ast_expr *e, ir_type *ptr_type) 
     }
     return addr;
 }
+
+/* ---- conversion operators ------------------------------------------------------------------------ */
+ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
+    if (!ck->fn) return NULL;
+    ir_type *st = e->type;
+    bool is_const = false;
+    ir_space space = ir_is_place(e) ? ck_place_space(e, &is_const) : IR_SPACE_THREAD;
+    ck_func *exact = NULL, *convertible = NULL;
+    for (int i = 0; i < ck->methods.count; i++) {
+        ck_func *cf = ck->methods.items[i];
+        if (cf->owner != st || !cf->d->is_operator || strncmp(cf->d->name, "operator ", 9) != 0) continue;
+        ck_inst *inst = ck_method_inst(ck, cf, space);
+        if (!inst || !inst->fn) continue;
+        if (inst->fn->return_type == to) exact = cf;
+        else if (!convertible && ck_conv_rank(inst->fn->return_type, to, false) != CK_RANK_NONE) convertible = cf;
+    }
+    ck_func *pick = exact ? exact : convertible;
+    if (!pick) return NULL;
+    ir_expr *v = ck_call_method(ck, e, pick->d->name, NULL, NULL, 0, loc);
+    if (!v || v->type == to) return v;
+    return ck_implicit(ck, v, to, loc);
+}

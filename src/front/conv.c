@@ -168,6 +168,10 @@ ir_expr *ck_implicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
     if (!e || !to) return NULL;
     ir_type *from = e->type;
     if (from == to) return e;
+    if (from->kind == IR_T_STRUCT) {
+        ir_expr *c = ck_struct_conversion(ck, e, to, loc);
+        if (c) return c;
+    }
     if (from && to->kind == IR_T_PTR && from->kind == IR_T_ARRAY) {
         ir_expr *d = decay_or_null(ck, e, to, loc);
         if (d) return d->type == to ? d : ck_implicit(ck, d, to, loc);
@@ -195,6 +199,10 @@ ir_expr *ck_explicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
     if (!e || !to) return NULL;
     ir_type *from = e->type;
     if (from == to) return e;
+    if (from->kind == IR_T_STRUCT) {
+        ir_expr *c = ck_struct_conversion(ck, e, to, loc);
+        if (c) return c;
+    }
     if (ck_is_vote(from) && (ir_is_integer(to) || to->kind == IR_T_BOOL)) {
         ir_expr *bits = ir_convert(ck->m, ck_t(ck, IR_T_U64), e, loc);
         if (to->kind == IR_T_BOOL)

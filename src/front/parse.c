@@ -2676,6 +2676,32 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
         parse_function_rest(p, f, ctx);
         return;
     }
+    /* a conversion operator: [explicit|constexpr|inline] operator T() const {...} */
+    int conv_at = p->pos;
+    while (ctx == CTX_MEMBER && (tok_is(tok_at(p, conv_at), "constexpr") || tok_is(tok_at(p, conv_at), "inline") ||
+                                 tok_is(tok_at(p, conv_at), "explicit")))
+        conv_at++;
+    if (ctx == CTX_MEMBER && tok_is(tok_at(p, conv_at), "operator") && !tok_is(tok_at(p, conv_at + 1), "(") &&
+        tok_at(p, conv_at + 1)->kind == EN_TK_IDENT) {
+        while (p->pos < conv_at) advance(p);
+        ast_decl *f = new_decl(p, AST_DECL_FUNC, loc_here(p));
+        advance(p); /* operator */
+        f->type = parse_type(p);
+        en_buf b = {0};
+        ast_type_print(f->type, &b);
+        f->name = en_fmt(p->a, "operator %s", b.data ? b.data : "");
+        en_buf_free(&b);
+        f->is_operator = true;
+        p->template_pending = false;
+        EN_PUSH(p->a, *out, f);
+        if (!is(p, "(")) {
+            error_at(p, loc_here(p), "expected '(' after the conversion operator's type");
+            skip_to_sync(p);
+            return;
+        }
+        parse_function_rest(p, f, ctx);
+        return;
+    }
     bool templ = p->template_pending;
     decl_specs ds;
     parse_decl_specs(p, &ds, out, ctx != CTX_BLOCK || p->unknown_type_ok);

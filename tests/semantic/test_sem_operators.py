@@ -37,3 +37,28 @@ def test_operators(run, rng):
     by = 1 + 3 + 2
     want = 0.5 * bx + 10 * 0.5 * by + 100
     close(r["o"], want, rtol=1e-5, atol=1e-4, what="overloaded operators")
+
+
+CONV_SRC = HEADER + """
+template <typename T>
+struct wrap {
+  T v;
+  wrap(T x) : v(x) {}
+  constexpr operator T() const { return v * T(2); }
+  explicit operator int() const { return 7; }
+};
+kernel void k(device float *o [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  wrap<float> w(o[i]);
+  float f = w;
+  int n = int(w);
+  o[i] = f + float(n) + sqrt(float(w) * float(w));
+}
+"""
+
+
+def test_conversion_operators(run, rng):
+    n = 256
+    x = floats(rng, n, -3, 3)
+    r = run(CONV_SRC, {"o": x}, ["o"], grid=n, threads=64)
+    xd = x.astype(np.float64)
+    close(r["o"], 2 * xd + 7 + np.abs(2 * xd), rtol=1e-5, atol=1e-5, what="operator T() and operator int()")
