@@ -76,6 +76,18 @@ static void build_kernel(checker *ck, ck_func *cf, const ck_binding *b, const ch
     ck_restore_fn(ck, saved);
 }
 
+/* cf's parameters bound to the explicit arguments `args` (and defaults); NULL when they do
+ * not fit, with *stop set when that was an error already reported */
+static ck_binding *bind_explicit(checker *ck, ck_func *cf, const ast_name_part *args, bool *stop) {
+    int nb = cf->d->tparams.count;
+    ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
+    bool hard = false;
+    int errors_before = ck->diags->errors;
+    if (ck_bind_targs(ck, cf->d, cf->qname, args, NULL, 0, b, &hard)) return b;
+    *stop = hard || ck->diags->errors > errors_before;
+    return NULL;
+}
+
 void ck_explicit_inst(checker *ck, const ast_decl *d) {
     const char *written = ast_name_str(ck->a, &d->target);
     const ast_name_part *last = d->target.count ? &d->target.parts[d->target.count - 1] : NULL;
@@ -103,14 +115,10 @@ void ck_explicit_inst(checker *ck, const ast_decl *d) {
         if (!cf->is_template) continue;
         templates++;
         if (cf->is_kernel != want_kernel && want_kernel) continue;
-        int nb = cf->d->tparams.count;
-        ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
-        bool hard = false;
-        int errors_before = ck->diags->errors;
-        if (!ck_bind_targs(ck, cf->d, cf->qname, last, NULL, 0, b, &hard)) {
-            if (hard || ck->diags->errors > errors_before) return;
-            continue;
-        }
+        bool stop = false;
+        ck_binding *b = bind_explicit(ck, cf, last, &stop);
+        if (stop) return;
+        if (!b) continue;
         if (cf->is_kernel) {
             if (!host) {
                 en_error(ck->diags, d->loc,
@@ -123,6 +131,7 @@ void ck_explicit_inst(checker *ck, const ast_decl *d) {
         }
         if (host)
             en_error(ck->diags, d->loc, "[[host_name]] names kernels; '%s' is not a kernel template", written);
+        bool hard = false;
         ck_instantiate(ck, cf, last, d->loc, &hard);
         return;
     }
@@ -147,15 +156,11 @@ void ck_add_specialization(checker *ck, ck_sym *set, const ast_decl *d) {
     }
     for (ck_func *cf = set->funcs; cf; cf = cf->next) {
         if (!cf->is_template || cf->d->params.count != d->params.count) continue;
-        int nb = cf->d->tparams.count;
-        ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
-        bool hard = false;
-        int errors_before = ck->diags->errors;
-        if (!ck_bind_targs(ck, cf->d, cf->qname, last, NULL, 0, b, &hard)) {
-            if (hard || ck->diags->errors > errors_before) return;
-            continue;
-        }
-        const char *name = ck_binding_name(ck, cf->qname, b, nb);
+        bool stop = false;
+        ck_binding *b = bind_explicit(ck, cf, last, &stop);
+        if (stop) return;
+        if (!b) continue;
+        const char *name = ck_binding_name(ck, cf->qname, b, cf->d->tparams.count);
         for (int i = 0; i < cf->insts.count; i++)
             if (en_streq(cf->insts.items[i]->name, name)) {
                 en_error(ck->diags, d->loc, "specialization of '%s' after it was already used", name);
