@@ -1927,6 +1927,11 @@ void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
     case AST_DECL_ERROR: return;
     case AST_DECL_VAR: {
         if (!d->name) return;
+        if (d->is_template) {
+            en_error(ck->diags, d->loc, "variable templates are not supported by enigma ('%s')", d->name);
+            ck_declare(ck, SYM_VAR, d->name, d->loc);
+            return;
+        }
         if (redeclared(ck, d->name, d->loc)) return;
         ck_sym *before = ck->scope->syms;
         if (at_program_scope && !ck->fn) program_var(ck, d);
