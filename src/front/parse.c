@@ -1330,7 +1330,8 @@ static ast_type *parse_struct_specifier(parser *p, ast_decls *out) {
     advance(p); /* '{' */
     d->has_body = true;
     const char *saved_struct = p->struct_name;
-    p->struct_name = d->name;
+    /* constructors are named like the struct (a refused specialization's too) */
+    p->struct_name = ty->kind == AST_TYPE_NAME || !ty->name.count ? d->name : ast_name_last(&ty->name);
     while (!is(p, "}") && peek(p)->kind != EN_TK_EOF) {
         int before = p->pos;
         if ((is(p, "public") || is(p, "private") || is(p, "protected")) && is_at(p, 1, ":")) {
@@ -2598,6 +2599,8 @@ static void parse_template(parser *p, ast_decls *out, decl_ctx ctx) {
             declare(p, d->name, SYM_TEMPLATE_FUNC);
         else if (d->kind == AST_DECL_STRUCT || d->kind == AST_DECL_TYPEDEF)
             declare(p, d->name, SYM_TEMPLATE_TYPE);
+        else if (d->kind == AST_DECL_VAR) /* a variable template: is_v<T> takes arguments */
+            declare(p, d->name, SYM_TEMPLATE_FUNC);
     }
     p->template_pending = saved_pending;
     pop_scope(p, sc);
