@@ -258,6 +258,10 @@ EN_INTERNAL ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, 
 /* a member function's instantiation for objects in `space` (check_decl.c) */
 EN_INTERNAL ck_inst *ck_method_inst(checker *ck, ck_func *cf, ir_space space);
 
+/* class.c: a static member function or static/constexpr data member of a struct (not of
+ * a class template instance), declared as S::name; false when not handled here */
+EN_INTERNAL bool ck_static_member(checker *ck, ir_type *owner, const char *sname, const ast_decl *m);
+
 /* class.c: unions and anonymous members */
 typedef struct ck_union_info ck_union_info;
 /* lays union t out over its members (name, type): one storage array, MSL size/alignment */

@@ -535,6 +535,7 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
  * the object (Metal's `this` is a pointer into the object's address space) */
 static void member_function(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
     const char *mname = m->name ? m->name : "?";
+    if ((m->specs & AST_SPEC_STATIC) && !m->is_template && ck_static_member(ck, owner, sname, m)) return;
     if (m->is_template || (m->specs & AST_SPEC_STATIC)) {
         en_error(ck->diags, m->loc, "%s member functions are not supported by enigma ('%s::%s')",
                  m->is_template ? "template" : "static", sname, mname);
@@ -547,7 +548,8 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
     ck_func *cf = en_alloc(ck->a, sizeof *cf);
     cf->d = m;
     cf->qname = en_fmt(ck->a, "%s::%s", owner->name, mname);
-    cf->ns = ck->ns;
+    /* the struct's static members are found unqualified from its member functions */
+    cf->ns = strchr(owner->name, '<') ? ck->ns : ck_qualify(ck, sname);
     cf->owner = owner;
     cf->definition = m;
     cf->outer = ck->scope;
@@ -629,8 +631,10 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
             en_error(ck->diags, m->loc, "bit-fields are not supported by enigma ('%s')", m->name ? m->name : "?");
             continue;
         }
+        if ((m->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR)) && ck_static_member(ck, t, name, m)) continue;
         if (m->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR)) {
-            en_error(ck->diags, m->loc, "static members are not supported by enigma ('%s')", m->name ? m->name : "?");
+            en_error(ck->diags, m->loc, "static members of class templates are not supported by enigma ('%s')",
+                     m->name ? m->name : "?");
             continue;
         }
         bool is_ref;

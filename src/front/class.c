@@ -351,3 +351,16 @@ ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) 
     if (!v || v->type == to) return v;
     return ck_implicit(ck, v, to, loc);
 }
+
+/* ---- static members -------------------------------------------------------------------------------
+ * `static float f(float)` and `static constexpr int N = 4;` in struct S are a function and
+ * a program-scope constant named S::f and S::N: reached as S::f(x) and S::N, and
+ * unqualified from S's member functions (which look names up from S outward). */
+bool ck_static_member(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
+    if (strchr(owner->name, '<')) return false; /* S<float>::N would need the arguments */
+    const char *saved_ns = ck->ns;
+    ck->ns = ck_qualify(ck, sname);
+    ck_decl(ck, m, true);
+    ck->ns = saved_ns;
+    return true;
+}
