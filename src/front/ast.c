@@ -106,6 +106,11 @@ void ast_type_print(const ast_type *t, en_buf *out) {
         }
         break;
     }
+    case AST_TYPE_DECLTYPE:
+        en_buf_puts(out, "decltype(");
+        ast_expr_print(t->decltype_expr, out);
+        en_buf_putc(out, ')');
+        break;
     }
 }
 
@@ -262,6 +267,16 @@ void ast_expr_print(const ast_expr *e, en_buf *out) {
         args_print(&e->args, out);
         en_buf_putc(out, '}');
         break;
+    case AST_EXPR_DESIGNATOR:
+        en_buf_putc(out, '[');
+        ast_expr_print(e->lhs, out);
+        if (e->rhs) {
+            en_buf_puts(out, " ... ");
+            ast_expr_print(e->rhs, out);
+        }
+        en_buf_puts(out, "] = ");
+        ast_expr_print(e->operand, out);
+        break;
     }
 }
 
@@ -384,7 +399,7 @@ static void tparams_print(const ast_decl *d, en_buf *out) {
             }
         } else {
             ast_type_print(p->type, out);
-            en_buf_printf(out, " %s", p->name ? p->name : "");
+            en_buf_printf(out, p->is_func ? " (*%s)(...)" : " %s", p->name ? p->name : "");
             if (p->default_value) {
                 en_buf_puts(out, " = ");
                 ast_expr_print(p->default_value, out);
@@ -428,6 +443,8 @@ static void decl_dump(const ast_decl *d, en_buf *out, int depth) {
         en_buf_puts(out, "func ");
         if (d->qual_name.count) {
             name_print(&d->qual_name, out);
+        } else if (d->spec_name.count) {
+            name_print(&d->spec_name, out);
         } else {
             en_buf_puts(out, d->name ? d->name : "?");
         }
@@ -478,6 +495,7 @@ static void decl_dump(const ast_decl *d, en_buf *out, int depth) {
     case AST_DECL_TYPEDEF:
         en_buf_printf(out, "typedef %s = ", d->name ? d->name : "?");
         ast_type_print(d->type, out);
+        if (d->is_func_type) en_buf_printf(out, " (function of %d parameters)", d->params.count);
         en_buf_putc(out, '\n');
         return;
     case AST_DECL_NAMESPACE:
@@ -497,6 +515,14 @@ static void decl_dump(const ast_decl *d, en_buf *out, int depth) {
             en_buf_puts(out, ", ");
             ast_expr_print(d->message, out);
         }
+        en_buf_putc(out, '\n');
+        return;
+    case AST_DECL_EXPLICIT_INST:
+        en_buf_puts(out, "explicit instantiation ");
+        name_print(&d->target, out);
+        en_buf_puts(out, ": ");
+        ast_type_print(d->type, out);
+        attrs_print(&d->attrs, out);
         en_buf_putc(out, '\n');
         return;
     }

@@ -105,6 +105,7 @@ typedef enum ast_type_kind {
     AST_TYPE_POINTER, /* base * quals */
     AST_TYPE_REF,     /* base & (rvalue && also lands here with is_rvalue_ref) */
     AST_TYPE_ARRAY,   /* base[dim]; dim NULL for [] */
+    AST_TYPE_DECLTYPE,/* decltype(expr): expr in `decltype_expr` */
 } ast_type_kind;
 
 /* Declarator order is inside-out like C: `device float *p[4]` is
@@ -122,6 +123,7 @@ struct ast_type {
     ast_expr *dim;           /* ARRAY (NULL: unsized) */
     bool is_rvalue_ref;      /* REF written && */
     bool elaborated;         /* NAME written as `struct X` / `enum X` / `typename X` */
+    ast_expr *decltype_expr; /* DECLTYPE: the operand (unevaluated) */
 };
 
 /* ---- expressions -------------------------------------------------------------------- */
@@ -149,6 +151,7 @@ typedef enum ast_expr_kind {
     AST_EXPR_ASSIGN,    /* lhs op= rhs; op AST_OP_NONE for plain = */
     AST_EXPR_COND,      /* cond ? lhs : rhs */
     AST_EXPR_INIT_LIST, /* { args } in an initializer or argument position */
+    AST_EXPR_DESIGNATOR,/* in an INIT_LIST: [lhs] = operand, or GNU [lhs ... rhs] = operand */
 } ast_expr_kind;
 
 typedef enum ast_op {
@@ -247,6 +250,9 @@ typedef enum ast_decl_kind {
     AST_DECL_USING_NAMESPACE,/* using namespace name; */
     AST_DECL_USING,          /* using name; (a using-declaration: using metal::min;) */
     AST_DECL_STATIC_ASSERT,  /* static_assert(cond [, message]); */
+    AST_DECL_EXPLICIT_INST,  /* template [[host_name("k_f")]] kernel T f<float>;
+                                target: the template-id, type: the written type (often a
+                                typedef of decltype(f<float>)), attrs/specs as written */
 } ast_decl_kind;
 
 /* declaration specifiers */
@@ -275,6 +281,8 @@ typedef struct ast_tparam {
     ast_type *type;     /* value parameter: its type */
     ast_type *default_type;  /* type parameter default (NULL if none) */
     ast_expr *default_value; /* value parameter default (NULL if none) */
+    bool is_func;       /* a function pointer: void (*f)(int) — its argument names a
+                           function, and calls through the parameter call that function */
 } ast_tparam;
 typedef struct ast_tparams { ast_tparam *items; int count, cap; } ast_tparams;
 
@@ -338,6 +346,21 @@ struct ast_decl {
     /* STATIC_ASSERT */
     ast_expr *cond;
     ast_expr *message;      /* STRING or NULL */
+
+    /* FUNC: an explicit specialization `template<> float f<float>(float)` names its
+     * template-id here (count 0 otherwise) */
+    ast_name spec_name;
+
+    /* TYPEDEF: `typedef void (k_t)(params);` names a function type: type is its return
+     * type, params its parameters */
+    bool is_func_type;
+
+    /* FUNC, a constructor: its member initializers `: re(r), im{i}`, each an
+     * AST_EXPR_CALL whose callee names the member (brace set for `im{i}`) */
+    ast_exprs ctor_inits;
+    /* FUNC, a member function: the address space written after its parameters
+     * (`T get() threadgroup`): it applies to objects there only; NONE when not written */
+    ast_addr_space this_space;
 };
 
 /* ---- the translation unit ----------------------------------------------------------- */

@@ -21,6 +21,8 @@ EN_INTERNAL ir_type *ck_named_builtin_type(ir_module *m, const char *name);
 /* the message for a type enigma rejects by name (double, textures...), or NULL */
 EN_INTERNAL const char *ck_unsupported_type(const char *name);
 EN_INTERNAL bool ck_is_template_builtin_type(const char *name);
+/* floatCxR as the IR holds it: an array of C vectors of R lanes (NULL outside 2..4) */
+EN_INTERNAL ir_type *ck_matrix_type(ir_module *m, ir_type *elem, int cols, int rows);
 /* vec<T,N>, packed_vec<T,N>, atomic<T>, simdgroup_matrix<T,8,8>; a NULL type_args[i]
  * means argument i is the value value_args[i] */
 EN_INTERNAL ir_type *ck_template_builtin_type(checker *ck, const char *name, ir_type **type_args,
@@ -76,6 +78,9 @@ EN_INTERNAL bool ck_is_const(const ir_expr *e);
 typedef struct ck_targ {
     ir_type *type; /* a type argument, or NULL for a value */
     int64_t value;
+    struct ck_sym *func; /* a function argument (of a function-pointer parameter) */
+    bool is_ref;         /* a reference type argument `constant Args &`: type is the pointer
+                            a reference lowers to */
 } ck_targ;
 /* is `name` a built-in function? */
 EN_INTERNAL bool ck_is_builtin(const char *name);
@@ -107,6 +112,8 @@ typedef struct ck_inst {
      * instantiation is chosen by overload resolution */
     ck_scope *tscope;
     bool body_checked;
+    const ast_decl *d;  /* the declaration it was made from: an explicit specialization's
+                           when one matches, else NULL (the template's) */
 } ck_inst;
 
 /* one function declaration (a template or not); overloads chain through `next` */
@@ -125,6 +132,11 @@ typedef struct ck_func {
     en_loc use_loc;
     /* templates */
     EN_VEC(ck_inst *) insts;
+    /* explicit specializations `template<> R f<A>(...)`, by instantiation name */
+    EN_VEC(const char *) spec_names;
+    EN_VEC(const ast_decl *) spec_decls;
+    ck_scope *outer;          /* member functions: the scope their bodies see (a class
+                                 template's bindings), NULL for the globals */
     struct ck_func *next;
 } ck_func;
 
@@ -133,11 +145,18 @@ typedef struct ck_sym {
     const char *name;         /* program scope: qualified ("ns::x"); local: as written */
     en_loc loc;
     ir_var *var;              /* VAR */
-    bool is_ref;              /* VAR holds a pointer; each use is a DEREF */
+    bool is_ref;              /* VAR holds a pointer; each use is a DEREF. TYPE: the name
+                                 stands for a reference (a template parameter bound to
+                                 `constant Args &`); type is the pointer it lowers to */
     ir_expr *value;           /* CONST: its folded value */
     ir_type *type;            /* TYPE */
     ck_func *funcs;           /* FUNC: the overload set */
     int field;                /* FIELD: its index in the struct of `this` */
+    /* TYPE with type NULL: `typedef decltype(f<float>) f_t;` names the type of function
+     * template specialisation `func_type_of` (only an explicit instantiation may use it) */
+    const char *func_type_of;
+    /* TYPE with type NULL: a class template; uses with arguments instantiate it (class.c) */
+    struct ck_class_template *class_template;
     struct ck_sym *next;      /* the scope's symbols, newest first */
     struct ck_sym *older_same_name; /* the scope's previous symbol of this name, if any */
 } ck_sym;
@@ -199,7 +218,59 @@ struct checker {
     /* checking an instantiated function template's body: `if constexpr` leaves out the
      * branch not taken, which need not be valid (C++ [stmt.if]: it is not instantiated) */
     bool in_template;
+    EN_VEC(struct ck_union_info *) unions; /* class.c: the members of each union type */
+    EN_VEC(ir_func *) ref_funcs;  /* functions returning a reference (as a pointer) */
 };
+
+/* class.c: class templates */
+typedef struct ck_class_template ck_class_template;
+EN_INTERNAL void ck_class_template_decl(checker *ck, const ast_decl *d);
+/* the struct type `name<args>` of class template ts, instantiated once per argument list */
+EN_INTERNAL ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args, en_loc loc);
+EN_INTERNAL void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name);
+/* moves complete struct t after every struct in the module (its fields' types, which
+ * instantiating it may have created after it): backends define structs in that order */
+EN_INTERNAL void ck_struct_after_fields(checker *ck, ir_type *t);
+
+/* class.c: constructors */
+EN_INTERNAL bool ck_has_constructor(checker *ck, const ir_type *t);
+/* t(args) for a struct with constructors: a temporary built by the chosen constructor */
+EN_INTERNAL ir_expr *ck_construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int n, en_loc loc);
+/* a constructor's member initializers, as assignments through `this` (in its body's scope) */
+EN_INTERNAL void ck_member_inits(checker *ck, const ast_decl *ctor, ir_type *owner);
+
+/* class.c: overloaded operators. `spelling` is "+", "+=", "[]"...; args[0] is the left
+ * operand. Member functions of args[0]'s struct come first, then free functions named
+ * operator<spelling>. Returns NULL after an error. */
+EN_INTERNAL ir_expr *ck_operator_call(checker *ck, const char *spelling, ir_expr **args, en_loc *locs, int n,
+                                      en_loc loc);
+/* does an overloaded operator apply (an operand of struct type)? */
+EN_INTERNAL bool ck_wants_operator(ir_expr **args, int n);
+
+/* class.c: functions returning references (T& f()): the IR function returns a pointer,
+ * `return place;` returns its address, and a call is the place the result points to */
+EN_INTERNAL bool ck_returns_ref(checker *ck, const ir_func *fn);
+EN_INTERNAL ir_expr *ck_ref_return_value(checker *ck, const ast_expr *e, ir_type *ptr_type);
+
+/* class.c: a struct value converted by its conversion operator `operator T()` to `to`
+ * (NULL, quietly, when it has none that gives `to`) */
+EN_INTERNAL ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc);
+/* a member function's instantiation for objects in `space` (check_decl.c) */
+EN_INTERNAL ck_inst *ck_method_inst(checker *ck, ck_func *cf, ir_space space);
+
+/* class.c: a static member function or static/constexpr data member of a struct (not of
+ * a class template instance), declared as S::name; false when not handled here */
+EN_INTERNAL bool ck_static_member(checker *ck, ir_type *owner, const char *sname, const ast_decl *m);
+
+/* class.c: unions and anonymous members */
+typedef struct ck_union_info ck_union_info;
+/* lays union t out over its members (name, type): one storage array, MSL size/alignment */
+EN_INTERNAL void ck_union_layout(checker *ck, ir_type *t, ir_field *members, int n);
+EN_INTERNAL bool ck_is_union(checker *ck, const ir_type *t);
+/* fields named __anonN hold anonymous struct/union members */
+EN_INTERNAL bool ck_is_anonymous_field(const char *name);
+/* member `name` of struct place obj (through unions and anonymous members), NULL if none */
+EN_INTERNAL ir_expr *ck_member(checker *ck, ir_expr *obj, const char *name, en_loc loc);
 
 /* scopes and names (check.c) */
 EN_INTERNAL void ck_push_scope(checker *ck);
@@ -222,6 +293,8 @@ EN_INTERNAL ir_type *ck_decl_type(checker *ck, const ast_type *t, bool *is_ref, 
 EN_INTERNAL ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report);
 EN_INTERNAL void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope);
 EN_INTERNAL ir_expr *ck_initializer(checker *ck, ir_type *t, const ast_expr *init, en_loc loc);
+/* an array initializer with designators ([i] = v, GNU [lo ... hi] = v), class.c */
+EN_INTERNAL ir_expr *ck_designated_array(checker *ck, ir_type *t, const ast_expr *init, en_loc loc);
 /* reports functions that are called but never defined */
 EN_INTERNAL void ck_check_definitions(checker *ck);
 /* a call of member function `name` on the struct object `obj` (a place or a value) */
@@ -231,6 +304,44 @@ EN_INTERNAL ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name,
 EN_INTERNAL bool ck_has_method(checker *ck, const ir_type *t, const char *name);
 EN_INTERNAL ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name,
                                   ir_expr **args, en_loc *locs, int n, en_loc loc);
+
+/* does any function of overload set fs take these arguments? (quiet: a user `dot(float,
+ * float)` leaves vector calls of dot to Metal's built-in, as C++ overloading would) */
+EN_INTERNAL bool ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n, en_loc loc);
+
+/* template binding and instantiation (check_decl.c), for template.c */
+typedef struct ck_binding {
+    const char *name;
+    ck_targ value;
+    bool set;
+    bool is_type;
+    bool given;  /* written explicitly: not deduced */
+} ck_binding;
+EN_INTERNAL bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname,
+                               const ast_name_part *explicit_args, ir_expr **args, int n, ck_binding *b,
+                               bool *hard_error);
+/* "f<float, 4>": an instantiation's name and cache key */
+EN_INTERNAL const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, int n);
+/* a scope above the globals binding cf's template parameters to b */
+EN_INTERNAL ck_scope *ck_template_scope(checker *ck, const ast_decl *d, const ck_binding *b);
+/* a function template instantiated from explicit arguments alone, body included */
+EN_INTERNAL ck_inst *ck_instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, en_loc loc,
+                                    bool *hard_error);
+EN_INTERNAL void ck_instantiate_body(checker *ck, ck_func *cf, ck_inst *inst, en_loc use);
+EN_INTERNAL void ck_kernel_build(checker *ck, const ast_decl *d, ck_inst *sig, const char *name,
+                                 ck_scope *outer, const char *ns, const ast_attrs *extra);
+
+/* template.c: explicit instantiations, explicit specializations, decltype */
+EN_INTERNAL void ck_explicit_inst(checker *ck, const ast_decl *d);
+/* the name of [[host_name("name")]] among attrs (NULL when absent or after an error,
+ * which sets *bad) */
+EN_INTERNAL const char *ck_host_name(checker *ck, const ast_attrs *attrs, bool *bad);
+EN_INTERNAL void ck_add_specialization(checker *ck, ck_sym *set, const ast_decl *d);
+EN_INTERNAL const ast_decl *ck_find_specialization(const ck_func *cf, const char *inst_name);
+/* the type decltype(e) names; NULL after an error */
+EN_INTERNAL ir_type *ck_decltype(checker *ck, const ast_type *t);
+/* typedef decltype(f<float>) name;  — true when handled (a function type alias) */
+EN_INTERNAL bool ck_func_type_alias(checker *ck, const ast_decl *d);
 
 /* expressions (check_expr.c) */
 EN_INTERNAL ir_expr *ck_expr(checker *ck, const ast_expr *e);

@@ -61,10 +61,13 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
             }
             return ck_template_builtin_type(ck, id, types, values, count, n->loc);
         }
+        ck_sym *ts = ck_lookup(ck, n);
+        if (ts && ts->kind == SYM_TYPE && ts->class_template) return ck_class_instantiate(ck, ts, last, n->loc);
         if (report) {
             const char *why = ck_unsupported_type(id);
             if (why) en_error(ck->diags, n->loc, "%s", why);
-            else en_error(ck->diags, n->loc, "class templates are not supported by enigma ('%s')", full);
+            else if (ts) en_error(ck->diags, n->loc, "'%s' is not a template", ast_name_str(ck->a, n));
+            else en_error(ck->diags, n->loc, "unknown template '%s'", full);
         }
         return NULL;
     }
@@ -72,6 +75,19 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
     if (en_streq(full, "simd_vote::vote_t") || en_streq(full, "quad_vote::vote_t"))
         return ck_t(ck, en_streq(full, "quad_vote::vote_t") ? IR_T_U16 : IR_T_U64);
     ck_sym *s = ck_lookup(ck, n);
+    if (s && s->kind == SYM_TYPE && s->class_template) {
+        if (report)
+            en_error(ck->diags, n->loc, "class template '%s' needs template arguments", full);
+        return NULL;
+    }
+    if (s && s->kind == SYM_TYPE && s->func_type_of) {
+        if (report)
+            en_error(ck->diags, n->loc,
+                     "'%s' is the type of function '%s'; only an explicit instantiation can use it", full,
+                     s->func_type_of);
+        return NULL;
+    }
+    if (s && s->kind == SYM_TYPE && s->is_ref && s->type && s->type->kind == IR_T_PTR) return s->type->elem;
     if (s && s->kind == SYM_TYPE) return s->type;
     if (!s || n->count > 1) {
         ir_type *t = ck_named_builtin_type(ck->m, full);
@@ -101,6 +117,7 @@ static ir_type *type_rec(checker *ck, const ast_type *t, int depth) {
         if (!base || !t->base) return NULL;
         return ir_type_ptr(ck->m, base, space_of(t->base->space), (t->base->quals & AST_Q_CONST) != 0);
     }
+    case AST_TYPE_DECLTYPE: return ck_decltype(ck, t);
     case AST_TYPE_ARRAY: {
         ir_type *base = type_rec(ck, t->base, depth + 1);
         if (!base) return NULL;
@@ -136,8 +153,20 @@ ir_type *ck_type(checker *ck, const ast_type *t) {
     return type_rec(ck, t, 0);
 }
 
+/* a template parameter bound to a reference type, named alone (`args_t args`) */
+static ck_sym *ref_type_param(checker *ck, const ast_type *t) {
+    if (!t || t->kind != AST_TYPE_NAME || t->name.count != 1 || t->name.parts[0].has_targs) return NULL;
+    ck_sym *s = ck_lookup(ck, &t->name);
+    return s && s->kind == SYM_TYPE && s->is_ref && s->type && s->type->kind == IR_T_PTR ? s : NULL;
+}
+
 ir_type *ck_decl_type(checker *ck, const ast_type *t, bool *is_ref, bool is_param) {
     (void)is_param;
+    ck_sym *rs = ref_type_param(ck, t);
+    if (rs) {
+        *is_ref = true;
+        return rs->type;
+    }
     *is_ref = t && t->kind == AST_TYPE_REF;
     return type_rec(ck, t, 0);
 }
@@ -166,6 +195,8 @@ ir_expr *ck_initializer(checker *ck, ir_type *t, const ast_expr *init, en_loc lo
     }
     if (init->kind != AST_EXPR_INIT_LIST) return ck_expr_to(ck, init, t);
     int n = init->args.count;
+    for (int i = 0; i < n; i++)
+        if (init->args.items[i]->kind == AST_EXPR_DESIGNATOR) return ck_designated_array(ck, t, init, loc);
     if (t->kind == IR_T_ARRAY || t->kind == IR_T_STRUCT) {
         int want = t->kind == IR_T_ARRAY ? (int)t->count : t->field_count;
         if (n > want) {
@@ -402,7 +433,40 @@ static void local_var(checker *ck, const ast_decl *d) {
         return;
     }
     ir_expr *init = NULL;
-    if (d->init) {
+    if (t && t->kind == IR_T_STRUCT && ck_has_constructor(ck, t)) {
+        /* S x; S x{a}; S x = v; — built by a constructor (S x(a) is a construction below) */
+        const ast_exprs *list = NULL;
+        ast_exprs one = {0};
+        ast_expr *single = NULL;
+        if (!d->init) list = &one;
+        else if (d->init->kind == AST_EXPR_INIT_LIST && d->init_style != AST_INIT_PAREN) list = &d->init->args;
+        else if (d->init->kind != AST_EXPR_INIT_LIST) single = d->init;
+        if (single) {
+            ir_expr *v = ck_expr(ck, single);
+            if (v && v->type != t) {
+                en_loc l = single->loc;
+                init = ck_construct(ck, t, &v, &l, 1, d->loc);
+            } else {
+                init = v;
+            }
+            list = NULL;
+            if (!init) return;
+        } else if (list) {
+            int n = list->count;
+            ir_expr **args = en_alloc(ck->a, sizeof(ir_expr *) * (size_t)(n + 1));
+            en_loc *locs = en_alloc(ck->a, sizeof(en_loc) * (size_t)(n + 1));
+            for (int i = 0; i < n; i++) {
+                args[i] = ck_expr(ck, list->items[i]);
+                locs[i] = list->items[i]->loc;
+                if (!args[i]) return;
+            }
+            init = ck_construct(ck, t, args, locs, n, d->loc);
+            if (!init) return;
+        }
+    }
+    if (init) {
+        /* built above */
+    } else if (d->init) {
         if (d->init_style == AST_INIT_PAREN && t && d->init->kind == AST_EXPR_INIT_LIST) {
             /* T x(a, b): a construction */
             ast_expr c = *d->init;
@@ -471,14 +535,7 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
  * the object (Metal's `this` is a pointer into the object's address space) */
 static void member_function(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
     const char *mname = m->name ? m->name : "?";
-    if (m->is_constructor) {
-        en_error(ck->diags, m->loc, "constructors are not supported by enigma ('%s'); use an initializer list", sname);
-        return;
-    }
-    if (m->is_operator) {
-        en_error(ck->diags, m->loc, "operator overloading is not supported by enigma ('%s::%s')", sname, mname);
-        return;
-    }
+    if ((m->specs & AST_SPEC_STATIC) && !m->is_template && ck_static_member(ck, owner, sname, m)) return;
     if (m->is_template || (m->specs & AST_SPEC_STATIC)) {
         en_error(ck->diags, m->loc, "%s member functions are not supported by enigma ('%s::%s')",
                  m->is_template ? "template" : "static", sname, mname);
@@ -491,22 +548,26 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
     ck_func *cf = en_alloc(ck->a, sizeof *cf);
     cf->d = m;
     cf->qname = en_fmt(ck->a, "%s::%s", owner->name, mname);
-    cf->ns = ck->ns;
+    /* the struct's static members are found unqualified from its member functions */
+    cf->ns = strchr(owner->name, '<') ? ck->ns : ck_qualify(ck, sname);
     cf->owner = owner;
     cf->definition = m;
+    cf->outer = ck->scope;
     EN_PUSH(ck->a, ck->methods, cf);
 }
 
 static void struct_decl(checker *ck, const ast_decl *d) {
-    if (d->is_union) {
-        en_error(ck->diags, d->loc, "unions are not supported by enigma");
-        return;
-    }
     if (d->is_template) {
-        en_error(ck->diags, d->loc, "struct templates are not supported by enigma");
+        ck_class_template_decl(ck, d);
         return;
     }
     const char *name = d->name ? d->name : "<anonymous>";
+    /* nested structs and unions first, so that their IR types precede this one's (the
+     * backends define structs in the module's order) */
+    if (d->has_body)
+        for (int i = 0; i < d->members.count; i++)
+            if (d->members.items[i] && d->members.items[i]->kind == AST_DECL_STRUCT && d->members.items[i]->has_body)
+                struct_decl(ck, d->members.items[i]);
     ast_name n = {0};
     ast_name_part part = {.loc = d->loc, .ident = name};
     n.loc = d->loc;
@@ -532,6 +593,13 @@ static void struct_decl(checker *ck, const ast_decl *d) {
         }
     }
     if (!d->has_body) return;
+    ck_struct_fill(ck, d, t, name);
+}
+
+/* the members of struct d into t (named `name` in diagnostics): fields and their layout,
+ * nested and anonymous structs and unions, member functions (checked for thread memory
+ * here, per other address space when called) */
+void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name) {
     EN_VEC(ir_field) fields = {0};
     for (int i = 0; i < d->members.count; i++) {
         const ast_decl *m = d->members.items[i];
@@ -539,6 +607,20 @@ static void struct_decl(checker *ck, const ast_decl *d) {
         if (m->kind == AST_DECL_ERROR) continue;
         if (m->kind == AST_DECL_FUNC) {
             member_function(ck, t, name, m);
+            continue;
+        }
+        if (m->kind == AST_DECL_STRUCT && m->has_body) {
+            /* a nested struct or union (declared above); unnamed and without a declarator
+             * using it, it is an anonymous member whose own members are reached directly
+             * (class.c) */
+            const ast_decl *next = i + 1 < d->members.count ? d->members.items[i + 1] : NULL;
+            bool used = next && next->kind == AST_DECL_VAR && next->type && next->type->kind == AST_TYPE_NAME &&
+                        next->type->name.count == 1 && en_streq(ast_name_last(&next->type->name), m->name);
+            if (!used && m->name && strncmp(m->name, "__anonymous_", 12) == 0) {
+                ck_sym *ms = ck_lookup_str(ck, ck_qualify(ck, m->name));
+                if (ms && ms->kind == SYM_TYPE && ms->type && ms->type->size)
+                    EN_PUSH(ck->a, fields, ((ir_field){.name = en_fmt(ck->a, "__anon%d", fields.count), .type = ms->type}));
+            }
             continue;
         }
         if (m->kind != AST_DECL_VAR) {
@@ -549,8 +631,10 @@ static void struct_decl(checker *ck, const ast_decl *d) {
             en_error(ck->diags, m->loc, "bit-fields are not supported by enigma ('%s')", m->name ? m->name : "?");
             continue;
         }
+        if ((m->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR)) && ck_static_member(ck, t, name, m)) continue;
         if (m->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR)) {
-            en_error(ck->diags, m->loc, "static members are not supported by enigma ('%s')", m->name ? m->name : "?");
+            en_error(ck->diags, m->loc, "static members of class templates are not supported by enigma ('%s')",
+                     m->name ? m->name : "?");
             continue;
         }
         bool is_ref;
@@ -577,9 +661,15 @@ static void struct_decl(checker *ck, const ast_decl *d) {
         }
         EN_PUSH(ck->a, fields, ((ir_field){.name = m->name ? m->name : "", .type = ft}));
     }
+    if (d->is_union) {
+        ck_union_layout(ck, t, fields.items, fields.count);
+        ck_struct_after_fields(ck, t);
+        return;
+    }
     t->fields = fields.items;
     t->field_count = fields.count;
     ir_struct_layout(t);
+    ck_struct_after_fields(ck, t);
     if (t->size == 0) t->size = t->align = 1; /* an empty struct still occupies a byte */
     /* member function bodies are checked once the fields are known, for objects in
      * thread memory (other address spaces get their own copy when called) */
@@ -627,6 +717,7 @@ static void typedef_decl(checker *ck, const ast_decl *d) {
         en_error(ck->diags, d->loc, "alias templates are not supported by enigma ('%s')", d->name);
         return;
     }
+    if (ck_func_type_alias(ck, d)) return;
     bool is_ref;
     ir_type *t = ck_decl_type(ck, d->type, &is_ref, false);
     if (!t) return;
@@ -842,25 +933,12 @@ static void assign_bindings(checker *ck, ir_var **vars, int n, const char *what)
     }
 }
 
-static const char *inst_name(checker *ck, const char *base, ck_targ *targs, int n) {
-    en_buf b = {0};
-    en_buf_printf(&b, "%s<", base);
-    for (int i = 0; i < n; i++) {
-        if (i) en_buf_puts(&b, ", ");
-        if (targs[i].type) en_buf_puts(&b, ck_type_name(ck, targs[i].type));
-        else en_buf_printf(&b, "%lld", (long long)targs[i].value);
-    }
-    en_buf_puts(&b, ">");
-    const char *r = en_strdup(ck->a, b.data ? b.data : base);
-    en_buf_free(&b);
-    return r;
-}
-
 /* resolves a function's signature into `sig` (in the current scope, where template
  * parameters are bound for an instantiation) */
 static bool resolve_signature(checker *ck, const ast_decl *d, ck_inst *sig) {
     bool ok = true;
-    ir_type *ret = d->type ? ck_type(ck, d->type) : NULL;
+    /* T& f(): returns the pointer a reference lowers to (ck_returns_ref) */
+    ir_type *ret = !d->type ? NULL : d->type->kind == AST_TYPE_REF ? type_rec(ck, d->type, 0) : ck_type(ck, d->type);
     if (!ret) ok = false;
     int n = d->params.count;
     /* f(void) */
@@ -897,7 +975,19 @@ static bool resolve_signature(checker *ck, const ast_decl *d, ck_inst *sig) {
     return ok;
 }
 
+/* a constructor has no written return type: its signature is its parameters alone */
+static bool resolve_constructor_or_method(checker *ck, const ast_decl *d, ck_inst *sig) {
+    if (!d->is_constructor) return resolve_signature(ck, d, sig);
+    ast_decl tmp = *d;
+    ast_type void_type = {.kind = AST_TYPE_NAME, .loc = d->loc};
+    ast_name_part part = {.loc = d->loc, .ident = "void"};
+    void_type.name = (ast_name){.loc = d->loc, .parts = &part, .count = 1};
+    tmp.type = &void_type;
+    return resolve_signature(ck, &tmp, sig);
+}
+
 static ir_type *sig_return(checker *ck, const ast_decl *d) {
+    if (d->type && d->type->kind == AST_TYPE_REF) return type_rec(ck, d->type, 0);
     return d->type ? ck_type(ck, d->type) : NULL;
 }
 
@@ -931,6 +1021,7 @@ static ir_func *make_ir_func(checker *ck, const char *name, const ast_decl *d, c
     ir_func *fn = ir_func_new(ck->m, name, d->loc);
     fn->is_kernel = is_kernel;
     fn->return_type = ret;
+    if (d->type && d->type->kind == AST_TYPE_REF) EN_PUSH(ck->a, ck->ref_funcs, fn);
     fn->param_count = sig->param_count;
     fn->params = en_alloc(ck->a, sizeof(ir_var *) * (size_t)(sig->param_count + 1));
     for (int i = 0; i < sig->param_count; i++) {
@@ -944,8 +1035,11 @@ static ir_func *make_ir_func(checker *ck, const char *name, const ast_decl *d, c
     return fn;
 }
 
-static void kernel_decl(checker *ck, const ast_decl *d, ck_func *cf) {
-    const char *name = d->name;
+/* builds kernel `name` from d: signature (in the current scope), parameters and their
+ * bindings, attributes, then the body checked in `outer` (the template's bindings for an
+ * explicit instantiation). `extra` are attributes written on the instantiation. */
+void ck_kernel_build(checker *ck, const ast_decl *d, ck_inst *sig, const char *name, ck_scope *outer,
+                     const char *ns, const ast_attrs *extra) {
     ir_type *ret = sig_return(ck, d);
     if (ret && ret->kind != IR_T_VOID) {
         en_error(ck->diags, d->loc, "kernel '%s' must return void, not '%s'", name, ck_type_name(ck, ret));
@@ -956,35 +1050,39 @@ static void kernel_decl(checker *ck, const ast_decl *d, ck_func *cf) {
         en_error(ck->diags, d->loc, "kernel '%s' is defined twice", name);
         return;
     }
-    if (!resolve_signature(ck, d, &cf->sig)) return;
-    ir_func *fn = make_ir_func(ck, name, d, &cf->sig, ck_t(ck, IR_T_VOID), true);
+    if (!resolve_signature(ck, d, sig)) return;
+    ir_func *fn = make_ir_func(ck, name, d, sig, ck_t(ck, IR_T_VOID), true);
     kernel_params kp = {0};
     for (int i = 0; i < fn->param_count; i++) {
         const ast_param *p = &d->params.items[i];
-        kernel_param(ck, fn, fn->params[i], p, cf->sig.param_is_ref[i], &kp);
+        kernel_param(ck, fn, fn->params[i], p, sig->param_is_ref[i], &kp);
         if (p->default_value)
             en_error(ck->diags, p->loc, "kernel parameters cannot have default values");
     }
     assign_bindings(ck, kp.buffers.items, kp.buffers.count, "buffer");
     assign_bindings(ck, kp.groups.items, kp.groups.count, "threadgroup");
-    for (int i = 0; i < d->attrs.count; i++) {
-        const ast_attr *a = &d->attrs.items[i];
-        const char *n = attr_name(a);
-        if (en_streq(n, "max_total_threads_per_threadgroup")) {
-            int64_t v;
-            if (!single_int_arg(ck, a, &v)) continue;
-            if (v < 1 || v > 1024) {
-                en_error(ck->diags, a->loc, "max_total_threads_per_threadgroup must be between 1 and 1024, got %lld",
-                         (long long)v);
-                continue;
+    for (int k = 0; k < 2; k++) {
+        const ast_attrs *attrs = k == 0 ? &d->attrs : extra;
+        for (int i = 0; attrs && i < attrs->count; i++) {
+            const ast_attr *a = &attrs->items[i];
+            const char *n = attr_name(a);
+            if (en_streq(n, "max_total_threads_per_threadgroup")) {
+                int64_t v;
+                if (!single_int_arg(ck, a, &v)) continue;
+                if (v < 1 || v > 1024) {
+                    en_error(ck->diags, a->loc,
+                             "max_total_threads_per_threadgroup must be between 1 and 1024, got %lld",
+                             (long long)v);
+                    continue;
+                }
+                fn->max_total_threads_per_threadgroup = (uint32_t)v;
             }
-            fn->max_total_threads_per_threadgroup = (uint32_t)v;
-        } else if (en_streq(n, "host_name")) {
-            en_error(ck->diags, a->loc, "[[host_name]] is not supported by enigma");
         }
     }
-    cf->definition = d;
-    function_body(ck, d, fn, &cf->sig, true, ck->globals, ck->ns);
+    bool was_in_template = ck->in_template;
+    ck->in_template = extra != NULL;
+    function_body(ck, d, fn, sig, true, outer, ns);
+    ck->in_template = was_in_template;
 }
 
 static bool same_signature(const ck_inst *a, const ck_inst *b) {
@@ -996,8 +1094,8 @@ static bool same_signature(const ck_inst *a, const ck_inst *b) {
 
 static void function_decl(checker *ck, const ast_decl *d) {
     if (!d->name) return;
-    if (d->is_operator) {
-        en_error(ck->diags, d->loc, "operator overloading is not supported by enigma ('%s')", d->name);
+    if (d->is_operator && strncmp(d->name, "operator ", 9) == 0) {
+        en_error(ck->diags, d->loc, "conversion operators are not supported by enigma ('%s')", d->name);
         return;
     }
     if (d->is_constructor || d->qual_name.count > 0) {
@@ -1026,10 +1124,25 @@ static void function_decl(checker *ck, const ast_decl *d) {
     cf->is_template = d->is_template;
     if (is_kernel) {
         if (d->is_template) {
-            en_error(ck->diags, d->loc, "kernel templates are not supported by enigma ('%s')", d->name);
+            /* built per explicit instantiation (template.c); kept in the overload set so
+             * that `template [[host_name("k")]] kernel T f<float>;` finds it */
+            cf->is_kernel = true;
+            ck_sym *s = ck_find_in_scope(ck->globals, cf->qname);
+            if (s && s->kind != SYM_FUNC) {
+                en_error(ck->diags, d->loc, "'%s' is already declared as something other than a function", d->name);
+                return;
+            }
+            if (!s) s = ck_declare(ck, SYM_FUNC, d->name, d->loc);
+            cf->next = s->funcs;
+            s->funcs = cf;
             return;
         }
-        kernel_decl(ck, d, cf);
+        cf->definition = d;
+        /* [[host_name("k2")]] on a kernel renames it for the host */
+        bool bad = false;
+        const char *host = ck_host_name(ck, &d->attrs, &bad);
+        if (bad) return;
+        ck_kernel_build(ck, d, &cf->sig, host ? host : d->name, ck->globals, ck->ns, NULL);
         /* known by name only so that a call of it can say why it is wrong */
         bool known = ck_find_in_scope(ck->globals, cf->qname) != NULL;
         if (!known && ck->scope == ck->globals) {
@@ -1046,6 +1159,10 @@ static void function_decl(checker *ck, const ast_decl *d) {
         return;
     }
     if (!s) s = ck_declare(ck, SYM_FUNC, d->name, d->loc);
+    if (d->is_template && d->spec_name.count) {
+        ck_add_specialization(ck, s, d);
+        return;
+    }
     if (d->is_template) {
         cf->next = s->funcs;
         s->funcs = cf;
@@ -1086,13 +1203,7 @@ static void function_decl(checker *ck, const ast_decl *d) {
 }
 
 /* ---- template deduction and instantiation ---------------------------------------------------- */
-typedef struct binding {
-    const char *name;
-    ck_targ value;
-    bool set;
-    bool is_type;
-    bool given;  /* written explicitly: not deduced */
-} binding;
+typedef ck_binding binding;
 
 /* matches a written parameter type against an argument type, binding template parameters */
 static bool deduce(checker *ck, const ast_type *pt, ir_type *at, binding *b, int nb) {
@@ -1155,6 +1266,11 @@ static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
         if (tp->is_type) {
             ck_sym *s = ck_declare(ck, SYM_TYPE, tp->name, tp->loc);
             s->type = b[i].value.type;
+            s->is_ref = b[i].value.is_ref;
+        } else if (tp->is_func) {
+            /* calls through the parameter resolve in the named function's overload set */
+            ck_sym *s = ck_declare(ck, SYM_FUNC, tp->name, tp->loc);
+            s->funcs = b[i].value.func ? b[i].value.func->funcs : NULL;
         } else {
             ir_type *t = tp->type ? ck_type(ck, tp->type) : ck_t(ck, IR_T_I32);
             if (!t || !ir_is_scalar(t)) t = ck_t(ck, IR_T_I64);
@@ -1164,36 +1280,61 @@ static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
     }
 }
 
-/* deduces (with explicit arguments first) and returns the instantiation, or NULL when
- * this template does not fit the call (quietly) */
-static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, ir_expr **args,
-                            int n, en_loc loc, bool *hard_error) {
-    const ast_decl *d = cf->d;
+/* binds the template parameters of cf: explicit arguments first, then deduction from the
+ * call's arguments, then defaults. False when this template does not fit (quietly, unless
+ * *hard_error is set after a reported error). */
+bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_name_part *explicit_args,
+                   ir_expr **args, int n, ck_binding *b, bool *hard_error) {
     int nb = d->tparams.count;
-    binding *b = en_alloc(ck->a, sizeof(binding) * (size_t)(nb + 1));
     for (int i = 0; i < nb; i++) {
         b[i].name = d->tparams.items[i].name ? d->tparams.items[i].name : "";
         b[i].is_type = d->tparams.items[i].is_type;
     }
     if (explicit_args && explicit_args->has_targs) {
-        if (explicit_args->targs.count > nb) return NULL;
+        if (explicit_args->targs.count > nb) return false;
         for (int i = 0; i < explicit_args->targs.count; i++) {
+            const ast_targ *ta = &explicit_args->targs.items[i];
+            if (d->tparams.items[i].is_func) {
+                ck_sym *fs = ta->expr && ta->expr->kind == AST_EXPR_NAME ? ck_lookup(ck, &ta->expr->name) : NULL;
+                if (!fs || fs->kind != SYM_FUNC) {
+                    en_error(ck->diags, ta->loc, "template argument %d of '%s' must name a function", i + 1,
+                             qname);
+                    *hard_error = true;
+                    return false;
+                }
+                b[i].set = b[i].given = true;
+                b[i].value.func = fs;
+                continue;
+            }
+            if (ta->type && ta->type->kind == AST_TYPE_REF && b[i].is_type) {
+                /* f<constant Args &>(...): parameters of type T become references */
+                bool is_ref;
+                ir_type *pt = ck_decl_type(ck, ta->type, &is_ref, false);
+                if (!pt) {
+                    *hard_error = true;
+                    return false;
+                }
+                b[i].set = b[i].given = true;
+                b[i].value.type = pt;
+                b[i].value.is_ref = true;
+                continue;
+            }
             ir_type *t;
             int64_t v;
-            if (!targ_value(ck, &explicit_args->targs.items[i], &t, &v)) {
+            if (!targ_value(ck, ta, &t, &v)) {
                 *hard_error = true;
-                return NULL;
+                return false;
             }
-            if (b[i].is_type != (t != NULL)) return NULL;
+            if (b[i].is_type != (t != NULL)) return false;
             b[i].set = b[i].given = true;
             b[i].value.type = t;
             b[i].value.value = v;
         }
     }
     int np = d->params.count;
-    if (n > np) return NULL;
+    if (n > np) return false;
     for (int i = 0; i < n; i++)
-        if (!deduce(ck, d->params.items[i].type, args[i]->type, b, nb)) return NULL;
+        if (!deduce(ck, d->params.items[i].type, args[i]->type, b, nb)) return false;
     for (int i = 0; i < nb; i++) {
         if (b[i].set) continue;
         const ast_tparam *tp = &d->tparams.items[i];
@@ -1203,11 +1344,45 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
         } else if (!tp->is_type && tp->default_value) {
             b[i].set = ck_const_expr(ck, tp->default_value, &b[i].value.value, "a template argument");
         }
-        if (!b[i].set) return NULL;
+        if (!b[i].set) return false;
     }
-    ck_targ *targs = en_alloc(ck->a, sizeof(ck_targ) * (size_t)(nb + 1));
-    for (int i = 0; i < nb; i++) targs[i] = b[i].value;
-    const char *name = inst_name(ck, cf->qname, targs, nb);
+    return true;
+}
+
+const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, int n) {
+    en_buf buf = {0};
+    en_buf_printf(&buf, "%s<", base);
+    for (int i = 0; i < n; i++) {
+        if (i) en_buf_puts(&buf, ", ");
+        if (b[i].value.func) en_buf_puts(&buf, b[i].value.func->name);
+        else if (b[i].value.is_ref) en_buf_printf(&buf, "%s &", ck_type_name(ck, b[i].value.type->elem));
+        else if (b[i].value.type) en_buf_puts(&buf, ck_type_name(ck, b[i].value.type));
+        else en_buf_printf(&buf, "%lld", (long long)b[i].value.value);
+    }
+    en_buf_puts(&buf, ">");
+    const char *r = en_strdup(ck->a, buf.data ? buf.data : base);
+    en_buf_free(&buf);
+    return r;
+}
+
+ck_scope *ck_template_scope(checker *ck, const ast_decl *d, const ck_binding *b) {
+    ck_scope *saved = ck->scope;
+    ck->scope = ck->globals;
+    ck_push_scope(ck);
+    ck_scope *tscope = ck->scope;
+    bind_tparams(ck, d, (binding *)b);
+    ck->scope = saved;
+    return tscope;
+}
+
+/* deduces (with explicit arguments first) and returns the instantiation, or NULL when
+ * this template does not fit the call (quietly) */
+static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, ir_expr **args,
+                            int n, en_loc loc, bool *hard_error) {
+    int nb = cf->d->tparams.count;
+    binding *b = en_alloc(ck->a, sizeof(binding) * (size_t)(nb + 1));
+    if (!ck_bind_targs(ck, cf->d, cf->qname, explicit_args, args, n, b, hard_error)) return NULL;
+    const char *name = ck_binding_name(ck, cf->qname, b, nb);
     for (int i = 0; i < cf->insts.count; i++)
         if (en_streq(cf->insts.items[i]->name, name)) return cf->insts.items[i];
     if (ck->inst_depth >= MAX_INST_DEPTH) {
@@ -1215,15 +1390,17 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
         *hard_error = true;
         return NULL;
     }
+    /* an explicit specialization replaces the template for these arguments */
+    const ast_decl *d = ck_find_specialization(cf, name);
+    if (!d) d = cf->d;
     /* the signature under the bindings */
     ck_fnctx saved = ck_save_fn(ck);
-    ck->scope = ck->globals;
     ck->ns = cf->ns;
-    ck_push_scope(ck);
-    ck_scope *tscope = ck->scope;
-    bind_tparams(ck, d, b);
+    ck_scope *tscope = ck_template_scope(ck, cf->d, b);
+    ck->scope = tscope;
     ck_inst *inst = en_alloc(ck->a, sizeof *inst);
     inst->name = name;
+    inst->d = d;
     int errors_before = ck->diags->errors;
     bool ok = resolve_signature(ck, d, inst);
     ir_type *ret = ok ? sig_return(ck, d) : NULL;
@@ -1239,11 +1416,19 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
     return inst;
 }
 
+ck_inst *ck_instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, en_loc loc,
+                        bool *hard_error) {
+    ck_inst *inst = instantiate(ck, cf, explicit_args, NULL, 0, loc, hard_error);
+    if (inst) ck_instantiate_body(ck, cf, inst, loc);
+    return inst;
+}
+
 /* the body of a chosen instantiation, checked once */
-static void instantiate_body(checker *ck, ck_func *cf, ck_inst *inst, en_loc use) {
+void ck_instantiate_body(checker *ck, ck_func *cf, ck_inst *inst, en_loc use) {
     if (inst->body_checked) return;
     inst->body_checked = true;
-    if (!cf->d->body) {
+    const ast_decl *d = inst->d ? inst->d : cf->d;
+    if (!d->body) {
         en_error(ck->diags, use, "function template '%s' is called but never defined", cf->qname);
         return;
     }
@@ -1251,7 +1436,7 @@ static void instantiate_body(checker *ck, ck_func *cf, ck_inst *inst, en_loc use
     int depth = ck->inst_depth;
     bool was_in_template = ck->in_template;
     ck->in_template = true;
-    function_body(ck, cf->d, inst->fn, inst, false, inst->tscope, cf->ns);
+    function_body(ck, d, inst->fn, inst, false, inst->tscope, cf->ns);
     ck->in_template = was_in_template;
     ck->inst_depth = depth - 1;
 }
@@ -1276,7 +1461,8 @@ static ck_rank arg_rank(checker *ck, ir_expr *a, ir_type *pt, bool is_ref) {
     if (a->type->kind == IR_T_ARRAY && pt->kind == IR_T_PTR && a->type->elem == pt->elem && ir_is_place(a)) {
         bool is_const;
         ir_space sp = ck_place_space(a, &is_const);
-        if (sp != pt->space || (is_const && !pt->is_const)) return CK_RANK_NONE;
+        /* the constant address space is read-only whether or not `const` is written */
+        if (sp != pt->space || (is_const && !pt->is_const && sp != IR_SPACE_CONSTANT)) return CK_RANK_NONE;
         return CK_RANK_EXACT;
     }
     (void)ck;
@@ -1409,6 +1595,8 @@ static ir_expr *emit_call(checker *ck, const char *fname, ck_inst *sig, const as
     if (ret && ret->kind != IR_T_VOID) {
         s->result = ck_temp(ck, ret, loc);
         ck_emit(ck, s);
+        /* a function returning T& gives the place it points to */
+        if (ck_returns_ref(ck, callee)) return ir_deref(ck->m, ir_var_ref(ck->m, s->result, loc), loc);
         return ir_var_ref(ck->m, s->result, loc);
     }
     ck_emit(ck, s);
@@ -1423,17 +1611,19 @@ bool ck_has_method(checker *ck, const ir_type *t, const char *name) {
 }
 
 /* the member function for objects in `space`: `this` is its parameter 0 */
+ck_inst *ck_method_inst(checker *ck, ck_func *cf, ir_space space) { return method_inst(ck, cf, space); }
+
 static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space) {
     const ast_decl *d = cf->d;
     const char *name = space == IR_SPACE_THREAD ? cf->qname : en_fmt(ck->a, "%s[%s]", cf->qname, ir_space_name(space));
     for (int i = 0; i < cf->insts.count; i++)
         if (en_streq(cf->insts.items[i]->name, name)) return cf->insts.items[i];
     ck_fnctx saved = ck_save_fn(ck);
-    ck->scope = ck->globals;
+    ck->scope = cf->outer ? cf->outer : ck->globals;
     ck->ns = cf->ns;
     ck_inst written = {0};
-    bool ok = resolve_signature(ck, d, &written);
-    ir_type *ret = ok ? sig_return(ck, d) : NULL;
+    bool ok = resolve_constructor_or_method(ck, d, &written);
+    ir_type *ret = !ok ? NULL : d->is_constructor ? ck_t(ck, IR_T_VOID) : sig_return(ck, d);
     ck_restore_fn(ck, saved);
     if (!ok || !ret) return NULL;
     ck_inst *inst = en_alloc(ck->a, sizeof *inst);
@@ -1449,6 +1639,7 @@ static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space) {
     }
     ir_func *fn = ir_func_new(ck->m, name, d->loc);
     fn->return_type = ret;
+    if (d->type && d->type->kind == AST_TYPE_REF) EN_PUSH(ck->a, ck->ref_funcs, fn);
     fn->param_count = n;
     fn->params = en_alloc(ck->a, sizeof(ir_var *) * (size_t)n);
     fn->params[0] = ir_var_new(ck->m, fn, "this", inst->param_types[0], d->loc);
@@ -1471,7 +1662,7 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst) {
     ck_fnctx saved = ck_save_fn(ck);
     ck->fn = fn;
     ck->block = fn->body;
-    ck->scope = ck->globals;
+    ck->scope = cf->outer ? cf->outer : ck->globals;
     ck->jumps = NULL;
     ck->control_depth = 0;
     ck->ret_type = fn->return_type;
@@ -1493,6 +1684,7 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst) {
         ps->is_ref = inst->param_is_ref[i];
     }
     ck->inst_depth++;
+    if (cf->d->is_constructor) ck_member_inits(ck, cf->d, cf->owner);
     if (ck->inst_depth < MAX_INST_DEPTH) ck_body(ck, cf->d->body);
     ck_restore_fn(ck, saved);
 }
@@ -1516,6 +1708,8 @@ ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **a
         ck_func *cf = ck->methods.items[i];
         if (cf->owner != st || !en_streq(cf->d->name, name)) continue;
         any = true;
+        /* `T f() threadgroup`: for objects in threadgroup memory only */
+        if (cf->d->this_space != AST_AS_NONE && space_of(cf->d->this_space) != space) continue;
         if (obj_const && !cf->d->is_const_method) {
             dropped_const = true;
             continue;
@@ -1634,8 +1828,25 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
         best.cf->used = true;
         best.cf->use_loc = loc;
     }
-    if (best.cf->is_template) instantiate_body(ck, best.cf, best.inst, loc);
+    if (best.cf->is_template) ck_instantiate_body(ck, best.cf, best.inst, loc);
     return emit_call(ck, fname, sig, best.cf->d, NULL, args, locs, n, loc);
+}
+
+bool ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n, en_loc loc) {
+    const ast_name_part *last = name && name->count > 0 ? &name->parts[name->count - 1] : NULL;
+    for (ck_func *cf = fs->funcs; cf; cf = cf->next) {
+        if (cf->is_kernel) continue;
+        candidate c = {.cf = cf};
+        if (cf->is_template) {
+            bool hard_error = false;
+            ck_inst *inst = instantiate(ck, cf, last, args, n, loc, &hard_error);
+            if (hard_error) return true; /* let the call report it */
+            if (inst && rank_candidate(ck, &c, inst, cf->d, args, n)) return true;
+        } else if (!(last && last->has_targs) && cf->sig.fn && rank_candidate(ck, &c, &cf->sig, cf->d, args, n)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 static void drop_func(ir_module *m, const ir_func *fn) {
@@ -1720,6 +1931,11 @@ void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
     case AST_DECL_ERROR: return;
     case AST_DECL_VAR: {
         if (!d->name) return;
+        if (d->is_template) {
+            en_error(ck->diags, d->loc, "variable templates are not supported by enigma ('%s')", d->name);
+            ck_declare(ck, SYM_VAR, d->name, d->loc);
+            return;
+        }
         if (redeclared(ck, d->name, d->loc)) return;
         ck_sym *before = ck->scope->syms;
         if (at_program_scope && !ck->fn) program_var(ck, d);
@@ -1742,5 +1958,6 @@ void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
     case AST_DECL_USING_NAMESPACE: using_namespace(ck, d); return;
     case AST_DECL_USING: return; /* using metal::min; — names resolve the same way */
     case AST_DECL_STATIC_ASSERT: static_assert_decl(ck, d); return;
+    case AST_DECL_EXPLICIT_INST: ck_explicit_inst(ck, d); return;
     }
 }

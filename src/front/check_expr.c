@@ -303,6 +303,8 @@ static ir_expr *construct_vector(checker *ck, ir_type *t, ir_expr **args, en_loc
 
 static ir_expr *construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int n, en_loc loc) {
     if (!t) return NULL;
+    if (t->kind == IR_T_STRUCT && ck_has_constructor(ck, t) && !(n == 1 && args[0]->type == t))
+        return ck_construct(ck, t, args, locs, n, loc);
     if (t->kind == IR_T_VOID) return void_expr(ck, loc);
     if (ck_is_vote(t)) {
         if (n == 1) return ck_explicit(ck, args[0], t, loc);
@@ -553,6 +555,11 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     }
     arglist a = check_args(ck, &e->args);
     if (!a.ok) return NULL;
+    /* a user function that shares a built-in's name overloads it: the built-in serves the
+     * calls none of the user's functions take */
+    if (sym && n->count - first == 1 && ck_is_builtin(last) &&
+        !ck_user_viable(ck, sym, n, a.items, a.n, callee->loc))
+        sym = NULL;
     /* diagnostics about the call point at the function's name */
     if (sym) return ck_call_user(ck, sym, n, a.items, a.locs, a.n, callee->loc);
     ck_targ targs[4];
@@ -590,14 +597,9 @@ static ir_expr *member_expr(checker *ck, const ast_expr *e) {
     }
     ir_type *t = obj->type;
     if (t->kind == IR_T_STRUCT) {
-        for (int i = 0; i < t->field_count; i++) {
-            if (!en_streq(t->fields[i].name, name)) continue;
-            if (!ir_is_place(obj)) obj = stash(ck, obj, e->loc);
-            ir_expr *f = ir_expr_new(ck->m, IR_E_FIELD, t->fields[i].type, e->loc, 1);
-            f->args[0] = obj;
-            f->field = i;
-            return f;
-        }
+        if (!ir_is_place(obj)) obj = stash(ck, obj, e->loc);
+        ir_expr *f = ck_member(ck, obj, name, e->loc);
+        if (f) return f;
         en_error(ck->diags, e->loc, "no member named '%s' in '%s'", name, ck_type_name(ck, t));
         return NULL;
     }
@@ -642,6 +644,11 @@ static ir_expr *subscript_expr(checker *ck, const ast_expr *e) {
     ir_expr *i = index_value(ck, e->index);
     if (!base || !i) return NULL;
     ir_type *t = base->type;
+    if (t->kind == IR_T_STRUCT) {
+        ir_expr *bi[2] = {base, i};
+        en_loc locs[2] = {e->operand->loc, e->index->loc};
+        return ck_operator_call(ck, "[]", bi, locs, 2, e->loc);
+    }
     int64_t k;
     bool known = ck_const_int(ck, i, &k);
     if (t->kind == IR_T_PTR) {
@@ -997,6 +1004,13 @@ static ir_expr *assign_expr(checker *ck, const ast_expr *e) {
         rhs = ck_expr(ck, e->rhs);
         place = ck_expr(ck, e->lhs);
     }
+    if (place && rhs && e->op != AST_OP_NONE) {
+        ir_expr *pr[2] = {place, rhs};
+        if (ck_wants_operator(pr, 2)) {
+            en_loc locs[2] = {e->lhs->loc, e->rhs->loc};
+            return ck_operator_call(ck, en_fmt(ck->a, "%s=", ast_op_spelling(e->op)), pr, locs, 2, e->loc);
+        }
+    }
     if (!place || !rhs || !writable(ck, place, e->loc)) return NULL;
     ir_expr *value;
     if (e->op == AST_OP_NONE) {
@@ -1155,6 +1169,11 @@ ir_expr *ck_expr(checker *ck, const ast_expr *e) {
         ir_expr *a = ck_expr(ck, e->lhs);
         ir_expr *b = ck_expr(ck, e->rhs);
         if (!a || !b) return NULL;
+        ir_expr *ab[2] = {a, b};
+        if (ck_wants_operator(ab, 2)) {
+            en_loc locs[2] = {e->lhs->loc, e->rhs->loc};
+            return ck_operator_call(ck, ast_op_spelling(e->op), ab, locs, 2, e->loc);
+        }
         ir_op op = binary_op(e->op);
         if (op == IR_OP_NONE) return NULL;
         return arith(ck, op, a, b, e->loc);
@@ -1163,6 +1182,9 @@ ir_expr *ck_expr(checker *ck, const ast_expr *e) {
     case AST_EXPR_COND: return conditional(ck, e);
     case AST_EXPR_INIT_LIST:
         en_error(ck->diags, e->loc, "an initializer list cannot be used here; name its type, e.g. float4{...}");
+        return NULL;
+    case AST_EXPR_DESIGNATOR:
+        en_error(ck->diags, e->loc, "an array designator [i] = ... can only initialize an array");
         return NULL;
     }
     return NULL;

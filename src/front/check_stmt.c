@@ -326,6 +326,9 @@ static void return_stmt(checker *ck, const ast_stmt *s) {
                 en_error(ck->diags, s->expr->loc, "a void function cannot return a value");
                 return;
             }
+        } else if (ck_returns_ref(ck, ck->fn)) {
+            r->value = ck_ref_return_value(ck, s->expr, rt);
+            if (!r->value) return;
         } else {
             r->value = ck_expr_to(ck, s->expr, rt);
             if (!r->value) return;

@@ -68,8 +68,10 @@ ck_rank ck_conv_rank(const ir_type *from, const ir_type *to, bool is_const) {
     }
     if (ir_is_scalar(from) && to->kind == IR_T_VEC) return CK_RANK_CONVERSION;
     if (same_vector_shape(from, to)) return CK_RANK_EXACT; /* packed <-> unpacked */
+    /* constant memory is read-only whether or not `const` is written (MSL): constant
+     * const T* and constant T* convert both ways */
     if (from->kind == IR_T_PTR && to->kind == IR_T_PTR && from->elem == to->elem &&
-        from->space == to->space && (!from->is_const || to->is_const))
+        from->space == to->space && (!from->is_const || to->is_const || to->space == IR_SPACE_CONSTANT))
         return CK_RANK_CONVERSION;
     if (from->kind == IR_T_ARRAY && to->kind == IR_T_PTR && from->elem == to->elem)
         return CK_RANK_CONVERSION;
@@ -166,6 +168,10 @@ ir_expr *ck_implicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
     if (!e || !to) return NULL;
     ir_type *from = e->type;
     if (from == to) return e;
+    if (from->kind == IR_T_STRUCT) {
+        ir_expr *c = ck_struct_conversion(ck, e, to, loc);
+        if (c) return c;
+    }
     if (from && to->kind == IR_T_PTR && from->kind == IR_T_ARRAY) {
         ir_expr *d = decay_or_null(ck, e, to, loc);
         if (d) return d->type == to ? d : ck_implicit(ck, d, to, loc);
@@ -193,6 +199,10 @@ ir_expr *ck_explicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
     if (!e || !to) return NULL;
     ir_type *from = e->type;
     if (from == to) return e;
+    if (from->kind == IR_T_STRUCT) {
+        ir_expr *c = ck_struct_conversion(ck, e, to, loc);
+        if (c) return c;
+    }
     if (ck_is_vote(from) && (ir_is_integer(to) || to->kind == IR_T_BOOL)) {
         ir_expr *bits = ir_convert(ck->m, ck_t(ck, IR_T_U64), e, loc);
         if (to->kind == IR_T_BOOL)
@@ -218,6 +228,18 @@ ir_expr *ck_explicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
     }
     if (from->kind == IR_T_ARRAY && to->kind == IR_T_PTR) {
         if (ir_is_place(e)) return ck_explicit(ck, ck_decay(ck, e, loc), to, loc);
+    }
+    if (from->kind == IR_T_ARRAY && to->kind == IR_T_ARRAY && from->count == to->count &&
+        from->elem->kind == IR_T_VEC && to->elem->kind == IR_T_VEC && from->elem->count == to->elem->count &&
+        ck->fn) {
+        /* (half4x4)m: a matrix converted column by column */
+        ir_expr *src = ir_is_place(e) ? e : ir_var_ref(ck->m, ck_temp_init(ck, from, e, loc), loc);
+        ir_expr *agg = ir_expr_new(ck->m, IR_E_AGGREGATE, to, loc, (int)to->count);
+        for (uint32_t i = 0; i < to->count; i++) {
+            ir_expr *col = ir_index(ck->m, from->elem, src, ir_const_int(ck->m, ck_t(ck, IR_T_I32), (int64_t)i, loc), loc);
+            agg->args[i] = ck_convert(ck, col, to->elem, loc);
+        }
+        return agg;
     }
     ck_rank r = ck_conv_rank(from, to, true);
     if (r != CK_RANK_NONE) return ck_implicit(ck, e, to, loc);

@@ -514,6 +514,7 @@ static bool is_decl_keyword(const en_token *t) {
         "extern", "kernel", "vertex", "fragment", "struct", "class", "union", "enum",
         "typename", "auto", "double", "unsigned", "signed", "__attribute__", "namespace",
         "virtual", "friend", "mutable", "explicit", "register", "thread_local", "alignas",
+        "decltype",
     };
     if (t->kind != EN_TK_IDENT) return false;
     for (size_t i = 0; i < EN_COUNT(words); i++)
@@ -675,6 +676,7 @@ static bool starts_declaration(parser *p) {
 typedef enum decl_ctx { CTX_TOP, CTX_MEMBER, CTX_BLOCK, CTX_PARAM } decl_ctx;
 
 static ast_expr *parse_expr(parser *p);
+static void parse_params(parser *p, ast_params *out);
 static ast_expr *parse_assign(parser *p);
 static ast_expr *parse_cond(parser *p);
 static ast_expr *parse_unary(parser *p);
@@ -973,6 +975,22 @@ static bool reject_stage_word(parser *p) {
     return true;
 }
 
+// decltype = "decltype" "(" expr ")"   (the operand is not evaluated; the checker types it)
+static ast_type *parse_decltype(parser *p) {
+    ast_type *t = new_type(p, AST_TYPE_DECLTYPE, loc_here(p));
+    advance(p);
+    if (!expect(p, "(")) {
+        t->kind = AST_TYPE_ERROR;
+        return t;
+    }
+    bool saved = p->in_targs;
+    p->in_targs = false;
+    t->decltype_expr = parse_expr(p);
+    p->in_targs = saved;
+    if (!expect(p, ")")) t->kind = AST_TYPE_ERROR;
+    return t;
+}
+
 // decl-specs = (attributes | "kernel" | "inline" | "static" | "constexpr" | "extern"
 //              | "typedef" | cv | address-space | type-specifier)+
 // type-specifier = struct-specifier | enum-specifier | builtin-multiword | "auto"
@@ -994,6 +1012,10 @@ static void parse_decl_specs(parser *p, decl_specs *ds, ast_decls *out, bool all
         }
         if (tok_is(t, "__attribute__")) {
             skip_gnu_attribute(p);
+            continue;
+        }
+        if (tok_is(t, "__extension__")) { /* GNU: silences pedantic warnings; no meaning */
+            advance(p);
             continue;
         }
         if (tok_is(t, "alignas") || tok_is(t, "_Alignas")) {
@@ -1042,10 +1064,7 @@ static void parse_decl_specs(parser *p, decl_specs *ds, ast_decls *out, bool all
             error_at(p, t->loc, "double is not supported in Metal");
             ds->type = new_type(p, AST_TYPE_ERROR, t->loc);
         } else if (tok_is(t, "decltype")) {
-            error_at(p, t->loc, "decltype is not supported by enigma");
-            advance(p);
-            if (is(p, "(")) skip_balanced(p);
-            ds->type = new_type(p, AST_TYPE_ERROR, t->loc);
+            ds->type = parse_decltype(p);
             continue;
         } else if (tok_is(t, "auto")) {
             ds->type = named_type(p, "auto", t->loc);
@@ -1093,6 +1112,7 @@ typedef struct declarator {
     const char *name;
     en_loc loc;
     ast_name qual_name;   /* Foo::bar for an out-of-line member */
+    ast_name spec_name;   /* f<float> of an explicit specialization */
     ast_attrs attrs;
     bool is_operator;
     bool is_func_ptr;
@@ -1216,7 +1236,11 @@ static void parse_declarator(parser *p, ast_type *base, declarator *d, bool abst
         d->name = parse_operator_name(p);
         d->is_operator = true;
     } else if (is_ident(p) && !is_reserved(peek(p))) {
-        if (is_at(p, 1, "::")) {
+        if (is_at(p, 1, "<") && kind_is_template(lookup_tok(p, peek(p)))) {
+            /* template<> float f<float>(float x) — an explicit specialization */
+            d->spec_name = parse_name(p);
+            d->name = ast_name_last(&d->spec_name);
+        } else if (is_at(p, 1, "::")) {
             d->qual_name = parse_name(p);
             d->name = ast_name_last(&d->qual_name);
             if (d->qual_name.count <= 1) d->qual_name = (ast_name){0};
@@ -1274,6 +1298,12 @@ static ast_type *parse_struct_specifier(parser *p, ast_decls *out) {
         ty->name = parse_name(p);
         d->name = ast_name_last(&ty->name);
         if (reject_unsupported_name(p, &ty->name)) ty->kind = AST_TYPE_ERROR;
+        if (ty->name.parts[ty->name.count - 1].has_targs && (is(p, "{") || is(p, ":"))) {
+            error_at(p, ty->name.loc, "specializations of class templates ('%s') are not supported by enigma",
+                     ast_name_str(p->a, &ty->name));
+            d->name = en_fmt(p->a, "__specialization_%d", ++p->anon_count);
+            ty->kind = AST_TYPE_ERROR;
+        }
     } else {
         d->name = en_fmt(p->a, "__anonymous_struct_%d", ++p->anon_count);
         ty = named_type(p, d->name, kw_loc);
@@ -1300,7 +1330,8 @@ static ast_type *parse_struct_specifier(parser *p, ast_decls *out) {
     advance(p); /* '{' */
     d->has_body = true;
     const char *saved_struct = p->struct_name;
-    p->struct_name = d->name;
+    /* constructors are named like the struct (a refused specialization's too) */
+    p->struct_name = ty->kind == AST_TYPE_NAME || !ty->name.count ? d->name : ast_name_last(&ty->name);
     while (!is(p, "}") && peek(p)->kind != EN_TK_EOF) {
         int before = p->pos;
         if ((is(p, "public") || is(p, "private") || is(p, "protected")) && is_at(p, 1, ":")) {
@@ -1504,6 +1535,19 @@ static ast_expr *parse_init_list(parser *p) {
         int before = p->pos;
         if (is(p, ".") && tok_at(p, p->pos + 1)->kind == EN_TK_IDENT)
             error_at(p, loc_here(p), "designated initializers are not supported by enigma");
+        if (is(p, "[") && !is_at(p, 1, "[")) {
+            /* [i] = v, or GNU's range [lo ... hi] = v */
+            ast_expr *d = new_expr(p, AST_EXPR_DESIGNATOR, loc_here(p));
+            advance(p);
+            d->lhs = parse_cond(p);
+            if (accept(p, "...")) d->rhs = parse_cond(p);
+            expect(p, "]");
+            expect(p, "=");
+            d->operand = is(p, "{") ? parse_init_list(p) : parse_assign(p);
+            EN_PUSH(p->a, e->args, d);
+            if (p->pos == before || !accept(p, ",")) break;
+            continue;
+        }
         EN_PUSH(p->a, e->args, is(p, "{") ? parse_init_list(p) : parse_assign(p));
         if (p->pos == before) break;
         if (!accept(p, ",")) break;
@@ -2224,7 +2268,21 @@ static void parse_tparams(parser *p, ast_tparams *out) {
                 break;
             }
             tp.type = parse_ptr_ops(p, ds.type);
-            parse_tparam_name(p, &tp);
+            if (is(p, "(") && is_at(p, 1, "*")) {
+                /* void (*f)(device const T *, short) : a function the template calls; its
+                 * signature is checked where it is called */
+                advance(p);
+                advance(p);
+                parse_tparam_name(p, &tp);
+                expect(p, ")");
+                ast_params ignored_params = {0};
+                if (is(p, "(")) parse_params(p, &ignored_params);
+                else error_at(p, loc_here(p), "expected the parameter list of function pointer '%s'",
+                              tp.name ? tp.name : "?");
+                tp.is_func = true;
+            } else {
+                parse_tparam_name(p, &tp);
+            }
             if (accept(p, "=")) tp.default_value = parse_cond(p);
             if (tp.name) scope_put(p, p->scope, tp.name, SYM_VALUE);
         }
@@ -2295,9 +2353,11 @@ static void parse_function_rest(parser *p, ast_decl *f, decl_ctx ctx) {
     parse_params(p, &f->params);
     for (;;) {
         if (accept(p, "const")) f->is_const_method = true;
-        else if (accept(p, "override") || accept(p, "final") || accept(p, "noexcept") ||
-                 accept(p, "thread") || accept(p, "device") || accept(p, "constant") ||
-                 accept(p, "threadgroup")) {}
+        else if (accept(p, "thread")) f->this_space = AST_AS_THREAD;
+        else if (accept(p, "device")) f->this_space = AST_AS_DEVICE;
+        else if (accept(p, "constant")) f->this_space = AST_AS_CONSTANT;
+        else if (accept(p, "threadgroup")) f->this_space = AST_AS_THREADGROUP;
+        else if (accept(p, "override") || accept(p, "final") || accept(p, "noexcept")) {}
         else if (at_attr_start(p)) parse_attrs(p, &f->attrs);
         else if (is(p, "__attribute__")) skip_gnu_attribute(p);
         else break;
@@ -2308,7 +2368,30 @@ static void parse_function_rest(parser *p, ast_decl *f, decl_ctx ctx) {
         parse_type(p);
     }
     if (f->is_constructor && accept(p, ":")) {
-        error_at(p, loc_here(p), "constructor initializer lists are not supported by enigma");
+        /* member initializers: name(args) or name{args}, comma-separated */
+        do {
+            if (!is_ident(p)) {
+                error_at(p, loc_here(p), "expected a member name in the constructor's initializer list before %s",
+                         tok_desc(p, peek(p)));
+                break;
+            }
+            ast_expr *call = new_expr(p, AST_EXPR_CALL, loc_here(p));
+            call->callee = new_expr(p, AST_EXPR_NAME, loc_here(p));
+            call->callee->name = parse_name(p);
+            call->brace = is(p, "{");
+            if (is(p, "(")) {
+                advance(p);
+                parse_args(p, &call->args, ")");
+            } else if (is(p, "{")) {
+                ast_expr *list = parse_init_list(p);
+                call->args = list->args;
+            } else {
+                error_at(p, loc_here(p), "expected '(' or '{' after member '%s' in the initializer list",
+                         ast_name_last(&call->callee->name));
+                break;
+            }
+            EN_PUSH(p->a, f->ctor_inits, call);
+        } while (accept(p, ","));
         while (!is(p, "{") && !is(p, ";") && peek(p)->kind != EN_TK_EOF) advance(p);
     }
     const en_token *after_eq = tok_at(p, p->pos + 1);
@@ -2453,13 +2536,50 @@ static void parse_static_assert(parser *p, ast_decls *out) {
     expect_semi(p, "after static_assert", errors_before);
 }
 
+// explicit-inst = "template" decl-specs name ";"
+//   template [[host_name("f_float")]] [[kernel]] decltype(f<float>) f<float>;
+//   template [[host_name("k_f")]] kernel k_t k<float>;    (k_t: typedef decltype(k<float>))
+static void parse_explicit_inst(parser *p, ast_decls *out) {
+    int errors_before = p->c->diags.errors;
+    ast_decl *d = new_decl(p, AST_DECL_EXPLICIT_INST, loc_here(p));
+    decl_specs ds;
+    ast_decls ignored = {0};
+    parse_decl_specs(p, &ds, &ignored, true);
+    d->specs = ds.specs;
+    d->attrs = ds.attrs;
+    d->type = ds.type;
+    if (!ds.type) {
+        error_at(p, loc_here(p), "expected the type of the explicit instantiation before %s",
+                 tok_desc(p, peek(p)));
+        skip_to_sync(p);
+        return;
+    }
+    d->type = parse_ptr_ops(p, ds.type);
+    if (!is_ident(p) && !is(p, "::")) {
+        error_at(p, loc_here(p), "expected the name of the template to instantiate before %s",
+                 tok_desc(p, peek(p)));
+        skip_to_sync(p);
+        return;
+    }
+    d->loc = loc_here(p);
+    d->target = parse_name(p);
+    d->name = ast_name_last(&d->target);
+    if (is(p, "(")) {
+        /* template void f<float>(float); — a function's explicit instantiation with its
+         * parameter list: the parameters only select the overload */
+        ast_decl tmp = {0};
+        parse_params(p, &tmp.params);
+    }
+    parse_attrs(p, &d->attrs);
+    EN_PUSH(p->a, *out, d);
+    expect_semi(p, "after the explicit instantiation", errors_before);
+}
+
 // template-decl = "template" tparams declaration
 static void parse_template(parser *p, ast_decls *out, decl_ctx ctx) {
     advance(p);
     if (!is(p, "<")) {
-        /* template [[host_name("f_float")]] [[kernel]] decltype(f<float>) f<float>; */
-        error_at(p, loc_here(p), "explicit template instantiations are not supported by enigma");
-        skip_to_sync(p);
+        parse_explicit_inst(p, out);
         return;
     }
     scope *sc = push_scope(p, true);
@@ -2479,6 +2599,8 @@ static void parse_template(parser *p, ast_decls *out, decl_ctx ctx) {
             declare(p, d->name, SYM_TEMPLATE_FUNC);
         else if (d->kind == AST_DECL_STRUCT || d->kind == AST_DECL_TYPEDEF)
             declare(p, d->name, SYM_TEMPLATE_TYPE);
+        else if (d->kind == AST_DECL_VAR) /* a variable template: is_v<T> takes arguments */
+            declare(p, d->name, SYM_TEMPLATE_FUNC);
     }
     p->template_pending = saved_pending;
     pop_scope(p, sc);
@@ -2544,15 +2666,48 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
         else skip_to_sync(p);
         return;
     }
-    /* a constructor: the struct's own name followed by its parameters */
-    if (ctx == CTX_MEMBER && p->struct_name && is_ident(p) && is_at(p, 1, "(") &&
-        strlen(p->struct_name) == (size_t)peek(p)->len &&
-        memcmp(p->struct_name, peek(p)->text, (size_t)peek(p)->len) == 0) {
-        ast_decl *f = new_decl(p, AST_DECL_FUNC, loc);
+    /* a constructor: the struct's own name followed by its parameters, perhaps after
+     * `constexpr`, `inline` or `explicit` */
+    int ctor_at = p->pos;
+    while (ctx == CTX_MEMBER && (tok_is(tok_at(p, ctor_at), "constexpr") || tok_is(tok_at(p, ctor_at), "inline") ||
+                                 tok_is(tok_at(p, ctor_at), "explicit")))
+        ctor_at++;
+    const en_token *ctor_tok = tok_at(p, ctor_at);
+    if (ctx == CTX_MEMBER && p->struct_name && ctor_tok->kind == EN_TK_IDENT && tok_is(tok_at(p, ctor_at + 1), "(") &&
+        strlen(p->struct_name) == (size_t)ctor_tok->len &&
+        memcmp(p->struct_name, ctor_tok->text, (size_t)ctor_tok->len) == 0) {
+        ast_decl *f = new_decl(p, AST_DECL_FUNC, ctor_tok->loc);
         f->name = p->struct_name;
         f->is_constructor = true;
+        while (p->pos < ctor_at) advance(p);
         advance(p);
         EN_PUSH(p->a, *out, f);
+        parse_function_rest(p, f, ctx);
+        return;
+    }
+    /* a conversion operator: [explicit|constexpr|inline] operator T() const {...} */
+    int conv_at = p->pos;
+    while (ctx == CTX_MEMBER && (tok_is(tok_at(p, conv_at), "constexpr") || tok_is(tok_at(p, conv_at), "inline") ||
+                                 tok_is(tok_at(p, conv_at), "explicit")))
+        conv_at++;
+    if (ctx == CTX_MEMBER && tok_is(tok_at(p, conv_at), "operator") && !tok_is(tok_at(p, conv_at + 1), "(") &&
+        tok_at(p, conv_at + 1)->kind == EN_TK_IDENT) {
+        while (p->pos < conv_at) advance(p);
+        ast_decl *f = new_decl(p, AST_DECL_FUNC, loc_here(p));
+        advance(p); /* operator */
+        f->type = parse_type(p);
+        en_buf b = {0};
+        ast_type_print(f->type, &b);
+        f->name = en_fmt(p->a, "operator %s", b.data ? b.data : "");
+        en_buf_free(&b);
+        f->is_operator = true;
+        p->template_pending = false;
+        EN_PUSH(p->a, *out, f);
+        if (!is(p, "(")) {
+            error_at(p, loc_here(p), "expected '(' after the conversion operator's type");
+            skip_to_sync(p);
+            return;
+        }
         parse_function_rest(p, f, ctx);
         return;
     }
@@ -2576,6 +2731,23 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
                  out->count && out->items[out->count - 1]->kind == AST_DECL_ENUM ? "enum" : "struct");
         return;
     }
+    if ((ds.specs & AST_SPEC_TYPEDEF) && is(p, "(") && tok_at(p, p->pos + 1)->kind == EN_TK_IDENT &&
+        is_at(p, 2, ")") && is_at(p, 3, "(")) {
+        /* typedef void (k_t)(device float *, uint); — the type of a function, which
+         * explicit instantiations name (template [[host_name("k")]] kernel k_t k<float>;) */
+        ast_decl *t = new_decl(p, AST_DECL_TYPEDEF, tok_at(p, p->pos + 1)->loc);
+        t->name = tok_str(p, tok_at(p, p->pos + 1));
+        t->type = ds.type;
+        t->is_func_type = true;
+        advance(p);
+        advance(p);
+        advance(p);
+        parse_params(p, &t->params);
+        declare(p, t->name, SYM_TYPE);
+        EN_PUSH(p->a, *out, t);
+        expect_semi(p, "at end of declaration", errors_before);
+        return;
+    }
     for (;;) {
         declarator d;
         parse_declarator(p, ds.type, &d, false);
@@ -2588,6 +2760,7 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
             ast_decl *f = new_decl(p, AST_DECL_FUNC, d.loc);
             f->name = d.name ? d.name : "<error>";
             f->qual_name = d.qual_name;
+            f->spec_name = d.spec_name;
             f->specs = ds.specs;
             f->type = d.type;
             f->is_operator = d.is_operator;

@@ -84,6 +84,27 @@ static ir_type *vector_type(ir_module *m, const char *name) {
     return NULL;
 }
 
+/* float4x4, half2x3, bfloat4x4: MSL's C columns of R-lane vectors (floatCxR), which the
+ * IR holds as an array of C vectors: m[i] is column i, m[i][j] its lane j, and the layout
+ * (columns of 8 or 16 bytes) is MSL's */
+ir_type *ck_matrix_type(ir_module *m, ir_type *elem, int cols, int rows) {
+    if (!elem || cols < 2 || cols > 4 || rows < 2 || rows > 4) return NULL;
+    return ir_type_array(m, ir_type_vec(m, elem, (uint32_t)rows, false), (uint32_t)cols);
+}
+
+static ir_type *float_matrix_type(ir_module *m, const char *name) {
+    static const struct { const char *base; ir_type_kind elem; } bases[] = {
+        {"float", IR_T_F32}, {"half", IR_T_F16}, {"bfloat", IR_T_BF16},
+    };
+    for (size_t i = 0; i < EN_COUNT(bases); i++) {
+        size_t n = strlen(bases[i].base);
+        if (strncmp(name, bases[i].base, n) == 0 && strlen(name) == n + 3 && name[n] >= '2' &&
+            name[n] <= '4' && name[n + 1] == 'x' && name[n + 2] >= '2' && name[n + 2] <= '4')
+            return ck_matrix_type(m, ir_type_scalar(m, bases[i].elem), name[n] - '0', name[n + 2] - '0');
+    }
+    return NULL;
+}
+
 ir_type *ck_named_builtin_type(ir_module *m, const char *name) {
     if (!name) return NULL;
     ir_type *t = ck_scalar_type(m, name);
@@ -103,7 +124,7 @@ ir_type *ck_named_builtin_type(ir_module *m, const char *name) {
     for (size_t i = 0; i < EN_COUNT(matrices); i++)
         if (en_streq(name, matrices[i].name))
             return ir_type_matrix(m, ir_type_scalar(m, matrices[i].elem));
-    return NULL;
+    return float_matrix_type(m, name);
 }
 
 /* a type that only the checker sees as distinct: simd_vote behaves as a 64-bit mask in the
@@ -150,15 +171,6 @@ const char *ck_unsupported_type(const char *name) {
     };
     for (size_t i = 0; i < EN_COUNT(table); i++)
         if (strncmp(name, table[i].prefix, strlen(table[i].prefix)) == 0) return table[i].what;
-    /* float4x4, half2x3 ...: MSL matrix types */
-    const char *bases[] = {"float", "half", "bfloat"};
-    for (size_t i = 0; i < EN_COUNT(bases); i++) {
-        size_t n = strlen(bases[i]);
-        if (strncmp(name, bases[i], n) == 0 && strlen(name) == n + 3 && name[n] >= '2' &&
-            name[n] <= '4' && name[n + 1] == 'x' && name[n + 2] >= '2' && name[n + 2] <= '4')
-            return "matrix types (floatNxM) are not supported by enigma; use arrays or simdgroup matrices";
-    }
-    if (en_streq(name, "matrix")) return "matrix types are not supported by enigma";
     return NULL;
 }
 
@@ -193,12 +205,21 @@ ir_type *ck_template_builtin_type(checker *ck, const char *name, ir_type **type_
         }
         return ir_type_matrix(m, e);
     }
+    if (en_streq(name, "matrix")) {
+        ir_type *e = arg_count == 3 ? type_args[0] : NULL;
+        ir_type *t = e && (e->kind == IR_T_F32 || e->kind == IR_T_F16 || e->kind == IR_T_BF16) && !type_args[1] &&
+                             !type_args[2]
+                         ? ck_matrix_type(m, e, (int)value_args[1], (int)value_args[2])
+                         : NULL;
+        if (!t) en_error(ck->diags, loc, "'matrix' needs <float, half or bfloat, C, R> with C and R from 2 to 4");
+        return t;
+    }
     return NULL;
 }
 
 bool ck_is_template_builtin_type(const char *name) {
     return en_streq(name, "vec") || en_streq(name, "packed_vec") || en_streq(name, "atomic") ||
-           en_streq(name, "simdgroup_matrix");
+           en_streq(name, "simdgroup_matrix") || en_streq(name, "matrix");
 }
 
 const char *ck_type_name(checker *ck, const ir_type *t) {

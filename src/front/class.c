@@ -1,0 +1,366 @@
+/* class.c — struct members beyond named fields: unions and anonymous members.
+ *
+ * A union has no IR type of its own: it lowers to a struct with one field, `__storage`, an
+ * array of the unsigned scalar of the union's alignment, as large as its largest member,
+ * so that its size and alignment (and those of structs holding it, e.g. ggml's quant
+ * blocks in device buffers) are the ones MSL gives it. Reading or writing member m of a
+ * union place u is then `*(T_m *)&u.__storage`, a pointer cast in u's address space.
+ * An anonymous struct or union member (C11, `union { struct { half d, m; }; half2 dm; };`)
+ * is a field named `__anonN`; a member name is looked up through such fields too.
+ *
+ * Needs: check_decl.c's struct_decl to collect the member types. Guarantees: a member
+ * access yields an IR place (for a union member, a DEREF of a PTRCAST) whose type is the
+ * member's; the union's members are remembered per IR struct type. */
+#include "check.h"
+
+#include <string.h>
+
+struct ck_union_info {
+    ir_type *t;
+    ir_field *members; /* name and type; offsets are all 0 */
+    int count;
+};
+
+static ck_union_info *union_info(checker *ck, const ir_type *t) {
+    for (int i = 0; i < ck->unions.count; i++)
+        if (ck->unions.items[i]->t == t) return ck->unions.items[i];
+    return NULL;
+}
+
+void ck_union_layout(checker *ck, ir_type *t, ir_field *members, int n) {
+    uint32_t size = 1, align = 1;
+    for (int i = 0; i < n; i++) {
+        if (members[i].type->size > size) size = members[i].type->size;
+        if (members[i].type->align > align) align = members[i].type->align;
+    }
+    ir_type_kind unit = align >= 8 ? IR_T_U64 : align == 4 ? IR_T_U32 : align == 2 ? IR_T_U16 : IR_T_U8;
+    if (align > 8) align = 8; /* vectors of 16 bytes: 8-byte units keep the size; see below */
+    uint32_t count = (size + align - 1) / align;
+    ir_field *storage = en_alloc(ck->a, sizeof *storage);
+    storage->name = "__storage";
+    storage->type = ir_type_array(ck->m, ck_t(ck, unit), count);
+    t->fields = storage;
+    t->field_count = 1;
+    ir_struct_layout(t);
+    /* a 16-byte-aligned member (float4) needs the union aligned as it is */
+    uint32_t want = 1;
+    for (int i = 0; i < n; i++)
+        if (members[i].type->align > want) want = members[i].type->align;
+    if (want > t->align) {
+        t->align = want;
+        t->size = (t->size + want - 1) / want * want;
+    }
+    ck_union_info *u = en_alloc(ck->a, sizeof *u);
+    u->t = t;
+    u->members = members;
+    u->count = n;
+    EN_PUSH(ck->a, ck->unions, u);
+}
+
+bool ck_is_anonymous_field(const char *name) { return strncmp(name, "__anon", 6) == 0; }
+
+static ir_expr *field_of(checker *ck, ir_expr *obj, int i, en_loc loc) {
+    ir_expr *f = ir_expr_new(ck->m, IR_E_FIELD, obj->type->fields[i].type, loc, 1);
+    f->args[0] = obj;
+    f->field = i;
+    return f;
+}
+
+/* member `name` of the struct place obj, or NULL when it has none (no error) */
+static ir_expr *member_of(checker *ck, ir_expr *obj, const char *name, en_loc loc, int depth) {
+    ir_type *t = obj->type;
+    if (t->kind != IR_T_STRUCT || depth > 16) return NULL;
+    ck_union_info *u = union_info(ck, t);
+    if (u) {
+        for (int i = 0; i < u->count; i++) {
+            bool anon = ck_is_anonymous_field(u->members[i].name);
+            if (!anon && !en_streq(u->members[i].name, name)) continue;
+            bool is_const;
+            ir_space sp = ck_place_space(obj, &is_const);
+            ir_expr *at = ck_addr_of(ck, field_of(ck, obj, 0, loc), loc);
+            ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, ir_type_ptr(ck->m, u->members[i].type, sp, is_const), loc, 1);
+            p->args[0] = at;
+            ir_expr *m = ir_deref(ck->m, p, loc);
+            if (!anon) return m;
+            ir_expr *inner = member_of(ck, m, name, loc, depth + 1);
+            if (inner) return inner;
+        }
+        return NULL;
+    }
+    for (int i = 0; i < t->field_count; i++)
+        if (en_streq(t->fields[i].name, name)) return field_of(ck, obj, i, loc);
+    for (int i = 0; i < t->field_count; i++) {
+        if (!ck_is_anonymous_field(t->fields[i].name)) continue;
+        ir_expr *inner = member_of(ck, field_of(ck, obj, i, loc), name, loc, depth + 1);
+        if (inner) return inner;
+    }
+    return NULL;
+}
+
+ir_expr *ck_member(checker *ck, ir_expr *obj, const char *name, en_loc loc) {
+    return member_of(ck, obj, name, loc, 0);
+}
+
+bool ck_is_union(checker *ck, const ir_type *t) { return union_info(ck, t) != NULL; }
+
+/* ---- designated array initializers ----------------------------------------------------------- */
+ir_expr *ck_designated_array(checker *ck, ir_type *t, const ast_expr *init, en_loc loc) {
+    if (t->kind != IR_T_ARRAY) {
+        en_error(ck->diags, init->loc, "array designators can only initialize an array, not '%s'", ck_type_name(ck, t));
+        return NULL;
+    }
+    int want = (int)t->count;
+    const ast_expr **slot = en_alloc(ck->a, sizeof *slot * (size_t)(want + 1));
+    int next = 0;
+    for (int i = 0; i < init->args.count; i++) {
+        const ast_expr *a = init->args.items[i];
+        int64_t lo = next, hi = next;
+        const ast_expr *value = a;
+        if (a->kind == AST_EXPR_DESIGNATOR) {
+            if (!ck_const_expr(ck, a->lhs, &lo, "an array designator")) return NULL;
+            hi = lo;
+            if (a->rhs && !ck_const_expr(ck, a->rhs, &hi, "an array designator")) return NULL;
+            value = a->operand;
+        }
+        if (lo < 0 || hi < lo || hi >= want) {
+            en_error(ck->diags, a->loc, "array designator [%lld%s%lld] is outside '%s' (indices 0 to %d)",
+                     (long long)lo, hi != lo ? " ... " : "", hi != lo ? (long long)hi : 0LL, ck_type_name(ck, t),
+                     want - 1);
+            return NULL;
+        }
+        for (int64_t k = lo; k <= hi; k++) slot[k] = value;
+        next = (int)hi + 1;
+    }
+    ir_expr *agg = ir_expr_new(ck->m, IR_E_AGGREGATE, t, init->loc, want);
+    ast_expr empty = {.kind = AST_EXPR_INIT_LIST, .loc = init->loc};
+    for (int i = 0; i < want; i++) {
+        agg->args[i] = ck_initializer(ck, t->elem, slot[i] ? slot[i] : &empty, loc);
+        if (!agg->args[i]) return NULL;
+    }
+    return agg;
+}
+
+/* ---- class templates ---------------------------------------------------------------------------
+ * `template <typename T, int N = 4> struct S {...};` declares S as a class template; each
+ * distinct argument list `S<float, 2>` becomes its own IR struct named "S<float, 2>", its
+ * members checked once in a scope binding the parameters (and S itself, the injected
+ * class name, to the instantiation). Member functions see that scope when their bodies
+ * are checked, whenever that is. */
+struct ck_class_template {
+    const ast_decl *d;     /* the definition (or the forward declaration until it comes) */
+    const char *qname;
+    const char *ns;
+    EN_VEC(const char *) names;
+    EN_VEC(ir_type *) types;
+};
+
+void ck_class_template_decl(checker *ck, const ast_decl *d) {
+    if (!d->name) return;
+    ck_sym *s = ck_find_in_scope(ck->scope, ck->scope == ck->globals ? ck_qualify(ck, d->name) : d->name);
+    if (s && s->kind == SYM_TYPE && s->class_template) {
+        ck_class_template *ct = s->class_template;
+        if (d->has_body && ct->d->has_body) {
+            en_error(ck->diags, d->loc, "redefinition of class template '%s'", d->name);
+            return;
+        }
+        if (d->has_body) ct->d = d;
+        return;
+    }
+    if (s) {
+        en_error(ck->diags, d->loc, "'%s' is already declared as something other than a class template", d->name);
+        return;
+    }
+    ck_class_template *ct = en_alloc(ck->a, sizeof *ct);
+    ct->d = d;
+    ct->qname = ck_qualify(ck, d->name);
+    ct->ns = ck->ns;
+    s = ck_declare(ck, SYM_TYPE, d->name, d->loc);
+    s->class_template = ct;
+}
+
+ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args, en_loc loc) {
+    ck_class_template *ct = ts->class_template;
+    const ast_decl *d = ct->d;
+    int nb = d->tparams.count;
+    ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
+    bool hard = false;
+    int errors_before = ck->diags->errors;
+    if (!ck_bind_targs(ck, d, ct->qname, args, NULL, 0, b, &hard)) {
+        if (ck->diags->errors == errors_before)
+            en_error(ck->diags, loc, "the template arguments do not fit class template '%s' (%d parameters)",
+                     ct->qname, nb);
+        return NULL;
+    }
+    const char *name = ck_binding_name(ck, ct->qname, b, nb);
+    for (int i = 0; i < ct->names.count; i++)
+        if (en_streq(ct->names.items[i], name)) return ct->types.items[i];
+    if (!d->has_body) {
+        en_error(ck->diags, loc, "class template '%s' is used before it is defined", ct->qname);
+        return NULL;
+    }
+    if (ck->inst_depth >= 32) {
+        en_error(ck->diags, loc, "template instantiation of '%s' is nested too deeply", name);
+        return NULL;
+    }
+    ck_fnctx saved = ck_save_fn(ck);
+    ck->fn = NULL;
+    ck->ns = ct->ns;
+    ck_scope *tscope = ck_template_scope(ck, d, b);
+    ck->scope = tscope;
+    ck->inst_depth++;
+    /* nested structs first: the backends define structs in the module's order */
+    for (int i = 0; i < d->members.count; i++)
+        if (d->members.items[i] && d->members.items[i]->kind == AST_DECL_STRUCT && d->members.items[i]->has_body)
+            ck_decl(ck, d->members.items[i], false);
+    ir_type *t = ir_type_struct(ck->m, name);
+    EN_PUSH(ck->a, ct->names, name);
+    EN_PUSH(ck->a, ct->types, t);
+    ck_sym *self = ck_declare(ck, SYM_TYPE, d->name, d->loc); /* the injected class name */
+    self->type = t;
+    ck_struct_fill(ck, d, t, name);
+    ck_restore_fn(ck, saved);
+    return t;
+}
+
+void ck_struct_after_fields(checker *ck, ir_type *t) {
+    int n = ck->m->structs.count, at = -1;
+    for (int i = 0; i < n; i++)
+        if (ck->m->structs.items[i] == t) at = i;
+    if (at < 0) return;
+    for (int i = at; i + 1 < n; i++) ck->m->structs.items[i] = ck->m->structs.items[i + 1];
+    ck->m->structs.items[n - 1] = t;
+}
+
+/* ---- constructors ---------------------------------------------------------------------------------
+ * A constructor is a member function returning void whose `this` is the object being made:
+ * `S(a, b)`, `S x(a, b)`, `S x{a, b}`, `S x = v` (v not an S) and `S x;` build a thread
+ * temporary or the variable and call the constructor overload resolution picks on it; its
+ * member initializers are assignments to the fields before its body. Copies of an S stay
+ * plain struct copies. */
+static const ast_decl *constructor_of(checker *ck, const ir_type *t) {
+    for (int i = 0; i < ck->methods.count; i++)
+        if (ck->methods.items[i]->owner == t && ck->methods.items[i]->d->is_constructor) return ck->methods.items[i]->d;
+    return NULL;
+}
+
+bool ck_has_constructor(checker *ck, const ir_type *t) { return constructor_of(ck, t) != NULL; }
+
+ir_expr *ck_construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int n, en_loc loc) {
+    const ast_decl *ctor = constructor_of(ck, t);
+    if (!ck->fn) {
+        en_error(ck->diags, loc, "'%s' has constructors: it cannot be built outside a function in enigma",
+                 ck_type_name(ck, t));
+        return NULL;
+    }
+    ir_var *tmp = ck_temp(ck, t, loc);
+    ir_expr *place = ir_var_ref(ck->m, tmp, loc);
+    if (!ck_call_method(ck, place, ctor->name, args, locs, n, loc)) return NULL;
+    return ir_var_ref(ck->m, tmp, loc);
+}
+
+void ck_member_inits(checker *ck, const ast_decl *ctor, ir_type *owner) {
+    for (int i = 0; i < ctor->ctor_inits.count; i++) {
+        const ast_expr *init = ctor->ctor_inits.items[i];
+        const char *field = ast_name_last(&init->callee->name);
+        ir_expr *self = ir_deref(ck->m, ir_var_ref(ck->m, ck->this_var, init->loc), init->loc);
+        ir_expr *place = ck_member(ck, self, field, init->loc);
+        if (!place) {
+            en_error(ck->diags, init->loc, "'%s' is not a member of '%s'", field, ck_type_name(ck, owner));
+            continue;
+        }
+        ir_expr *value;
+        if (init->args.count == 1 && !init->brace) {
+            value = ck_expr_to(ck, init->args.items[0], place->type);
+        } else {
+            ast_expr list = {.kind = AST_EXPR_INIT_LIST, .loc = init->loc, .args = init->args};
+            value = ck_initializer(ck, place->type, &list, init->loc);
+        }
+        if (value) ck_emit(ck, ir_assign(ck->m, place, value, init->loc));
+    }
+}
+
+/* ---- overloaded operators ----------------------------------------------------------------------- */
+bool ck_wants_operator(ir_expr **args, int n) {
+    for (int i = 0; i < n; i++)
+        if (args[i] && args[i]->type->kind == IR_T_STRUCT) return true;
+    return false;
+}
+
+ir_expr *ck_operator_call(checker *ck, const char *spelling, ir_expr **args, en_loc *locs, int n, en_loc loc) {
+    const char *name = en_fmt(ck->a, "operator%s", spelling);
+    if (args[0]->type->kind == IR_T_STRUCT && ck_has_method(ck, args[0]->type, name))
+        return ck_call_method(ck, args[0], name, args + 1, locs + 1, n - 1, loc);
+    ck_sym *s = ck_lookup_str(ck, name);
+    if (s && s->kind == SYM_FUNC) return ck_call_user(ck, s, NULL, args, locs, n, loc);
+    if (n == 2)
+        en_error(ck->diags, loc, "no operator '%s' for operands '%s' and '%s'", spelling, ck_type_name(ck, args[0]->type),
+                 ck_type_name(ck, args[1]->type));
+    else
+        en_error(ck->diags, loc, "no operator '%s' for an operand of type '%s'", spelling,
+                 ck_type_name(ck, args[0]->type));
+    return NULL;
+}
+
+/* ---- functions returning references -------------------------------------------------------------- */
+bool ck_returns_ref(checker *ck, const ir_func *fn) {
+    for (int i = 0; fn && i < ck->ref_funcs.count; i++)
+        if (ck->ref_funcs.items[i] == fn) return true;
+    return false;
+}
+
+ir_expr *ck_ref_return_value(checker *ck, const ast_expr *e, ir_type *ptr_type) {
+    ir_expr *place = ck_expr(ck, e);
+    if (!place) return NULL;
+    if (!ir_is_place(place) || place->kind == IR_E_SWIZZLE || place->type != ptr_type->elem) {
+        en_error(ck->diags, e->loc, "a function returning a reference must return a variable of type '%s'",
+                 ck_type_name(ck, ptr_type->elem));
+        return NULL;
+    }
+    ir_expr *addr = ck_addr_of(ck, place, e->loc);
+    if (addr->type->space != ptr_type->space) {
+        en_error(ck->diags, e->loc, "cannot return a reference to %s memory as a %s reference",
+                 ir_space_name(addr->type->space), ir_space_name(ptr_type->space));
+        return NULL;
+    }
+    if (addr->type != ptr_type) {
+        ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, ptr_type, e->loc, 1);
+        p->args[0] = addr;
+        addr = p;
+    }
+    return addr;
+}
+
+/* ---- conversion operators ------------------------------------------------------------------------ */
+ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
+    if (!ck->fn) return NULL;
+    ir_type *st = e->type;
+    bool is_const = false;
+    ir_space space = ir_is_place(e) ? ck_place_space(e, &is_const) : IR_SPACE_THREAD;
+    ck_func *exact = NULL, *convertible = NULL;
+    for (int i = 0; i < ck->methods.count; i++) {
+        ck_func *cf = ck->methods.items[i];
+        if (cf->owner != st || !cf->d->is_operator || strncmp(cf->d->name, "operator ", 9) != 0) continue;
+        ck_inst *inst = ck_method_inst(ck, cf, space);
+        if (!inst || !inst->fn) continue;
+        if (inst->fn->return_type == to) exact = cf;
+        else if (!convertible && ck_conv_rank(inst->fn->return_type, to, false) != CK_RANK_NONE) convertible = cf;
+    }
+    ck_func *pick = exact ? exact : convertible;
+    if (!pick) return NULL;
+    ir_expr *v = ck_call_method(ck, e, pick->d->name, NULL, NULL, 0, loc);
+    if (!v || v->type == to) return v;
+    return ck_implicit(ck, v, to, loc);
+}
+
+/* ---- static members -------------------------------------------------------------------------------
+ * `static float f(float)` and `static constexpr int N = 4;` in struct S are a function and
+ * a program-scope constant named S::f and S::N: reached as S::f(x) and S::N, and
+ * unqualified from S's member functions (which look names up from S outward). */
+bool ck_static_member(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
+    if (strchr(owner->name, '<')) return false; /* S<float>::N would need the arguments */
+    const char *saved_ns = ck->ns;
+    ck->ns = ck_qualify(ck, sname);
+    ck_decl(ck, m, true);
+    ck->ns = saved_ns;
+    return true;
+}
