@@ -112,14 +112,16 @@ def _cli():
     return cli
 
 
-def test_cli_reports_a_fault_with_exit_code_3(tmp_path):
+@pytest.mark.parametrize("kernel", ["wild_write", "wild_read"])
+def test_cli_reports_a_fault_with_exit_code_3(tmp_path, kernel):
     src = tmp_path / "robust.metal"
     src.write_text(SOURCE)
-    p = subprocess.run([_cli(), "run", str(src), "-k", "wild_write", "--backend", "cpu",
+    p = subprocess.run([_cli(), "run", str(src), "-k", kernel, "--backend", "cpu",
                         "--grid", "64", "--threads", "32", "a=zeros:64"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.returncode == 3, p.stderr
-    assert "kernel 'wild_write'" in p.stderr and "SIGSEGV" in p.stderr, p.stderr
+    assert "kernel '%s'" % kernel in p.stderr and "SIGSEGV" in p.stderr, p.stderr
+    assert "buffer 'a' (buffer(0), 256 bytes)" in p.stderr, p.stderr
 
 
 def test_cli_timeout(tmp_path):
