@@ -124,6 +124,14 @@ typedef struct enigma_compile_options {
                                         "-O2 -march=native"); cuda: extra NVRTC options */
     bool checked;                    /* instrument for checked execution (cpu backend) */
     bool no_cache;                   /* always recompile; do not read or write the cache */
+    /* Values of [[function_constant(index)]] declarations, as Metal's
+     * MTLFunctionConstantValues gives them: "NAME=VALUE" or "INDEX=VALUE" (VALUE: true,
+     * false or a number of the constant's type). The kernels are specialised to them at
+     * compile time: reads become constants and branches they decide are removed before
+     * code generation; is_function_constant_defined() is true for exactly these. A library
+     * is one specialisation: compile once per set of values (the cache keys each apart). */
+    const char *const *function_constants;
+    int function_constant_count;
 } enigma_compile_options;
 
 typedef enum enigma_severity {

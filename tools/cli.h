@@ -28,15 +28,17 @@ int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* the exit code for a failed library call */
 int cli_exit_code(enigma_status s);
 
-/* compile options gathered from -I and -D */
+/* compile options gathered from -I, -D and --constant */
 typedef struct cli_compile_flags {
     const char **include_dirs;
     int include_dir_count;
     const char **defines;
     int define_count;
+    const char **constants; /* function constant values, "NAME=VALUE" or "INDEX=VALUE" */
+    int constant_count;
 } cli_compile_flags;
-/* consumes -I DIR, -IDIR, -D X, -DX at argv[*i]; returns 1 if it did, 0 if not an -I/-D,
- * -1 on a missing operand (message printed) */
+/* consumes -I DIR, -IDIR, -D X, -DX, --constant NAME=VALUE at argv[*i]; returns 1 if it
+ * did, 0 if not one of those, -1 on a missing or malformed operand (message printed) */
 int cli_take_compile_flag(int argc, char **argv, int *i, cli_compile_flags *f);
 void cli_compile_flags_free(cli_compile_flags *f);
 

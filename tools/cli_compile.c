@@ -13,7 +13,7 @@
 
 static const char compile_help[] =
     "usage: enigma compile FILE.metal [--emit ir|c|cuda] [--backend cpu|cuda] [-o FILE]\n"
-    "                      [--check] [-I DIR]... [-D NAME[=VALUE]]...\n"
+    "                      [--check] [-I DIR]... [-D NAME[=VALUE]]... [--constant NAME=VALUE]...\n"
     "\n"
     "  --emit ir|c|cuda   print the kernel IR, the cpu backend's C, or the cuda backend's CUDA C\n"
     "                     (needs no device; without --emit the file is built for --backend)\n"
@@ -23,6 +23,8 @@ static const char compile_help[] =
     "  -o FILE            write the emitted text to FILE instead of standard output\n"
     "  --check            compile with checked-mode instrumentation\n"
     "  -I DIR, -D NAME[=VALUE]   include directories and macro definitions\n"
+    "  --constant NAME=VALUE     the value of a [[function_constant]] (by name, or by its index:\n"
+    "                            --constant 600=4); kernels are specialised to it\n"
     "\n"
     "Diagnostics go to standard error as FILE:LINE:COL: error: message.\n"
     "exit codes: 0 ok, 1 usage, 2 compile error, 3 runtime error (a backend failed or is missing)\n";
@@ -91,7 +93,8 @@ int cli_compile(int argc, char **argv) {
 
     enigma_compile_options opts = {
         .include_dirs = flags.include_dirs, .include_dir_count = flags.include_dir_count,
-        .defines = flags.defines, .define_count = flags.define_count, .checked = checked,
+        .defines = flags.defines, .define_count = flags.define_count,
+        .function_constants = flags.constants, .function_constant_count = flags.constant_count, .checked = checked,
     };
     /* a device only to build for cpu or for a cuda that is present; --emit needs none, and
      * without a GPU the cuda build runs as far as it can (NVRTC to a cubin) */

@@ -51,6 +51,27 @@ static bool push(const char ***list, int *count, const char *item) {
 
 int cli_take_compile_flag(int argc, char **argv, int *i, cli_compile_flags *f) {
     const char *a = argv[*i];
+    if (strcmp(a, "--constant") == 0 || strncmp(a, "--constant=", 11) == 0) {
+        const char *value = a[10] == '=' ? a + 11 : NULL;
+        if (!value) {
+            if (*i + 1 >= argc) {
+                cli_error(EXIT_USAGE, "--constant needs NAME=VALUE or INDEX=VALUE");
+                return -1;
+            }
+            value = argv[++*i];
+        }
+        const char *eq = strchr(value, '=');
+        if (!eq || eq == value || !eq[1]) {
+            cli_error(EXIT_USAGE, "--constant %s: expected NAME=VALUE or INDEX=VALUE (a function constant's "
+                                  "name or [[function_constant]] index, and its value)", value);
+            return -1;
+        }
+        if (!push(&f->constants, &f->constant_count, value)) {
+            cli_error(EXIT_RUNTIME, "out of memory");
+            return -1;
+        }
+        return 1;
+    }
     if (a[0] != '-' || (a[1] != 'I' && a[1] != 'D')) return 0;
     const char *value = a + 2;
     if (!*value) {
@@ -72,6 +93,7 @@ int cli_take_compile_flag(int argc, char **argv, int *i, cli_compile_flags *f) {
 void cli_compile_flags_free(cli_compile_flags *f) {
     free(f->include_dirs);
     free(f->defines);
+    free(f->constants);
 }
 
 bool cli_parse_size3(const char *s, enigma_size3 *out) {

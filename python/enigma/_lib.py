@@ -43,6 +43,8 @@ class CompileOptions(ctypes.Structure):
         ("backend_flags", ctypes.c_char_p),
         ("checked", ctypes.c_bool),
         ("no_cache", ctypes.c_bool),
+        ("function_constants", ctypes.POINTER(ctypes.c_char_p)),
+        ("function_constant_count", ctypes.c_int),
     ]
 
 

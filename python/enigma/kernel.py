@@ -143,7 +143,8 @@ class Compiled:
     order) and `.outputs` (the names of the buffers it writes)."""
 
     def __init__(self, source, name, params=None, filename=None, line_map=None,
-                 python_function=None, defines=(), include_dirs=(), assignment_tracking=None):
+                 python_function=None, defines=(), include_dirs=(), assignment_tracking=None,
+                 constants=None):
         self.source = source
         self.name = name
         self.filename = filename or (name + ".metal" if name else "<source>")
@@ -152,6 +153,7 @@ class Compiled:
         self.python_function = python_function
         self.defines = list(defines)
         self.include_dirs = list(include_dirs)
+        self.constants = _constant_strings(constants)
         self.assignment_tracking = assignment_tracking
         self._libraries = {}
         self._lock = threading.Lock()
@@ -191,6 +193,11 @@ class Compiled:
             keep.append(arr)
             opts.include_dirs = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
             opts.include_dir_count = len(self.include_dirs)
+        if self.constants:
+            arr = (ctypes.c_char_p * len(self.constants))(*[c.encode() for c in self.constants])
+            keep.append(arr)
+            opts.function_constants = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
+            opts.function_constant_count = len(self.constants)
         opts.checked = bool(checked)
         return opts, keep
 
@@ -326,15 +333,36 @@ def compile(k, check=True):  # noqa: A001 - the seeds call enigma.compile
     return c
 
 
-def compile_source(source, name=None, filename=None, defines=(), include_dirs=(), check=True):
+def _constant_strings(constants):
+    """{name or index: value} (or "NAME=VALUE" strings) as the C API's "NAME=VALUE" list."""
+    if not constants:
+        return []
+    if isinstance(constants, dict):
+        items = constants.items()
+    else:
+        items = [tuple(str(c).split("=", 1)) for c in constants]
+    out = []
+    for key, value in items:
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, float):
+            value = repr(value)
+        out.append("%s=%s" % (key, value))
+    return out
+
+
+def compile_source(source, name=None, filename=None, defines=(), include_dirs=(), check=True,
+                   constants=None):
     """Compiles MSL written by hand. `name` picks the kernel (None: the source's only
     kernel); `filename` is the name diagnostics use (default "<name>.metal").
+    `constants` gives [[function_constant]] values, by name or index:
+    {"use_bias": True, 600: 4}; the kernels are specialised to them.
 
     Binding rule for Runtime.execute: inputs go to the buffer parameters in order, skipping
     the output; the output is the last non-const `device` pointer parameter (override with
     execute(..., output="param name"))."""
     c = Compiled(source, name, None, filename=filename or ((name or "kernel") + ".metal"),
-                 defines=defines, include_dirs=include_dirs)
+                 defines=defines, include_dirs=include_dirs, constants=constants)
     if check:
         c.check()
     return c

@@ -13,6 +13,8 @@ typedef struct en_ctx {
     int include_dir_count;
     const char *const *defines; /* "NAME" or "NAME=VALUE" */
     int define_count;
+    const char *const *function_constants; /* "NAME=VALUE" or "INDEX=VALUE" */
+    int function_constant_count;
     bool checked;          /* checked-mode instrumentation requested */
 } en_ctx;
 

@@ -152,6 +152,10 @@ typedef struct ck_sym {
     ir_type *type;            /* TYPE */
     ck_func *funcs;           /* FUNC: the overload set */
     int field;                /* FIELD: its index in the struct of `this` */
+    /* CONST declared [[function_constant(index)]]; value NULL when none was given */
+    bool is_function_constant;
+    int function_constant_index;
+    ir_type *function_constant_type;
     /* TYPE with type NULL: `typedef decltype(f<float>) f_t;` names the type of function
      * template specialisation `func_type_of` (only an explicit instantiation may use it) */
     const char *func_type_of;
@@ -212,6 +216,10 @@ struct checker {
     ir_type *ret_type;
     bool is_kernel;
     int inst_depth;           /* nested template instantiations (bounded) */
+    /* > 0 while checking code a constant condition never runs (an `if`'s branch, a `?:`
+     * arm, the right of `&&`/`||`): there a function constant with no value may be read,
+     * as Metal's `if (is_function_constant_defined(c)) use(c);` does */
+    int dead_code;
     EN_VEC(ir_var *) const_vars; /* locals declared const: not assignable */
     EN_VEC(ck_func *) methods;   /* member functions of every struct */
     ir_var *this_var;            /* inside a member function: the object pointer */
@@ -276,6 +284,14 @@ EN_INTERNAL ir_expr *ck_member(checker *ck, ir_expr *obj, const char *name, en_l
 EN_INTERNAL void ck_push_scope(checker *ck);
 EN_INTERNAL void ck_pop_scope(checker *ck);
 EN_INTERNAL ck_sym *ck_declare(checker *ck, ck_sym_kind kind, const char *name, en_loc loc);
+
+/* ---- function_constant.c ----------------------------------------------------------- */
+/* `constant T name [[function_constant(i)]];` (attribute a, declared type t) */
+EN_INTERNAL void ck_function_constant_decl(checker *ck, const ast_decl *d, const ast_attr *a, ir_type *t);
+/* is_function_constant_defined(name): a bool constant, or NULL after an error */
+EN_INTERNAL ir_expr *ck_is_function_constant_defined(checker *ck, const ast_expr *call);
+/* a read of function constant s, which has no value: an error, or in dead code a stand-in */
+EN_INTERNAL ir_expr *ck_function_constant_missing(checker *ck, const ck_sym *s, en_loc loc);
 /* the newest symbol named `name` (as stored: qualified at program scope) in scope sc
  * alone; older ones of the same name follow through older_same_name */
 EN_INTERNAL ck_sym *ck_find_in_scope(const ck_scope *sc, const char *name);

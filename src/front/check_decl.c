@@ -304,8 +304,15 @@ static void program_var(checker *ck, const ast_decl *d) {
     for (int i = 0; i < d->attrs.count; i++) {
         const char *n = d->attrs.items[i].name ? d->attrs.items[i].name : "";
         if (en_streq(n, "function_constant")) {
-            en_error(ck->diags, d->attrs.items[i].loc, "function constants are not supported by enigma ('%s'); use a macro (-D) or a buffer",
-                     d->name);
+            const ast_type *fb = decl_base(d->type);
+            if (!fb || fb->space != AST_AS_CONSTANT) {
+                en_error(ck->diags, d->loc, "function constant '%s' must be declared in the constant address space",
+                         d->name);
+                return;
+            }
+            bool is_ref = false;
+            ir_type *t = var_type(ck, d, &is_ref);
+            if (t) ck_function_constant_decl(ck, d, &d->attrs.items[i], is_ref ? NULL : t);
             return;
         }
     }

@@ -100,6 +100,7 @@ static ir_expr *name_expr(checker *ck, const ast_expr *e) {
             if (!sym->var) return NULL;
             return var_use(ck, sym, e->loc);
         case SYM_CONST:
+            if (!sym->value && sym->is_function_constant) return ck_function_constant_missing(ck, sym, e->loc);
             return sym->value ? copy_const(ck, sym->value, e->loc) : NULL;
         case SYM_TYPE:
             if (sym->type) en_error(ck->diags, e->loc, "'%s' is a type, not a value", s);
@@ -518,6 +519,8 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
         }
     const char *last = ast_name_last(n);
     ck_sym *sym = qualified_builtin ? NULL : ck_lookup(ck, n);
+    if (!sym && n->count - first == 1 && en_streq(last, "is_function_constant_defined"))
+        return ck_is_function_constant_defined(ck, e);
     if (sym && sym->kind == SYM_TYPE) {
         arglist a = check_args(ck, &e->args);
         if (!a.ok) return NULL;
@@ -817,7 +820,11 @@ static ir_expr *logical(checker *ck, const ast_expr *e) {
     ir_stmt *outer = ck->block;
     ir_stmt *rhs_block = ir_block(ck->m, e->loc);
     ck->block = rhs_block;
+    ir_expr *fa = a ? ck_fold(ck, a) : NULL;
+    bool rhs_dead = fa && fa->kind == IR_E_CONST && (fa->c.u != 0) != is_and;
+    ck->dead_code += rhs_dead;
     ir_expr *b = ck_condition(ck, ck_expr(ck, e->rhs), e->rhs ? e->rhs->loc : e->loc);
+    ck->dead_code -= rhs_dead;
     ck->block = outer;
     if (!a || !b) return NULL;
     if (a->type->kind != IR_T_BOOL || b->type->kind != IR_T_BOOL) return NULL;
@@ -842,10 +849,16 @@ static ir_expr *conditional(checker *ck, const ast_expr *e) {
     c = ck_condition(ck, c, e->cond ? e->cond->loc : e->loc);
     ir_stmt *outer = ck->block;
     ir_stmt *ba = ir_block(ck->m, e->loc), *bb = ir_block(ck->m, e->loc);
+    ir_expr *fc = c ? ck_fold(ck, c) : NULL;
+    bool known = fc && fc->kind == IR_E_CONST;
     ck->block = ba;
+    ck->dead_code += known && !fc->c.u;
     ir_expr *a = ck_expr(ck, e->lhs);
+    ck->dead_code -= known && !fc->c.u;
     ck->block = bb;
+    ck->dead_code += known && fc->c.u;
     ir_expr *b = ck_expr(ck, e->rhs);
+    ck->dead_code -= known && fc->c.u;
     ck->block = outer;
     if (!c || !a || !b) return NULL;
     ir_type *t;

@@ -375,12 +375,17 @@ void ck_stmt(checker *ck, const ast_stmt *s) {
             return;
         }
         ck->control_depth++;
+        bool known = f && f->kind == IR_E_CONST;
         ir_stmt *then_b = new_block(ck, s->then ? s->then->loc : s->loc);
+        ck->dead_code += known && !f->c.u;
         stmt_into(ck, then_b, s->then);
+        ck->dead_code -= known && !f->c.u;
         ir_stmt *else_b = NULL;
         if (s->els) {
             else_b = new_block(ck, s->els->loc);
+            ck->dead_code += known && f->c.u;
             stmt_into(ck, else_b, s->els);
+            ck->dead_code -= known && f->c.u;
         }
         ck->control_depth--;
         if (!c) return;
@@ -389,6 +394,13 @@ void ck_stmt(checker *ck, const ast_stmt *s) {
                 en_error(ck->diags, s->cond->loc, "the condition of 'if constexpr' must be a constant expression");
                 return;
             }
+            if (f->c.u) ck_emit(ck, then_b);
+            else if (else_b) ck_emit(ck, else_b);
+            return;
+        }
+        if (f && f->kind == IR_E_CONST && !contains_label(f->c.u ? s->els : s->then, 0)) {
+            /* a constant condition (a function constant's, typically: ggml's `if (FC_CNT)`):
+             * both branches were checked, only the one taken goes on to code generation */
             if (f->c.u) ck_emit(ck, then_b);
             else if (else_b) ck_emit(ck, else_b);
             return;

@@ -4,8 +4,8 @@
  * Needs: the source files in c->sources; c->include_dirs and c->defines.
  * Guarantees: en_preprocess returns every token the parser must see, ending with
  * EN_TK_EOF; macro expansions carry the location of the macro's use; `#pragma unroll`
- * reaches the parser as EN_TK_PRAGMA; the Metal system headers produce nothing (their
- * declarations are built into the checker).
+ * reaches the parser as EN_TK_PRAGMA; the Metal system headers read metal_headers.c's text
+ * (their functions and types are built into the checker).
  *
  * Hostile input cannot hang or exhaust it: macro expansion keeps no recursion of its own
  * (a stack of expansion contexts, each macro disabled while its context is open, as GCC's
@@ -22,7 +22,12 @@ enum {
     MAX_INCLUDES = 4096,          /* #include directives per compile */
     MAX_ARG_DEPTH = 100,          /* macro arguments expanded inside macro arguments */
     MAX_EXPR_DEPTH = 128,         /* nesting in #if expressions */
-    EXPANSION_BUDGET = 1 << 18,   /* tokens all macro expansions of a compile may make */
+    /* Tokens all macro expansions of a compile may make: a floor, plus a share that grows
+     * with the source read, so that a large library is never refused for its size while a
+     * few lines of doubling macros are still stopped within a second. MLX's largest files
+     * (reduce.metal with its headers: 0.8 MB, 341,000 expansion tokens) stay far below it. */
+    EXPANSION_BUDGET_FLOOR = 1 << 20,
+    EXPANSION_TOKENS_PER_SOURCE_BYTE = 16,
     MACRO_BUCKETS = 1024,
 };
 
@@ -86,6 +91,7 @@ typedef struct pp {
     int depth, includes;
     EN_VEC(const char *) once;
     long budget_used;
+    long source_bytes; /* of every file pushed so far: the budget grows with it */
     bool budget_exceeded, arg_depth_reported;
     int arg_depth;
     int builtin_file;         /* the source "<builtin>": no notes point into it */
@@ -117,8 +123,11 @@ static en_token make_int(pp *p, uint64_t v, en_loc loc) {
  * expanded arguments) against the budget; false once it is spent, after one error. */
 static bool spend(pp *p, long n, en_loc loc) {
     p->budget_used += n;
-    if (p->budget_used <= EXPANSION_BUDGET || p->budget_exceeded) return !p->budget_exceeded;
-    en_error(&p->c->diags, loc, "macro expansion is too large (more than %d tokens)", EXPANSION_BUDGET);
+    long budget = EXPANSION_BUDGET_FLOOR + EXPANSION_TOKENS_PER_SOURCE_BYTE * p->source_bytes;
+    if (p->budget_used <= budget || p->budget_exceeded) return !p->budget_exceeded;
+    en_error(&p->c->diags, loc,
+             "macro expansion is too large (more than %ld tokens, %d per byte of source read "
+             "beyond %d)", budget, EXPANSION_TOKENS_PER_SOURCE_BYTE, EXPANSION_BUDGET_FLOOR);
     p->budget_exceeded = true;
     return false;
 }
@@ -179,6 +188,7 @@ static void push_frame(pp *p, int file, const char *canonical) {
     en_lexer_init(&f->L, p->c, file, src->text, src->len);
     if (src->len >= 3 && memcmp(src->text, "\xEF\xBB\xBF", 3) == 0) f->L.pos = 3; /* a UTF-8 BOM */
     f->file = file;
+    if (!canonical || canonical[0] != '<') p->source_bytes += (long)src->len; /* not <metal_stdlib> */
     f->dir = dir_of(p, src->name);
     f->canonical = canonical;
     f->parent = p->top;
@@ -723,29 +733,30 @@ static void do_else_group(pp *p, frame *f, const en_token *name) {
 
 /* ---- #include (C11 6.10.2) ---------------------------------------------------------- */
 
-/* the Metal headers whose declarations the checker has built in */
-static const char *const metal_headers[] = {
-    "metal_stdlib",   "metal_compute",   "metal_simdgroup", "metal_simdgroup_matrix",
-    "metal_atomic",   "metal_math",      "metal_integer",   "metal_common",
-    "metal_geometric", "metal_relational", "metal_numeric",  "metal_types",
-    "metal_pack",
-};
-
-static void include_system(pp *p, const char *name, en_loc loc) {
-    for (size_t i = 0; i < EN_COUNT(metal_headers); i++)
-        if (en_streq(name, metal_headers[i])) return;
-    if (en_streq(name, "metal_graphics"))
-        en_error(&p->c->diags, loc, "graphics functions are not supported by enigma");
-    else if (en_streq(name, "metal_texture"))
-        en_error(&p->c->diags, loc, "textures are not supported by enigma");
-    else
-        en_error(&p->c->diags, loc, "unknown header <%s>", name);
-}
-
 static bool once_seen(pp *p, const char *canonical) {
     for (int i = 0; i < p->once.count; i++)
         if (strcmp(p->once.items[i], canonical) == 0) return true;
     return false;
+}
+
+/* `#include <metal_...>`: the <metal_stdlib> family's text (metal_headers.c), read once
+ * per compile whichever of its headers names it first */
+static void include_system(pp *p, const char *name, en_loc loc) {
+    const char *refusal = en_metal_header_refusal(name);
+    if (refusal) {
+        en_error(&p->c->diags, loc, "%s", refusal);
+        return;
+    }
+    if (!en_metal_header_known(name)) {
+        en_error(&p->c->diags, loc, "unknown header <%s>", name);
+        return;
+    }
+    static const char canonical[] = "<metal_stdlib>";
+    if (once_seen(p, canonical)) return;
+    EN_PUSH(&p->c->arena, p->once, canonical);
+    const char *text = en_metal_header_text();
+    int file = en_source_add(&p->c->sources, canonical, text, strlen(text));
+    if (file >= 0) push_frame(p, file, canonical);
 }
 
 static void include_file(pp *p, frame *f, const char *name, en_loc loc) {
@@ -872,8 +883,12 @@ static void do_line(pp *p, frame *f, en_loc loc) {
     f->L.line_offset = (int64_t)t[0].ival - (f->L.break_line + 1);
 }
 
-/* `#pragma unroll`, `#pragma unroll N`, `#pragma unroll(N)`: a token for the parser, at
- * `at`; `#pragma once` marks the file `canonical`; other pragmas are ignored */
+/* `#pragma unroll`, `#pragma unroll N`, `#pragma unroll(N)`, `#pragma unroll(expr)`: a token
+ * for the parser, at `at`; `#pragma once` marks the file `canonical`; other pragmas are
+ * ignored. Metal takes any integral constant expression in the parentheses (ggml writes
+ * `#pragma unroll(chpt)` with a template parameter); the count is only a hint, and no
+ * backend needs it yet, so an expression other than a literal is kept as "unroll" with no
+ * count rather than evaluated here, before templates are bound. */
 static bool pragma_tokens(pp *p, const en_token *t, int n, const char *canonical, en_loc at,
                           en_token *out) {
     if (n && is_ident(&t[0], "once")) {
@@ -883,28 +898,35 @@ static bool pragma_tokens(pp *p, const en_token *t, int n, const char *canonical
     if (!n || !is_ident(&t[0], "unroll")) return false; /* other pragmas are ignored */
     uint64_t count = 0;
     int k = 1;
-    bool paren = k < n && is_punct(&t[k], "(");
-    if (paren) k++;
-    if (k < n && t[k].kind == EN_TK_INT) {
-        count = t[k].ival;
-        k++;
-        if (count == 0 || count > INT32_MAX) {
-            en_error(&p->c->diags, t[k - 1].loc, "'#pragma unroll' count must be between 1 and %d",
-                     INT32_MAX);
+    if (k < n && is_punct(&t[k], "(")) {
+        int depth = 0, close = -1;
+        for (int i = k; i < n && close < 0; i++) {
+            if (is_punct(&t[i], "(")) depth++;
+            else if (is_punct(&t[i], ")") && --depth == 0) close = i;
+        }
+        if (close < 0) {
+            en_error(&p->c->diags, t[n - 1].loc, "expected ')' in '#pragma unroll'");
             return false;
         }
-    } else if (paren || k < n) {
-        en_error(&p->c->diags, k < n ? t[k].loc : t[k - 1].loc,
-                 "expected an integer count after '#pragma unroll'");
+        if (close == k + 1) {
+            en_error(&p->c->diags, t[close].loc, "expected a count in '#pragma unroll()'");
+            return false;
+        }
+        if (close == k + 2 && t[k + 1].kind == EN_TK_INT) count = t[k + 1].ival;
+        else count = UINT64_MAX; /* an expression: a hint without a count */
+        k = close + 1;
+    } else if (k < n && t[k].kind == EN_TK_INT) {
+        count = t[k++].ival;
+    } else if (k < n) {
+        en_error(&p->c->diags, t[k].loc, "expected an integer count after '#pragma unroll'");
         return false;
     }
-    if (paren) {
-        if (k >= n || !is_punct(&t[k], ")")) {
-            en_error(&p->c->diags, k < n ? t[k].loc : t[k - 1].loc,
-                     "expected ')' in '#pragma unroll'");
-            return false;
-        }
-        k++;
+    if (count == UINT64_MAX) {
+        count = 0;
+    } else if (k > 1 && (count == 0 || count > INT32_MAX)) {
+        en_error(&p->c->diags, t[k - 1 - (is_punct(&t[k - 1], ")") ? 1 : 0)].loc,
+                 "'#pragma unroll' count must be between 1 and %d", INT32_MAX);
+        return false;
     }
     if (k < n) en_warning(&p->c->diags, t[k].loc, "extra tokens at end of #pragma unroll");
     *out = make_token(p, EN_TK_PRAGMA, "unroll", at);

@@ -7,5 +7,9 @@
 
 /* pp_builtin.c: #define lines read before every compile as the source "<builtin>" */
 EN_INTERNAL const char *en_pp_builtin_text(void);
+/* metal_headers.c: the <metal_stdlib> family */
+EN_INTERNAL bool en_metal_header_known(const char *name);
+EN_INTERNAL const char *en_metal_header_text(void);
+EN_INTERNAL const char *en_metal_header_refusal(const char *name);
 
 #endif

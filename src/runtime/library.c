@@ -113,6 +113,19 @@ static enigma_status library_new(enigma_device *dev, const enigma_compile_option
         if (opts->define_count < 0 || (opts->define_count > 0 && !opts->defines))
             return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: opts->defines is NULL but define_count is %d", fn,
                            opts->define_count);
+        if (opts->function_constant_count < 0 ||
+            (opts->function_constant_count > 0 && !opts->function_constants))
+            return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT,
+                           "%s: opts->function_constants is NULL but function_constant_count is %d", fn,
+                           opts->function_constant_count);
+        for (int i = 0; i < opts->function_constant_count; i++) {
+            const char *fc = opts->function_constants[i];
+            const char *eq = fc ? strchr(fc, '=') : NULL;
+            if (!eq || eq == fc || !eq[1])
+                return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT,
+                               "%s: opts->function_constants[%d] is %s%s%s (expected NAME=VALUE or INDEX=VALUE)", fn, i,
+                               fc ? "\"" : "NULL", fc ? fc : "", fc ? "\"" : "");
+        }
         for (int i = 0; i < opts->include_dir_count; i++)
             if (!opts->include_dirs[i])
                 return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: opts->include_dirs[%d] is NULL", fn, i);
@@ -131,6 +144,8 @@ static enigma_status library_new(enigma_device *dev, const enigma_compile_option
         lib->ctx.include_dir_count = opts->include_dir_count;
         lib->ctx.defines = opts->defines;
         lib->ctx.define_count = opts->define_count;
+        lib->ctx.function_constants = opts->function_constants;
+        lib->ctx.function_constant_count = opts->function_constant_count;
         lib->ctx.checked = opts->checked;
         lib->build.checked = opts->checked;
         lib->build.no_cache = opts->no_cache;

@@ -267,3 +267,26 @@ def test_vector_outputs_have_a_lane_axis(enigma, cpu, tmp_path):
     np.testing.assert_array_equal(i2, np.stack([i, -i], 1))
     sv = np.load(tmp_path / "s.npy")  # a reference parameter: one value, a 0-d array
     assert sv.shape == () and sv == np.float32(s)
+
+
+FUNCTION_CONSTANT = """
+constant int mode [[function_constant(5)]];
+kernel void k(device float *x [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+    x[i] = mode == 0 ? x[i] + 1.0f : x[i] * float(mode);
+}
+"""
+
+
+def test_constant_sets_a_function_constant_by_name_and_by_index(enigma, cpu, tmp_path):
+    src = tmp_path / "fc.metal"
+    src.write_text(FUNCTION_CONSTANT)
+    x = RNG.standard_normal(37).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    for flag, want in (("mode=0", x.astype(np.float64) + 1), ("5=3", x.astype(np.float64) * 3)):
+        ok(enigma("run", src, "--backend", BACKEND, "--grid", 37, "--threads", 8, "--constant", flag,
+                  f"x=@{tmp_path / 'x.npy'}", "-o", f"x={tmp_path / 'out.npy'}"))
+        np.testing.assert_allclose(np.load(tmp_path / "out.npy"), want, rtol=1e-6)
+    r = enigma("run", src, "--backend", BACKEND, "--grid", 37, "--threads", 8, f"x=@{tmp_path / 'x.npy'}")
+    assert r.returncode == 2 and "function constant 'mode'" in r.stderr and "--constant mode=VALUE" in r.stderr
+    r = enigma("compile", src, "--constant", "mode")
+    assert r.returncode == 1 and "expected NAME=VALUE" in r.stderr

@@ -6,7 +6,7 @@
  *                       "; @LINE:COL" locations) when it compiles, else "failed"; then
  *                       every diagnostic as en_diags_render writes it
  *
- * A first line "// ARGS: -DNAME[=VALUE] -IDIR ..." in FILE gives the options the CLI
+ * A first line "// ARGS: -DNAME[=VALUE] -IDIR --constant=NAME=VALUE ..." in FILE gives the options the CLI
  * would pass. Exit status 0 whatever the verdict: run_case.cmake judges the output. */
 #include <stdio.h>
 #include <string.h>
@@ -27,8 +27,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "front_golden: cannot read %s\n", argv[1]);
         return 2;
     }
-    const char *defines[16], *dirs[16];
-    int ndefines = 0, ndirs = 0;
+    const char *defines[16], *dirs[16], *constants[16];
+    int ndefines = 0, ndirs = 0, nconstants = 0;
     const char *text = c.sources.files.items[file].text;
     if (strncmp(text, "// ARGS:", 8) == 0) {
         size_t n = strcspn(text, "\n");
@@ -36,12 +36,15 @@ int main(int argc, char **argv) {
         for (char *w = strtok(line, " \t"); w; w = strtok(NULL, " \t")) {
             if (!strncmp(w, "-D", 2) && ndefines < 16) defines[ndefines++] = w + 2;
             else if (!strncmp(w, "-I", 2) && ndirs < 16) dirs[ndirs++] = w + 2;
+            else if (!strncmp(w, "--constant=", 11) && nconstants < 16) constants[nconstants++] = w + 11;
         }
     }
     c.defines = defines;
     c.define_count = ndefines;
     c.include_dirs = dirs;
     c.include_dir_count = ndirs;
+    c.function_constants = constants;
+    c.function_constant_count = nconstants;
 
     en_buf out = {0};
     ir_module *m = en_compile(&c, file, NULL);

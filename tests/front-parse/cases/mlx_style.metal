@@ -1,7 +1,7 @@
 // the shape of MLX-style templated kernels
 #include <metal_stdlib>
 using namespace metal;
-#define METAL_FUNC inline __attribute__((always_inline))
+// METAL_FUNC comes from <metal_stdlib>
 static constant constexpr const int SIMD_SIZE = 32;
 template <typename T>
 METAL_FUNC T op_add(T a, T b) { return a + b; }

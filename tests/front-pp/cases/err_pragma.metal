@@ -2,3 +2,4 @@
 #pragma unroll x
 #pragma unroll(4
 #pragma unroll 4 extra
+#pragma unroll()

@@ -1,0 +1,63 @@
+/* metal_headers.c — what `#include <metal_...>` reads: the <metal_stdlib> family as MSL
+ * text, and the refusals for headers that need Apple-only hardware.
+ *
+ * The functions and types of the Metal standard library (math, simdgroup, atomics, vectors)
+ * are built into the checker (builtins.c), because their overloads and address-space rules
+ * are not expressible in the MSL enigma parses. What the headers define beyond that —
+ * macros such as METAL_FUNC that kernel libraries use as part of their own declarations —
+ * is written here as source text, so that it behaves exactly like a header a user wrote:
+ * a user may #undef or redefine any of it, and a diagnostic in it points at "<metal_stdlib>".
+ *
+ * Guarantees: every header of the family reads the same text, once per compile;
+ * en_metal_header_refusal names why a header is refused, or is NULL for a header of the
+ * family, or for an unknown one (which the caller reports as unknown). */
+#include "pp.h"
+
+#include <string.h>
+
+/* the headers whose contents <metal_stdlib> includes, all answered by one text */
+static const char *const family[] = {
+    "metal_stdlib",   "metal_compute",    "metal_simdgroup", "metal_simdgroup_matrix",
+    "metal_atomic",   "metal_math",       "metal_integer",   "metal_common",
+    "metal_geometric", "metal_relational", "metal_numeric",  "metal_types",
+    "metal_pack",     "metal_limits",     "metal_type_traits", "metal_utility",
+    "metal_functional", "metal_array",    "metal_initializer_list",
+};
+
+static const char stdlib_text[] =
+    /* Apple's headers mark their inline functions this way; kernel libraries (MLX: 455
+     * uses) write it on their own functions too */
+    "#define METAL_FUNC inline __attribute__((__always_inline__))\n"
+    "#define METAL_INTERNAL\n"
+    "#define METAL_ASM\n"
+    /* the math mode the __metal_* intrinsics take as their last argument: enigma computes
+     * math functions precisely whatever the flag, so "maybe fast" is the precise mode */
+    "#define __METAL_FAST_MATH__ true\n"
+    "#define __METAL_PRECISE_MATH__ false\n"
+    "#define __METAL_MAYBE_FAST_MATH__ __METAL_PRECISE_MATH__\n"
+    /* memory scopes of atomic_thread_fence, as <metal_atomic> numbers them */
+    "#define __METAL_MEMORY_SCOPE_THREAD__ 0\n"
+    "#define __METAL_MEMORY_SCOPE_THREADGROUP__ 1\n"
+    "#define __METAL_MEMORY_SCOPE_DEVICE__ 2\n"
+    "#define __METAL_MEMORY_SCOPE_SYSTEM__ 3\n"
+    "#define __METAL_MEMORY_SCOPE_SIMDGROUP__ 4\n"
+    "#define __HAVE_BFLOAT__ 1\n";
+
+bool en_metal_header_known(const char *name) {
+    for (size_t i = 0; i < EN_COUNT(family); i++)
+        if (strcmp(name, family[i]) == 0) return true;
+    return false;
+}
+
+const char *en_metal_header_text(void) { return stdlib_text; }
+
+const char *en_metal_header_refusal(const char *name) {
+    if (strcmp(name, "metal_graphics") == 0) return "graphics functions are not supported by enigma";
+    if (strcmp(name, "metal_texture") == 0) return "textures are not supported by enigma";
+    if (strncmp(name, "MetalPerformancePrimitives/", 27) == 0)
+        return "not supported: <MetalPerformancePrimitives/...> (Apple's tensor-operation "
+               "primitives for the M5 GPU's neural accelerators) has no enigma equivalent";
+    if (strcmp(name, "metal_tensor") == 0)
+        return "not supported: <metal_tensor> (Metal 4 tensors) has no enigma equivalent";
+    return NULL;
+}
