@@ -204,7 +204,7 @@ typedef struct enigma_param_info {
     const char *element_type;  /* what one element is: "float", "half4", "Params" */
     enigma_scalar element_scalar; /* the element's scalar type (of a vector: its lanes') */
     int element_lanes;         /* 1, or the vector's lane count */
-    size_t element_size;       /* bytes, MSL layout (float3: 16) */
+    size_t element_size;       /* bytes, MSL layout (float3: 16); a void pointer counts bytes: 1 */
     bool is_const;             /* constant address space, or const-qualified */
     bool is_reference;         /* declared T& (one element expected) rather than T* */
     const char *attribute;     /* ATTRIBUTE: "thread_position_in_grid", ... */

@@ -30,7 +30,7 @@ static const char *const_literal(emitter *em, const ir_type *t, ir_const c) {
     case IR_T_U8: case IR_T_U16: case IR_T_U32: case IR_T_U64:
         return cpu_S(em, "((%s)%lluULL)", cpu_scalar_ctype(t->kind), (unsigned long long)c.u);
     case IR_T_F16: case IR_T_BF16: case IR_T_F32: return float_literal(em, c.f, true);
-    default: return "0";
+    default: return "0"; /* and the null pointer */
     }
 }
 
@@ -245,6 +245,7 @@ EN_INTERNAL int cpu_pointer_object(emitter *em, const ir_expr *e) {
     case IR_E_PTR_OFFSET:
     case IR_E_PTRCAST: return cpu_pointer_object(em, e->args[0]);
     case IR_E_ADDR: return place_object(em, e->args[0]);
+    case IR_E_CONST: return -2; /* the null pointer points nowhere: it leaves the merge alone */
     default: return -1;
     }
 }

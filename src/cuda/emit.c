@@ -268,6 +268,7 @@ static void emit_const(emitter *e, const ir_expr *x) {
         en_buf_printf(e->out, "bfloat(__nv_bfloat16_raw{0x%04x}) /* %g */", bfloat_bits(x->c.f),
                       x->c.f);
         return;
+    case IR_T_PTR: put(e, "nullptr"); return;
     default: fail(e, x->loc, "a constant of this type"); return;
     }
 }

@@ -44,6 +44,10 @@ typedef enum ck_rank {
 EN_INTERNAL ck_rank ck_conv_rank(const ir_type *from, const ir_type *to, bool is_const);
 /* e converted implicitly to `to`, or NULL after an error that names `what` */
 EN_INTERNAL ir_expr *ck_implicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc);
+/* the null pointer (nullptr) of ptr_type; NULL ptr_type: of no pointer type yet, to be
+ * converted to one (ck_implicit takes it to any pointer type) */
+EN_INTERNAL ir_expr *ck_null_pointer(checker *ck, ir_type *ptr_type, en_loc loc);
+EN_INTERNAL bool ck_is_null_pointer(const ir_expr *e);
 /* an explicit conversion (static_cast, C and functional casts), or NULL after an error */
 EN_INTERNAL ir_expr *ck_explicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc);
 /* numeric conversion with constant folding; no checks */

@@ -888,10 +888,6 @@ static void kernel_param(checker *ck, ir_func *fn, ir_var *v, const ast_param *p
             en_error(ck->diags, p->loc, "[[threadgroup(n)]] parameter '%s' must be a threadgroup pointer", pname);
             return;
         }
-        if (t->elem->kind == IR_T_VOID) {
-            en_error(ck->diags, p->loc, "buffer parameter '%s' cannot point to void", pname);
-            return;
-        }
         if (t->elem->kind == IR_T_PTR || t->elem->kind == IR_T_SIMD_MATRIX) {
             en_error(ck->diags, p->loc, "buffer parameter '%s' cannot hold '%s' elements", pname,
                      ck_type_name(ck, t->elem));

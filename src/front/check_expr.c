@@ -93,6 +93,7 @@ static ir_expr *copy_const(checker *ck, ir_expr *c, en_loc loc) {
 /* numeric_limits<T>::max() and friends are calls; this answers the name part */
 static ir_expr *name_expr(checker *ck, const ast_expr *e) {
     const char *s = name_text(ck, &e->name);
+    if (en_streq(s, "nullptr")) return ck_null_pointer(ck, NULL, e->loc);
     ck_sym *sym = ck_lookup(ck, &e->name);
     if (sym) {
         switch (sym->kind) {
@@ -732,8 +733,24 @@ static ir_expr *arith(checker *ck, ir_op op, ir_expr *a, ir_expr *b, en_loc loc)
             en_error(ck->diags, loc, "pointer subtraction is not supported by enigma; subtract indices");
             return NULL;
         }
+        if (op == IR_OP_EQ || op == IR_OP_NE) {
+            /* p == q, p != nullptr: pointers to the same type in the same address space */
+            if (ck_is_null_pointer(a) && b->type->kind == IR_T_PTR) a = ck_null_pointer(ck, b->type, loc);
+            if (ck_is_null_pointer(b) && a->type->kind == IR_T_PTR) b = ck_null_pointer(ck, a->type, loc);
+            if (a->type->kind == IR_T_PTR && b->type->kind == IR_T_PTR && a->type->elem == b->type->elem &&
+                a->type->space == b->type->space) {
+                if (a->type != b->type) { /* const on one side only */
+                    ir_type *t = ir_type_ptr(ck->m, a->type->elem, a->type->space, true);
+                    a = ck_implicit(ck, a, t, loc);
+                    b = ck_implicit(ck, b, t, loc);
+                }
+                return ir_binary(ck->m, op, ck_t(ck, IR_T_BOOL), a, b, loc);
+            }
+        }
         if (op >= IR_OP_EQ && op <= IR_OP_GE) {
-            en_error(ck->diags, loc, "comparing pointers is not supported by enigma");
+            en_error(ck->diags, loc, "comparing %s is not supported by enigma",
+                     op == IR_OP_EQ || op == IR_OP_NE ? "pointers to different types or address spaces"
+                                                      : "pointers by order");
             return NULL;
         }
         en_error(ck->diags, loc, "invalid operands to binary expression ('%s' %s '%s')",
@@ -873,6 +890,12 @@ static ir_expr *conditional(checker *ck, const ast_expr *e) {
         b = pb;
     } else if (a->type == b->type) {
         t = a->type;
+    } else if (a->type->kind == IR_T_PTR && ck_is_null_pointer(b)) {
+        t = a->type;
+        b = ck_null_pointer(ck, t, e->loc);
+    } else if (b->type->kind == IR_T_PTR && ck_is_null_pointer(a)) {
+        t = b->type;
+        a = ck_null_pointer(ck, t, e->loc);
     } else if (a->type->kind == IR_T_PTR && b->type->kind == IR_T_PTR && a->type->elem == b->type->elem &&
                a->type->space == b->type->space) {
         t = ir_type_ptr(ck->m, a->type->elem, a->type->space, true);
@@ -967,6 +990,10 @@ static ir_expr *unary_expr(checker *ck, const ast_expr *e) {
         }
         return ck_addr_of(ck, a, e->loc);
     default: break;
+    }
+    if (e->op == AST_OP_NOT && t->kind == IR_T_PTR) { /* !p is p == nullptr */
+        ir_expr *c = ck_condition(ck, a, e->loc);
+        return c ? ir_unary(ck->m, IR_OP_NOT, ck_t(ck, IR_T_BOOL), c, e->loc) : NULL;
     }
     if (!ck_is_arith(t) || ck_is_vote(t)) {
         en_error(ck->diags, e->loc, "invalid argument type '%s' to unary expression '%s'",

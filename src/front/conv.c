@@ -164,10 +164,22 @@ static ir_expr *decay_or_null(checker *ck, ir_expr *e, ir_type *to, en_loc loc) 
     return NULL;
 }
 
+ir_expr *ck_null_pointer(checker *ck, ir_type *ptr_type, en_loc loc) {
+    if (!ptr_type) ptr_type = ir_type_ptr(ck->m, ck_t(ck, IR_T_VOID), IR_SPACE_THREAD, false);
+    ir_expr *n = ir_expr_new(ck->m, IR_E_CONST, ptr_type, loc, 0);
+    n->c.u = 0;
+    return n;
+}
+
+bool ck_is_null_pointer(const ir_expr *e) {
+    return e && e->kind == IR_E_CONST && e->type->kind == IR_T_PTR;
+}
+
 ir_expr *ck_implicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
     if (!e || !to) return NULL;
     ir_type *from = e->type;
     if (from == to) return e;
+    if (ck_is_null_pointer(e) && to->kind == IR_T_PTR) return ck_null_pointer(ck, to, loc);
     if (from->kind == IR_T_STRUCT) {
         ir_expr *c = ck_struct_conversion(ck, e, to, loc);
         if (c) return c;
@@ -336,10 +348,8 @@ ir_expr *ck_condition(checker *ck, ir_expr *e, en_loc loc) {
         ir_expr *zero = ck_convert(ck, ir_const_int(ck->m, ck_t(ck, IR_T_I32), 0, loc), e->type, loc);
         return ir_binary(ck->m, IR_OP_NE, ck_t(ck, IR_T_BOOL), e, zero, loc);
     }
-    if (e->type->kind == IR_T_PTR) {
-        en_error(ck->diags, loc, "a pointer cannot be used as a condition in enigma; compare it explicitly");
-        return NULL;
-    }
+    if (e->type->kind == IR_T_PTR) /* p is p != nullptr */
+        return ir_binary(ck->m, IR_OP_NE, ck_t(ck, IR_T_BOOL), e, ck_null_pointer(ck, e->type, loc), loc);
     en_error(ck->diags, loc, "'%s' cannot be used as a condition; use all() or any() for vectors",
              ck_type_name(ck, e->type));
     return NULL;

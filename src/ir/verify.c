@@ -217,6 +217,10 @@ static void check_binary(verifier *v, const ir_expr *e) {
         fail(v, e->loc, "operands of '%s' have different types: %s and %s", op, tn(v, a), tn(v, b));
         return;
     }
+    if (a->kind == IR_T_PTR && (e->op == IR_OP_EQ || e->op == IR_OP_NE)) { /* p == q, p != nullptr */
+        if (e->type->kind != IR_T_BOOL) fail(v, e->loc, "comparison '%s' of %s has type %s, not bool", op, tn(v, a), tn(v, e->type));
+        return;
+    }
     if (!is_numeric(a)) {
         fail(v, e->loc, "operator '%s' on %s", op, tn(v, a));
         return;
@@ -280,8 +284,9 @@ static void check_node(verifier *v, const ir_expr *e) {
     const ir_type *t = e->type;
     const ir_type *a0 = e->arg_count > 0 ? e->args[0]->type : NULL;
     switch (e->kind) {
-    case IR_E_CONST:
-        if (!ir_is_scalar(t)) fail(v, e->loc, "constant of non-scalar type %s", tn(v, t));
+    case IR_E_CONST: /* a scalar, or the null pointer */
+        if (!ir_is_scalar(t) && !(t->kind == IR_T_PTR && e->c.u == 0))
+            fail(v, e->loc, "constant of non-scalar type %s", tn(v, t));
         break;
     case IR_E_VAR:
         if (!e->var) {

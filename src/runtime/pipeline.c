@@ -54,7 +54,8 @@ static void describe_param(enigma_pipeline *p, const ir_var *v, enigma_param_inf
                               ? public_scalar(ir_scalar_of(scalar_elem))
                               : ENIGMA_SCALAR_NONE,
         .element_lanes = scalar_elem->kind == IR_T_VEC ? (int)scalar_elem->count : 1,
-        .element_size = elem->size,
+        /* `device const void *` (ggml's untyped buffers): counted in bytes */
+        .element_size = elem->kind == IR_T_VOID ? 1 : elem->size,
         .is_const = t->kind == IR_T_PTR && (t->is_const || t->space == IR_SPACE_CONSTANT),
         .is_reference = v->is_reference,
     };
