@@ -615,7 +615,9 @@ static ir_expr *matrix_ptr_args(call *k, int first, ir_type *elem, ir_expr **out
     }
     if (k->n > first + 2) {
         ir_type *ot = k->args[first + 2]->type;
-        if (ot->kind != IR_T_VEC || ot->count != 2 || !ir_is_integer(ot->elem)) {
+        /* an integer converts to ulong2 as both coordinates: ggml writes `0` */
+        bool scalar = ir_is_integer(ot) && ot->kind != IR_T_VEC;
+        if (!scalar && (ot->kind != IR_T_VEC || ot->count != 2 || !ir_is_integer(ot->elem))) {
             bad_arg(k, first + 2, "a ulong2 origin");
             return NULL;
         }
@@ -636,12 +638,13 @@ static ir_expr *matrix_call(call *k, const ck_targ *targs, int targ_count) {
     ir_expr *args[5];
     switch (k->b->sig) {
     case SIG_MAT_FILL: {
-        if (targ_count != 3 || !targs[0].type || targs[1].type || targs[2].type ||
-            targs[1].value != 8 || targs[2].value != 8 ||
+        /* <T, Cols, Rows = Cols> */
+        if (targ_count < 2 || targ_count > 3 || !targs[0].type || targs[1].type ||
+            (targ_count == 3 && (targs[2].type || targs[2].value != 8)) || targs[1].value != 8 ||
             !(targs[0].type->kind == IR_T_F32 || targs[0].type->kind == IR_T_F16 ||
               targs[0].type->kind == IR_T_BF16)) {
             en_error(ck->diags, k->loc,
-                     "'make_filled_simdgroup_matrix' needs template arguments <T, 8, 8> with T "
+                     "'make_filled_simdgroup_matrix' needs template arguments <T, 8> or <T, 8, 8> with T "
                      "float, half or bfloat");
             return NULL;
         }
@@ -770,6 +773,12 @@ static ir_expr *math_call(call *k) {
         }
         ir_type *ct = k->args[2]->type;
         ir_type *want = ck_bool_like(ck, t);
+        if (ir_is_integer(ct) && ct->kind != IR_T_VEC) {
+            /* a scalar integer converts to the bool parameter, as in any C++ call (ggml:
+             * select(1, -1, signs & mask)) */
+            k->args[2] = ck_condition(ck, k->args[2], k->locs[2]);
+            ct = k->args[2]->type;
+        }
         if (ir_scalar_of(ct)->kind != IR_T_BOOL || (ct->kind == IR_T_VEC && unpacked(ck, ct) != want)) {
             bad_arg(k, 2, tn(k, want));
             return NULL;

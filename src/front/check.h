@@ -83,6 +83,8 @@ typedef struct ck_targ {
     ir_type *type; /* a type argument, or NULL for a value */
     int64_t value;
     struct ck_sym *func; /* a function argument (of a function-pointer parameter) */
+    const struct ast_name *func_name; /* ... as written, with its template arguments:
+                                         mmv_fn<kernel_mul_mv_t_t_disp<float, float>> */
     bool is_ref;         /* a reference type argument `constant Args &`: type is the pointer
                             a reference lowers to */
 } ck_targ;
@@ -155,6 +157,9 @@ typedef struct ck_sym {
     ir_expr *value;           /* CONST: its folded value */
     ir_type *type;            /* TYPE */
     ck_func *funcs;           /* FUNC: the overload set */
+    /* FUNC bound to a function template parameter: the argument's name with its template
+     * arguments, which calls through the parameter use */
+    const struct ast_name *called_as;
     int field;                /* FIELD: its index in the struct of `this` */
     /* CONST declared [[function_constant(index)]]; value NULL when none was given */
     bool is_function_constant;
@@ -163,6 +168,7 @@ typedef struct ck_sym {
     /* TYPE with type NULL: `typedef decltype(f<float>) f_t;` names the type of function
      * template specialisation `func_type_of` (only an explicit instantiation may use it) */
     const char *func_type_of;
+    int func_type_params;     /* ... and how many parameters that function type has */
     /* TYPE with type NULL: a class template; uses with arguments instantiate it (class.c) */
     struct ck_class_template *class_template;
     struct ck_sym *next;      /* the scope's symbols, newest first */
@@ -288,6 +294,11 @@ EN_INTERNAL ir_expr *ck_member(checker *ck, ir_expr *obj, const char *name, en_l
 EN_INTERNAL void ck_push_scope(checker *ck);
 EN_INTERNAL void ck_pop_scope(checker *ck);
 EN_INTERNAL ck_sym *ck_declare(checker *ck, ck_sym_kind kind, const char *name, en_loc loc);
+
+/* ---- type_traits.c ----------------------------------------------------------------- */
+/* `is_same<A, B>::value`, `is_integral_v<T>`...: a bool constant (*handled true), or NULL
+ * with *handled true after an error, or NULL with *handled false: not a trait */
+EN_INTERNAL ir_expr *ck_type_trait_value(checker *ck, const ast_name *n, en_loc loc, bool *handled);
 
 /* ---- function_constant.c ----------------------------------------------------------- */
 /* `constant T name [[function_constant(i)]];` (attribute a, declared type t) */

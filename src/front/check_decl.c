@@ -1262,6 +1262,29 @@ static bool deduce(checker *ck, const ast_type *pt, ir_type *at, binding *b, int
     }
 }
 
+/* does template parameter tp take a function: `void (*f)(int)`, or a parameter whose type
+ * is a function type (`typedef void (disp_t)(...)`, `typedef decltype(f<int>) disp_t`)? */
+static const ck_sym *tparam_func_type(checker *ck, const ast_tparam *tp) {
+    if (tp->is_type || !tp->type || tp->type->kind != AST_TYPE_NAME) return NULL;
+    ck_sym *s = ck_lookup(ck, &tp->type->name);
+    return s && s->kind == SYM_TYPE && !s->type && s->func_type_of ? s : NULL;
+}
+
+static bool tparam_is_func(checker *ck, const ast_tparam *tp) {
+    return tp->is_func || tparam_func_type(ck, tp);
+}
+
+/* may function fs be the argument of a parameter of function type ft (NULL: any)? Two
+ * function templates that differ only in their parameter's function type (ggml's two
+ * mmv_fn) are told apart by the parameter count of that type, as overload resolution
+ * would by the whole signature */
+static bool fits_function_type(const ck_sym *fs, const ck_sym *ft) {
+    if (!ft || ft->func_type_params < 0) return true;
+    for (const ck_func *f = fs->funcs; f; f = f->next)
+        if (f->d && f->d->params.count == ft->func_type_params) return true;
+    return false;
+}
+
 static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
     for (int i = 0; i < d->tparams.count; i++) {
         const ast_tparam *tp = &d->tparams.items[i];
@@ -1270,10 +1293,12 @@ static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
             ck_sym *s = ck_declare(ck, SYM_TYPE, tp->name, tp->loc);
             s->type = b[i].value.type;
             s->is_ref = b[i].value.is_ref;
-        } else if (tp->is_func) {
-            /* calls through the parameter resolve in the named function's overload set */
+        } else if (tparam_is_func(ck, tp)) {
+            /* calls through the parameter resolve in the named function's overload set,
+             * with the template arguments the argument was written with */
             ck_sym *s = ck_declare(ck, SYM_FUNC, tp->name, tp->loc);
             s->funcs = b[i].value.func ? b[i].value.func->funcs : NULL;
+            s->called_as = b[i].value.func_name;
         } else {
             ir_type *t = tp->type ? ck_type(ck, tp->type) : ck_t(ck, IR_T_I32);
             if (!t || !ir_is_scalar(t)) t = ck_t(ck, IR_T_I64);
@@ -1297,7 +1322,7 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
         if (explicit_args->targs.count > nb) return false;
         for (int i = 0; i < explicit_args->targs.count; i++) {
             const ast_targ *ta = &explicit_args->targs.items[i];
-            if (d->tparams.items[i].is_func) {
+            if (tparam_is_func(ck, &d->tparams.items[i])) {
                 ck_sym *fs = ta->expr && ta->expr->kind == AST_EXPR_NAME ? ck_lookup(ck, &ta->expr->name) : NULL;
                 if (!fs || fs->kind != SYM_FUNC) {
                     en_error(ck->diags, ta->loc, "template argument %d of '%s' must name a function", i + 1,
@@ -1305,8 +1330,10 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
                     *hard_error = true;
                     return false;
                 }
+                if (!fits_function_type(fs, tparam_func_type(ck, &d->tparams.items[i]))) return false;
                 b[i].set = b[i].given = true;
                 b[i].value.func = fs;
+                b[i].value.func_name = &ta->expr->name;
                 continue;
             }
             if (ta->type && ta->type->kind == AST_TYPE_REF && b[i].is_type) {
@@ -1357,7 +1384,8 @@ const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, 
     en_buf_printf(&buf, "%s<", base);
     for (int i = 0; i < n; i++) {
         if (i) en_buf_puts(&buf, ", ");
-        if (b[i].value.func) en_buf_puts(&buf, b[i].value.func->name);
+        if (b[i].value.func)
+            en_buf_puts(&buf, b[i].value.func_name ? ast_name_str(ck->a, b[i].value.func_name) : b[i].value.func->name);
         else if (b[i].value.is_ref) en_buf_printf(&buf, "%s &", ck_type_name(ck, b[i].value.type->elem));
         else if (b[i].value.type) en_buf_puts(&buf, ck_type_name(ck, b[i].value.type));
         else en_buf_printf(&buf, "%lld", (long long)b[i].value.value);

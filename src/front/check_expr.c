@@ -94,6 +94,9 @@ static ir_expr *copy_const(checker *ck, ir_expr *c, en_loc loc) {
 static ir_expr *name_expr(checker *ck, const ast_expr *e) {
     const char *s = name_text(ck, &e->name);
     if (en_streq(s, "nullptr")) return ck_null_pointer(ck, NULL, e->loc);
+    bool is_trait;
+    ir_expr *trait = ck_type_trait_value(ck, &e->name, e->loc, &is_trait);
+    if (is_trait) return trait;
     ck_sym *sym = ck_lookup(ck, &e->name);
     if (sym) {
         switch (sym->kind) {
@@ -565,7 +568,7 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
         !ck_user_viable(ck, sym, n, a.items, a.n, callee->loc))
         sym = NULL;
     /* diagnostics about the call point at the function's name */
-    if (sym) return ck_call_user(ck, sym, n, a.items, a.locs, a.n, callee->loc);
+    if (sym) return ck_call_user(ck, sym, sym->called_as ? sym->called_as : n, a.items, a.locs, a.n, callee->loc);
     ck_targ targs[4];
     bool ok;
     int tc = builtin_targs(ck, n, targs, 4, &ok);

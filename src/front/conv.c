@@ -75,6 +75,8 @@ ck_rank ck_conv_rank(const ir_type *from, const ir_type *to, bool is_const) {
         return CK_RANK_CONVERSION;
     if (from->kind == IR_T_ARRAY && to->kind == IR_T_PTR && from->elem == to->elem)
         return CK_RANK_CONVERSION;
+    /* the only constant of pointer type is nullptr, which converts to every pointer */
+    if (is_const && from->kind == IR_T_PTR && to->kind == IR_T_PTR) return CK_RANK_CONVERSION;
     return CK_RANK_NONE;
 }
 
@@ -281,16 +283,15 @@ static ir_type *common_scalar(checker *ck, ir_type *a, ir_type *b) {
     return s; /* the signed type is wider and holds every value of the unsigned one */
 }
 
-/* may scalar type s be splatted into a vector of lane type lane inside an operator
- * without truncation (clang's rule for Metal and OpenCL vectors)? */
+/* may scalar type s be splatted into a vector of lane type lane inside an operator?
+ * clang's rule for OpenCL vectors refuses any truncation; Metal's compiler is looser for
+ * floating point: a float scalar meets half and bfloat vectors in its element type
+ * (MSL spec 2.12: the scalar "may also be subject to the usual arithmetic conversion to
+ * the element type"; ggml's `half4 *= float` compiles on Apple's toolchain). A floating
+ * scalar into integer lanes still loses its fraction, and is refused. */
 static bool splat_ok(const ir_type *s, const ir_type *lane, bool is_const) {
     if (s == lane || is_const) return true;
-    if (ir_is_float(lane)) {
-        if (!ir_is_float(s)) return true;
-        return float_rank(s->kind) <= float_rank(lane->kind) &&
-               !(s->kind == IR_T_F16 && lane->kind == IR_T_BF16) &&
-               !(s->kind == IR_T_BF16 && lane->kind == IR_T_F16);
-    }
+    if (ir_is_float(lane)) return true;
     if (ir_is_float(s)) return false;
     if (lane->kind == IR_T_BOOL) return s->kind == IR_T_BOOL;
     return int_rank(s->kind) <= int_rank(lane->kind);

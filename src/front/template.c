@@ -192,6 +192,7 @@ bool ck_func_type_alias(checker *ck, const ast_decl *d) {
     if (d->is_func_type) {
         ck_sym *alias = ck_declare(ck, SYM_TYPE, d->name, d->loc);
         alias->func_type_of = d->name;
+        alias->func_type_params = d->params.count;
         return true;
     }
     const ast_type *t = d->type;
@@ -201,6 +202,7 @@ bool ck_func_type_alias(checker *ck, const ast_decl *d) {
     if (!s || s->kind != SYM_FUNC) return false;
     ck_sym *alias = ck_declare(ck, SYM_TYPE, d->name, d->loc);
     alias->func_type_of = ast_name_str(ck->a, &t->decltype_expr->name);
+    alias->func_type_params = s->funcs && s->funcs->d ? s->funcs->d->params.count : -1;
     return true;
 }
 

@@ -6,7 +6,7 @@ kernel void k(device float *p [[buffer(0)]], constant float *c [[buffer(1)]], ui
     float3 v3 = v4;
     int4 i4 = v4;
     float4 w = v4 + int4(1);
-    half4 h = half4(1.0h) * x;
+    int4 h = int4(1) * x;
     device float *q = c;
     simd_vote vote = simd_ballot(true);
     ulong bits = vote;
