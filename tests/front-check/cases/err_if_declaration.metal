@@ -8,6 +8,6 @@ kernel void k(device int* out [[buffer(0)]], uint tid [[thread_position_in_grid]
     else r = z + 1;
     r += z;                           // z is out of scope after the if
     if (S s = {1}) r += s.v;          // a struct is no condition
-    if (device int* p = out) r += *p; // nor, in enigma, a pointer
+    if (device int* p = out) r += *p; // a pointer is (p != nullptr)
     out[tid] = r;
 }
