@@ -47,7 +47,7 @@ enigma_status enigma_command_create(enigma_pipeline *p, enigma_command **out) {
     if (!out) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
     if (!p) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: p is NULL", fn);
-    if (!p->lib->dev || !p->lib->program)
+    if (!p->lib->dev || !p->program)
         return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' was compiled without a device and cannot run; "
                        "create the library with a device", fn, p->info.name);
     enigma_command *cmd = calloc(1, sizeof *cmd);
@@ -435,7 +435,7 @@ enigma_status enigma_command_enqueue(enigma_command *cmd, enigma_dispatch_mode m
     memset(l, 0, sizeof *l);
     l->module = cmd->p->lib->module;
     l->kernel = cmd->p->kernel;
-    l->kernel_index = cmd->p->kernel_index;
+    l->kernel_index = cmd->p->program_kernel;
     if ((st = check_geometry(cmd, mode, size, threads_per_group, l)) != ENIGMA_OK) return st;
     if ((st = check_bindings(cmd, l)) != ENIGMA_OK) return st;
     if ((st = check_threadgroup_memory(cmd, l)) != ENIGMA_OK) return st;
@@ -448,7 +448,7 @@ enigma_status enigma_command_enqueue(enigma_command *cmd, enigma_dispatch_mode m
     en_buf err = {0};
     st = sync_mapped_copies(cmd, true, &err);
     clock_gettime(CLOCK_MONOTONIC, &cmd->started);
-    if (st == ENIGMA_OK) st = b->dispatch(cmd->dev, cmd->p->lib->program, l, &err);
+    if (st == ENIGMA_OK) st = b->dispatch(cmd->dev, cmd->p->program, l, &err);
     if (st != ENIGMA_OK) return fail_in_kernel(cmd, st, &err);
     en_buf_free(&err);
     cmd->pending = true;

@@ -3,7 +3,13 @@
  *
  * Each library owns one en_ctx: its arena holds the sources, the diagnostics and the IR,
  * and is freed with the library. A library with compile errors is still handed back so
- * that the caller can read its diagnostics (as data and as rendered text). */
+ * that the caller can read its diagnostics (as data and as rendered text).
+ *
+ * The front end always runs over the whole file, once. The backend build is one build of
+ * every kernel for a library of a few kernels (one C compiler or NVRTC run, one cache
+ * entry), and one build per kernel, when its first pipeline is created, for a library of
+ * many: a kernel library such as ggml's (689 kernels, 116 MB of generated C) is used a few
+ * kernels at a time, and building all of it up front would take many minutes. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +60,16 @@ static bool collect_kernels(enigma_library *lib) {
     return true;
 }
 
-static enigma_status build_for_device(enigma_library *lib) {
+/* More kernels than this, and a library is built a kernel at a time */
+enum { EAGER_BUILD_MAX_KERNELS = 16 };
+
+/* builds module m (the library's, or one kernel's) for the library's device */
+static enigma_status build_module(enigma_library *lib, const ir_module *m, en_program **out) {
     const en_backend *b = lib->dev->core.backend;
     if (!b->build)
         return en_fail(ENIGMA_ERROR_UNAVAILABLE, "the %s backend cannot build kernels yet", b->name);
     en_buf err = {0};
-    enigma_status st = b->build(&lib->dev->core, lib->module, &lib->build, &lib->program, &err);
+    enigma_status st = b->build(&lib->dev->core, m, &lib->build, out, &err);
     if (st != ENIGMA_OK) {
         en_buf prefix = {0};
         en_buf_printf(&prefix, "%s backend: ", b->name);
@@ -93,8 +103,16 @@ static enigma_status compile_library(enigma_library *lib, int file, enigma_libra
         enigma_library_destroy(lib);
         return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory while compiling");
     }
-    if (lib->dev) {
-        enigma_status st = build_for_device(lib);
+    if (lib->dev && lib->kernel_count > EAGER_BUILD_MAX_KERNELS) {
+        lib->per_kernel = true;
+        lib->kernel_modules = calloc((size_t)lib->kernel_count, sizeof *lib->kernel_modules);
+        lib->kernel_programs = calloc((size_t)lib->kernel_count, sizeof *lib->kernel_programs);
+        if (!lib->kernel_modules || !lib->kernel_programs) {
+            enigma_library_destroy(lib);
+            return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory while compiling");
+        }
+    } else if (lib->dev) {
+        enigma_status st = build_module(lib, lib->module, &lib->program);
         if (st != ENIGMA_OK) {
             enigma_library_destroy(lib);
             return st;
@@ -137,6 +155,7 @@ static enigma_status library_new(enigma_device *dev, const enigma_compile_option
     enigma_library *lib = calloc(1, sizeof *lib);
     if (!lib) return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
     atomic_init(&lib->refs, 1);
+    pthread_mutex_init(&lib->build_lock, NULL);
     en_ctx_init(&lib->ctx);
     if (opts) {
         /* the option arrays are read only during en_compile, while the caller's are alive */
@@ -198,10 +217,56 @@ enigma_status enigma_library_create_from_file(enigma_device *dev, const char *pa
     return compile_library(lib, file, out);
 }
 
+/* kernel `index` alone: the library's module with one function (helpers are inlined by
+ * now) and all program-scope constants, sharing the library's IR */
+static ir_module *kernel_module(const enigma_library *lib, int index) {
+    ir_module *m = malloc(sizeof *m);
+    ir_func **funcs = malloc(sizeof *funcs);
+    if (!m || !funcs) {
+        free(m);
+        free(funcs);
+        return NULL;
+    }
+    *m = *lib->module;
+    funcs[0] = (ir_func *)lib->kernels[index];
+    m->funcs.items = funcs;
+    m->funcs.count = m->funcs.cap = 1;
+    return m;
+}
+
+enigma_status en_library_program(enigma_library *lib, int index, en_program **program, int *program_kernel) {
+    if (!lib->per_kernel) {
+        *program = lib->program;
+        *program_kernel = index;
+        return ENIGMA_OK;
+    }
+    enigma_status st = ENIGMA_OK;
+    pthread_mutex_lock(&lib->build_lock);
+    if (!lib->kernel_programs[index]) {
+        if (!lib->kernel_modules[index]) lib->kernel_modules[index] = kernel_module(lib, index);
+        st = lib->kernel_modules[index]
+                 ? build_module(lib, lib->kernel_modules[index], &lib->kernel_programs[index])
+                 : en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory building kernel '%s'", lib->kernels[index]->name);
+    }
+    *program = lib->kernel_programs[index];
+    *program_kernel = 0;
+    pthread_mutex_unlock(&lib->build_lock);
+    return st;
+}
+
 void en_library_release(enigma_library *lib) {
     if (!lib || atomic_fetch_sub(&lib->refs, 1) != 1) return;
     if (lib->program && lib->dev->core.backend->program_free)
         lib->dev->core.backend->program_free(&lib->dev->core, lib->program);
+    for (int i = 0; lib->per_kernel && i < lib->kernel_count; i++) {
+        if (lib->kernel_programs[i] && lib->dev->core.backend->program_free)
+            lib->dev->core.backend->program_free(&lib->dev->core, lib->kernel_programs[i]);
+        if (lib->kernel_modules[i]) free(lib->kernel_modules[i]->funcs.items);
+        free(lib->kernel_modules[i]);
+    }
+    free(lib->kernel_programs);
+    free(lib->kernel_modules);
+    pthread_mutex_destroy(&lib->build_lock);
     if (lib->dev) en_device_release(lib->dev);
     free(lib->kernels);
     free(lib->diags);

@@ -122,6 +122,12 @@ enigma_status enigma_pipeline_create(enigma_library *lib, const char *kernel, en
     enigma_status st = find_kernel(lib, kernel, &index);
     if (st != ENIGMA_OK) return st;
     const ir_func *k = lib->kernels[index];
+    en_program *program = NULL;
+    int program_kernel = index;
+    if (lib->dev) {
+        st = en_library_program(lib, index, &program, &program_kernel);
+        if (st != ENIGMA_OK) return st;
+    }
 
     uint32_t max_threads = 1024;
     uint64_t static_tg = static_threadgroup_bytes(k);
@@ -131,10 +137,10 @@ enigma_status enigma_pipeline_create(enigma_library *lib, const char *kernel, en
         en_device *d = &lib->dev->core;
         if (d->info.max_threads_per_threadgroup && d->info.max_threads_per_threadgroup < max_threads)
             max_threads = d->info.max_threads_per_threadgroup;
-        if (d->backend->kernel_limits && lib->program) {
+        if (d->backend->kernel_limits && program) {
             en_kernel_limits lim = {0};
             en_buf err = {0};
-            st = d->backend->kernel_limits(d, lib->program, index, &lim, &err);
+            st = d->backend->kernel_limits(d, program, program_kernel, &lim, &err);
             if (st != ENIGMA_OK) {
                 en_fail_buf(st, "enigma_pipeline_create: ", &err);
                 en_buf_free(&err);
@@ -153,6 +159,8 @@ enigma_status enigma_pipeline_create(enigma_library *lib, const char *kernel, en
     en_arena_init(&p->arena);
     p->kernel = k;
     p->kernel_index = index;
+    p->program = program;
+    p->program_kernel = program_kernel;
     p->device_threadgroup_limit = lib->dev ? lib->dev->core.info.max_threadgroup_memory : 0;
     p->info = (enigma_pipeline_info){
         .name = k->name,

@@ -7,6 +7,7 @@
 #ifndef ENIGMA_RUNTIME_H
 #define ENIGMA_RUNTIME_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "../base/ctx.h"
@@ -37,7 +38,14 @@ struct enigma_library {
     enigma_device *dev;      /* NULL: front end only */
     en_ctx ctx;              /* owns the sources, the diagnostics and the IR */
     ir_module *module;       /* NULL after compile errors */
-    en_program *program;     /* the backend's build, when dev != NULL */
+    en_program *program;     /* the backend's build of every kernel, when dev != NULL and the
+                                library is built at once (see en_library_program) */
+    /* A library of many kernels (ggml's 689) is built a kernel at a time, when its first
+     * pipeline is created: kernel i's own module and program, under build_lock */
+    bool per_kernel;
+    ir_module **kernel_modules;
+    en_program **kernel_programs;
+    pthread_mutex_t build_lock;
     en_build_options build;  /* as compiled; backend_flags points at flags_storage */
     char *flags_storage;
     enigma_diagnostic *diags;
@@ -51,7 +59,9 @@ struct enigma_pipeline {
     atomic_int refs;
     enigma_library *lib;
     const ir_func *kernel;
-    int kernel_index;
+    int kernel_index;               /* in the library */
+    en_program *program;            /* the build that holds it (NULL without a device) */
+    int program_kernel;             /* its index in that build */
     en_arena arena;                 /* the strings of info and params */
     enigma_pipeline_info info;
     enigma_param_info *params;
@@ -61,6 +71,10 @@ struct enigma_pipeline {
 
 EN_INTERNAL void en_device_release(enigma_device *dev);
 EN_INTERNAL void en_library_release(enigma_library *lib);
+/* the backend build that holds kernel `index` of lib, and its index there; builds it
+ * first when the library is built a kernel at a time */
+EN_INTERNAL enigma_status en_library_program(enigma_library *lib, int index, en_program **program,
+                                             int *program_kernel);
 EN_INTERNAL void en_pipeline_release(enigma_pipeline *p);
 
 /* ---- the checked-mode sink (check_sink.c) ------------------------------------------- */
