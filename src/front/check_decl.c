@@ -732,6 +732,10 @@ static void typedef_decl(checker *ck, const ast_decl *d) {
         en_error(ck->diags, d->loc, "reference aliases are not supported by enigma ('%s')", d->name);
         return;
     }
+    /* `typedef struct { ... } args_t;` (ggml's argument structs): the struct is known by the
+     * typedef's name in diagnostics, --emit output and pipeline reflection */
+    if (t->kind == IR_T_STRUCT && t->name && strncmp(t->name, "__anonymous_struct_", 19) == 0)
+        t->name = ck_qualify(ck, d->name);
     ck_sym *s = ck_declare(ck, SYM_TYPE, d->name, d->loc);
     s->type = t;
 }
