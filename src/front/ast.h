@@ -348,7 +348,8 @@ struct ast_decl {
     ast_expr *message;      /* STRING or NULL */
 
     /* FUNC: an explicit specialization `template<> float f<float>(float)` names its
-     * template-id here (count 0 otherwise) */
+     * template-id here; STRUCT: a full or partial specialization of a class template,
+     * `template <typename T> struct S<vec<T, 2>> {...}` (count 0 otherwise) */
     ast_name spec_name;
 
     /* TYPEDEF: `typedef void (k_t)(params);` names a function type: type is its return

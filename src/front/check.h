@@ -348,6 +348,11 @@ typedef struct ck_binding {
     bool is_type;
     bool given;  /* written explicitly: not deduced */
 } ck_binding;
+/* a template argument as written: a type (*type) or a constant value (*value) */
+EN_INTERNAL bool ck_targ_value(checker *ck, const ast_targ *ta, ir_type **type, int64_t *value);
+/* binds the parameters among b (nb) that parameter type pt mentions from argument type at;
+ * false on a conflict with a binding made before */
+EN_INTERNAL bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int nb);
 EN_INTERNAL bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname,
                                const ast_name_part *explicit_args, ir_expr **args, int n, ck_binding *b,
                                bool *hard_error);

@@ -24,7 +24,7 @@ static ir_space space_of(ast_addr_space s) {
     }
 }
 
-static bool targ_value(checker *ck, const ast_targ *ta, ir_type **type, int64_t *value) {
+bool ck_targ_value(checker *ck, const ast_targ *ta, ir_type **type, int64_t *value) {
     *type = NULL;
     *value = 0;
     if (ta->type) return (*type = ck_type(ck, ta->type)) != NULL;
@@ -51,7 +51,7 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
             ir_type *types[4] = {0};
             int64_t values[4] = {0};
             for (int i = 0; i < count; i++)
-                if (!targ_value(ck, &last->targs.items[i], &types[i], &values[i])) return NULL;
+                if (!ck_targ_value(ck, &last->targs.items[i], &types[i], &values[i])) return NULL;
             if (en_streq(id, "array")) {
                 if (count != 2 || !types[0] || types[1] || values[1] <= 0) {
                     en_error(ck->diags, n->loc, "'array' needs a type and a positive length");
@@ -556,7 +556,7 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
     cf->d = m;
     cf->qname = en_fmt(ck->a, "%s::%s", owner->name, mname);
     /* the struct's static members are found unqualified from its member functions */
-    cf->ns = strchr(owner->name, '<') ? ck->ns : ck_qualify(ck, sname);
+    cf->ns = strchr(owner->name, '<') ? owner->name : ck_qualify(ck, sname);
     cf->owner = owner;
     cf->definition = m;
     cf->outer = ck->scope;
@@ -630,6 +630,7 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
             }
             continue;
         }
+        if ((m->kind == AST_DECL_TYPEDEF || m->kind == AST_DECL_ENUM) && ck_static_member(ck, t, name, m)) continue;
         if (m->kind != AST_DECL_VAR) {
             en_error(ck->diags, m->loc, "nested declarations in structs are not supported by enigma");
             continue;
@@ -1213,17 +1214,17 @@ static void function_decl(checker *ck, const ast_decl *d) {
 typedef ck_binding binding;
 
 /* matches a written parameter type against an argument type, binding template parameters */
-static bool deduce(checker *ck, const ast_type *pt, ir_type *at, binding *b, int nb) {
+bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int nb) {
     if (!pt || !at) return true;
     switch (pt->kind) {
     case AST_TYPE_REF:
-        return deduce(ck, pt->base, at, b, nb);
+        return ck_deduce(ck, pt->base, at, b, nb);
     case AST_TYPE_POINTER:
         if (at->kind != IR_T_PTR) return true;
-        return deduce(ck, pt->base, at->elem, b, nb);
+        return ck_deduce(ck, pt->base, at->elem, b, nb);
     case AST_TYPE_ARRAY:
         if (at->kind != IR_T_ARRAY) return true;
-        return deduce(ck, pt->base, at->elem, b, nb);
+        return ck_deduce(ck, pt->base, at->elem, b, nb);
     case AST_TYPE_NAME: {
         const ast_name *n = &pt->name;
         if (n->count != 1 || !n->parts || !n->parts[0].ident) return true;
@@ -1244,10 +1245,10 @@ static bool deduce(checker *ck, const ast_type *pt, ir_type *at, binding *b, int
         /* vec<T, N> */
         if (en_streq(p->ident, "vec") && p->targs.count == 2 && at->kind == IR_T_VEC) {
             const ast_targ *t0 = &p->targs.items[0], *t1 = &p->targs.items[1];
-            if (t0->type && !deduce(ck, t0->type, at->elem, b, nb)) return false;
+            if (t0->type && !ck_deduce(ck, t0->type, at->elem, b, nb)) return false;
             if (t0->expr && t0->expr->kind == AST_EXPR_NAME) {
                 ast_type tmp = {.kind = AST_TYPE_NAME, .loc = t0->loc, .name = t0->expr->name};
-                if (!deduce(ck, &tmp, at->elem, b, nb)) return false;
+                if (!ck_deduce(ck, &tmp, at->elem, b, nb)) return false;
             }
             if (t1->expr && t1->expr->kind == AST_EXPR_NAME && t1->expr->name.count == 1) {
                 for (int i = 0; i < nb; i++) {
@@ -1355,7 +1356,7 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
             }
             ir_type *t;
             int64_t v;
-            if (!targ_value(ck, ta, &t, &v)) {
+            if (!ck_targ_value(ck, ta, &t, &v)) {
                 *hard_error = true;
                 return false;
             }
@@ -1368,7 +1369,7 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
     int np = d->params.count;
     if (n > np) return false;
     for (int i = 0; i < n; i++)
-        if (!deduce(ck, d->params.items[i].type, args[i]->type, b, nb)) return false;
+        if (!ck_deduce(ck, d->params.items[i].type, args[i]->type, b, nb)) return false;
     for (int i = 0; i < nb; i++) {
         if (b[i].set) continue;
         const ast_tparam *tp = &d->tparams.items[i];
@@ -1986,7 +1987,8 @@ void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
         if (d->kind == AST_DECL_STRUCT) struct_decl(ck, d);
         else if (d->kind == AST_DECL_ENUM) enum_decl(ck, d);
         else typedef_decl(ck, d);
-        if (ck->scope->syms == before && d->name) ck_declare(ck, SYM_TYPE, d->name, d->loc);
+        /* (a specialization declares no name: its template has it) */
+        if (ck->scope->syms == before && d->name && !d->spec_name.count) ck_declare(ck, SYM_TYPE, d->name, d->loc);
         return;
     }
     case AST_DECL_NAMESPACE: namespace_decl(ck, d); return;

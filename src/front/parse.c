@@ -1298,12 +1298,8 @@ static ast_type *parse_struct_specifier(parser *p, ast_decls *out) {
         ty->name = parse_name(p);
         d->name = ast_name_last(&ty->name);
         if (reject_unsupported_name(p, &ty->name)) ty->kind = AST_TYPE_ERROR;
-        if (ty->name.parts[ty->name.count - 1].has_targs && (is(p, "{") || is(p, ":"))) {
-            error_at(p, ty->name.loc, "specializations of class templates ('%s') are not supported by enigma",
-                     ast_name_str(p->a, &ty->name));
-            d->name = en_fmt(p->a, "__specialization_%d", ++p->anon_count);
-            ty->kind = AST_TYPE_ERROR;
-        }
+        if (ty->name.parts[ty->name.count - 1].has_targs && (is(p, "{") || is(p, ":")))
+            d->spec_name = ty->name; /* template <...> struct S<args> {...}: a specialization */
     } else {
         d->name = en_fmt(p->a, "__anonymous_struct_%d", ++p->anon_count);
         ty = named_type(p, d->name, kw_loc);
