@@ -138,6 +138,9 @@ typedef struct ck_func {
     en_loc use_loc;
     /* templates */
     EN_VEC(ck_inst *) insts;
+    /* a member function template: its instantiations, each a member function of its own
+     * (named "S::f<int>", its template parameters bound in a scope inside the struct's) */
+    EN_VEC(struct ck_func *) member_insts;
     /* explicit specializations `template<> R f<A>(...)`, by instantiation name */
     EN_VEC(const char *) spec_names;
     EN_VEC(const ast_decl *) spec_decls;
@@ -360,6 +363,8 @@ EN_INTERNAL bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname
 EN_INTERNAL const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, int n);
 /* a scope above the globals binding cf's template parameters to b */
 EN_INTERNAL ck_scope *ck_template_scope(checker *ck, const ast_decl *d, const ck_binding *b);
+/* ... above `parent` (a member function template's: inside its struct's scope) */
+EN_INTERNAL ck_scope *ck_template_scope_in(checker *ck, const ast_decl *d, const ck_binding *b, ck_scope *parent);
 /* a function template instantiated from explicit arguments alone, body included */
 EN_INTERNAL ck_inst *ck_instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, en_loc loc,
                                     bool *hard_error);

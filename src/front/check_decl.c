@@ -543,9 +543,9 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
 static void member_function(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
     const char *mname = m->name ? m->name : "?";
     if ((m->specs & AST_SPEC_STATIC) && !m->is_template && ck_static_member(ck, owner, sname, m)) return;
-    if (m->is_template || (m->specs & AST_SPEC_STATIC)) {
-        en_error(ck->diags, m->loc, "%s member functions are not supported by enigma ('%s::%s')",
-                 m->is_template ? "template" : "static", sname, mname);
+    if (m->specs & AST_SPEC_STATIC) {
+        en_error(ck->diags, m->loc, "static member function templates are not supported by enigma ('%s::%s')",
+                 sname, mname);
         return;
     }
     if (!m->body) {
@@ -560,7 +560,33 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
     cf->owner = owner;
     cf->definition = m;
     cf->outer = ck->scope;
+    cf->is_template = m->is_template;
     EN_PUSH(ck->a, ck->methods, cf);
+}
+
+/* member function template cf instantiated for a call with these arguments (deduced), or
+ * NULL when it does not fit (quietly, unless *hard_error) */
+static ck_func *member_template_inst(checker *ck, ck_func *cf, ir_expr **args, int n, bool *hard_error) {
+    int nb = cf->d->tparams.count;
+    ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
+    ck_fnctx saved = ck_save_fn(ck);
+    ck->scope = cf->outer ? cf->outer : ck->globals;
+    ck->ns = cf->ns;
+    bool ok = ck_bind_targs(ck, cf->d, cf->qname, NULL, args, n, b, hard_error);
+    ck_restore_fn(ck, saved);
+    if (!ok) return NULL;
+    const char *name = ck_binding_name(ck, cf->qname, b, nb);
+    for (int i = 0; i < cf->member_insts.count; i++)
+        if (en_streq(cf->member_insts.items[i]->qname, name)) return cf->member_insts.items[i];
+    ck_func *inst = en_alloc(ck->a, sizeof *inst);
+    *inst = *cf;
+    memset(&inst->insts, 0, sizeof inst->insts);
+    memset(&inst->member_insts, 0, sizeof inst->member_insts);
+    inst->is_template = false;
+    inst->qname = name;
+    inst->outer = ck_template_scope_in(ck, cf->d, b, cf->outer ? cf->outer : ck->globals);
+    EN_PUSH(ck->a, cf->member_insts, inst);
+    return inst;
 }
 
 static void struct_decl(checker *ck, const ast_decl *d) {
@@ -683,7 +709,7 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
      * thread memory (other address spaces get their own copy when called) */
     for (int i = 0; i < ck->methods.count; i++) {
         ck_func *cf = ck->methods.items[i];
-        if (cf->owner != t) continue;
+        if (cf->owner != t || cf->is_template) continue; /* templates: per call */
         ck_inst *inst = method_inst(ck, cf, IR_SPACE_THREAD);
         if (inst) method_body(ck, cf, inst);
     }
@@ -1402,8 +1428,12 @@ const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, 
 }
 
 ck_scope *ck_template_scope(checker *ck, const ast_decl *d, const ck_binding *b) {
+    return ck_template_scope_in(ck, d, b, ck->globals);
+}
+
+ck_scope *ck_template_scope_in(checker *ck, const ast_decl *d, const ck_binding *b, ck_scope *parent) {
     ck_scope *saved = ck->scope;
-    ck->scope = ck->globals;
+    ck->scope = parent;
     ck_push_scope(ck);
     ck_scope *tscope = ck->scope;
     bind_tparams(ck, d, (binding *)b);
@@ -1749,6 +1779,12 @@ ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **a
         if (obj_const && !cf->d->is_const_method) {
             dropped_const = true;
             continue;
+        }
+        if (cf->is_template) {
+            bool hard = false;
+            cf = member_template_inst(ck, cf, args, n, &hard);
+            if (hard) return NULL;
+            if (!cf) continue;
         }
         ck_inst *inst = method_inst(ck, cf, space);
         if (!inst || n > inst->param_count - 1 || n > 32) continue;

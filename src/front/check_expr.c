@@ -525,6 +525,11 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     ck_sym *sym = qualified_builtin ? NULL : ck_lookup(ck, n);
     if (!sym && n->count - first == 1 && en_streq(last, "is_function_constant_defined"))
         return ck_is_function_constant_defined(ck, e);
+    /* Apple's headers implement the library on compiler intrinsics, __metal_tanh(x, fast)
+     * and the like, and kernel libraries call them directly (MLX's bf16_math.h): they are
+     * the built-ins, their last argument the math mode, which enigma's precise math ignores */
+    bool intrinsic = !sym && n->count - first == 1 && strncmp(last, "__metal_", 8) == 0 && ck_is_builtin(last + 8);
+    if (intrinsic) last += 8;
     if (sym && sym->kind == SYM_TYPE) {
         arglist a = check_args(ck, &e->args);
         if (!a.ok) return NULL;
@@ -562,6 +567,7 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     }
     arglist a = check_args(ck, &e->args);
     if (!a.ok) return NULL;
+    if (intrinsic && a.n >= 2 && a.items[a.n - 1]->type->kind == IR_T_BOOL && !en_streq(last, "select")) a.n--;
     /* a user function that shares a built-in's name overloads it: the built-in serves the
      * calls none of the user's functions take */
     if (sym && n->count - first == 1 && ck_is_builtin(last) &&

@@ -433,7 +433,8 @@ ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) 
     ck_func *exact = NULL, *convertible = NULL;
     for (int i = 0; i < ck->methods.count; i++) {
         ck_func *cf = ck->methods.items[i];
-        if (cf->owner != st || !cf->d->is_operator || strncmp(cf->d->name, "operator ", 9) != 0) continue;
+        if (cf->owner != st || cf->is_template || !cf->d->is_operator || strncmp(cf->d->name, "operator ", 9) != 0)
+            continue;
         ck_inst *inst = ck_method_inst(ck, cf, space);
         if (!inst || !inst->fn) continue;
         if (inst->fn->return_type == to) exact = cf;
