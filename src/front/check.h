@@ -298,6 +298,12 @@ EN_INTERNAL void ck_push_scope(checker *ck);
 EN_INTERNAL void ck_pop_scope(checker *ck);
 EN_INTERNAL ck_sym *ck_declare(checker *ck, ck_sym_kind kind, const char *name, en_loc loc);
 
+/* ---- builtins_composite.c ---------------------------------------------------------- */
+/* fmin3, fmax3, fmedian3, min3, max3, median3, divide: built-ins made of others */
+EN_INTERNAL bool ck_is_composite_builtin(const char *name);
+EN_INTERNAL ir_expr *ck_composite_builtin(checker *ck, const char *name, ir_expr **args, en_loc *locs, int n,
+                                          en_loc loc);
+
 /* ---- type_traits.c ----------------------------------------------------------------- */
 /* `is_same<A, B>::value`, `is_integral_v<T>`...: a bool constant (*handled true), or NULL
  * with *handled true after an error, or NULL with *handled false: not a trait */

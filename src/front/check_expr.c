@@ -528,8 +528,15 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     /* Apple's headers implement the library on compiler intrinsics, __metal_tanh(x, fast)
      * and the like, and kernel libraries call them directly (MLX's bf16_math.h): they are
      * the built-ins, their last argument the math mode, which enigma's precise math ignores */
-    bool intrinsic = !sym && n->count - first == 1 && strncmp(last, "__metal_", 8) == 0 && ck_is_builtin(last + 8);
+    bool intrinsic = !sym && n->count - first == 1 && strncmp(last, "__metal_", 8) == 0 &&
+                     (ck_is_builtin(last + 8) || ck_is_composite_builtin(last + 8));
     if (intrinsic) last += 8;
+    if (!sym && ck_is_composite_builtin(last)) {
+        arglist a = check_args(ck, &e->args);
+        if (!a.ok) return NULL;
+        if (intrinsic && a.n >= 2 && a.items[a.n - 1]->type->kind == IR_T_BOOL) a.n--;
+        return ck_composite_builtin(ck, last, a.items, a.locs, a.n, callee->loc);
+    }
     if (sym && sym->kind == SYM_TYPE) {
         arglist a = check_args(ck, &e->args);
         if (!a.ok) return NULL;
