@@ -1,6 +1,6 @@
-/* builtins_composite.c — MSL built-ins that are compositions of others: the three-operand
- * min/max/median (fmin3, fmax3, fmedian3, min3, max3, median3, MSL "Math Functions" and
- * "Integer Functions") and divide(x, y). They need no IR intrinsic and no backend support
+/* builtins_composite.c — MSL built-ins that are compositions of others: the floating-point
+ * three-operand min/max/median (fmin3, fmax3, fmedian3, MSL "Math Functions"; the integer
+ * min3, max3 and median3 are intrinsics of their own) and divide(x, y). They need no IR intrinsic and no backend support
  * of their own: each becomes the built-ins or operators it is defined by.
  *
  * Needs: builtins.c's ck_builtin_call for the two-operand forms. Guarantees: the result is
@@ -10,8 +10,7 @@
 #include <string.h>
 
 static const char *const three_operand[][2] = {
-    {"fmin3", "fmin"}, {"fmax3", "fmax"}, {"min3", "min"}, {"max3", "max"},
-    {"fmedian3", NULL}, {"median3", NULL},
+    {"fmin3", "fmin"}, {"fmax3", "fmax"}, {"fmedian3", NULL},
 };
 
 bool ck_is_composite_builtin(const char *name) {
@@ -44,8 +43,7 @@ ir_expr *ck_composite_builtin(checker *ck, const char *name, ir_expr **args, en_
         return NULL;
     }
     en_loc l2[2] = {locs[0], locs[1]};
-    bool is_float = name[0] == 'f';
-    const char *lo = is_float ? "fmin" : "min", *hi = is_float ? "fmax" : "max";
+    const char *lo = "fmin", *hi = "fmax";
     for (size_t i = 0; i < EN_COUNT(three_operand); i++) {
         if (!en_streq(name, three_operand[i][0]) || !three_operand[i][1]) continue;
         /* fmin3(a, b, c) = fmin(fmin(a, b), c) */
@@ -53,7 +51,7 @@ ir_expr *ck_composite_builtin(checker *ck, const char *name, ir_expr **args, en_
         en_loc l3[2] = {loc, locs[2]};
         return call2(ck, three_operand[i][1], ab, args[2], l3, loc);
     }
-    /* median3(a, b, c) = max(min(a, b), min(max(a, b), c)); a, b and c are read once each,
+    /* fmedian3(a, b, c) = fmax(fmin(a, b), fmin(fmax(a, b), c)); a, b and c are read once each,
      * so operands with side effects are held in temporaries */
     ir_expr *v[3];
     for (int i = 0; i < 3; i++)

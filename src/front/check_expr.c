@@ -493,14 +493,24 @@ unknown:
     return NULL;
 }
 
+/* f(args) where f is an object: its operator() (MLX's `Op()(a, b)`) */
+static ir_expr *functor_call(checker *ck, const ast_expr *e, ir_expr *f) {
+    if (!f) return NULL;
+    if (f->type->kind != IR_T_STRUCT) {
+        en_error(ck->diags, e->callee->loc, "'%s' cannot be called: only functions and objects with an operator() "
+                 "can; function pointers are not supported by enigma", ck_type_name(ck, f->type));
+        return NULL;
+    }
+    arglist a = check_args(ck, &e->args);
+    if (!a.ok) return NULL;
+    return ck_call_method(ck, f, "operator()", a.items, a.locs, a.n, e->callee->loc);
+}
+
 static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     const ast_expr *callee = e->callee;
     if (!callee || callee->kind == AST_EXPR_ERROR) return NULL;
     if (callee->kind == AST_EXPR_MEMBER) return method_call(ck, e);
-    if (callee->kind != AST_EXPR_NAME) {
-        en_error(ck->diags, e->loc, "only named functions can be called; function pointers are not supported by enigma");
-        return NULL;
-    }
+    if (callee->kind != AST_EXPR_NAME) return functor_call(ck, e, ck_expr(ck, callee));
     const ast_name *n = &callee->name;
     if (n->count < 1 || !n->parts) return NULL;
     /* metal::, precise::, fast:: prefixes select the built-in's variant */
@@ -542,6 +552,7 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
         if (!a.ok) return NULL;
         return construct(ck, sym->type, a.items, a.locs, a.n, e->loc);
     }
+    if (sym && sym->kind == SYM_VAR) return functor_call(ck, e, ck_expr(ck, callee));
     if (sym && sym->kind != SYM_FUNC) {
         en_error(ck->diags, callee->loc, "'%s' is not a function", name_text(ck, n));
         return NULL;
