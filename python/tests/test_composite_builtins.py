@@ -1,5 +1,6 @@
-"""fmin3, fmax3, fmedian3, min3, max3, median3 and divide (MSL built-ins that enigma composes
-from two-operand ones), called directly and as Apple's __metal_* intrinsics, against NumPy."""
+"""fmin3, fmax3, fmedian3, divide and nextafter (MSL built-ins that enigma composes from others),
+with the integer min3, max3 and median3, called directly and as Apple's __metal_* intrinsics,
+against NumPy."""
 
 import numpy as np
 
@@ -36,3 +37,27 @@ def test_three_operand_min_max_median_and_divide(rt, rng):
     np.testing.assert_allclose(o.reshape(n, 5), want, rtol=1e-6)
     ai = (a.reshape(n, 3) * np.float32(10)).astype(np.int32)
     np.testing.assert_array_equal(q.reshape(n, 3), np.stack([ai.min(1), ai.max(1), np.median(ai, 1)], 1))
+
+
+NEXTAFTER = """
+#include <metal_stdlib>
+using namespace metal;
+kernel void k(device const float *a [[buffer(0)]], device float *o [[buffer(1)]],
+              device half *h [[buffer(2)]], uint i [[thread_position_in_grid]]) {
+    o[i] = nextafter(a[2 * i], a[2 * i + 1]);
+    h[i] = __metal_nextafter(half(a[2 * i]), half(a[2 * i + 1]));
+}
+"""
+
+
+def test_nextafter_steps_one_ulp_like_numpy(rt, rng):
+    n = int(rng.integers(40, 200))
+    a = rng.standard_normal(2 * n).astype(np.float32)
+    a[0], a[2], a[3], a[4], a[6], a[7], a[9] = 0, 1.5, 1.5, np.nan, 0, -0.0, np.inf
+    o = np.zeros(n, np.float32)
+    h = np.zeros(n, np.float16)
+    rt.execute(enigma.compile_source(NEXTAFTER, "k"), inputs=[a, o], out=h, grid=(n,), threads=(32,))
+    pairs = a.reshape(n, 2)
+    np.testing.assert_array_equal(o, np.nextafter(pairs[:, 0], pairs[:, 1]))
+    p16 = pairs.astype(np.float16)
+    np.testing.assert_array_equal(h, np.nextafter(p16[:, 0], p16[:, 1]))

@@ -214,7 +214,7 @@ bool ck_is_builtin(const char *name) { return find_builtin(name) != NULL; }
 const char *ck_unsupported_builtin(const char *name) {
     static const char *const missing[] = {
         "cbrt", "asinpi", "acospi", "atanpi", "atan2pi",
-        "nextafter", "ilogb", "logb", "erf", "erfc", "tgamma", "lgamma", "hypot", "expm1", "log1p",
+        "ilogb", "logb", "erf", "erfc", "tgamma", "lgamma", "hypot", "expm1", "log1p",
         "faceforward", "reflect", "refract", "determinant", "transpose", "pack_float_to_unorm4x8",
         "unpack_unorm4x8_to_float", "atomic_thread_fence", "simdgroup_matrix_storage",
         "quad_shuffle_rotate", "simd_vote_any", "dfdx", "dfdy", "fwidth", "discard_fragment",

@@ -538,6 +538,13 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     /* Apple's headers implement the library on compiler intrinsics, __metal_tanh(x, fast)
      * and the like, and kernel libraries call them directly (MLX's bf16_math.h): they are
      * the built-ins, their last argument the math mode, which enigma's precise math ignores */
+    if (!sym && n->count - first == 1 && en_streq(last, "__metal_get_simdgroup_size")) {
+        /* __metal_get_simdgroup_size(T()): the SIMD width, 32, as a T */
+        arglist a = check_args(ck, &e->args);
+        if (!a.ok) return NULL;
+        ir_type *t = a.n == 1 && ir_is_integer(a.items[0]->type) ? a.items[0]->type : ck_t(ck, IR_T_U32);
+        return ir_const_uint(ck->m, t, 32, callee->loc);
+    }
     bool intrinsic = !sym && n->count - first == 1 && strncmp(last, "__metal_", 8) == 0 &&
                      (ck_is_builtin(last + 8) || ck_is_composite_builtin(last + 8));
     if (intrinsic) last += 8;
@@ -586,6 +593,9 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     arglist a = check_args(ck, &e->args);
     if (!a.ok) return NULL;
     if (intrinsic && a.n >= 2 && a.items[a.n - 1]->type->kind == IR_T_BOOL && !en_streq(last, "select")) a.n--;
+    for (int i = 0; intrinsic && i < a.n; i++) /* __metal_frexp(x, &e): the built-in's e is a reference */
+        if (a.items[i]->type->kind == IR_T_PTR && a.items[i]->type->space == IR_SPACE_THREAD)
+            a.items[i] = ir_deref(ck->m, a.items[i], a.locs[i]);
     /* a user function that shares a built-in's name overloads it: the built-in serves the
      * calls none of the user's functions take */
     if (sym && n->count - first == 1 && ck_is_builtin(last) &&
