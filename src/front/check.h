@@ -174,6 +174,9 @@ typedef struct ck_sym {
     int func_type_params;     /* ... and how many parameters that function type has */
     /* TYPE with type NULL: a class template; uses with arguments instantiate it (class.c) */
     struct ck_class_template *class_template;
+    /* CONST with no value: a variable template; TYPE with type NULL: an alias template
+     * (template.c) */
+    struct ck_other_template *other_template;
     struct ck_sym *next;      /* the scope's symbols, newest first */
     struct ck_sym *older_same_name; /* the scope's previous symbol of this name, if any */
 } ck_sym;
@@ -245,6 +248,7 @@ struct checker {
 
 /* class.c: class templates */
 typedef struct ck_class_template ck_class_template;
+typedef struct ck_other_template ck_other_template;
 EN_INTERNAL void ck_class_template_decl(checker *ck, const ast_decl *d);
 /* the struct type `name<args>` of class template ts, instantiated once per argument list */
 EN_INTERNAL ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args, en_loc loc);
@@ -367,6 +371,22 @@ EN_INTERNAL bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname
                                bool *hard_error);
 /* "f<float, 4>": an instantiation's name and cache key */
 EN_INTERNAL const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, int n);
+/* class.c: the arguments class template ts was instantiated with to make t; false when t
+ * is no instantiation of it */
+EN_INTERNAL bool ck_class_instance_args(const ck_sym *ts, const ir_type *t, const ck_binding **args, int *count);
+/* class.c: among specializations `specs` of template `primary` (named qname, declared in
+ * namespace ns), the one the primary's bound arguments b (nb) select, its own bindings in
+ * *sb; NULL when none does (the primary serves) */
+EN_INTERNAL const ast_decl *ck_pick_specialization(checker *ck, const ast_decl *primary, const char *qname,
+                                                   const char *ns, const ast_decl *const *specs, int nspecs,
+                                                   const ck_binding *b, int nb, ck_binding **sb);
+/* template.c: variable templates (`template <typename T> constexpr constant bool is_x_v = ...;`
+ * with partial specializations) and alias templates (`template <bool B> using
+ * bool_constant = integral_constant<bool, B>;`) */
+EN_INTERNAL void ck_var_template_decl(checker *ck, const ast_decl *d);
+EN_INTERNAL ir_expr *ck_var_template_value(checker *ck, ck_sym *s, const ast_name_part *args, en_loc loc);
+EN_INTERNAL void ck_alias_template_decl(checker *ck, const ast_decl *d);
+EN_INTERNAL ir_type *ck_alias_template_type(checker *ck, ck_sym *s, const ast_name_part *args, en_loc loc);
 /* a scope above the globals binding cf's template parameters to b */
 EN_INTERNAL ck_scope *ck_template_scope(checker *ck, const ast_decl *d, const ck_binding *b);
 /* ... above `parent` (a member function template's: inside its struct's scope) */

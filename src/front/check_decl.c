@@ -63,6 +63,7 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
         }
         ck_sym *ts = ck_lookup(ck, n);
         if (ts && ts->kind == SYM_TYPE && ts->class_template) return ck_class_instantiate(ck, ts, last, n->loc);
+        if (ts && ts->kind == SYM_TYPE && ts->other_template) return ck_alias_template_type(ck, ts, last, n->loc);
         if (report) {
             const char *why = ck_unsupported_type(id);
             if (why) en_error(ck->diags, n->loc, "%s", why);
@@ -748,7 +749,7 @@ static void enum_decl(checker *ck, const ast_decl *d) {
 static void typedef_decl(checker *ck, const ast_decl *d) {
     if (!d->name) return;
     if (d->is_template) {
-        en_error(ck->diags, d->loc, "alias templates are not supported by enigma ('%s')", d->name);
+        ck_alias_template_decl(ck, d);
         return;
     }
     if (ck_func_type_alias(ck, d)) return;
@@ -1265,6 +1266,32 @@ bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int 
                 b[i].set = true;
                 b[i].value.type = t;
                 return true;
+            }
+            return true;
+        }
+        /* S<T, N> against an instantiation of class template S: its arguments, one by one */
+        ck_sym *ts = at->kind == IR_T_STRUCT ? ck_lookup(ck, n) : NULL;
+        const ck_binding *ia;
+        int ic;
+        if (ts && ts->kind == SYM_TYPE && ts->class_template && ck_class_instance_args(ts, at, &ia, &ic)) {
+            for (int k = 0; k < p->targs.count && k < ic; k++) {
+                const ast_targ *ta = &p->targs.items[k];
+                if (ia[k].is_type) {
+                    ast_type as_type = {.kind = AST_TYPE_NAME, .loc = ta->loc};
+                    const ast_type *pt2 = ta->type;
+                    if (!pt2 && ta->expr && ta->expr->kind == AST_EXPR_NAME) {
+                        as_type.name = ta->expr->name;
+                        pt2 = &as_type;
+                    }
+                    if (pt2 && ia[k].value.type && !ck_deduce(ck, pt2, ia[k].value.type, b, nb)) return false;
+                } else if (ta->expr && ta->expr->kind == AST_EXPR_NAME && ta->expr->name.count == 1) {
+                    for (int i = 0; i < nb; i++) {
+                        if (b[i].is_type || b[i].given || !en_streq(b[i].name, ta->expr->name.parts[0].ident)) continue;
+                        if (b[i].set && b[i].value.value != ia[k].value.value) return false;
+                        b[i].set = true;
+                        b[i].value.value = ia[k].value.value;
+                    }
+                }
             }
             return true;
         }
@@ -2004,8 +2031,7 @@ void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
     case AST_DECL_VAR: {
         if (!d->name) return;
         if (d->is_template) {
-            en_error(ck->diags, d->loc, "variable templates are not supported by enigma ('%s')", d->name);
-            ck_declare(ck, SYM_VAR, d->name, d->loc);
+            ck_var_template_decl(ck, d);
             return;
         }
         if (redeclared(ck, d->name, d->loc)) return;
@@ -2023,8 +2049,10 @@ void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
         if (d->kind == AST_DECL_STRUCT) struct_decl(ck, d);
         else if (d->kind == AST_DECL_ENUM) enum_decl(ck, d);
         else typedef_decl(ck, d);
-        /* (a specialization declares no name: its template has it) */
-        if (ck->scope->syms == before && d->name && !d->spec_name.count) ck_declare(ck, SYM_TYPE, d->name, d->loc);
+        /* (a class template's definition after its declaration, or a specialization,
+         * declares no name: the template has it) */
+        bool template_struct = d->kind == AST_DECL_STRUCT && d->is_template;
+        if (ck->scope->syms == before && d->name && !template_struct) ck_declare(ck, SYM_TYPE, d->name, d->loc);
         return;
     }
     case AST_DECL_NAMESPACE: namespace_decl(ck, d); return;

@@ -104,6 +104,7 @@ static ir_expr *name_expr(checker *ck, const ast_expr *e) {
             if (!sym->var) return NULL;
             return var_use(ck, sym, e->loc);
         case SYM_CONST:
+            if (sym->other_template) return ck_var_template_value(ck, sym, &e->name.parts[e->name.count - 1], e->loc);
             if (!sym->value && sym->is_function_constant) return ck_function_constant_missing(ck, sym, e->loc);
             return sym->value ? copy_const(ck, sym->value, e->loc) : NULL;
         case SYM_TYPE:

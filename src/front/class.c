@@ -161,7 +161,19 @@ struct ck_class_template {
     EN_VEC(const ast_decl *) specs; /* specializations with a body, in declaration order */
     EN_VEC(const char *) names;
     EN_VEC(ir_type *) types;
+    EN_VEC(const ck_binding *) args; /* each instantiation's arguments (the primary's) */
 };
+
+bool ck_class_instance_args(const ck_sym *ts, const ir_type *t, const ck_binding **args, int *count) {
+    const ck_class_template *ct = ts->class_template;
+    for (int i = 0; ct && i < ct->types.count; i++)
+        if (ct->types.items[i] == t) {
+            *args = ct->args.items[i];
+            *count = ct->d->tparams.count;
+            return true;
+        }
+    return false;
+}
 
 static void specialization_decl(checker *ck, const ast_decl *d) {
     ck_sym *s = ck_lookup(ck, &d->spec_name);
@@ -173,9 +185,10 @@ static void specialization_decl(checker *ck, const ast_decl *d) {
     if (d->has_body) EN_PUSH(ck->a, s->class_template->specs, d);
 }
 
-/* does specialization sd take the primary's arguments b (nb)? its bindings go to sb */
-static bool spec_matches(checker *ck, const ck_class_template *ct, const ast_decl *sd, const ck_binding *b, int nb,
-                         ck_binding *sb) {
+/* does specialization sd of template `primary` (named qname, declared in namespace ns)
+ * take the primary's arguments b (nb)? its bindings go to sb */
+static bool spec_matches(checker *ck, const ast_decl *primary, const char *qname, const char *ns_of,
+                         const ast_decl *sd, const ck_binding *b, int nb, ck_binding *sb) {
     const ast_name_part *pat = &sd->spec_name.parts[sd->spec_name.count - 1];
     if (pat->targs.count > nb) return false; /* fewer: the primary's defaults complete it */
     int ns = sd->tparams.count;
@@ -210,11 +223,11 @@ static bool spec_matches(checker *ck, const ck_class_template *ct, const ast_dec
     ck_fnctx saved = ck_save_fn(ck);
     ck->diags = &quiet;
     ck->fn = NULL;
-    ck->ns = ct->ns;
+    ck->ns = ns_of;
     ck->scope = ck_template_scope(ck, sd, sb);
     ck_binding *pb = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
     bool hard = false;
-    bool ok = ck_bind_targs(ck, ct->d, ct->qname, pat, NULL, 0, pb, &hard);
+    bool ok = ck_bind_targs(ck, primary, qname, pat, NULL, 0, pb, &hard);
     for (int i = 0; i < nb && ok; i++)
         ok = b[i].is_type ? pb[i].value.type == b[i].value.type : pb[i].value.value == b[i].value.value;
     ok = ok && quiet.errors == 0;
@@ -223,14 +236,14 @@ static bool spec_matches(checker *ck, const ck_class_template *ct, const ast_dec
     return ok;
 }
 
-/* the specialization that argument list b (nb) selects, its bindings in *sb; NULL: the primary */
-static const ast_decl *pick_specialization(checker *ck, const ck_class_template *ct, const ck_binding *b, int nb,
-                                           ck_binding **sb) {
+const ast_decl *ck_pick_specialization(checker *ck, const ast_decl *primary, const char *qname, const char *ns,
+                                      const ast_decl *const *specs, int nspecs, const ck_binding *b, int nb,
+                                      ck_binding **sb) {
     const ast_decl *best = NULL;
-    for (int i = 0; i < ct->specs.count; i++) {
-        const ast_decl *sd = ct->specs.items[i];
+    for (int i = 0; i < nspecs; i++) {
+        const ast_decl *sd = specs[i];
         ck_binding *try_b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(sd->tparams.count + 1));
-        if (!spec_matches(ck, ct, sd, b, nb, try_b)) continue;
+        if (!spec_matches(ck, primary, qname, ns, sd, b, nb, try_b)) continue;
         if (!best || sd->tparams.count < best->tparams.count) {
             best = sd;
             *sb = try_b;
@@ -288,7 +301,8 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
         return NULL;
     }
     ck_binding *sb = NULL;
-    const ast_decl *spec = pick_specialization(ck, ct, b, nb, &sb);
+    const ast_decl *spec =
+        ck_pick_specialization(ck, ct->d, ct->qname, ct->ns, ct->specs.items, ct->specs.count, b, nb, &sb);
     if (spec) {
         d = spec;
         b = sb;
@@ -309,6 +323,7 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
     ir_type *t = ir_type_struct(ck->m, name);
     EN_PUSH(ck->a, ct->names, name);
     EN_PUSH(ck->a, ct->types, t);
+    EN_PUSH(ck->a, ct->args, b);
     ck_sym *self = ck_declare(ck, SYM_TYPE, d->name, d->loc); /* the injected class name */
     self->type = t;
     ck_struct_fill(ck, d, t, name);

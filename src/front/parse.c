@@ -2782,6 +2782,7 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
         } else {
             ast_decl *v = new_decl(p, AST_DECL_VAR, d.loc);
             v->name = d.name ? d.name : "<error>";
+            v->spec_name = d.spec_name; /* a variable template's specialization */
             v->type = d.type;
             v->specs = ds.specs;
             append_attrs(p, &v->attrs, &ds.attrs);
