@@ -351,7 +351,9 @@ EN_INTERNAL ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name,
 
 /* does any function of overload set fs take these arguments? (quiet: a user `dot(float,
  * float)` leaves vector calls of dot to Metal's built-in, as C++ overloading would) */
-EN_INTERNAL bool ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n, en_loc loc);
+typedef enum ck_viability { CK_NOT_VIABLE, CK_VIABLE_CONVERTED, CK_VIABLE_EXACT } ck_viability;
+EN_INTERNAL ck_viability ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n,
+                                        en_loc loc);
 
 /* template binding and instantiation (check_decl.c), for template.c */
 typedef struct ck_binding {

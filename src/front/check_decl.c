@@ -1343,8 +1343,9 @@ static bool fits_function_type(const ck_sym *fs, const ck_sym *ft) {
     return false;
 }
 
-static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
-    for (int i = 0; i < d->tparams.count; i++) {
+/* declares the first `count` template parameters of d in the current scope, bound to b */
+static void bind_first_tparams(checker *ck, const ast_decl *d, binding *b, int count) {
+    for (int i = 0; i < count; i++) {
         const ast_tparam *tp = &d->tparams.items[i];
         if (!tp->name) continue;
         if (tp->is_type) {
@@ -1365,6 +1366,8 @@ static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
         }
     }
 }
+
+static void bind_tparams(checker *ck, const ast_decl *d, binding *b) { bind_first_tparams(ck, d, b, d->tparams.count); }
 
 /* binds the template parameters of cf: explicit arguments first, then deduction from the
  * call's arguments, then defaults. False when this template does not fit (quietly, unless
@@ -1426,12 +1429,18 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
     for (int i = 0; i < nb; i++) {
         if (b[i].set) continue;
         const ast_tparam *tp = &d->tparams.items[i];
-        if (tp->is_type && tp->default_type) {
+        if (!(tp->is_type ? tp->default_type != NULL : tp->default_value != NULL)) return false;
+        /* a default may name the parameters before it: `int N = WorkPerThread<T>::n` */
+        ck_scope *saved = ck->scope;
+        ck_push_scope(ck);
+        bind_first_tparams(ck, d, b, i);
+        if (tp->is_type) {
             b[i].value.type = ck_type(ck, tp->default_type);
             b[i].set = b[i].value.type != NULL;
-        } else if (!tp->is_type && tp->default_value) {
+        } else {
             b[i].set = ck_const_expr(ck, tp->default_value, &b[i].value.value, "a template argument");
         }
+        ck->scope = saved;
         if (!b[i].set) return false;
     }
     return true;
@@ -1931,21 +1940,28 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
     return emit_call(ck, fname, sig, best.cf->d, NULL, args, locs, n, loc);
 }
 
-bool ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n, en_loc loc) {
+ck_viability ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n, en_loc loc) {
     const ast_name_part *last = name && name->count > 0 ? &name->parts[name->count - 1] : NULL;
+    ck_viability best = CK_NOT_VIABLE;
     for (ck_func *cf = fs->funcs; cf; cf = cf->next) {
         if (cf->is_kernel) continue;
         candidate c = {.cf = cf};
+        bool fits = false;
         if (cf->is_template) {
             bool hard_error = false;
             ck_inst *inst = instantiate(ck, cf, last, args, n, loc, &hard_error);
-            if (hard_error) return true; /* let the call report it */
-            if (inst && rank_candidate(ck, &c, inst, cf->d, args, n)) return true;
-        } else if (!(last && last->has_targs) && cf->sig.fn && rank_candidate(ck, &c, &cf->sig, cf->d, args, n)) {
-            return true;
+            if (hard_error) return CK_VIABLE_EXACT; /* let the call report it */
+            fits = inst && rank_candidate(ck, &c, inst, cf->d, args, n);
+        } else {
+            fits = !(last && last->has_targs) && cf->sig.fn && rank_candidate(ck, &c, &cf->sig, cf->d, args, n);
         }
+        if (!fits) continue;
+        bool exact = true;
+        for (int k = 0; k < n && k < 32; k++) exact = exact && c.ranks[k] == CK_RANK_EXACT;
+        if (exact) return CK_VIABLE_EXACT;
+        best = CK_VIABLE_CONVERTED;
     }
-    return false;
+    return best;
 }
 
 static void drop_func(ir_module *m, const ir_func *fn) {

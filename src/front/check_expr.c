@@ -494,6 +494,25 @@ unknown:
     return NULL;
 }
 
+/* does built-in `name` take these arguments with no conversion of theirs? Tried quietly, in a
+ * block of its own that is then dropped */
+static bool builtin_takes_exactly(checker *ck, const char *name, bool precise, const arglist *a, en_loc loc) {
+    if (!ck->fn) return false;
+    en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+    en_diags *loud = ck->diags;
+    ir_stmt *outer = ck->block;
+    ck->diags = &quiet;
+    ck->block = ir_block(ck->m, loc);
+    ir_expr *r = ck_builtin_call(ck, name, precise, a->items, a->locs, a->n, NULL, 0, loc);
+    ck->diags = loud;
+    ck->block = outer;
+    if (!r || quiet.errors) return false;
+    /* exact: the built-in's operands are the arguments themselves, not conversions of them */
+    for (int i = 0; i < r->arg_count; i++)
+        if (r->args[i] && r->args[i]->kind == IR_E_CONVERT) return false;
+    return true;
+}
+
 /* f(args) where f is an object: its operator() (MLX's `Op()(a, b)`) */
 static ir_expr *functor_call(checker *ck, const ast_expr *e, ir_expr *f) {
     if (!f) return NULL;
@@ -598,10 +617,17 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
         if (a.items[i]->type->kind == IR_T_PTR && a.items[i]->type->space == IR_SPACE_THREAD)
             a.items[i] = ir_deref(ck->m, a.items[i], a.locs[i]);
     /* a user function that shares a built-in's name overloads it: the built-in serves the
-     * calls none of the user's functions take */
-    if (sym && n->count - first == 1 && ck_is_builtin(last) &&
-        !ck_user_viable(ck, sym, n, a.items, a.n, callee->loc))
-        sym = NULL;
+     * calls none of the user's functions take, and the calls it takes exactly while the
+     * user's need conversions (MLX's simd_shuffle_down(bool, ushort) and (long, ushort)
+     * leave simd_shuffle_down(uint, ushort) to Metal's), as C++ overloading would */
+    if (sym && n->count - first == 1 && ck_is_builtin(last)) {
+        ck_viability v = ck_user_viable(ck, sym, n, a.items, a.n, callee->loc);
+        if (v == CK_NOT_VIABLE) {
+            sym = NULL;
+        } else if (v == CK_VIABLE_CONVERTED && builtin_takes_exactly(ck, last, precise, &a, callee->loc)) {
+            sym = NULL;
+        }
+    }
     /* diagnostics about the call point at the function's name */
     if (sym) return ck_call_user(ck, sym, sym->called_as ? sym->called_as : n, a.items, a.locs, a.n, callee->loc);
     ck_targ targs[4];

@@ -2628,6 +2628,30 @@ static void append_attrs(parser *p, ast_attrs *to, const ast_attrs *from) {
 //             | decl-specs ";"
 //             | decl-specs declarator function-rest
 //             | decl-specs declarator (":" cond)? initializer? ("," declarator initializer?)* ";"
+
+/* the position after the specifiers that may precede a constructor or a conversion
+ * operator: constexpr, inline, explicit and GNU attributes */
+static int member_prefix_end(parser *p, int at) {
+    for (;;) {
+        const en_token *t = tok_at(p, at);
+        if (tok_is(t, "constexpr") || tok_is(t, "inline") || tok_is(t, "explicit")) {
+            at++;
+        } else if (tok_is(t, "__attribute__") && tok_is(tok_at(p, at + 1), "(")) {
+            int depth = 0;
+            at++;
+            do {
+                const en_token *u = tok_at(p, at);
+                if (u->kind == EN_TK_EOF) return at;
+                if (tok_is(u, "(")) depth++;
+                else if (tok_is(u, ")")) depth--;
+                at++;
+            } while (depth > 0);
+        } else {
+            return at;
+        }
+    }
+}
+
 static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
     int errors_before = p->c->diags.errors;
     en_loc loc = loc_here(p);
@@ -2663,11 +2687,9 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
         return;
     }
     /* a constructor: the struct's own name followed by its parameters, perhaps after
-     * `constexpr`, `inline` or `explicit` */
-    int ctor_at = p->pos;
-    while (ctx == CTX_MEMBER && (tok_is(tok_at(p, ctor_at), "constexpr") || tok_is(tok_at(p, ctor_at), "inline") ||
-                                 tok_is(tok_at(p, ctor_at), "explicit")))
-        ctor_at++;
+     * `constexpr`, `inline`, `explicit` or `__attribute__((...))` (METAL_FUNC spells
+     * `inline __attribute__((__always_inline__))`) */
+    int ctor_at = ctx == CTX_MEMBER ? member_prefix_end(p, p->pos) : p->pos;
     const en_token *ctor_tok = tok_at(p, ctor_at);
     if (ctx == CTX_MEMBER && p->struct_name && ctor_tok->kind == EN_TK_IDENT && tok_is(tok_at(p, ctor_at + 1), "(") &&
         strlen(p->struct_name) == (size_t)ctor_tok->len &&
@@ -2682,10 +2704,7 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
         return;
     }
     /* a conversion operator: [explicit|constexpr|inline] operator T() const {...} */
-    int conv_at = p->pos;
-    while (ctx == CTX_MEMBER && (tok_is(tok_at(p, conv_at), "constexpr") || tok_is(tok_at(p, conv_at), "inline") ||
-                                 tok_is(tok_at(p, conv_at), "explicit")))
-        conv_at++;
+    int conv_at = ctx == CTX_MEMBER ? member_prefix_end(p, p->pos) : p->pos;
     if (ctx == CTX_MEMBER && tok_is(tok_at(p, conv_at), "operator") && !tok_is(tok_at(p, conv_at + 1), "(") &&
         tok_at(p, conv_at + 1)->kind == EN_TK_IDENT) {
         while (p->pos < conv_at) advance(p);
