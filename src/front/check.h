@@ -368,6 +368,8 @@ EN_INTERNAL bool ck_targ_value(checker *ck, const ast_targ *ta, ir_type **type, 
 /* binds the parameters among b (nb) that parameter type pt mentions from argument type at;
  * false on a conflict with a binding made before */
 EN_INTERNAL bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int nb);
+/* does template d have a parameter pack (`typename... Ts`)? */
+EN_INTERNAL bool ck_template_has_pack(const ast_decl *d);
 EN_INTERNAL bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname,
                                const ast_name_part *explicit_args, ir_expr **args, int n, ck_binding *b,
                                bool *hard_error);

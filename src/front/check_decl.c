@@ -658,6 +658,10 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
             continue;
         }
         if ((m->kind == AST_DECL_TYPEDEF || m->kind == AST_DECL_ENUM) && ck_static_member(ck, t, name, m)) continue;
+        if (m->kind == AST_DECL_STATIC_ASSERT) { /* in the struct's scope: a template's parameters are seen */
+            ck_decl(ck, m, false);
+            continue;
+        }
         if (m->kind != AST_DECL_VAR) {
             en_error(ck->diags, m->loc, "nested declarations in structs are not supported by enigma");
             continue;
@@ -1372,9 +1376,18 @@ static void bind_tparams(checker *ck, const ast_decl *d, binding *b) { bind_firs
 /* binds the template parameters of cf: explicit arguments first, then deduction from the
  * call's arguments, then defaults. False when this template does not fit (quietly, unless
  * *hard_error is set after a reported error). */
+bool ck_template_has_pack(const ast_decl *d) {
+    for (int i = 0; i < d->tparams.count; i++)
+        if (d->tparams.items[i].is_pack) return true;
+    return false;
+}
+
 bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_name_part *explicit_args,
                    ir_expr **args, int n, ck_binding *b, bool *hard_error) {
     int nb = d->tparams.count;
+    /* variadic templates are parsed (kernel libraries declare them) but not instantiated:
+     * never a candidate (ck_call_user says why when nothing else fits) */
+    if (ck_template_has_pack(d)) return false;
     for (int i = 0; i < nb; i++) {
         b[i].name = d->tparams.items[i].name ? d->tparams.items[i].name : "";
         b[i].is_type = d->tparams.items[i].is_type;
@@ -1913,6 +1926,9 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
                 continue;
             else if (!cf->is_template && cf->sig.fn)
                 en_note(ck->diags, cf->d->loc, "candidate: %s", candidate_text(ck, &cf->sig, cf->d));
+            else if (cf->is_template && ck_template_has_pack(cf->d))
+                en_note(ck->diags, cf->d->loc, "candidate '%s' is a variadic template, which enigma does not instantiate",
+                        cf->qname);
             else if (cf->is_template)
                 en_note(ck->diags, cf->d->loc, "candidate template '%s' does not fit", cf->qname);
         (void)total;
@@ -2013,9 +2029,37 @@ static void using_namespace(checker *ck, const ast_decl *d) {
     EN_PUSH(ck->a, ck->usings, found_rel ? q : n);
 }
 
+/* may e run a user function (a call, or a construction that may run a constructor)? */
+static bool calls_a_function(const ast_expr *e, int depth) {
+    if (!e || depth > 64) return false;
+    if (e->kind == AST_EXPR_CALL || e->kind == AST_EXPR_CONSTRUCT) return true;
+    if (calls_a_function(e->lhs, depth + 1) || calls_a_function(e->rhs, depth + 1) ||
+        calls_a_function(e->operand, depth + 1) || calls_a_function(e->cond, depth + 1))
+        return true;
+    for (int i = 0; i < e->args.count; i++)
+        if (calls_a_function(e->args.items[i], depth + 1)) return true;
+    return false;
+}
+
 static void static_assert_decl(checker *ck, const ast_decl *d) {
     int64_t v;
-    if (!ck_const_expr(ck, d->cond, &v, "a static_assert condition")) return;
+    if (!ck->fn && calls_a_function(d->cond, 0)) {
+        /* MLX asserts facts about its constexpr operators at program scope; enigma does
+         * not run user functions at compile time, so such an assertion is left unchecked
+         * (said once per assertion), rather than refusing the file */
+        en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+        en_diags *loud = ck->diags;
+        ck->diags = &quiet;
+        bool ok = ck_const_expr(ck, d->cond, &v, "a static_assert condition");
+        ck->diags = loud;
+        if (!ok) {
+            en_warning(ck->diags, d->loc, "static_assert not checked: its condition calls functions, which enigma "
+                                          "does not evaluate at compile time");
+            return;
+        }
+    } else if (!ck_const_expr(ck, d->cond, &v, "a static_assert condition")) {
+        return;
+    }
     if (!v) {
         if (d->message && d->message->text) {
             /* the literal's spelling, without its quotes */

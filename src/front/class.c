@@ -287,6 +287,10 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
     ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
     bool hard = false;
     int errors_before = ck->diags->errors;
+    if (ck_template_has_pack(d)) {
+        en_error(ck->diags, loc, "variadic class template '%s' cannot be instantiated by enigma", ct->qname);
+        return NULL;
+    }
     if (!ck_bind_targs(ck, d, ct->qname, args, NULL, 0, b, &hard)) {
         if (ck->diags->errors == errors_before)
             en_error(ck->diags, loc, "the template arguments do not fit class template '%s' (%d parameters)",

@@ -814,6 +814,7 @@ static ast_targ parse_targ(parser *p) {
     a.loc = loc_here(p);
     if (starts_type(p)) a.type = parse_type(p);
     else a.expr = parse_cond(p);
+    a.pack_expansion = accept(p, "...");
     return a;
 }
 
@@ -1513,6 +1514,7 @@ static void parse_args(parser *p, ast_exprs *out, const char *close) {
         int before = p->pos;
         EN_PUSH(p->a, *out, is(p, "{") ? parse_init_list(p) : parse_assign(p));
         if (p->pos == before) break;
+        if (accept(p, "...")) out->items[out->count - 1]->pack_expansion = true; /* f(us...) */
         if (!accept(p, ",")) break;
     }
     p->in_targs = saved;
@@ -1845,10 +1847,7 @@ static ast_expr *parse_unary(parser *p) {
     if (!e && (is(p, "sizeof") || is(p, "alignof") || is(p, "_Alignof"))) {
         e = new_expr(p, is(p, "sizeof") ? AST_EXPR_SIZEOF : AST_EXPR_ALIGNOF, loc);
         advance(p);
-        if (is(p, "...")) {
-            error_at(p, loc_here(p), "variadic templates are not supported by enigma");
-            advance(p);
-        }
+        if (accept(p, "...")) e->pack_expansion = true; /* sizeof...(Ts) */
         int j = is(p, "(") ? scan_type(p, p->pos + 1) : -1;
         if (j >= 0 && tok_is(tok_at(p, j), ")")) {
             advance(p);
@@ -2221,10 +2220,7 @@ static ast_stmt *parse_compound(parser *p) {
 /* the part both kinds of template parameter share: an optional (refused) pack "...",
  * then the optional name, which moves the parameter's location to it */
 static void parse_tparam_name(parser *p, ast_tparam *tp) {
-    if (is(p, "...")) {
-        error_at(p, loc_here(p), "variadic templates are not supported by enigma");
-        advance(p);
-    }
+    if (accept(p, "...")) tp->is_pack = true;
     if (is_ident(p)) {
         tp->loc = loc_here(p);
         tp->name = tok_str(p, peek(p));
@@ -2319,14 +2315,12 @@ static void parse_params(parser *p, ast_params *out) {
                    peek(p)->kind != EN_TK_EOF)
                 advance(p);
         }
-        if (is(p, "...")) {
-            error_at(p, loc_here(p), "variadic templates are not supported by enigma");
-            advance(p);
-        }
+        bool pack = accept(p, "...");
         declarator d;
         parse_declarator(p, ds.type, &d, true);
         prm.type = d.type;
         prm.name = d.name;
+        prm.is_pack = pack;
         if (d.name) prm.loc = d.loc;
         prm.attrs = ds.attrs;
         for (int i = 0; i < d.attrs.count; i++) EN_PUSH(p->a, prm.attrs, d.attrs.items[i]);

@@ -289,6 +289,10 @@ static const ast_decl *other_bind(checker *ck, ck_other_template *t, const ast_n
     ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
     bool hard = false;
     int errors_before = ck->diags->errors;
+    if (ck_template_has_pack(d)) {
+        en_error(ck->diags, loc, "variadic template '%s' cannot be instantiated by enigma", t->qname);
+        return NULL;
+    }
     if (!ck_bind_targs(ck, d, t->qname, args, NULL, 0, b, &hard)) {
         if (ck->diags->errors == errors_before)
             en_error(ck->diags, loc, "the template arguments do not fit template '%s' (%d parameters)", t->qname, nb);
