@@ -513,6 +513,23 @@ static bool builtin_takes_exactly(checker *ck, const char *name, bool precise, c
     return true;
 }
 
+/* __metal_simd_xor(float x): Apple's intrinsic takes any type and works on its bits (MLX
+ * declares simd_xor for bfloat through it): the integer built-in on the bits, cast back */
+static ir_expr *bitwise_on_bits(checker *ck, const char *name, ir_expr *x, en_loc xloc, en_loc loc) {
+    ir_type *t = x->type;
+    ir_type *bits = ck_t(ck, ir_scalar_of(t)->size == 4 ? IR_T_U32 : IR_T_U16);
+    if (t->kind == IR_T_VEC) bits = ir_type_vec(ck->m, bits, t->count, false);
+    ir_expr *cast = ir_expr_new(ck->m, IR_E_BITCAST, bits, xloc, 1);
+    cast->args[0] = x;
+    ir_expr *args[1] = {cast};
+    en_loc locs[1] = {xloc};
+    ir_expr *r = ck_builtin_call(ck, name, false, args, locs, 1, NULL, 0, loc);
+    if (!r) return NULL;
+    ir_expr *back = ir_expr_new(ck->m, IR_E_BITCAST, t, loc, 1);
+    back->args[0] = r;
+    return back;
+}
+
 /* f(args) where f is an object: its operator() (MLX's `Op()(a, b)`) */
 static ir_expr *functor_call(checker *ck, const ast_expr *e, ir_expr *f) {
     if (!f) return NULL;
@@ -616,6 +633,10 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     for (int i = 0; intrinsic && i < a.n; i++) /* __metal_frexp(x, &e): the built-in's e is a reference */
         if (a.items[i]->type->kind == IR_T_PTR && a.items[i]->type->space == IR_SPACE_THREAD)
             a.items[i] = ir_deref(ck->m, a.items[i], a.locs[i]);
+    if (intrinsic && a.n == 1 && ir_is_float(ir_scalar_of(a.items[0]->type)) &&
+        (en_streq(last, "simd_and") || en_streq(last, "simd_or") || en_streq(last, "simd_xor") ||
+         en_streq(last, "quad_and") || en_streq(last, "quad_or") || en_streq(last, "quad_xor")))
+        return bitwise_on_bits(ck, last, a.items[0], a.locs[0], callee->loc);
     /* a user function that shares a built-in's name overloads it: the built-in serves the
      * calls none of the user's functions take, and the calls it takes exactly while the
      * user's need conversions (MLX's simd_shuffle_down(bool, ushort) and (long, ushort)
