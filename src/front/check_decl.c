@@ -261,6 +261,16 @@ ir_expr *ck_initializer(checker *ck, ir_type *t, const ast_expr *init, en_loc lo
 }
 
 /* ---- variables ------------------------------------------------------------------------------- */
+/* {0}, {}, {0, 0}, 0: an initializer of zeros alone */
+static bool all_zero_initializer(const ast_expr *e, int depth) {
+    if (!e || depth > 16) return false;
+    if (e->kind == AST_EXPR_INT || e->kind == AST_EXPR_FLOAT) return e->ival == 0 && e->fval == 0;
+    if (e->kind != AST_EXPR_INIT_LIST) return false;
+    for (int i = 0; i < e->args.count; i++)
+        if (!all_zero_initializer(e->args.items[i], depth + 1)) return false;
+    return true;
+}
+
 static void threadgroup_var(checker *ck, const ast_decl *d, ir_type *t) {
     if (!ck->fn || !ck->is_kernel) {
         en_error(ck->diags, d->loc, "threadgroup variable '%s' must be declared in a kernel function", d->name);
@@ -272,10 +282,13 @@ static void threadgroup_var(checker *ck, const ast_decl *d, ir_type *t) {
                  d->name);
         return;
     }
-    if (d->init) {
+    if (d->init && !all_zero_initializer(d->init, 0)) {
         en_error(ck->diags, d->loc, "threadgroup variable '%s' cannot have an initializer", d->name);
         return;
     }
+    if (d->init) /* MLX writes `= {0}`, which Apple's compiler accepts, and zeroes the memory itself */
+        en_warning(ck->diags, d->init->loc, "initializer of threadgroup variable '%s' ignored: threadgroup "
+                   "memory is not initialized in Metal; write it in the kernel", d->name);
     ir_var *v = ir_var_new(ck->m, ck->fn, d->name, t, d->loc);
     v->storage = IR_VAR_THREADGROUP;
     EN_PUSH(ck->m->arena, ck->fn->threadgroup_vars, v);

@@ -498,6 +498,22 @@ static bool is_space_keyword(const en_token *t, ast_addr_space *space) {
     return false;
 }
 
+/* `coherent(device)`, `coherent(system)`: the memory coherence of a device pointer (MSL
+ * 3.2; MLX's fence.metal). enigma's device memory is coherent for a whole dispatch on both
+ * backends (one process's memory on the CPU; on CUDA a kernel's global stores are visible
+ * to later kernels and, with volatile, to other threads), so the qualifier is accepted
+ * and carries nothing */
+static bool accept_coherent(parser *p) {
+    if (!is(p, "coherent") || !is_at(p, 1, "(") || tok_at(p, p->pos + 2)->kind != EN_TK_IDENT ||
+        !tok_is(tok_at(p, p->pos + 3), ")"))
+        return false;
+    const en_token *scope = tok_at(p, p->pos + 2);
+    if (!tok_is(scope, "device") && !tok_is(scope, "system") && !tok_is(scope, "threadgroup"))
+        error_at(p, scope->loc, "coherent() takes device, threadgroup or system");
+    for (int i = 0; i < 4; i++) advance(p);
+    return true;
+}
+
 static bool is_cv_keyword(const en_token *t) {
     return tok_is(t, "const") || tok_is(t, "volatile") || tok_is(t, "restrict") ||
            tok_is(t, "__restrict");
@@ -1019,6 +1035,10 @@ static void parse_decl_specs(parser *p, decl_specs *ds, ast_decls *out, bool all
             advance(p);
             continue;
         }
+        if (accept_coherent(p)) {
+            ds->quals |= AST_Q_VOLATILE; /* (see accept_coherent) */
+            continue;
+        }
         if (tok_is(t, "alignas") || tok_is(t, "_Alignas")) {
             parse_alignas(p, &ds->attrs);
             continue;
@@ -1132,6 +1152,7 @@ static ast_type *parse_ptr_ops(parser *p, ast_type *base) {
                 ast_addr_space space;
                 if (accept(p, "const")) t->quals |= AST_Q_CONST;
                 else if (accept(p, "volatile")) t->quals |= AST_Q_VOLATILE;
+                else if (accept_coherent(p)) continue;
                 else if (accept(p, "restrict") || accept(p, "__restrict")) t->quals |= AST_Q_RESTRICT;
                 else if (is_space_keyword(peek(p), &space)) {
                     t->space = space;
