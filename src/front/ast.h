@@ -339,6 +339,7 @@ struct ast_decl {
      * {...} Foo;` gives that STRUCT and a TYPEDEF Foo of it. */
     ast_decls members;
     bool is_union, is_class, has_body;
+    EN_VEC(ast_type *) bases; /* base classes, in order (`struct D : B, C<T>`) */
 
     /* ENUM */
     bool is_scoped;         /* enum class / enum struct */

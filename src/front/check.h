@@ -238,6 +238,9 @@ struct checker {
     int dead_code;
     EN_VEC(ir_var *) const_vars; /* locals declared const: not assignable */
     EN_VEC(ck_func *) methods;   /* member functions of every struct */
+    /* base classes: derived struct, base struct, the field that holds the base (-1 for an
+     * empty base, which takes no space, as C++'s empty base optimisation gives) */
+    EN_VEC(struct ck_base) bases;
     ir_var *this_var;            /* inside a member function: the object pointer */
     /* checking an instantiated function template's body: `if constexpr` leaves out the
      * branch not taken, which need not be valid (C++ [stmt.if]: it is not instantiated) */
@@ -249,6 +252,7 @@ struct checker {
 /* class.c: class templates */
 typedef struct ck_class_template ck_class_template;
 typedef struct ck_other_template ck_other_template;
+typedef struct ck_base { ir_type *derived, *base; int field; } ck_base;
 EN_INTERNAL void ck_class_template_decl(checker *ck, const ast_decl *d);
 /* the struct type `name<args>` of class template ts, instantiated once per argument list */
 EN_INTERNAL ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args, en_loc loc);
@@ -312,6 +316,15 @@ EN_INTERNAL ir_expr *ck_composite_builtin(checker *ck, const char *name, ir_expr
 /* `is_same<A, B>::value`, `is_integral_v<T>`...: a bool constant (*handled true), or NULL
  * with *handled true after an error, or NULL with *handled false: not a trait */
 EN_INTERNAL ir_expr *ck_type_trait_value(checker *ck, const ast_name *n, en_loc loc, bool *handled);
+
+/* ---- class.c: base classes ---------------------------------------------------------- */
+/* the base classes of d into t: fields for the non-empty ones (named __anonbaseN, so that
+ * member lookup reaches through them) appended to `fields`, the relation recorded */
+EN_INTERNAL void ck_struct_bases(checker *ck, const ast_decl *d, ir_type *t, void *fields_vec);
+/* has struct t, or one of its bases, a member function of this name? */
+EN_INTERNAL bool ck_has_method_inherited(checker *ck, const ir_type *t, const char *name);
+/* the i-th base of struct t (NULL past the last), and the field holding it (-1: empty) */
+EN_INTERNAL ir_type *ck_struct_base(checker *ck, const ir_type *t, int i, int *field);
 
 /* ---- function_constant.c ----------------------------------------------------------- */
 /* `constant T name [[function_constant(i)]];` (attribute a, declared type t) */

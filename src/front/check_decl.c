@@ -648,6 +648,7 @@ static void struct_decl(checker *ck, const ast_decl *d) {
  * here, per other address space when called) */
 void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name) {
     EN_VEC(ir_field) fields = {0};
+    ck_struct_bases(ck, d, t, &fields);
     for (int i = 0; i < d->members.count; i++) {
         const ast_decl *m = d->members.items[i];
         if (!m) continue;
@@ -1862,6 +1863,21 @@ ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **a
     }
     const char *sname = ck_type_name(ck, st);
     if (!any) {
+        /* a member function of a base class, called on the base part of the object */
+        int field;
+        for (int i = 0; ck_struct_base(ck, st, i, &field); i++) {
+            ir_type *bt = ck_struct_base(ck, st, i, &field);
+            if (!ck_has_method_inherited(ck, bt, name)) continue;
+            ir_expr *part;
+            if (field >= 0) {
+                part = ir_expr_new(ck->m, IR_E_FIELD, bt, loc, 1);
+                part->args[0] = obj;
+                part->field = field;
+            } else { /* an empty base: any object of it will do */
+                part = ir_var_ref(ck->m, ck_temp(ck, bt, loc), loc);
+            }
+            return ck_call_method(ck, part, name, args, locs, n, loc);
+        }
         en_error(ck->diags, loc, "no member function named '%s' in '%s'", name, sname);
         return NULL;
     }

@@ -602,7 +602,7 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
         return NULL;
     }
     if (!sym && n->count - first == 1 && ck->this_var && ck->this_var->type->elem &&
-        ck_has_method(ck, ck->this_var->type->elem, last)) {
+        ck_has_method_inherited(ck, ck->this_var->type->elem, last)) {
         /* another member function of *this, called without `this->` */
         arglist a = check_args(ck, &e->args);
         if (!a.ok) return NULL;

@@ -1339,10 +1339,20 @@ static ast_type *parse_struct_specifier(parser *p, ast_decls *out) {
     }
     declare(p, d->name, p->template_pending ? SYM_TEMPLATE_TYPE : SYM_TYPE);
     p->template_pending = false; /* members are not templates unless they say so */
-    if (is(p, ":")) {
-        error_at(p, loc_here(p), "struct inheritance is not supported by enigma");
-        while (!is(p, "{") && !is(p, ";") && peek(p)->kind != EN_TK_EOF) advance(p);
-        if (!is(p, "{")) return ty;
+    if (accept(p, ":")) {
+        /* base classes: `: public B, C<T>` (access specifiers carry nothing in MSL) */
+        for (;;) {
+            while (accept(p, "public") || accept(p, "private") || accept(p, "protected")) {}
+            if (accept(p, "virtual")) error_at(p, loc_here(p), "virtual base classes are not supported in Metal");
+            ast_type *base = parse_type(p);
+            EN_PUSH(p->a, d->bases, base);
+            if (!accept(p, ",")) break;
+        }
+        if (!is(p, "{")) {
+            error_at(p, loc_here(p), "expected '{' after the base classes of '%s'", d->name ? d->name : "?");
+            while (!is(p, "{") && !is(p, ";") && peek(p)->kind != EN_TK_EOF) advance(p);
+            if (!is(p, "{")) return ty;
+        }
     }
     if (!enter(p, "struct definitions")) return ty;
     advance(p); /* '{' */
