@@ -117,16 +117,25 @@ static ck_sym *find_global(checker *ck, const char *name) {
     return NULL;
 }
 
+static ck_sym *resolved(checker *ck, ck_sym *s) {
+    if (s && s->kind == SYM_TYPE && s->lazy_typedef && !s->type) ck_resolve_lazy_typedef(ck, s);
+    return s;
+}
+
 ck_sym *ck_lookup_str(checker *ck, const char *name) {
     if (!name) return NULL;
     while (strncmp(name, "metal::", 7) == 0) name += 7;
     if (!strstr(name, "::")) {
         for (ck_scope *sc = ck->scope; sc && sc != ck->globals; sc = sc->parent) {
             ck_sym *s = find_in(sc, name);
-            if (s) return s;
+            if (s) return resolved(ck, s);
         }
     }
-    return find_global(ck, name);
+    ck_sym *s = find_global(ck, name);
+    /* then namespace metal, which every MSL file sees (a built-in `using namespace metal`):
+     * <metal_stdlib>'s type traits, a header's `namespace metal { bfloat tanh(bfloat); }` */
+    if (!s) s = find_in(ck->globals, en_fmt(ck->a, "metal::%s", name));
+    return resolved(ck, s);
 }
 
 /* the scope a qualifier names, as the prefix of the members' names: a qualifier that is a

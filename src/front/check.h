@@ -177,6 +177,12 @@ typedef struct ck_sym {
     /* CONST with no value: a variable template; TYPE with type NULL: an alias template
      * (template.c) */
     struct ck_other_template *other_template;
+    /* TYPE: `typedef S<true> name;` of a template instance at program scope, resolved at
+     * the name's first use (so that a header's typedefs instantiate nothing unused), in
+     * the namespace it was declared in */
+    const struct ast_decl *lazy_typedef;
+    const char *lazy_ns;
+    bool lazy_resolving;
     struct ck_sym *next;      /* the scope's symbols, newest first */
     struct ck_sym *older_same_name; /* the scope's previous symbol of this name, if any */
 } ck_sym;
@@ -305,6 +311,8 @@ EN_INTERNAL ir_expr *ck_member(checker *ck, ir_expr *obj, const char *name, en_l
 EN_INTERNAL void ck_push_scope(checker *ck);
 EN_INTERNAL void ck_pop_scope(checker *ck);
 EN_INTERNAL ck_sym *ck_declare(checker *ck, ck_sym_kind kind, const char *name, en_loc loc);
+/* check_decl.c: the type of a lazily resolved typedef, now (see ck_sym.lazy_typedef) */
+EN_INTERNAL void ck_resolve_lazy_typedef(checker *ck, ck_sym *s);
 
 /* ---- builtins_composite.c ---------------------------------------------------------- */
 /* fmin3, fmax3, fmedian3, min3, max3, median3, divide: built-ins made of others */

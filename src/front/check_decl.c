@@ -771,6 +771,13 @@ static void typedef_decl(checker *ck, const ast_decl *d) {
         return;
     }
     if (ck_func_type_alias(ck, d)) return;
+    const ast_type *dt = d->type;
+    if (!ck->fn && dt && dt->kind == AST_TYPE_NAME && dt->name.count && dt->name.parts[dt->name.count - 1].has_targs) {
+        ck_sym *s = ck_declare(ck, SYM_TYPE, d->name, d->loc);
+        s->lazy_typedef = d;
+        s->lazy_ns = ck->ns;
+        return;
+    }
     bool is_ref;
     ir_type *t = ck_decl_type(ck, d->type, &is_ref, false);
     if (!t) return;
@@ -784,6 +791,29 @@ static void typedef_decl(checker *ck, const ast_decl *d) {
         t->name = ck_qualify(ck, d->name);
     ck_sym *s = ck_declare(ck, SYM_TYPE, d->name, d->loc);
     s->type = t;
+}
+
+void ck_resolve_lazy_typedef(checker *ck, ck_sym *s) {
+    if (!s->lazy_typedef || s->type || s->lazy_resolving) return;
+    s->lazy_resolving = true;
+    ck_fnctx saved = ck_save_fn(ck);
+    ir_stmt *block = ck->block;
+    ck->fn = NULL;
+    ck->scope = ck->globals;
+    ck->ns = s->lazy_ns;
+    bool is_ref = false;
+    ir_type *t = ck_decl_type(ck, s->lazy_typedef->type, &is_ref, false);
+    ck_restore_fn(ck, saved);
+    ck->block = block;
+    if (t && is_ref) {
+        en_error(ck->diags, s->lazy_typedef->loc, "reference aliases are not supported by enigma ('%s')", s->lazy_typedef->name);
+        t = NULL;
+    }
+    if (t && t->kind == IR_T_STRUCT && t->name && strncmp(t->name, "__anonymous_struct_", 19) == 0)
+        t->name = s->name;
+    s->type = t;
+    s->lazy_typedef = t ? NULL : s->lazy_typedef; /* a failure stays reported once */
+    s->lazy_resolving = false;
 }
 
 /* ---- functions ---------------------------------------------------------------------------------- */
