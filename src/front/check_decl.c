@@ -355,7 +355,12 @@ static void program_var(checker *ck, const ast_decl *d) {
         return;
     }
     ir_expr *init;
-    if (t) {
+    if (t && t->kind == IR_T_STRUCT && t->field_count == 0 && ck_has_constructor(ck, t)) {
+        /* an object with no state, built by a constructor (MLX's `constant mlx::os_log
+         * logger("mlx", "binary_ops");`): no constructor can give it a value to keep */
+        ast_expr empty = {.kind = AST_EXPR_INIT_LIST, .loc = d->init->loc};
+        init = ck_initializer(ck, t, &empty, d->loc);
+    } else if (t) {
         init = ck_initializer(ck, t, d->init, d->loc);
     } else {
         init = ck_expr(ck, d->init);
@@ -1487,8 +1492,13 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
         if (b[i].set) continue;
         const ast_tparam *tp = &d->tparams.items[i];
         if (!(tp->is_type ? tp->default_type != NULL : tp->default_value != NULL)) return false;
-        /* a default may name the parameters before it: `int N = WorkPerThread<T>::n` */
+        /* a default may name the parameters before it: `int N = WorkPerThread<T>::n`; one
+         * that cannot be evaluated takes the template out of the running, quietly (SFINAE:
+         * `typename = enable_if_t<is_floating_point_v<T>>`) */
         ck_scope *saved = ck->scope;
+        en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+        en_diags *loud = ck->diags;
+        ck->diags = &quiet;
         ck_push_scope(ck);
         bind_first_tparams(ck, d, b, i);
         if (tp->is_type) {
@@ -1498,7 +1508,8 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
             b[i].set = ck_const_expr(ck, tp->default_value, &b[i].value.value, "a template argument");
         }
         ck->scope = saved;
-        if (!b[i].set) return false;
+        ck->diags = loud;
+        if (!b[i].set || quiet.errors) return false;
     }
     return true;
 }

@@ -70,6 +70,12 @@ static const char stdlib_text[] =
     "template <typename T> struct remove_reference { typedef T type; };\n"
     "template <typename T> using remove_reference_t = T;\n"
     "template <typename T> struct type_identity { typedef T type; };\n"
+    /* address spaces are not part of a value's type in enigma's IR */
+    "template <typename T> using remove_addrspace_t = T;\n"
+    /* uniform<T> (MSL 2.4: a value the compiler may assume the same in every thread of
+     * the SIMD group) holds the value itself: uniformity is a hint */
+    "template <typename T> using uniform = T;\n"
+    "template <typename T> METAL_FUNC T make_uniform(T x) { return x; }\n"
     "}\n";
 
 bool en_metal_header_known(const char *name) {

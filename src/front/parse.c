@@ -2631,7 +2631,8 @@ static void parse_template(parser *p, ast_decls *out, decl_ctx ctx) {
  * value: a literal, an operator, or a name known as a variable (`constant float4 v(1);`) */
 static bool paren_init_follows(parser *p) {
     const en_token *t = tok_at(p, p->pos + 1);
-    if (t->kind == EN_TK_INT || t->kind == EN_TK_FLOAT || t->kind == EN_TK_CHAR) return true;
+    if (t->kind == EN_TK_INT || t->kind == EN_TK_FLOAT || t->kind == EN_TK_CHAR || t->kind == EN_TK_STRING)
+        return true;
     if (t->kind == EN_TK_PUNCT)
         return !tok_is(t, ")") && !tok_is(t, "[") && !tok_is(t, "[[") && !tok_is(t, "::") &&
                !tok_is(t, "...");
