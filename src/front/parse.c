@@ -1705,6 +1705,16 @@ static ast_expr *parse_primary(parser *p) {
         advance(p);
         return new_expr(p, AST_EXPR_THIS, loc);
     }
+    if (is(p, "operator") && tok_at(p, p->pos + 1)->kind == EN_TK_PUNCT) {
+        /* an operator function by name: `return operator>(b, a);` */
+        ast_expr *e = new_expr(p, AST_EXPR_NAME, loc);
+        ast_name_part part = {.loc = loc, .ident = parse_operator_name(p)};
+        e->name.loc = loc;
+        e->name.parts = en_alloc(p->a, sizeof part);
+        if (e->name.parts) e->name.parts[0] = part;
+        e->name.count = 1;
+        return e;
+    }
     if (is(p, "static_cast") || is(p, "reinterpret_cast") || is(p, "const_cast") ||
         is(p, "dynamic_cast"))
         return parse_named_cast(p);
