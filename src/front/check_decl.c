@@ -902,9 +902,11 @@ static void kernel_param(checker *ck, ir_func *fn, ir_var *v, const ast_param *p
         } else if (en_streq(n, "grid_origin") || en_streq(n, "grid_size")) {
             en_error(ck->diags, a->loc, "[[%s]] is not supported by enigma", n);
             return;
-        } else if (en_streq(n, "function_constant") || en_streq(n, "id")) {
+        } else if (en_streq(n, "id")) {
             en_error(ck->diags, a->loc, "[[%s]] is not supported by enigma", n);
             return;
+        } else if (en_streq(n, "function_constant")) {
+            continue; /* decided in ck_kernel_build (param_present): the parameter is here */
         }
         /* other attributes (e.g. [[clang::...]]) carry no meaning for kernels here */
     }
@@ -1123,6 +1125,27 @@ static ir_func *make_ir_func(checker *ck, const char *name, const ast_decl *d, c
     return fn;
 }
 
+/* [[function_constant(c)]] on a kernel parameter: the parameter exists only when function
+ * constant c is true (a constant with no value counts as false, as a pipeline without it
+ * has no such argument) */
+static bool param_present(checker *ck, const ast_param *p) {
+    for (int i = 0; i < p->attrs.count; i++) {
+        const ast_attr *a = &p->attrs.items[i];
+        if (!en_streq(attr_name(a), "function_constant")) continue;
+        const ast_expr *e = a->args.count == 1 ? a->args.items[0] : NULL;
+        ck_sym *s = e && e->kind == AST_EXPR_NAME ? ck_lookup(ck, &e->name) : NULL;
+        if (!s || s->kind != SYM_CONST || !s->is_function_constant) {
+            en_error(ck->diags, a->loc, "[[function_constant(...)]] of parameter '%s' must name a function constant",
+                     p->name ? p->name : "?");
+            return true;
+        }
+        if (!s->value) return false;
+        ir_expr *b = ck_convert(ck, s->value, ck_t(ck, IR_T_BOOL), a->loc);
+        return b && b->kind == IR_E_CONST && b->c.u;
+    }
+    return true;
+}
+
 /* builds kernel `name` from d: signature (in the current scope), parameters and their
  * bindings, attributes, then the body checked in `outer` (the template's bindings for an
  * explicit instantiation). `extra` are attributes written on the instantiation. */
@@ -1141,8 +1164,10 @@ void ck_kernel_build(checker *ck, const ast_decl *d, ck_inst *sig, const char *n
     if (!resolve_signature(ck, d, sig)) return;
     ir_func *fn = make_ir_func(ck, name, d, sig, ck_t(ck, IR_T_VOID), true);
     kernel_params kp = {0};
+    bool *absent = en_alloc(ck->a, sizeof(bool) * (size_t)(fn->param_count + 1));
     for (int i = 0; i < fn->param_count; i++) {
         const ast_param *p = &d->params.items[i];
+        if ((absent[i] = !param_present(ck, p))) continue;
         kernel_param(ck, fn, fn->params[i], p, sig->param_is_ref[i], &kp);
         if (p->default_value)
             en_error(ck->diags, p->loc, "kernel parameters cannot have default values");
@@ -1171,6 +1196,22 @@ void ck_kernel_build(checker *ck, const ast_decl *d, ck_inst *sig, const char *n
     ck->in_template = extra != NULL;
     function_body(ck, d, fn, sig, true, outer, ns);
     ck->in_template = was_in_template;
+    /* an absent parameter is a local of the body, declared first: only code its constant
+     * guards names it, and that code was left out (check_stmt.c) */
+    int kept = 0;
+    for (int i = 0; i < fn->param_count; i++) {
+        if (!absent[i]) {
+            fn->params[kept++] = fn->params[i];
+            continue;
+        }
+        ir_var *v = fn->params[i];
+        v->param_kind = IR_PARAM_NONE;
+        ir_block_append(ck->m, fn->body, ir_decl(ck->m, fn, v, NULL, v->loc));
+        ir_stmt *decl = fn->body->stmts[fn->body->stmt_count - 1];
+        memmove(&fn->body->stmts[1], &fn->body->stmts[0], sizeof(ir_stmt *) * (size_t)(fn->body->stmt_count - 1));
+        fn->body->stmts[0] = decl;
+    }
+    fn->param_count = kept;
 }
 
 static bool same_signature(const ck_inst *a, const ck_inst *b) {
