@@ -117,6 +117,8 @@ def test_ggml_kernels_build_on_the_cpu_backend(ggml_kernels, capsys):
 MLX_CONSTANTS = {
     "rms_norm.metal": ["has_w=true"], "layer_norm.metal": ["has_w=true"],
     "rope.metal": ["forward=true", "traditional=false", "hs_transpose=false"],
+    "scaled_dot_product_attention.metal": ["has_mask=false", "query_transposed=false", "do_causal=false",
+                                           "bool_mask=false", "float_mask=false", "has_sinks=false", "blocks=4"],
 }
 MLX_REFUSED = {  # file: the reason in its first error
     name: "MetalPerformancePrimitives" for name in (
@@ -125,7 +127,7 @@ MLX_REFUSED = {  # file: the reason in its first error
 }
 # files that compile whole today: they must keep compiling
 MLX_COMPILING = {"arange.metal", "dot.metal", "layer_norm.metal", "logsumexp.metal", "rms_norm.metal",
-                 "softmax.metal"}
+                 "rope.metal", "scaled_dot_product_attention.metal", "softmax.metal"}
 
 
 def test_mlx_kernel_files(capsys):
