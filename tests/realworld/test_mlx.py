@@ -96,3 +96,30 @@ def test_layer_norm(rt, rng):
     mean = x64.mean(axis=1, keepdims=True)
     want = (x64 - mean) / np.sqrt(((x64 - mean) ** 2).mean(axis=1, keepdims=True) + eps) * w + b
     np.testing.assert_allclose(out, want, rtol=5e-5, atol=5e-5)
+
+
+@pytest.mark.parametrize("traditional", [False, True])
+def test_rope_single(rt, rng, traditional):
+    rows, dims = int(rng.integers(2, 7)), 2 * int(rng.integers(8, 40))
+    x = rng.standard_normal((rows, dims)).astype(np.float32)
+    out = np.zeros_like(x)
+    offset, scale, base = int(rng.integers(1, 50)), 1.0, np.log2(10000.0)
+    c = _compile("rope.metal", "rope_single_float32",
+                 {"forward": True, "traditional": traditional, "hs_transpose": False})
+    half = dims // 2
+    rt.launch(c, grid=(half, rows, 1), threads=(min(half, 32), 1, 1),
+              **{"in": x, "out": out, "offset": np.int32(offset), "scale": np.float32(scale),
+                 "stride": np.int64(dims), "base": np.float32(base)})
+    inv_freq = np.exp2(-(np.arange(half) / half) * base)
+    theta = scale * offset * inv_freq
+    x64 = x.astype(np.float64)
+    a, b = (x64[:, 0::2], x64[:, 1::2]) if traditional else (x64[:, :half], x64[:, half:])
+    r1 = a * np.cos(theta) - b * np.sin(theta)
+    r2 = a * np.sin(theta) + b * np.cos(theta)
+    want = np.empty_like(x64)
+    if traditional:
+        want[:, 0::2], want[:, 1::2] = r1, r2
+    else:
+        want[:, :half], want[:, half:] = r1, r2
+    # fast::sin/cos of angles up to ~50 radians: a few float ulps of the angle
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=2e-4)
