@@ -1552,6 +1552,24 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
         ck->diags = loud;
         if (!b[i].set || quiet.errors) return false;
     }
+    /* the type of a value parameter must exist too: `enable_if_t<cond, bool> = true` is how
+     * MLX picks between two overloads (SFINAE, quietly) */
+    for (int i = 0; i < nb; i++) {
+        const ast_tparam *tp = &d->tparams.items[i];
+        if (tp->is_type || tp->is_func || !tp->type || tparam_is_func(ck, tp)) continue;
+        const ast_type *t = tp->type;
+        if (t->kind != AST_TYPE_NAME || !t->name.count || !t->name.parts[t->name.count - 1].has_targs) continue;
+        ck_scope *saved = ck->scope;
+        en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+        en_diags *loud = ck->diags;
+        ck->diags = &quiet;
+        ck_push_scope(ck);
+        bind_first_tparams(ck, d, b, i);
+        ir_type *pt = ck_type(ck, t);
+        ck->scope = saved;
+        ck->diags = loud;
+        if (!pt || quiet.errors) return false;
+    }
     return true;
 }
 
