@@ -178,6 +178,7 @@ struct ast_expr {
     ast_expr_kind kind;
     en_loc loc;
     bool pack_expansion;      /* followed by `...` (a call argument `us...`, `sizeof...(Ts)`) */
+    struct ast_name_part *member_targs; /* MEMBER written `.template f<N>`: its arguments */
     /* literals */
     uint64_t ival;
     double fval;

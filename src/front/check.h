@@ -365,6 +365,10 @@ EN_INTERNAL void ck_check_definitions(checker *ck);
 /* a call of member function `name` on the struct object `obj` (a place or a value) */
 EN_INTERNAL ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **args,
                                     en_loc *locs, int n, en_loc loc);
+/* ... with explicit template arguments for a member function template (`x.template f<4>(y)`) */
+EN_INTERNAL ir_expr *ck_call_method_explicit(checker *ck, ir_expr *obj, const char *name,
+                                             const struct ast_name_part *explicit_args, ir_expr **args, en_loc *locs,
+                                             int n, en_loc loc);
 /* is there a member function `name` of struct type t? */
 EN_INTERNAL bool ck_has_method(checker *ck, const ir_type *t, const char *name);
 EN_INTERNAL ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name,

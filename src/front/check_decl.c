@@ -585,13 +585,14 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
 
 /* member function template cf instantiated for a call with these arguments (deduced), or
  * NULL when it does not fit (quietly, unless *hard_error) */
-static ck_func *member_template_inst(checker *ck, ck_func *cf, ir_expr **args, int n, bool *hard_error) {
+static ck_func *member_template_inst(checker *ck, ck_func *cf, const ast_name_part *explicit_args, ir_expr **args,
+                                     int n, bool *hard_error) {
     int nb = cf->d->tparams.count;
     ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
     ck_fnctx saved = ck_save_fn(ck);
     ck->scope = cf->outer ? cf->outer : ck->globals;
     ck->ns = cf->ns;
-    bool ok = ck_bind_targs(ck, cf->d, cf->qname, NULL, args, n, b, hard_error);
+    bool ok = ck_bind_targs(ck, cf->d, cf->qname, explicit_args, args, n, b, hard_error);
     ck_restore_fn(ck, saved);
     if (!ok) return NULL;
     const char *name = ck_binding_name(ck, cf->qname, b, nb);
@@ -1920,6 +1921,11 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst) {
 
 ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **args, en_loc *locs, int n,
                         en_loc loc) {
+    return ck_call_method_explicit(ck, obj, name, NULL, args, locs, n, loc);
+}
+
+ir_expr *ck_call_method_explicit(checker *ck, ir_expr *obj, const char *name, const ast_name_part *explicit_args,
+                                 ir_expr **args, en_loc *locs, int n, en_loc loc) {
     ir_type *st = obj->type;
     if (!ck->fn) {
         en_error(ck->diags, loc, "'%s' cannot be called outside a function", name);
@@ -1943,9 +1949,10 @@ ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **a
             dropped_const = true;
             continue;
         }
+        if (explicit_args && !cf->is_template) continue;
         if (cf->is_template) {
             bool hard = false;
-            cf = member_template_inst(ck, cf, args, n, &hard);
+            cf = member_template_inst(ck, cf, explicit_args, args, n, &hard);
             if (hard) return NULL;
             if (!cf) continue;
         }
@@ -1976,7 +1983,7 @@ ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **a
             } else { /* an empty base: any object of it will do */
                 part = ir_var_ref(ck->m, ck_temp(ck, bt, loc), loc);
             }
-            return ck_call_method(ck, part, name, args, locs, n, loc);
+            return ck_call_method_explicit(ck, part, name, explicit_args, args, locs, n, loc);
         }
         en_error(ck->diags, loc, "no member function named '%s' in '%s'", name, sname);
         return NULL;

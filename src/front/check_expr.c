@@ -438,7 +438,7 @@ static ir_expr *method_call(checker *ck, const ast_expr *e) {
     if (obj->type->kind == IR_T_STRUCT) {
         arglist a = check_args(ck, &e->args);
         if (!a.ok) return NULL;
-        return ck_call_method(ck, obj, name, a.items, a.locs, a.n, m->loc);
+        return ck_call_method_explicit(ck, obj, name, m->member_targs, a.items, a.locs, a.n, m->loc);
     }
         en_error(ck->diags, m->loc, "no member function named '%s' in '%s'", name,
                  ck_type_name(ck, obj->type));

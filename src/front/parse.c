@@ -1838,12 +1838,34 @@ static ast_expr *parse_postfix(parser *p, ast_expr *e) {
             ast_expr *m = new_expr(p, AST_EXPR_MEMBER, loc);
             m->arrow = is(p, "->");
             advance(p);
-            accept(p, "template");
+            bool templ = accept(p, "template");
             m->operand = e;
-            if (is_ident(p)) {
+            if (is(p, "operator")) {
+                /* x.operator float16_t(), x.operator+(y): the member function by its name */
+                m->loc = loc_here(p);
+                if (tok_at(p, p->pos + 1)->kind == EN_TK_PUNCT) {
+                    m->member = parse_operator_name(p);
+                } else {
+                    advance(p);
+                    ast_type *t = parse_type(p);
+                    en_buf b = {0};
+                    ast_type_print(t, &b);
+                    m->member = en_fmt(p->a, "operator %s", b.data ? b.data : "");
+                    en_buf_free(&b);
+                }
+            } else if (is_ident(p)) {
                 m->loc = loc_here(p); /* at the member's name: "no member named x" */
                 m->member = tok_str(p, peek(p));
                 advance(p);
+                if (templ && is(p, "<")) { /* x.template f<N>(...) */
+                    m->member_targs = en_alloc(p->a, sizeof *m->member_targs);
+                    if (m->member_targs) {
+                        m->member_targs->loc = m->loc;
+                        m->member_targs->ident = m->member;
+                        m->member_targs->has_targs = true;
+                        parse_targs(p, &m->member_targs->targs);
+                    }
+                }
             } else {
                 error_at(p, loc_here(p), "expected a member name after '%s' before %s",
                          m->arrow ? "->" : ".", tok_desc(p, peek(p)));
