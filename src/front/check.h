@@ -242,6 +242,9 @@ struct checker {
      * arm, the right of `&&`/`||`): there a function constant with no value may be read,
      * as Metal's `if (is_function_constant_defined(c)) use(c);` does */
     int dead_code;
+    /* while binding a member function template: the caller's scope, where the explicit
+     * template arguments of the call are evaluated */
+    ck_scope *targ_scope;
     EN_VEC(ir_var *) const_vars; /* locals declared const: not assignable */
     EN_VEC(ck_func *) methods;   /* member functions of every struct */
     /* base classes: derived struct, base struct, the field that holds the base (-1 for an

@@ -590,9 +590,12 @@ static ck_func *member_template_inst(checker *ck, ck_func *cf, const ast_name_pa
     int nb = cf->d->tparams.count;
     ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
     ck_fnctx saved = ck_save_fn(ck);
+    ck_scope *caller = ck->scope, *saved_targ_scope = ck->targ_scope;
     ck->scope = cf->outer ? cf->outer : ck->globals;
     ck->ns = cf->ns;
+    ck->targ_scope = caller;
     bool ok = ck_bind_targs(ck, cf->d, cf->qname, explicit_args, args, n, b, hard_error);
+    ck->targ_scope = saved_targ_scope;
     ck_restore_fn(ck, saved);
     if (!ok) return NULL;
     const char *name = ck_binding_name(ck, cf->qname, b, nb);
@@ -1516,7 +1519,12 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
             }
             ir_type *t;
             int64_t v;
-            if (!ck_targ_value(ck, ta, &t, &v)) {
+            /* explicit arguments are the caller's: evaluated where the call is written */
+            ck_scope *here = ck->scope;
+            if (ck->targ_scope) ck->scope = ck->targ_scope;
+            bool ok = ck_targ_value(ck, ta, &t, &v);
+            ck->scope = here;
+            if (!ok) {
                 *hard_error = true;
                 return false;
             }
