@@ -567,17 +567,15 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
                  sname, mname);
         return;
     }
-    if (!m->body) {
-        en_error(ck->diags, m->loc, "member function '%s::%s' must be defined inside its struct in enigma", sname, mname);
-        return;
-    }
+    /* declared here, defined outside the struct (`R S::f(...) {...}`, member_definition):
+     * its definition arrives later */
     ck_func *cf = en_alloc(ck->a, sizeof *cf);
     cf->d = m;
     cf->qname = en_fmt(ck->a, "%s::%s", owner->name, mname);
     /* the struct's static members are found unqualified from its member functions */
     cf->ns = strchr(owner->name, '<') ? owner->name : ck_qualify(ck, sname);
     cf->owner = owner;
-    cf->definition = m;
+    cf->definition = m->body ? m : NULL;
     cf->outer = ck->scope;
     cf->is_template = m->is_template;
     EN_PUSH(ck->a, ck->methods, cf);
@@ -737,7 +735,7 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
      * thread memory (other address spaces get their own copy when called) */
     for (int i = 0; i < ck->methods.count; i++) {
         ck_func *cf = ck->methods.items[i];
-        if (cf->owner != t || cf->is_template) continue; /* templates: per call */
+        if (cf->owner != t || cf->is_template || !cf->definition) continue; /* templates: per call */
         ck_inst *inst = method_inst(ck, cf, IR_SPACE_THREAD);
         if (inst) method_body(ck, cf, inst);
     }
@@ -1225,8 +1223,44 @@ static bool same_signature(const ck_inst *a, const ck_inst *b) {
     return true;
 }
 
+/* `R S::f(params) {...}`: the definition of member function f declared in struct S, which
+ * takes the declaration's place (its parameter names and body), checked now for thread
+ * memory as those defined in the struct are */
+static void member_definition(checker *ck, const ast_decl *d) {
+    ast_name owner_name = d->qual_name;
+    owner_name.count--;
+    ir_type *owner = ck_type_name_lookup(ck, &owner_name, false);
+    const char *oname = ast_name_str(ck->a, &owner_name);
+    if (!owner || owner->kind != IR_T_STRUCT) {
+        en_error(ck->diags, d->loc, "'%s' is not a struct whose member '%s' could be defined here", oname, d->name);
+        return;
+    }
+    if (strchr(owner->name, '<')) {
+        en_error(ck->diags, d->loc, "members of class templates must be defined inside the template in enigma ('%s::%s')",
+                 oname, d->name);
+        return;
+    }
+    for (int i = 0; i < ck->methods.count; i++) {
+        ck_func *cf = ck->methods.items[i];
+        if (cf->owner != owner || cf->definition || cf->is_template || !en_streq(cf->d->name, d->name) ||
+            cf->d->params.count != d->params.count)
+            continue;
+        cf->d = d;
+        cf->definition = d;
+        ck_inst *inst = method_inst(ck, cf, IR_SPACE_THREAD);
+        if (inst) method_body(ck, cf, inst);
+        return;
+    }
+    en_error(ck->diags, d->loc, "'%s' declares no member function '%s' with %d parameters to define here", oname,
+             d->name, d->params.count);
+}
+
 static void function_decl(checker *ck, const ast_decl *d) {
     if (!d->name) return;
+    if (d->qual_name.count > 1 && !d->is_constructor && !ck->fn) {
+        member_definition(ck, d);
+        return;
+    }
     if (d->is_operator && strncmp(d->name, "operator ", 9) == 0) {
         en_error(ck->diags, d->loc, "conversion operators are not supported by enigma ('%s')", d->name);
         return;
@@ -2015,6 +2049,10 @@ ir_expr *ck_call_method_explicit(checker *ck, ir_expr *obj, const char *name, co
         }
     }
     candidate best = all.items[bi];
+    if (!best.cf->definition) {
+        en_error(ck->diags, loc, "member function '%s::%s' is called but never defined", sname, name);
+        return NULL;
+    }
     method_body(ck, best.cf, best.inst);
     ir_expr *self = ck_addr_of(ck, obj, loc);
     if (!best.cf->d->is_const_method) ck_mark_assigned(obj);

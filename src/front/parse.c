@@ -702,6 +702,7 @@ static ast_stmt *parse_stmt(parser *p);
 static ast_stmt *parse_compound(parser *p);
 static void parse_declaration(parser *p, ast_decls *out, decl_ctx ctx);
 static ast_name parse_name(parser *p);
+static const char *parse_operator_name(parser *p);
 
 /* ---- attributes --------------------------------------------------------------------------- */
 static bool at_attr_start(parser *p) {
@@ -882,6 +883,13 @@ static ast_name parse_name(parser *p) {
     n.loc = loc_here(p);
     if (accept(p, "::")) n.global = true;
     for (;;) {
+        if (parts.count > 0 && is(p, "operator")) {
+            /* S::operator()(...) defined outside S: the operator's name is the last part */
+            ast_name_part part = {.loc = loc_here(p)};
+            part.ident = parse_operator_name(p);
+            EN_PUSH(p->a, parts, part);
+            break;
+        }
         if (!is_ident(p)) {
             error_at(p, loc_here(p), "expected an identifier before %s", tok_desc(p, peek(p)));
             break;
