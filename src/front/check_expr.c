@@ -358,7 +358,30 @@ typedef struct arglist {
     bool ok;
 } arglist;
 
-static arglist check_args(checker *ck, const ast_exprs *in) {
+/* the type a braced argument `f({a, b, c})` takes at position `at` of a call to overload set
+ * fs: the parameter type every candidate of that arity declares there, when it does not
+ * depend on a template parameter (MLX: elem_to_loc_2_nd<IdxT>({N * x, y, z}, ...)'s uint3);
+ * NULL when the candidates disagree or none says */
+static ir_type *braced_argument_type(checker *ck, const ck_sym *fs, int at, int n) {
+    ir_type *found = NULL;
+    for (const ck_func *cf = fs ? fs->funcs : NULL; cf; cf = cf->next) {
+        const ast_decl *d = cf->d;
+        if (!d || cf->is_kernel || d->params.count < n || at >= d->params.count) continue;
+        en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+        en_diags *loud = ck->diags;
+        ck->diags = &quiet;
+        bool is_ref = false;
+        ir_type *t = ck_decl_type(ck, d->params.items[at].type, &is_ref, true);
+        ck->diags = loud;
+        if (!t || quiet.errors) return NULL;
+        if (is_ref && t->kind == IR_T_PTR) t = t->elem;
+        if (found && found != t) return NULL;
+        found = t;
+    }
+    return found;
+}
+
+static arglist check_args_for(checker *ck, const ast_exprs *in, const ck_sym *fs) {
     arglist r = {0};
     r.ok = true;
     r.n = in->count;
@@ -368,6 +391,12 @@ static arglist check_args(checker *ck, const ast_exprs *in) {
         const ast_expr *a = in->items[i];
         r.locs[i] = a ? a->loc : (en_loc){-1, 0, 0};
         if (a && a->kind == AST_EXPR_INIT_LIST) {
+            ir_type *t = fs ? braced_argument_type(ck, fs, i, in->count) : NULL;
+            if (t) {
+                r.items[i] = ck_initializer(ck, t, a, a->loc);
+                if (!r.items[i]) r.ok = false;
+                continue;
+            }
             en_error(ck->diags, a->loc, "an initializer list cannot be a function argument here; name its type");
             r.ok = false;
             continue;
@@ -381,6 +410,8 @@ static arglist check_args(checker *ck, const ast_exprs *in) {
     }
     return r;
 }
+
+static arglist check_args(checker *ck, const ast_exprs *in) { return check_args_for(ck, in, NULL); }
 
 /* template arguments of a name's last part, as the built-ins take them */
 static int builtin_targs(checker *ck, const ast_name *n, ck_targ *out, int max, bool *ok) {
@@ -627,7 +658,7 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
         check_args(ck, &e->args);
         return NULL;
     }
-    arglist a = check_args(ck, &e->args);
+    arglist a = check_args_for(ck, &e->args, sym && sym->kind == SYM_FUNC ? sym : NULL);
     if (!a.ok) return NULL;
     if (intrinsic && a.n >= 2 && a.items[a.n - 1]->type->kind == IR_T_BOOL && !en_streq(last, "select")) a.n--;
     for (int i = 0; intrinsic && i < a.n; i++) /* __metal_frexp(x, &e): the built-in's e is a reference */
