@@ -141,6 +141,7 @@ typedef struct ck_func {
     /* a member function template: its instantiations, each a member function of its own
      * (named "S::f<int>", its template parameters bound in a scope inside the struct's) */
     EN_VEC(struct ck_func *) member_insts;
+    bool from_template;       /* one of those instantiations (a non-template wins a tie with it) */
     /* explicit specializations `template<> R f<A>(...)`, by instantiation name */
     EN_VEC(const char *) spec_names;
     EN_VEC(const ast_decl *) spec_decls;
@@ -332,6 +333,8 @@ EN_INTERNAL ir_expr *ck_type_trait_value(checker *ck, const ast_name *n, en_loc 
 /* the base classes of d into t: fields for the non-empty ones (named __anonbaseN, so that
  * member lookup reaches through them) appended to `fields`, the relation recorded */
 EN_INTERNAL void ck_struct_bases(checker *ck, const ast_decl *d, ir_type *t, void *fields_vec);
+/* are the member functions `name` of struct t all variadic templates with empty bodies? */
+EN_INTERNAL bool ck_only_empty_variadic_methods(checker *ck, const ir_type *t, const char *name);
 /* has struct t, or one of its bases, a member function of this name? */
 EN_INTERNAL bool ck_has_method_inherited(checker *ck, const ir_type *t, const char *name);
 /* the i-th base of struct t (NULL past the last), and the field holding it (-1: empty) */

@@ -577,7 +577,10 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
     cf->owner = owner;
     cf->definition = m->body ? m : NULL;
     cf->outer = ck->scope;
-    cf->is_template = m->is_template;
+    /* `template <> R f(complex64_t)` in a struct specializes the member template f for those
+     * types; as an ordinary overload beside it, it is chosen for exactly those arguments
+     * (a non-template wins a tie), which is what the specialization means */
+    cf->is_template = m->is_template && m->tparams.count > 0;
     EN_PUSH(ck->a, ck->methods, cf);
 }
 
@@ -604,6 +607,7 @@ static ck_func *member_template_inst(checker *ck, ck_func *cf, const ast_name_pa
     memset(&inst->insts, 0, sizeof inst->insts);
     memset(&inst->member_insts, 0, sizeof inst->member_insts);
     inst->is_template = false;
+    inst->from_template = true;
     inst->qname = name;
     inst->outer = ck_template_scope_in(ck, cf->d, b, cf->outer ? cf->outer : ck->globals);
     EN_PUSH(ck->a, cf->member_insts, inst);
@@ -1673,15 +1677,16 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
     ck_inst *inst = en_alloc(ck->a, sizeof *inst);
     inst->name = name;
     inst->d = d;
-    int errors_before = ck->diags->errors;
+    /* a signature that cannot be formed under these bindings drops the candidate quietly
+     * (SFINAE: `enable_if_t<is_integral_v<T>, T> f(T)`) */
+    en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+    en_diags *loud = ck->diags;
+    ck->diags = &quiet;
     bool ok = resolve_signature(ck, d, inst);
     ir_type *ret = ok ? sig_return(ck, d) : NULL;
+    ck->diags = loud;
     ck_restore_fn(ck, saved);
-    if (!ok || !ret) {
-        /* SFINAE would drop it quietly; an error already reported stays */
-        if (ck->diags->errors > errors_before) *hard_error = true;
-        return NULL;
-    }
+    if (!ok || !ret || quiet.errors) return NULL;
     make_ir_func(ck, name, d, inst, ret, false);
     inst->tscope = tscope;
     EN_PUSH(ck->a, cf->insts, inst);
@@ -1762,8 +1767,9 @@ static int compare(const candidate *a, const candidate *b, int n) {
     if (a_better && !b_better) return -1;
     if (b_better && !a_better) return 1;
     /* a non-template beats a template */
-    if (!a->cf->is_template && b->cf->is_template) return -1;
-    if (a->cf->is_template && !b->cf->is_template) return 1;
+    bool at = a->cf->is_template || a->cf->from_template, bt = b->cf->is_template || b->cf->from_template;
+    if (!at && bt) return -1;
+    if (at && !bt) return 1;
     return 0;
 }
 
@@ -1894,10 +1900,16 @@ static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space) {
     ck->scope = cf->outer ? cf->outer : ck->globals;
     ck->ns = cf->ns;
     ck_inst written = {0};
+    /* an instance of a member function template whose signature cannot be formed is no
+     * candidate, quietly (SFINAE: MLX's `enable_if_t<is_integral_v<T>, T> operator()(T, T)`) */
+    en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+    en_diags *loud = ck->diags;
+    if (cf->from_template) ck->diags = &quiet;
     bool ok = resolve_constructor_or_method(ck, d, &written);
     ir_type *ret = !ok ? NULL : d->is_constructor ? ck_t(ck, IR_T_VOID) : sig_return(ck, d);
+    ck->diags = loud;
     ck_restore_fn(ck, saved);
-    if (!ok || !ret) return NULL;
+    if (!ok || !ret || quiet.errors) return NULL;
     ck_inst *inst = en_alloc(ck->a, sizeof *inst);
     inst->name = name;
     int n = written.param_count + 1;

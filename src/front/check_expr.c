@@ -467,6 +467,14 @@ static ir_expr *method_call(checker *ck, const ast_expr *e) {
         return NULL;
     }
     if (obj->type->kind == IR_T_STRUCT) {
+        if (ck_only_empty_variadic_methods(ck, obj->type, name)) {
+            /* MLX's logger.log_debug("fmt", x, y) before Metal 3.2: a variadic template with
+             * an empty body; the call does nothing but evaluate its arguments (the format
+             * string, a literal, has nothing to evaluate) */
+            for (int i = 0; i < e->args.count; i++)
+                if (e->args.items[i] && e->args.items[i]->kind != AST_EXPR_STRING) ck_expr(ck, e->args.items[i]);
+            return void_expr(ck, e->loc);
+        }
         arglist a = check_args(ck, &e->args);
         if (!a.ok) return NULL;
         return ck_call_method_explicit(ck, obj, name, m->member_targs, a.items, a.locs, a.n, m->loc);

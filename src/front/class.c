@@ -539,3 +539,14 @@ bool ck_has_method_inherited(checker *ck, const ir_type *t, const char *name) {
         if (ck_has_method_inherited(ck, ck_struct_base(ck, t, i, &field), name)) return true;
     return false;
 }
+
+bool ck_only_empty_variadic_methods(checker *ck, const ir_type *t, const char *name) {
+    bool any = false;
+    for (int i = 0; i < ck->methods.count; i++) {
+        const ck_func *cf = ck->methods.items[i];
+        if (cf->owner != t || !en_streq(cf->d->name, name)) continue;
+        if (!ck_template_has_pack(cf->d) || !cf->d->body || cf->d->body->body.count != 0) return false;
+        any = true;
+    }
+    return any;
+}
