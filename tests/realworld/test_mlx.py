@@ -123,3 +123,23 @@ def test_rope_single(rt, rng, traditional):
         want[:, :half], want[:, half:] = r1, r2
     # fast::sin/cos of angles up to ~50 radians: a few float ulps of the angle
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=2e-4)
+
+
+@pytest.mark.parametrize("kernel,per_thread,op", [
+    ("vv_Addfloat32", 1, np.add), ("vvn_Multiplyfloat32", 2, np.multiply),
+    ("sv_Maximumfloat32", 1, None), ("vv_Subtractint32", 1, np.subtract)])
+def test_binary(rt, rng, kernel, per_thread, op):
+    n = int(rng.integers(300, 3000)) | 1  # odd: the last thread of the n-per-thread kernels has less
+    is_int = kernel.endswith("int32")
+    make = (lambda: rng.integers(-1000, 1000, n).astype(np.int32)) if is_int else \
+        (lambda: rng.standard_normal(n).astype(np.float32))
+    a, b = make(), make()
+    c = np.zeros_like(a)
+    if kernel.startswith("sv"):
+        want = np.maximum(a[0], b)
+    else:
+        want = op(a.astype(np.float64), b.astype(np.float64))
+    threads = -(-n // per_thread)
+    rt.launch(_compile("binary.metal", kernel), grid=(threads, 1, 1), threads=(min(threads, 256), 1, 1),
+              a=a, b=b, c=c, size=np.uint32(n))
+    np.testing.assert_allclose(c, want, rtol=1e-6, atol=0)
