@@ -179,6 +179,7 @@ struct ast_expr {
     en_loc loc;
     bool pack_expansion;      /* followed by `...` (a call argument `us...`, `sizeof...(Ts)`) */
     struct ast_name_part *member_targs; /* MEMBER written `.template f<N>`: its arguments */
+    struct ast_type *qualifier;         /* NAME written `decltype(x)::kSize`: the decltype */
     /* literals */
     uint64_t ival;
     double fval;

@@ -92,6 +92,21 @@ static ir_expr *copy_const(checker *ck, ir_expr *c, en_loc loc) {
 
 /* numeric_limits<T>::max() and friends are calls; this answers the name part */
 static ir_expr *name_expr(checker *ck, const ast_expr *e) {
+    if (e->qualifier) { /* decltype(x)::N: a static member of x's type */
+        ir_type *t = ck_type(ck, e->qualifier);
+        if (!t) return NULL;
+        if (t->kind != IR_T_STRUCT) {
+            en_error(ck->diags, e->loc, "'%s' has no members: it is not a struct", ck_type_name(ck, t));
+            return NULL;
+        }
+        ck_sym *m = ck_lookup_str(ck, en_fmt(ck->a, "%s::%s", t->name, ast_name_str(ck->a, &e->name)));
+        if (!m || m->kind != SYM_CONST || !m->value) {
+            en_error(ck->diags, e->loc, "'%s' has no static constant '%s'", ck_type_name(ck, t),
+                     ast_name_str(ck->a, &e->name));
+            return NULL;
+        }
+        return copy_const(ck, m->value, e->loc);
+    }
     const char *s = name_text(ck, &e->name);
     if (en_streq(s, "nullptr")) return ck_null_pointer(ck, NULL, e->loc);
     bool is_trait;

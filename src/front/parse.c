@@ -632,6 +632,17 @@ static int scan_type(parser *p, int i) {
         } else if (is_multiword_start(t) || tok_is(t, "auto") || tok_is(t, "double")) {
             i++;
             saw_type = true;
+        } else if (!saw_type && tok_is(t, "decltype") && tok_is(tok_at(p, i + 1), "(")) {
+            /* decltype(expr): a type, e.g. a template argument remove_cv_t<decltype(x)> */
+            int depth = 0;
+            do {
+                const en_token *u = tok_at(p, ++i);
+                if (u->kind == EN_TK_EOF || tok_is(u, ";") || tok_is(u, "{")) return -1;
+                if (tok_is(u, "(")) depth++;
+                else if (tok_is(u, ")")) depth--;
+            } while (depth > 0);
+            i++;
+            saw_type = true;
         } else if (saw_type && (tok_is(t, "int") || tok_is(t, "char") || tok_is(t, "long") ||
                                 tok_is(t, "short"))) {
             i++;
@@ -1713,6 +1724,18 @@ static ast_expr *parse_primary(parser *p) {
         advance(p);
         return new_expr(p, AST_EXPR_THIS, loc);
     }
+    if (is(p, "decltype") && is_at(p, 1, "(")) {
+        /* decltype(x)::kElems: a member of x's type (MLX's steel tiles) */
+        ast_type *q = parse_decltype(p);
+        if (accept(p, "::") && is_ident(p)) {
+            ast_expr *e = new_expr(p, AST_EXPR_NAME, loc);
+            e->qualifier = q;
+            e->name = parse_name(p);
+            return e;
+        }
+        error_at(p, loc_here(p), "expected '::' and a member name after decltype(...) in an expression");
+        return new_expr(p, AST_EXPR_ERROR, loc);
+    }
     if (is(p, "operator") && tok_at(p, p->pos + 1)->kind == EN_TK_PUNCT) {
         /* an operator function by name: `return operator>(b, a);` */
         ast_expr *e = new_expr(p, AST_EXPR_NAME, loc);
@@ -2656,8 +2679,8 @@ static void parse_template(parser *p, ast_decls *out, decl_ctx ctx) {
         d->is_template = true;
         d->tparams = tparams;
         /* a template's name takes template arguments wherever it is used next */
-        if (d->kind == AST_DECL_FUNC && !d->qual_name.count && !d->is_operator)
-            declare(p, d->name, SYM_TEMPLATE_FUNC);
+        if (d->kind == AST_DECL_FUNC && !d->qual_name.count && !d->is_operator && !d->is_constructor)
+            declare(p, d->name, SYM_TEMPLATE_FUNC); /* (a constructor template's name stays the type's) */
         else if (d->kind == AST_DECL_STRUCT || d->kind == AST_DECL_TYPEDEF)
             declare(p, d->name, SYM_TEMPLATE_TYPE);
         else if (d->kind == AST_DECL_VAR) /* a variable template: is_v<T> takes arguments */
