@@ -333,6 +333,12 @@ EN_INTERNAL ir_expr *ck_type_trait_value(checker *ck, const ast_name *n, en_loc 
 /* the base classes of d into t: fields for the non-empty ones (named __anonbaseN, so that
  * member lookup reaches through them) appended to `fields`, the relation recorded */
 EN_INTERNAL void ck_struct_bases(checker *ck, const ast_decl *d, ir_type *t, void *fields_vec);
+/* check_decl.c: member function cf (no arguments; an instance of a template) called on obj */
+EN_INTERNAL ir_expr *ck_call_method_inst(checker *ck, ir_expr *obj, ck_func *cf, en_loc loc);
+/* check_decl.c: member function template cf instantiated (explicit arguments, or its first
+ * type parameter given as `first`, then deduction from args); NULL when it does not fit */
+EN_INTERNAL ck_func *ck_member_template_inst(checker *ck, ck_func *cf, const struct ast_name_part *explicit_args,
+                                            ir_type *first, ir_expr **args, int n, bool *hard_error);
 /* are the member functions `name` of struct t all variadic templates with empty bodies? */
 EN_INTERNAL bool ck_only_empty_variadic_methods(checker *ck, const ir_type *t, const char *name);
 /* has struct t, or one of its bases, a member function of this name? */

@@ -588,8 +588,17 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
  * NULL when it does not fit (quietly, unless *hard_error) */
 static ck_func *member_template_inst(checker *ck, ck_func *cf, const ast_name_part *explicit_args, ir_expr **args,
                                      int n, bool *hard_error) {
+    return ck_member_template_inst(ck, cf, explicit_args, NULL, args, n, hard_error);
+}
+
+ck_func *ck_member_template_inst(checker *ck, ck_func *cf, const ast_name_part *explicit_args, ir_type *first,
+                                 ir_expr **args, int n, bool *hard_error) {
     int nb = cf->d->tparams.count;
     ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
+    if (first && nb > 0 && cf->d->tparams.items[0].is_type) { /* `template <typename U> operator U()`: U is the target */
+        b[0].set = b[0].given = true;
+        b[0].value.type = first;
+    }
     ck_fnctx saved = ck_save_fn(ck);
     ck_scope *caller = ck->scope, *saved_targ_scope = ck->targ_scope;
     ck->scope = cf->outer ? cf->outer : ck->globals;
@@ -1520,6 +1529,10 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
     /* variadic templates are parsed (kernel libraries declare them) but not instantiated:
      * never a candidate (ck_call_user says why when nothing else fits) */
     if (ck_template_has_pack(d)) return false;
+    /* the caller's scope for this binding's explicit arguments only, not for bindings the
+     * evaluation starts in turn (an alias template in a default) */
+    ck_scope *explicit_scope = ck->targ_scope;
+    ck->targ_scope = NULL;
     for (int i = 0; i < nb; i++) {
         b[i].name = d->tparams.items[i].name ? d->tparams.items[i].name : "";
         b[i].is_type = d->tparams.items[i].is_type;
@@ -1559,7 +1572,7 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
             int64_t v;
             /* explicit arguments are the caller's: evaluated where the call is written */
             ck_scope *here = ck->scope;
-            if (ck->targ_scope) ck->scope = ck->targ_scope;
+            if (explicit_scope) ck->scope = explicit_scope;
             bool ok = ck_targ_value(ck, ta, &t, &v);
             ck->scope = here;
             if (!ok) {
@@ -1976,6 +1989,24 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst) {
 ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **args, en_loc *locs, int n,
                         en_loc loc) {
     return ck_call_method_explicit(ck, obj, name, NULL, args, locs, n, loc);
+}
+
+ir_expr *ck_call_method_inst(checker *ck, ir_expr *obj, ck_func *cf, en_loc loc) {
+    if (!ck->fn) return NULL;
+    if (!ir_is_place(obj)) obj = ir_var_ref(ck->m, ck_temp_init(ck, obj->type, obj, loc), loc);
+    bool obj_const;
+    ir_space space = ck_place_space(obj, &obj_const);
+    ck_inst *inst = method_inst(ck, cf, space);
+    if (!inst || !cf->definition) return NULL;
+    method_body(ck, cf, inst);
+    ir_expr *self = ck_addr_of(ck, obj, loc);
+    if (!cf->d->is_const_method) ck_mark_assigned(obj);
+    if (self->type != inst->param_types[0]) {
+        ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, inst->param_types[0], loc, 1);
+        p->args[0] = self;
+        self = p;
+    }
+    return emit_call(ck, cf->qname, inst, cf->d, self, NULL, NULL, 0, loc);
 }
 
 ir_expr *ck_call_method_explicit(checker *ck, ir_expr *obj, const char *name, const ast_name_part *explicit_args,

@@ -373,11 +373,12 @@ typedef struct arglist {
     bool ok;
 } arglist;
 
-/* the type a braced argument `f({a, b, c})` takes at position `at` of a call to overload set
- * fs: the parameter type every candidate of that arity declares there, when it does not
- * depend on a template parameter (MLX: elem_to_loc_2_nd<IdxT>({N * x, y, z}, ...)'s uint3);
- * NULL when the candidates disagree or none says */
-static ir_type *braced_argument_type(checker *ck, const ck_sym *fs, int at, int n) {
+/* the type a braced argument `f({a, b, c})` of `count` elements takes at position `at` of a
+ * call to overload set fs: the parameter type of the candidates that can take such a list
+ * there (a vector, array or struct; a scalar only from one element), when that type does not
+ * depend on a template parameter (MLX: elem_to_loc<IdxT>({N * x, y, z}, ...)'s uint3 beside
+ * an IdxT overload); NULL when they disagree or none says */
+static ir_type *braced_argument_type(checker *ck, const ck_sym *fs, int at, int n, int count) {
     ir_type *found = NULL;
     for (const ck_func *cf = fs ? fs->funcs : NULL; cf; cf = cf->next) {
         const ast_decl *d = cf->d;
@@ -388,8 +389,10 @@ static ir_type *braced_argument_type(checker *ck, const ck_sym *fs, int at, int 
         bool is_ref = false;
         ir_type *t = ck_decl_type(ck, d->params.items[at].type, &is_ref, true);
         ck->diags = loud;
-        if (!t || quiet.errors) return NULL;
+        if (!t || quiet.errors) continue; /* depends on a template parameter */
         if (is_ref && t->kind == IR_T_PTR) t = t->elem;
+        if (ir_is_scalar(t) && count > 1) continue;
+        if (t->kind == IR_T_VEC && (int)t->count < count) continue;
         if (found && found != t) return NULL;
         found = t;
     }
@@ -406,7 +409,7 @@ static arglist check_args_for(checker *ck, const ast_exprs *in, const ck_sym *fs
         const ast_expr *a = in->items[i];
         r.locs[i] = a ? a->loc : (en_loc){-1, 0, 0};
         if (a && a->kind == AST_EXPR_INIT_LIST) {
-            ir_type *t = fs ? braced_argument_type(ck, fs, i, in->count) : NULL;
+            ir_type *t = fs ? braced_argument_type(ck, fs, i, in->count, a->args.count) : NULL;
             if (t) {
                 r.items[i] = ck_initializer(ck, t, a, a->loc);
                 if (!r.items[i]) r.ok = false;
@@ -1129,6 +1132,13 @@ static ir_expr *unary_expr(checker *ck, const ast_expr *e) {
         }
         return ck_addr_of(ck, a, e->loc);
     default: break;
+    }
+    if (t->kind == IR_T_STRUCT && (e->op == AST_OP_NEG || e->op == AST_OP_PLUS || e->op == AST_OP_NOT ||
+                                   e->op == AST_OP_BITNOT)) {
+        /* -x of a struct: its operator- (MLX's complex_t) */
+        ir_expr *args[1] = {a};
+        en_loc locs[1] = {e->loc};
+        return ck_operator_call(ck, ast_op_spelling(e->op), args, locs, 1, e->loc);
     }
     if (e->op == AST_OP_NOT && t->kind == IR_T_PTR) { /* !p is p == nullptr */
         ir_expr *c = ck_condition(ck, a, e->loc);

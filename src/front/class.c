@@ -452,8 +452,15 @@ ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) 
     ck_func *exact = NULL, *convertible = NULL;
     for (int i = 0; i < ck->methods.count; i++) {
         ck_func *cf = ck->methods.items[i];
-        if (cf->owner != st || cf->is_template || !cf->d->is_operator || strncmp(cf->d->name, "operator ", 9) != 0)
-            continue;
+        if (cf->owner != st || !cf->d->is_operator || strncmp(cf->d->name, "operator ", 9) != 0) continue;
+        if (cf->is_template) {
+            /* `template <typename U, ...> operator U()`: U is the type converted to */
+            const ast_tparam *u = cf->d->tparams.count ? &cf->d->tparams.items[0] : NULL;
+            if (!u || !u->name || !en_streq(cf->d->name + 9, u->name)) continue;
+            bool hard = false;
+            cf = ck_member_template_inst(ck, cf, NULL, to, NULL, 0, &hard);
+            if (!cf) continue;
+        }
         ck_inst *inst = ck_method_inst(ck, cf, space);
         if (!inst || !inst->fn) continue;
         if (inst->fn->return_type == to) exact = cf;
@@ -461,6 +468,11 @@ ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) 
     }
     ck_func *pick = exact ? exact : convertible;
     if (!pick) return NULL;
+    if (pick->from_template) { /* an instance: called directly, not by name */
+        ir_expr *v = ck_call_method_inst(ck, e, pick, loc);
+        if (!v || v->type == to) return v;
+        return ck_implicit(ck, v, to, loc);
+    }
     ir_expr *v = ck_call_method(ck, e, pick->d->name, NULL, NULL, 0, loc);
     if (!v || v->type == to) return v;
     return ck_implicit(ck, v, to, loc);

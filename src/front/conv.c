@@ -226,6 +226,8 @@ ir_expr *ck_explicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
         ir_expr *c = ck_struct_conversion(ck, e, to, loc);
         if (c) return c;
     }
+    if (to->kind == IR_T_STRUCT && ck->fn && ck_has_constructor(ck, to)) /* (complex64_t)x */
+        return ck_construct(ck, to, &e, &loc, 1, loc);
     if (ck_is_vote(from) && (ir_is_integer(to) || to->kind == IR_T_BOOL)) {
         ir_expr *bits = ir_convert(ck->m, ck_t(ck, IR_T_U64), e, loc);
         if (to->kind == IR_T_BOOL)

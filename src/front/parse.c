@@ -1304,11 +1304,13 @@ static void parse_declarator(parser *p, ast_type *base, declarator *d, bool abst
 }
 
 // type = decl-specs abstract-declarator     (in casts, template arguments, sizeof)
-static ast_type *parse_type(parser *p) {
+/* a type; the struct or enum it defines, if any (`using t = union {...};`), goes to `defs`
+ * when given */
+static ast_type *parse_type_defining(parser *p, ast_decls *defs) {
     if (!enter(p, "type")) return new_type(p, AST_TYPE_ERROR, loc_here(p));
     decl_specs ds;
     ast_decls ignored = {0};
-    parse_decl_specs(p, &ds, &ignored, false);
+    parse_decl_specs(p, &ds, defs ? defs : &ignored, false);
     ast_type *t = ds.type;
     if (!t) {
         error_at(p, loc_here(p), "expected a type before %s", tok_desc(p, peek(p)));
@@ -1319,6 +1321,8 @@ static ast_type *parse_type(parser *p) {
     leave(p);
     return t;
 }
+
+static ast_type *parse_type(parser *p) { return parse_type_defining(p, NULL); }
 
 // struct-specifier = ("struct" | "class" | "union") attributes? name? (":" bases)?
 //                    ("{" member* "}")?
@@ -2537,7 +2541,7 @@ static void parse_using(parser *p, ast_decls *out, bool is_template) {
         advance(p);
         parse_attrs(p, &d->attrs);
         expect(p, "=");
-        d->type = parse_type(p);
+        d->type = parse_type_defining(p, out); /* the union's definition comes first */
         declare(p, d->name, is_template ? SYM_TEMPLATE_TYPE : SYM_TYPE);
         EN_PUSH(p->a, *out, d);
         expect_semi(p, "after alias declaration", errors_before);

@@ -126,7 +126,7 @@ MLX_REFUSED = {  # file: the reason in its first error
         "steel_gemm_gather_nax.metal", "steel_gemm_segmented_nax.metal", "steel_gemm_splitk_nax.metal")
 }
 # files that compile whole today: they must keep compiling
-MLX_COMPILING = {"arange.metal", "arg_reduce.metal", "binary.metal", "dot.metal", "layer_norm.metal", "logsumexp.metal",
+MLX_COMPILING = {"arange.metal", "arg_reduce.metal", "binary.metal", "copy.metal", "dot.metal", "unary.metal", "layer_norm.metal", "logsumexp.metal",
                  "rms_norm.metal", "rope.metal", "scaled_dot_product_attention.metal", "softmax.metal",
                  "ternary.metal"}
 
