@@ -39,7 +39,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 # Python-driven suites: the package's own tests and the kernel suites run through the CLI.
 # Each folder runs in its own pytest process: their conftest modules share a name.
-for d in python/tests tests/semantic tests/cli tests/check tests/pip tests/robust; do
+for d in python/tests tests/semantic tests/cli tests/check tests/pip tests/robust tests/realworld; do
   ls $d/test_*.py >/dev/null 2>&1 || continue
   name=$(echo "$d" | tr / _)
   echo "== pytest $d"
