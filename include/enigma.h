@@ -172,12 +172,18 @@ ENIGMA_API const char *enigma_library_kernel_name(const enigma_library *lib, int
 /* What a stage made, as text: "ir" (the kernel IR), "c" (the cpu backend's C), "cuda" (the
  * cuda backend's CUDA C). Needs no device. Free the text with enigma_free(). */
 ENIGMA_API enigma_status enigma_library_emit(const enigma_library *lib, const char *what, char **text);
+/* ... of one kernel (NULL: all), as it is built alone in a library of many kernels */
+ENIGMA_API enigma_status enigma_library_emit_kernel(const enigma_library *lib, const char *what, const char *kernel,
+                                                    char **text);
 /* Builds the library for `backend` ("cpu" or "cuda") as far as it goes without a device
  * (cuda: NVRTC to a cubin for $ENIGMA_CUDA_ARCH, else sm_90; no GPU needed) and returns a
  * one-line summary (free it with enigma_free()). ENIGMA_ERROR_UNAVAILABLE where the
  * backend has no such step or its compiler is missing. */
 ENIGMA_API enigma_status enigma_library_build_offline(const enigma_library *lib, const char *backend,
                                                       char **summary);
+/* ... of one kernel (NULL: all) */
+ENIGMA_API enigma_status enigma_library_build_offline_kernel(const enigma_library *lib, const char *backend,
+                                                             const char *kernel, char **summary);
 
 /* ---- pipelines: one kernel, with Metal's introspection -------------------------------- */
 typedef struct enigma_pipeline enigma_pipeline;

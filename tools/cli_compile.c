@@ -8,11 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 static const char compile_help[] =
-    "usage: enigma compile FILE.metal [--emit ir|c|cuda] [--backend cpu|cuda] [-o FILE]\n"
+    "usage: enigma compile FILE.metal [-k KERNEL]... [--emit ir|c|cuda] [--backend cpu|cuda] [-o FILE] [-j N]\n"
     "                      [--check] [-I DIR]... [-D NAME[=VALUE]]... [--constant NAME=VALUE]...\n"
     "\n"
     "  --emit ir|c|cuda   print the kernel IR, the cpu backend's C, or the cuda backend's CUDA C\n"
@@ -20,6 +21,11 @@ static const char compile_help[] =
     "  --backend B        cpu (default) or cuda; without a GPU, cuda compiles with NVRTC for\n"
     "                     $ENIGMA_CUDA_ARCH (default sm_90), or only generates the CUDA C where\n"
     "                     NVRTC is missing too\n"
+    "  -k KERNEL          only this kernel (by its host name): emitted or built alone, as a\n"
+    "                     library of many kernels builds it when its pipeline is made; more\n"
+    "                     than one -k builds each of them\n"
+    "  -j, --jobs N       kernels built at once, when a library of more than 16 kernels (or\n"
+    "                     the -k kernels) is built kernel by kernel (default: the CPU count)\n"
     "  -o FILE            write the emitted text to FILE instead of standard output\n"
     "  --check            compile with checked-mode instrumentation\n"
     "  -I DIR, -D NAME[=VALUE]   include directories and macro definitions\n"
@@ -42,7 +48,9 @@ static int write_text(const char *path, const char *text) {
 }
 
 int cli_compile(int argc, char **argv) {
-    const char *file = NULL, *emit = NULL, *backend = NULL, *out = NULL;
+    const char *file = NULL, *emit = NULL, *backend = NULL, *out = NULL, *kernel = NULL;
+    const char **kernels = NULL; /* every -k */
+    int kernel_count = 0, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     bool checked = false;
     cli_compile_flags flags = {0};
     int code = EXIT_OK;
@@ -57,10 +65,26 @@ int cli_compile(int argc, char **argv) {
             if (took < 0) { code = EXIT_USAGE; goto done; }
         } else if (strcmp(a, "--check") == 0) {
             checked = true;
-        } else if (strcmp(a, "--emit") == 0 || strcmp(a, "--backend") == 0 || strcmp(a, "-o") == 0) {
+        } else if (strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
+            char *end;
+            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+            if (i + 1 >= argc || *end || v < 1 || v > 1024) {
+                code = cli_error(EXIT_USAGE, "compile: %s needs a number of builds at once (1 to 1024)", a);
+                goto done;
+            }
+            jobs = (int)v;
+            i++;
+        } else if (strcmp(a, "--emit") == 0 || strcmp(a, "--backend") == 0 || strcmp(a, "-o") == 0 ||
+                   strcmp(a, "-k") == 0) {
             if (i + 1 >= argc) { code = cli_error(EXIT_USAGE, "compile: %s needs a value", a); goto done; }
             const char *v = argv[++i];
-            if (a[2] == 'e') emit = v;
+            if (a[1] == 'k') {
+                const char **grown = realloc(kernels, sizeof *kernels * (size_t)(kernel_count + 1));
+                if (!grown) { code = cli_error(EXIT_RUNTIME, "out of memory"); goto done; }
+                kernels = grown;
+                kernels[kernel_count++] = kernel = v;
+            }
+            else if (a[2] == 'e') emit = v;
             else if (a[2] == 'b') backend = v;
             else out = v;
         } else if (a[0] == '-' && a[1]) {
@@ -89,6 +113,7 @@ int cli_compile(int argc, char **argv) {
         goto done;
     }
     if (out && !emit) { code = cli_error(EXIT_USAGE, "compile: -o needs --emit ir|c|cuda"); goto done; }
+    if (emit && kernel_count > 1) { code = cli_error(EXIT_USAGE, "compile: --emit takes one -k KERNEL"); goto done; }
     if (!backend) backend = emit && strcmp(emit, "cuda") == 0 ? "cuda" : "cpu";
 
     enigma_compile_options opts = {
@@ -118,9 +143,20 @@ int cli_compile(int argc, char **argv) {
         /* a file that cannot be read is the caller's mistake, as in `enigma run` */
         code = st == ENIGMA_ERROR_IO ? EXIT_USAGE : st == ENIGMA_ERROR_INVALID_ARGUMENT ? EXIT_RUNTIME : cli_exit_code(st);
         if (!lib || st != ENIGMA_ERROR_COMPILE) cli_error(code, "%s", enigma_last_error());
+    } else if (!emit && (kernel_count > 0 || n > 16) && (offline || dev)) {
+        /* kernel by kernel: all of them, or those named */
+        const char **names = kernel_count ? kernels : malloc(sizeof *names * (size_t)(n ? n : 1));
+        if (!names) {
+            code = cli_error(EXIT_RUNTIME, "out of memory");
+        } else {
+            if (!kernel_count)
+                for (int k = 0; k < n; k++) names[k] = enigma_library_kernel_name(lib, k);
+            code = cli_build_kernels(lib, file, backend, offline, names, kernel_count ? kernel_count : n, jobs);
+            if (!kernel_count) free(names);
+        }
     } else if (offline) {
         char *summary = NULL;
-        st = enigma_library_build_offline(lib, backend, &summary);
+        st = enigma_library_build_offline_kernel(lib, backend, kernel, &summary);
         if (st == ENIGMA_OK) {
             printf("%s: %s", file, summary);
             if (!*summary || summary[strlen(summary) - 1] != '\n') printf("\n");
@@ -128,7 +164,7 @@ int cli_compile(int argc, char **argv) {
             /* no compiler for the backend here either: still check the code generation */
             char *text = NULL, nvrtc_why[512];
             snprintf(nvrtc_why, sizeof nvrtc_why, "%s", enigma_last_error());
-            st = enigma_library_emit(lib, "cuda", &text);
+            st = enigma_library_emit_kernel(lib, "cuda", kernel, &text);
             if (st == ENIGMA_OK)
                 printf("%s: %d kernel%s: CUDA C generated, not compiled (%s; %s)\n", file, n, n == 1 ? "" : "s", why,
                        nvrtc_why);
@@ -141,7 +177,7 @@ int cli_compile(int argc, char **argv) {
         enigma_free(summary);
     } else if (emit) {
         char *text = NULL;
-        st = enigma_library_emit(lib, emit, &text);
+        st = enigma_library_emit_kernel(lib, emit, kernel, &text);
         if (st != ENIGMA_OK) code = cli_error(cli_exit_code(st) == EXIT_USAGE ? EXIT_RUNTIME : cli_exit_code(st), "%s",
                                               enigma_last_error());
         else
@@ -155,6 +191,7 @@ int cli_compile(int argc, char **argv) {
     enigma_library_destroy(lib);
     enigma_device_close(dev);
 done:
+    free(kernels);
     cli_compile_flags_free(&flags);
     return code;
 }

@@ -1137,6 +1137,9 @@ static void emit_kernel(emitter *e, const ir_func *f) {
 
 /* ---- structs and constants ------------------------------------------------------------------ */
 static void emit_struct(emitter *e, const ir_type *t) {
+    /* declared and never defined (ggml's repeated `struct global_scope_noop_trick;`): no
+     * object of it exists, so there is nothing to define */
+    if (t->size == 0 && t->field_count == 0) return;
     const char *name = struct_name(e, t);
     en_buf_printf(e->out, "\nstruct %s {\n", name);
     /* C++ lays fields out by the same rule as MSL (each at the next multiple of its

@@ -392,7 +392,7 @@ static void tparams_print(const ast_decl *d, en_buf *out) {
         const ast_tparam *p = &d->tparams.items[i];
         if (i) en_buf_puts(out, ", ");
         if (p->is_type) {
-            en_buf_printf(out, "typename %s", p->name ? p->name : "");
+            en_buf_printf(out, "typename %s%s", p->is_pack ? "... " : "", p->name ? p->name : "");
             if (p->default_type) {
                 en_buf_puts(out, " = ");
                 ast_type_print(p->default_type, out);

@@ -82,6 +82,7 @@ struct ast_targ {
     en_loc loc;
     ast_type *type;
     ast_expr *expr;
+    bool pack_expansion; /* `Ts...` */
 };
 
 /* ---- written types ------------------------------------------------------------------ */
@@ -176,6 +177,7 @@ typedef enum ast_cast_kind {
 struct ast_expr {
     ast_expr_kind kind;
     en_loc loc;
+    bool pack_expansion;      /* followed by `...` (a call argument `us...`, `sizeof...(Ts)`) */
     /* literals */
     uint64_t ival;
     double fval;
@@ -281,6 +283,8 @@ typedef struct ast_tparam {
     ast_type *type;     /* value parameter: its type */
     ast_type *default_type;  /* type parameter default (NULL if none) */
     ast_expr *default_value; /* value parameter default (NULL if none) */
+    bool is_pack;       /* `typename... Ts`: a parameter pack (parsed; instantiating a
+                           template that has one is refused by the checker) */
     bool is_func;       /* a function pointer: void (*f)(int) — its argument names a
                            function, and calls through the parameter call that function */
 } ast_tparam;
@@ -293,6 +297,7 @@ typedef struct ast_param {
     ast_type *type;
     ast_attrs attrs;     /* [[buffer(0)]], [[thread_position_in_grid]]... */
     ast_expr *default_value; /* NULL if none */
+    bool is_pack;        /* `Us... us`: a function parameter pack */
 } ast_param;
 typedef struct ast_params { ast_param *items; int count, cap; } ast_params;
 
@@ -348,7 +353,8 @@ struct ast_decl {
     ast_expr *message;      /* STRING or NULL */
 
     /* FUNC: an explicit specialization `template<> float f<float>(float)` names its
-     * template-id here (count 0 otherwise) */
+     * template-id here; STRUCT: a full or partial specialization of a class template,
+     * `template <typename T> struct S<vec<T, 2>> {...}` (count 0 otherwise) */
     ast_name spec_name;
 
     /* TYPEDEF: `typedef void (k_t)(params);` names a function type: type is its return

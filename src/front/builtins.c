@@ -213,8 +213,8 @@ bool ck_is_builtin(const char *name) { return find_builtin(name) != NULL; }
 /* MSL built-ins that enigma does not provide: named in the error rather than "undeclared" */
 const char *ck_unsupported_builtin(const char *name) {
     static const char *const missing[] = {
-        "cbrt", "fmin3", "fmax3", "fmedian3", "asinpi", "acospi", "atanpi", "atan2pi", "divide",
-        "nextafter", "ilogb", "logb", "erf", "erfc", "tgamma", "lgamma", "hypot", "expm1", "log1p",
+        "cbrt", "asinpi", "acospi", "atanpi", "atan2pi",
+        "ilogb", "logb", "erf", "erfc", "tgamma", "lgamma", "hypot", "expm1", "log1p",
         "faceforward", "reflect", "refract", "determinant", "transpose", "pack_float_to_unorm4x8",
         "unpack_unorm4x8_to_float", "atomic_thread_fence", "simdgroup_matrix_storage",
         "quad_shuffle_rotate", "simd_vote_any", "dfdx", "dfdy", "fwidth", "discard_fragment",

@@ -129,6 +129,28 @@ ck_sym *ck_lookup_str(checker *ck, const char *name) {
     return find_global(ck, name);
 }
 
+/* the scope a qualifier names, as the prefix of the members' names: a qualifier that is a
+ * struct type (S<float>::, or an alias of one: Loader::) names it by its IR name, which
+ * its static members and member types are declared under (class.c) */
+static void qualifier_prefix(checker *ck, const ast_name *n, int first, int upto, en_buf *b) {
+    ast_name prefix = *n;
+    prefix.count = upto + 1;
+    bool typed = n->parts[upto].has_targs;
+    if (!typed) {
+        ck_sym *s = ck_lookup(ck, &prefix);
+        typed = s && s->kind == SYM_TYPE && s->type && s->type->kind == IR_T_STRUCT;
+    }
+    ir_type *t = typed ? ck_type_name_lookup(ck, &prefix, false) : NULL;
+    if (t && t->kind == IR_T_STRUCT && t->name) {
+        b->len = 0;
+        if (b->data) b->data[0] = 0;
+        en_buf_puts(b, t->name);
+        return;
+    }
+    if (upto > first) en_buf_puts(b, "::");
+    en_buf_puts(b, n->parts[upto].ident ? n->parts[upto].ident : "?");
+}
+
 ck_sym *ck_lookup(checker *ck, const ast_name *n) {
     if (!n || n->count < 1 || !n->parts) return NULL;
     en_buf b = {0};
@@ -136,6 +158,10 @@ ck_sym *ck_lookup(checker *ck, const ast_name *n) {
     while (first < n->count - 1 && n->parts[first].ident && en_streq(n->parts[first].ident, "metal"))
         first++;
     for (int i = first; i < n->count; i++) {
+        if (i < n->count - 1) {
+            qualifier_prefix(ck, n, first, i, &b);
+            continue;
+        }
         if (i > first) en_buf_puts(&b, "::");
         en_buf_puts(&b, n->parts[i].ident ? n->parts[i].ident : "?");
     }

@@ -138,6 +138,9 @@ typedef struct ck_func {
     en_loc use_loc;
     /* templates */
     EN_VEC(ck_inst *) insts;
+    /* a member function template: its instantiations, each a member function of its own
+     * (named "S::f<int>", its template parameters bound in a scope inside the struct's) */
+    EN_VEC(struct ck_func *) member_insts;
     /* explicit specializations `template<> R f<A>(...)`, by instantiation name */
     EN_VEC(const char *) spec_names;
     EN_VEC(const ast_decl *) spec_decls;
@@ -171,6 +174,9 @@ typedef struct ck_sym {
     int func_type_params;     /* ... and how many parameters that function type has */
     /* TYPE with type NULL: a class template; uses with arguments instantiate it (class.c) */
     struct ck_class_template *class_template;
+    /* CONST with no value: a variable template; TYPE with type NULL: an alias template
+     * (template.c) */
+    struct ck_other_template *other_template;
     struct ck_sym *next;      /* the scope's symbols, newest first */
     struct ck_sym *older_same_name; /* the scope's previous symbol of this name, if any */
 } ck_sym;
@@ -242,6 +248,7 @@ struct checker {
 
 /* class.c: class templates */
 typedef struct ck_class_template ck_class_template;
+typedef struct ck_other_template ck_other_template;
 EN_INTERNAL void ck_class_template_decl(checker *ck, const ast_decl *d);
 /* the struct type `name<args>` of class template ts, instantiated once per argument list */
 EN_INTERNAL ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args, en_loc loc);
@@ -295,6 +302,12 @@ EN_INTERNAL void ck_push_scope(checker *ck);
 EN_INTERNAL void ck_pop_scope(checker *ck);
 EN_INTERNAL ck_sym *ck_declare(checker *ck, ck_sym_kind kind, const char *name, en_loc loc);
 
+/* ---- builtins_composite.c ---------------------------------------------------------- */
+/* fmin3, fmax3, fmedian3, min3, max3, median3, divide: built-ins made of others */
+EN_INTERNAL bool ck_is_composite_builtin(const char *name);
+EN_INTERNAL ir_expr *ck_composite_builtin(checker *ck, const char *name, ir_expr **args, en_loc *locs, int n,
+                                          en_loc loc);
+
 /* ---- type_traits.c ----------------------------------------------------------------- */
 /* `is_same<A, B>::value`, `is_integral_v<T>`...: a bool constant (*handled true), or NULL
  * with *handled true after an error, or NULL with *handled false: not a trait */
@@ -338,7 +351,9 @@ EN_INTERNAL ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name,
 
 /* does any function of overload set fs take these arguments? (quiet: a user `dot(float,
  * float)` leaves vector calls of dot to Metal's built-in, as C++ overloading would) */
-EN_INTERNAL bool ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n, en_loc loc);
+typedef enum ck_viability { CK_NOT_VIABLE, CK_VIABLE_CONVERTED, CK_VIABLE_EXACT } ck_viability;
+EN_INTERNAL ck_viability ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n,
+                                        en_loc loc);
 
 /* template binding and instantiation (check_decl.c), for template.c */
 typedef struct ck_binding {
@@ -348,13 +363,38 @@ typedef struct ck_binding {
     bool is_type;
     bool given;  /* written explicitly: not deduced */
 } ck_binding;
+/* a template argument as written: a type (*type) or a constant value (*value) */
+EN_INTERNAL bool ck_targ_value(checker *ck, const ast_targ *ta, ir_type **type, int64_t *value);
+/* binds the parameters among b (nb) that parameter type pt mentions from argument type at;
+ * false on a conflict with a binding made before */
+EN_INTERNAL bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int nb);
+/* does template d have a parameter pack (`typename... Ts`)? */
+EN_INTERNAL bool ck_template_has_pack(const ast_decl *d);
 EN_INTERNAL bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname,
                                const ast_name_part *explicit_args, ir_expr **args, int n, ck_binding *b,
                                bool *hard_error);
 /* "f<float, 4>": an instantiation's name and cache key */
 EN_INTERNAL const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, int n);
+/* class.c: the arguments class template ts was instantiated with to make t; false when t
+ * is no instantiation of it */
+EN_INTERNAL bool ck_class_instance_args(const ck_sym *ts, const ir_type *t, const ck_binding **args, int *count);
+/* class.c: among specializations `specs` of template `primary` (named qname, declared in
+ * namespace ns), the one the primary's bound arguments b (nb) select, its own bindings in
+ * *sb; NULL when none does (the primary serves) */
+EN_INTERNAL const ast_decl *ck_pick_specialization(checker *ck, const ast_decl *primary, const char *qname,
+                                                   const char *ns, const ast_decl *const *specs, int nspecs,
+                                                   const ck_binding *b, int nb, ck_binding **sb);
+/* template.c: variable templates (`template <typename T> constexpr constant bool is_x_v = ...;`
+ * with partial specializations) and alias templates (`template <bool B> using
+ * bool_constant = integral_constant<bool, B>;`) */
+EN_INTERNAL void ck_var_template_decl(checker *ck, const ast_decl *d);
+EN_INTERNAL ir_expr *ck_var_template_value(checker *ck, ck_sym *s, const ast_name_part *args, en_loc loc);
+EN_INTERNAL void ck_alias_template_decl(checker *ck, const ast_decl *d);
+EN_INTERNAL ir_type *ck_alias_template_type(checker *ck, ck_sym *s, const ast_name_part *args, en_loc loc);
 /* a scope above the globals binding cf's template parameters to b */
 EN_INTERNAL ck_scope *ck_template_scope(checker *ck, const ast_decl *d, const ck_binding *b);
+/* ... above `parent` (a member function template's: inside its struct's scope) */
+EN_INTERNAL ck_scope *ck_template_scope_in(checker *ck, const ast_decl *d, const ck_binding *b, ck_scope *parent);
 /* a function template instantiated from explicit arguments alone, body included */
 EN_INTERNAL ck_inst *ck_instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, en_loc loc,
                                     bool *hard_error);

@@ -24,7 +24,7 @@ static ir_space space_of(ast_addr_space s) {
     }
 }
 
-static bool targ_value(checker *ck, const ast_targ *ta, ir_type **type, int64_t *value) {
+bool ck_targ_value(checker *ck, const ast_targ *ta, ir_type **type, int64_t *value) {
     *type = NULL;
     *value = 0;
     if (ta->type) return (*type = ck_type(ck, ta->type)) != NULL;
@@ -51,7 +51,7 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
             ir_type *types[4] = {0};
             int64_t values[4] = {0};
             for (int i = 0; i < count; i++)
-                if (!targ_value(ck, &last->targs.items[i], &types[i], &values[i])) return NULL;
+                if (!ck_targ_value(ck, &last->targs.items[i], &types[i], &values[i])) return NULL;
             if (en_streq(id, "array")) {
                 if (count != 2 || !types[0] || types[1] || values[1] <= 0) {
                     en_error(ck->diags, n->loc, "'array' needs a type and a positive length");
@@ -63,6 +63,7 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
         }
         ck_sym *ts = ck_lookup(ck, n);
         if (ts && ts->kind == SYM_TYPE && ts->class_template) return ck_class_instantiate(ck, ts, last, n->loc);
+        if (ts && ts->kind == SYM_TYPE && ts->other_template) return ck_alias_template_type(ck, ts, last, n->loc);
         if (report) {
             const char *why = ck_unsupported_type(id);
             if (why) en_error(ck->diags, n->loc, "%s", why);
@@ -260,6 +261,16 @@ ir_expr *ck_initializer(checker *ck, ir_type *t, const ast_expr *init, en_loc lo
 }
 
 /* ---- variables ------------------------------------------------------------------------------- */
+/* {0}, {}, {0, 0}, 0: an initializer of zeros alone */
+static bool all_zero_initializer(const ast_expr *e, int depth) {
+    if (!e || depth > 16) return false;
+    if (e->kind == AST_EXPR_INT || e->kind == AST_EXPR_FLOAT) return e->ival == 0 && e->fval == 0;
+    if (e->kind != AST_EXPR_INIT_LIST) return false;
+    for (int i = 0; i < e->args.count; i++)
+        if (!all_zero_initializer(e->args.items[i], depth + 1)) return false;
+    return true;
+}
+
 static void threadgroup_var(checker *ck, const ast_decl *d, ir_type *t) {
     if (!ck->fn || !ck->is_kernel) {
         en_error(ck->diags, d->loc, "threadgroup variable '%s' must be declared in a kernel function", d->name);
@@ -271,10 +282,13 @@ static void threadgroup_var(checker *ck, const ast_decl *d, ir_type *t) {
                  d->name);
         return;
     }
-    if (d->init) {
+    if (d->init && !all_zero_initializer(d->init, 0)) {
         en_error(ck->diags, d->loc, "threadgroup variable '%s' cannot have an initializer", d->name);
         return;
     }
+    if (d->init) /* MLX writes `= {0}`, which Apple's compiler accepts, and zeroes the memory itself */
+        en_warning(ck->diags, d->init->loc, "initializer of threadgroup variable '%s' ignored: threadgroup "
+                   "memory is not initialized in Metal; write it in the kernel", d->name);
     ir_var *v = ir_var_new(ck->m, ck->fn, d->name, t, d->loc);
     v->storage = IR_VAR_THREADGROUP;
     EN_PUSH(ck->m->arena, ck->fn->threadgroup_vars, v);
@@ -543,9 +557,9 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
 static void member_function(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
     const char *mname = m->name ? m->name : "?";
     if ((m->specs & AST_SPEC_STATIC) && !m->is_template && ck_static_member(ck, owner, sname, m)) return;
-    if (m->is_template || (m->specs & AST_SPEC_STATIC)) {
-        en_error(ck->diags, m->loc, "%s member functions are not supported by enigma ('%s::%s')",
-                 m->is_template ? "template" : "static", sname, mname);
+    if (m->specs & AST_SPEC_STATIC) {
+        en_error(ck->diags, m->loc, "static member function templates are not supported by enigma ('%s::%s')",
+                 sname, mname);
         return;
     }
     if (!m->body) {
@@ -556,11 +570,37 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
     cf->d = m;
     cf->qname = en_fmt(ck->a, "%s::%s", owner->name, mname);
     /* the struct's static members are found unqualified from its member functions */
-    cf->ns = strchr(owner->name, '<') ? ck->ns : ck_qualify(ck, sname);
+    cf->ns = strchr(owner->name, '<') ? owner->name : ck_qualify(ck, sname);
     cf->owner = owner;
     cf->definition = m;
     cf->outer = ck->scope;
+    cf->is_template = m->is_template;
     EN_PUSH(ck->a, ck->methods, cf);
+}
+
+/* member function template cf instantiated for a call with these arguments (deduced), or
+ * NULL when it does not fit (quietly, unless *hard_error) */
+static ck_func *member_template_inst(checker *ck, ck_func *cf, ir_expr **args, int n, bool *hard_error) {
+    int nb = cf->d->tparams.count;
+    ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
+    ck_fnctx saved = ck_save_fn(ck);
+    ck->scope = cf->outer ? cf->outer : ck->globals;
+    ck->ns = cf->ns;
+    bool ok = ck_bind_targs(ck, cf->d, cf->qname, NULL, args, n, b, hard_error);
+    ck_restore_fn(ck, saved);
+    if (!ok) return NULL;
+    const char *name = ck_binding_name(ck, cf->qname, b, nb);
+    for (int i = 0; i < cf->member_insts.count; i++)
+        if (en_streq(cf->member_insts.items[i]->qname, name)) return cf->member_insts.items[i];
+    ck_func *inst = en_alloc(ck->a, sizeof *inst);
+    *inst = *cf;
+    memset(&inst->insts, 0, sizeof inst->insts);
+    memset(&inst->member_insts, 0, sizeof inst->member_insts);
+    inst->is_template = false;
+    inst->qname = name;
+    inst->outer = ck_template_scope_in(ck, cf->d, b, cf->outer ? cf->outer : ck->globals);
+    EN_PUSH(ck->a, cf->member_insts, inst);
+    return inst;
 }
 
 static void struct_decl(checker *ck, const ast_decl *d) {
@@ -630,6 +670,11 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
             }
             continue;
         }
+        if ((m->kind == AST_DECL_TYPEDEF || m->kind == AST_DECL_ENUM) && ck_static_member(ck, t, name, m)) continue;
+        if (m->kind == AST_DECL_STATIC_ASSERT) { /* in the struct's scope: a template's parameters are seen */
+            ck_decl(ck, m, false);
+            continue;
+        }
         if (m->kind != AST_DECL_VAR) {
             en_error(ck->diags, m->loc, "nested declarations in structs are not supported by enigma");
             continue;
@@ -682,7 +727,7 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
      * thread memory (other address spaces get their own copy when called) */
     for (int i = 0; i < ck->methods.count; i++) {
         ck_func *cf = ck->methods.items[i];
-        if (cf->owner != t) continue;
+        if (cf->owner != t || cf->is_template) continue; /* templates: per call */
         ck_inst *inst = method_inst(ck, cf, IR_SPACE_THREAD);
         if (inst) method_body(ck, cf, inst);
     }
@@ -721,7 +766,7 @@ static void enum_decl(checker *ck, const ast_decl *d) {
 static void typedef_decl(checker *ck, const ast_decl *d) {
     if (!d->name) return;
     if (d->is_template) {
-        en_error(ck->diags, d->loc, "alias templates are not supported by enigma ('%s')", d->name);
+        ck_alias_template_decl(ck, d);
         return;
     }
     if (ck_func_type_alias(ck, d)) return;
@@ -732,6 +777,10 @@ static void typedef_decl(checker *ck, const ast_decl *d) {
         en_error(ck->diags, d->loc, "reference aliases are not supported by enigma ('%s')", d->name);
         return;
     }
+    /* `typedef struct { ... } args_t;` (ggml's argument structs): the struct is known by the
+     * typedef's name in diagnostics, --emit output and pipeline reflection */
+    if (t->kind == IR_T_STRUCT && t->name && strncmp(t->name, "__anonymous_struct_", 19) == 0)
+        t->name = ck_qualify(ck, d->name);
     ck_sym *s = ck_declare(ck, SYM_TYPE, d->name, d->loc);
     s->type = t;
 }
@@ -1209,17 +1258,17 @@ static void function_decl(checker *ck, const ast_decl *d) {
 typedef ck_binding binding;
 
 /* matches a written parameter type against an argument type, binding template parameters */
-static bool deduce(checker *ck, const ast_type *pt, ir_type *at, binding *b, int nb) {
+bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int nb) {
     if (!pt || !at) return true;
     switch (pt->kind) {
     case AST_TYPE_REF:
-        return deduce(ck, pt->base, at, b, nb);
+        return ck_deduce(ck, pt->base, at, b, nb);
     case AST_TYPE_POINTER:
         if (at->kind != IR_T_PTR) return true;
-        return deduce(ck, pt->base, at->elem, b, nb);
+        return ck_deduce(ck, pt->base, at->elem, b, nb);
     case AST_TYPE_ARRAY:
         if (at->kind != IR_T_ARRAY) return true;
-        return deduce(ck, pt->base, at->elem, b, nb);
+        return ck_deduce(ck, pt->base, at->elem, b, nb);
     case AST_TYPE_NAME: {
         const ast_name *n = &pt->name;
         if (n->count != 1 || !n->parts || !n->parts[0].ident) return true;
@@ -1237,13 +1286,39 @@ static bool deduce(checker *ck, const ast_type *pt, ir_type *at, binding *b, int
             }
             return true;
         }
+        /* S<T, N> against an instantiation of class template S: its arguments, one by one */
+        ck_sym *ts = at->kind == IR_T_STRUCT ? ck_lookup(ck, n) : NULL;
+        const ck_binding *ia;
+        int ic;
+        if (ts && ts->kind == SYM_TYPE && ts->class_template && ck_class_instance_args(ts, at, &ia, &ic)) {
+            for (int k = 0; k < p->targs.count && k < ic; k++) {
+                const ast_targ *ta = &p->targs.items[k];
+                if (ia[k].is_type) {
+                    ast_type as_type = {.kind = AST_TYPE_NAME, .loc = ta->loc};
+                    const ast_type *pt2 = ta->type;
+                    if (!pt2 && ta->expr && ta->expr->kind == AST_EXPR_NAME) {
+                        as_type.name = ta->expr->name;
+                        pt2 = &as_type;
+                    }
+                    if (pt2 && ia[k].value.type && !ck_deduce(ck, pt2, ia[k].value.type, b, nb)) return false;
+                } else if (ta->expr && ta->expr->kind == AST_EXPR_NAME && ta->expr->name.count == 1) {
+                    for (int i = 0; i < nb; i++) {
+                        if (b[i].is_type || b[i].given || !en_streq(b[i].name, ta->expr->name.parts[0].ident)) continue;
+                        if (b[i].set && b[i].value.value != ia[k].value.value) return false;
+                        b[i].set = true;
+                        b[i].value.value = ia[k].value.value;
+                    }
+                }
+            }
+            return true;
+        }
         /* vec<T, N> */
         if (en_streq(p->ident, "vec") && p->targs.count == 2 && at->kind == IR_T_VEC) {
             const ast_targ *t0 = &p->targs.items[0], *t1 = &p->targs.items[1];
-            if (t0->type && !deduce(ck, t0->type, at->elem, b, nb)) return false;
+            if (t0->type && !ck_deduce(ck, t0->type, at->elem, b, nb)) return false;
             if (t0->expr && t0->expr->kind == AST_EXPR_NAME) {
                 ast_type tmp = {.kind = AST_TYPE_NAME, .loc = t0->loc, .name = t0->expr->name};
-                if (!deduce(ck, &tmp, at->elem, b, nb)) return false;
+                if (!ck_deduce(ck, &tmp, at->elem, b, nb)) return false;
             }
             if (t1->expr && t1->expr->kind == AST_EXPR_NAME && t1->expr->name.count == 1) {
                 for (int i = 0; i < nb; i++) {
@@ -1285,8 +1360,9 @@ static bool fits_function_type(const ck_sym *fs, const ck_sym *ft) {
     return false;
 }
 
-static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
-    for (int i = 0; i < d->tparams.count; i++) {
+/* declares the first `count` template parameters of d in the current scope, bound to b */
+static void bind_first_tparams(checker *ck, const ast_decl *d, binding *b, int count) {
+    for (int i = 0; i < count; i++) {
         const ast_tparam *tp = &d->tparams.items[i];
         if (!tp->name) continue;
         if (tp->is_type) {
@@ -1308,12 +1384,23 @@ static void bind_tparams(checker *ck, const ast_decl *d, binding *b) {
     }
 }
 
+static void bind_tparams(checker *ck, const ast_decl *d, binding *b) { bind_first_tparams(ck, d, b, d->tparams.count); }
+
 /* binds the template parameters of cf: explicit arguments first, then deduction from the
  * call's arguments, then defaults. False when this template does not fit (quietly, unless
  * *hard_error is set after a reported error). */
+bool ck_template_has_pack(const ast_decl *d) {
+    for (int i = 0; i < d->tparams.count; i++)
+        if (d->tparams.items[i].is_pack) return true;
+    return false;
+}
+
 bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_name_part *explicit_args,
                    ir_expr **args, int n, ck_binding *b, bool *hard_error) {
     int nb = d->tparams.count;
+    /* variadic templates are parsed (kernel libraries declare them) but not instantiated:
+     * never a candidate (ck_call_user says why when nothing else fits) */
+    if (ck_template_has_pack(d)) return false;
     for (int i = 0; i < nb; i++) {
         b[i].name = d->tparams.items[i].name ? d->tparams.items[i].name : "";
         b[i].is_type = d->tparams.items[i].is_type;
@@ -1351,7 +1438,7 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
             }
             ir_type *t;
             int64_t v;
-            if (!targ_value(ck, ta, &t, &v)) {
+            if (!ck_targ_value(ck, ta, &t, &v)) {
                 *hard_error = true;
                 return false;
             }
@@ -1364,16 +1451,22 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
     int np = d->params.count;
     if (n > np) return false;
     for (int i = 0; i < n; i++)
-        if (!deduce(ck, d->params.items[i].type, args[i]->type, b, nb)) return false;
+        if (!ck_deduce(ck, d->params.items[i].type, args[i]->type, b, nb)) return false;
     for (int i = 0; i < nb; i++) {
         if (b[i].set) continue;
         const ast_tparam *tp = &d->tparams.items[i];
-        if (tp->is_type && tp->default_type) {
+        if (!(tp->is_type ? tp->default_type != NULL : tp->default_value != NULL)) return false;
+        /* a default may name the parameters before it: `int N = WorkPerThread<T>::n` */
+        ck_scope *saved = ck->scope;
+        ck_push_scope(ck);
+        bind_first_tparams(ck, d, b, i);
+        if (tp->is_type) {
             b[i].value.type = ck_type(ck, tp->default_type);
             b[i].set = b[i].value.type != NULL;
-        } else if (!tp->is_type && tp->default_value) {
+        } else {
             b[i].set = ck_const_expr(ck, tp->default_value, &b[i].value.value, "a template argument");
         }
+        ck->scope = saved;
         if (!b[i].set) return false;
     }
     return true;
@@ -1397,8 +1490,12 @@ const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, 
 }
 
 ck_scope *ck_template_scope(checker *ck, const ast_decl *d, const ck_binding *b) {
+    return ck_template_scope_in(ck, d, b, ck->globals);
+}
+
+ck_scope *ck_template_scope_in(checker *ck, const ast_decl *d, const ck_binding *b, ck_scope *parent) {
     ck_scope *saved = ck->scope;
-    ck->scope = ck->globals;
+    ck->scope = parent;
     ck_push_scope(ck);
     ck_scope *tscope = ck->scope;
     bind_tparams(ck, d, (binding *)b);
@@ -1745,6 +1842,12 @@ ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **a
             dropped_const = true;
             continue;
         }
+        if (cf->is_template) {
+            bool hard = false;
+            cf = member_template_inst(ck, cf, args, n, &hard);
+            if (hard) return NULL;
+            if (!cf) continue;
+        }
         ck_inst *inst = method_inst(ck, cf, space);
         if (!inst || n > inst->param_count - 1 || n > 32) continue;
         candidate c = {.cf = cf, .inst = inst};
@@ -1836,6 +1939,9 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
                 continue;
             else if (!cf->is_template && cf->sig.fn)
                 en_note(ck->diags, cf->d->loc, "candidate: %s", candidate_text(ck, &cf->sig, cf->d));
+            else if (cf->is_template && ck_template_has_pack(cf->d))
+                en_note(ck->diags, cf->d->loc, "candidate '%s' is a variadic template, which enigma does not instantiate",
+                        cf->qname);
             else if (cf->is_template)
                 en_note(ck->diags, cf->d->loc, "candidate template '%s' does not fit", cf->qname);
         (void)total;
@@ -1863,21 +1969,28 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
     return emit_call(ck, fname, sig, best.cf->d, NULL, args, locs, n, loc);
 }
 
-bool ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n, en_loc loc) {
+ck_viability ck_user_viable(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, int n, en_loc loc) {
     const ast_name_part *last = name && name->count > 0 ? &name->parts[name->count - 1] : NULL;
+    ck_viability best = CK_NOT_VIABLE;
     for (ck_func *cf = fs->funcs; cf; cf = cf->next) {
         if (cf->is_kernel) continue;
         candidate c = {.cf = cf};
+        bool fits = false;
         if (cf->is_template) {
             bool hard_error = false;
             ck_inst *inst = instantiate(ck, cf, last, args, n, loc, &hard_error);
-            if (hard_error) return true; /* let the call report it */
-            if (inst && rank_candidate(ck, &c, inst, cf->d, args, n)) return true;
-        } else if (!(last && last->has_targs) && cf->sig.fn && rank_candidate(ck, &c, &cf->sig, cf->d, args, n)) {
-            return true;
+            if (hard_error) return CK_VIABLE_EXACT; /* let the call report it */
+            fits = inst && rank_candidate(ck, &c, inst, cf->d, args, n);
+        } else {
+            fits = !(last && last->has_targs) && cf->sig.fn && rank_candidate(ck, &c, &cf->sig, cf->d, args, n);
         }
+        if (!fits) continue;
+        bool exact = true;
+        for (int k = 0; k < n && k < 32; k++) exact = exact && c.ranks[k] == CK_RANK_EXACT;
+        if (exact) return CK_VIABLE_EXACT;
+        best = CK_VIABLE_CONVERTED;
     }
-    return false;
+    return best;
 }
 
 static void drop_func(ir_module *m, const ir_func *fn) {
@@ -1929,9 +2042,37 @@ static void using_namespace(checker *ck, const ast_decl *d) {
     EN_PUSH(ck->a, ck->usings, found_rel ? q : n);
 }
 
+/* may e run a user function (a call, or a construction that may run a constructor)? */
+static bool calls_a_function(const ast_expr *e, int depth) {
+    if (!e || depth > 64) return false;
+    if (e->kind == AST_EXPR_CALL || e->kind == AST_EXPR_CONSTRUCT) return true;
+    if (calls_a_function(e->lhs, depth + 1) || calls_a_function(e->rhs, depth + 1) ||
+        calls_a_function(e->operand, depth + 1) || calls_a_function(e->cond, depth + 1))
+        return true;
+    for (int i = 0; i < e->args.count; i++)
+        if (calls_a_function(e->args.items[i], depth + 1)) return true;
+    return false;
+}
+
 static void static_assert_decl(checker *ck, const ast_decl *d) {
     int64_t v;
-    if (!ck_const_expr(ck, d->cond, &v, "a static_assert condition")) return;
+    if (!ck->fn && calls_a_function(d->cond, 0)) {
+        /* MLX asserts facts about its constexpr operators at program scope; enigma does
+         * not run user functions at compile time, so such an assertion is left unchecked
+         * (said once per assertion), rather than refusing the file */
+        en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+        en_diags *loud = ck->diags;
+        ck->diags = &quiet;
+        bool ok = ck_const_expr(ck, d->cond, &v, "a static_assert condition");
+        ck->diags = loud;
+        if (!ok) {
+            en_warning(ck->diags, d->loc, "static_assert not checked: its condition calls functions, which enigma "
+                                          "does not evaluate at compile time");
+            return;
+        }
+    } else if (!ck_const_expr(ck, d->cond, &v, "a static_assert condition")) {
+        return;
+    }
     if (!v) {
         if (d->message && d->message->text) {
             /* the literal's spelling, without its quotes */
@@ -1963,8 +2104,7 @@ void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
     case AST_DECL_VAR: {
         if (!d->name) return;
         if (d->is_template) {
-            en_error(ck->diags, d->loc, "variable templates are not supported by enigma ('%s')", d->name);
-            ck_declare(ck, SYM_VAR, d->name, d->loc);
+            ck_var_template_decl(ck, d);
             return;
         }
         if (redeclared(ck, d->name, d->loc)) return;
@@ -1982,7 +2122,10 @@ void ck_decl(checker *ck, const ast_decl *d, bool at_program_scope) {
         if (d->kind == AST_DECL_STRUCT) struct_decl(ck, d);
         else if (d->kind == AST_DECL_ENUM) enum_decl(ck, d);
         else typedef_decl(ck, d);
-        if (ck->scope->syms == before && d->name) ck_declare(ck, SYM_TYPE, d->name, d->loc);
+        /* (a class template's definition after its declaration, or a specialization,
+         * declares no name: the template has it) */
+        bool template_struct = d->kind == AST_DECL_STRUCT && d->is_template;
+        if (ck->scope->syms == before && d->name && !template_struct) ck_declare(ck, SYM_TYPE, d->name, d->loc);
         return;
     }
     case AST_DECL_NAMESPACE: namespace_decl(ck, d); return;

@@ -104,6 +104,7 @@ static ir_expr *name_expr(checker *ck, const ast_expr *e) {
             if (!sym->var) return NULL;
             return var_use(ck, sym, e->loc);
         case SYM_CONST:
+            if (sym->other_template) return ck_var_template_value(ck, sym, &e->name.parts[e->name.count - 1], e->loc);
             if (!sym->value && sym->is_function_constant) return ck_function_constant_missing(ck, sym, e->loc);
             return sym->value ? copy_const(ck, sym->value, e->loc) : NULL;
         case SYM_TYPE:
@@ -493,14 +494,60 @@ unknown:
     return NULL;
 }
 
+/* does built-in `name` take these arguments with no conversion of theirs? Tried quietly, in a
+ * block of its own that is then dropped */
+static bool builtin_takes_exactly(checker *ck, const char *name, bool precise, const arglist *a, en_loc loc) {
+    if (!ck->fn) return false;
+    en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+    en_diags *loud = ck->diags;
+    ir_stmt *outer = ck->block;
+    ck->diags = &quiet;
+    ck->block = ir_block(ck->m, loc);
+    ir_expr *r = ck_builtin_call(ck, name, precise, a->items, a->locs, a->n, NULL, 0, loc);
+    ck->diags = loud;
+    ck->block = outer;
+    if (!r || quiet.errors) return false;
+    /* exact: the built-in's operands are the arguments themselves, not conversions of them */
+    for (int i = 0; i < r->arg_count; i++)
+        if (r->args[i] && r->args[i]->kind == IR_E_CONVERT) return false;
+    return true;
+}
+
+/* __metal_simd_xor(float x): Apple's intrinsic takes any type and works on its bits (MLX
+ * declares simd_xor for bfloat through it): the integer built-in on the bits, cast back */
+static ir_expr *bitwise_on_bits(checker *ck, const char *name, ir_expr *x, en_loc xloc, en_loc loc) {
+    ir_type *t = x->type;
+    ir_type *bits = ck_t(ck, ir_scalar_of(t)->size == 4 ? IR_T_U32 : IR_T_U16);
+    if (t->kind == IR_T_VEC) bits = ir_type_vec(ck->m, bits, t->count, false);
+    ir_expr *cast = ir_expr_new(ck->m, IR_E_BITCAST, bits, xloc, 1);
+    cast->args[0] = x;
+    ir_expr *args[1] = {cast};
+    en_loc locs[1] = {xloc};
+    ir_expr *r = ck_builtin_call(ck, name, false, args, locs, 1, NULL, 0, loc);
+    if (!r) return NULL;
+    ir_expr *back = ir_expr_new(ck->m, IR_E_BITCAST, t, loc, 1);
+    back->args[0] = r;
+    return back;
+}
+
+/* f(args) where f is an object: its operator() (MLX's `Op()(a, b)`) */
+static ir_expr *functor_call(checker *ck, const ast_expr *e, ir_expr *f) {
+    if (!f) return NULL;
+    if (f->type->kind != IR_T_STRUCT) {
+        en_error(ck->diags, e->callee->loc, "'%s' cannot be called: only functions and objects with an operator() "
+                 "can; function pointers are not supported by enigma", ck_type_name(ck, f->type));
+        return NULL;
+    }
+    arglist a = check_args(ck, &e->args);
+    if (!a.ok) return NULL;
+    return ck_call_method(ck, f, "operator()", a.items, a.locs, a.n, e->callee->loc);
+}
+
 static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     const ast_expr *callee = e->callee;
     if (!callee || callee->kind == AST_EXPR_ERROR) return NULL;
     if (callee->kind == AST_EXPR_MEMBER) return method_call(ck, e);
-    if (callee->kind != AST_EXPR_NAME) {
-        en_error(ck->diags, e->loc, "only named functions can be called; function pointers are not supported by enigma");
-        return NULL;
-    }
+    if (callee->kind != AST_EXPR_NAME) return functor_call(ck, e, ck_expr(ck, callee));
     const ast_name *n = &callee->name;
     if (n->count < 1 || !n->parts) return NULL;
     /* metal::, precise::, fast:: prefixes select the built-in's variant */
@@ -525,11 +572,31 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     ck_sym *sym = qualified_builtin ? NULL : ck_lookup(ck, n);
     if (!sym && n->count - first == 1 && en_streq(last, "is_function_constant_defined"))
         return ck_is_function_constant_defined(ck, e);
+    /* Apple's headers implement the library on compiler intrinsics, __metal_tanh(x, fast)
+     * and the like, and kernel libraries call them directly (MLX's bf16_math.h): they are
+     * the built-ins, their last argument the math mode, which enigma's precise math ignores */
+    if (!sym && n->count - first == 1 && en_streq(last, "__metal_get_simdgroup_size")) {
+        /* __metal_get_simdgroup_size(T()): the SIMD width, 32, as a T */
+        arglist a = check_args(ck, &e->args);
+        if (!a.ok) return NULL;
+        ir_type *t = a.n == 1 && ir_is_integer(a.items[0]->type) ? a.items[0]->type : ck_t(ck, IR_T_U32);
+        return ir_const_uint(ck->m, t, 32, callee->loc);
+    }
+    bool intrinsic = !sym && n->count - first == 1 && strncmp(last, "__metal_", 8) == 0 &&
+                     (ck_is_builtin(last + 8) || ck_is_composite_builtin(last + 8));
+    if (intrinsic) last += 8;
+    if (!sym && ck_is_composite_builtin(last)) {
+        arglist a = check_args(ck, &e->args);
+        if (!a.ok) return NULL;
+        if (intrinsic && a.n >= 2 && a.items[a.n - 1]->type->kind == IR_T_BOOL) a.n--;
+        return ck_composite_builtin(ck, last, a.items, a.locs, a.n, callee->loc);
+    }
     if (sym && sym->kind == SYM_TYPE) {
         arglist a = check_args(ck, &e->args);
         if (!a.ok) return NULL;
         return construct(ck, sym->type, a.items, a.locs, a.n, e->loc);
     }
+    if (sym && sym->kind == SYM_VAR) return functor_call(ck, e, ck_expr(ck, callee));
     if (sym && sym->kind != SYM_FUNC) {
         en_error(ck->diags, callee->loc, "'%s' is not a function", name_text(ck, n));
         return NULL;
@@ -562,11 +629,26 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
     }
     arglist a = check_args(ck, &e->args);
     if (!a.ok) return NULL;
+    if (intrinsic && a.n >= 2 && a.items[a.n - 1]->type->kind == IR_T_BOOL && !en_streq(last, "select")) a.n--;
+    for (int i = 0; intrinsic && i < a.n; i++) /* __metal_frexp(x, &e): the built-in's e is a reference */
+        if (a.items[i]->type->kind == IR_T_PTR && a.items[i]->type->space == IR_SPACE_THREAD)
+            a.items[i] = ir_deref(ck->m, a.items[i], a.locs[i]);
+    if (intrinsic && a.n == 1 && ir_is_float(ir_scalar_of(a.items[0]->type)) &&
+        (en_streq(last, "simd_and") || en_streq(last, "simd_or") || en_streq(last, "simd_xor") ||
+         en_streq(last, "quad_and") || en_streq(last, "quad_or") || en_streq(last, "quad_xor")))
+        return bitwise_on_bits(ck, last, a.items[0], a.locs[0], callee->loc);
     /* a user function that shares a built-in's name overloads it: the built-in serves the
-     * calls none of the user's functions take */
-    if (sym && n->count - first == 1 && ck_is_builtin(last) &&
-        !ck_user_viable(ck, sym, n, a.items, a.n, callee->loc))
-        sym = NULL;
+     * calls none of the user's functions take, and the calls it takes exactly while the
+     * user's need conversions (MLX's simd_shuffle_down(bool, ushort) and (long, ushort)
+     * leave simd_shuffle_down(uint, ushort) to Metal's), as C++ overloading would */
+    if (sym && n->count - first == 1 && ck_is_builtin(last)) {
+        ck_viability v = ck_user_viable(ck, sym, n, a.items, a.n, callee->loc);
+        if (v == CK_NOT_VIABLE) {
+            sym = NULL;
+        } else if (v == CK_VIABLE_CONVERTED && builtin_takes_exactly(ck, last, precise, &a, callee->loc)) {
+            sym = NULL;
+        }
+    }
     /* diagnostics about the call point at the function's name */
     if (sym) return ck_call_user(ck, sym, sym->called_as ? sym->called_as : n, a.items, a.locs, a.n, callee->loc);
     ck_targ targs[4];

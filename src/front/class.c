@@ -145,17 +145,119 @@ ir_expr *ck_designated_array(checker *ck, ir_type *t, const ast_expr *init, en_l
  * distinct argument list `S<float, 2>` becomes its own IR struct named "S<float, 2>", its
  * members checked once in a scope binding the parameters (and S itself, the injected
  * class name, to the instantiation). Member functions see that scope when their bodies
- * are checked, whenever that is. */
+ * are checked, whenever that is.
+ *
+ * Specializations, full (`template <> struct S<float> {...}`) and partial (`template
+ * <typename T> struct S<vec<T, 2>> {...}`), are kept with their primary template. An
+ * argument list is first bound against the primary (defaults filled in); a specialization
+ * matches when its parameters can be deduced from those arguments and its own argument
+ * pattern, rebuilt from them, gives exactly those arguments. Among the matches a full
+ * specialization wins, then the one with the fewest parameters (C++'s partial ordering
+ * for the patterns these libraries write: `S<T*>` against `S<T>`), then the first. */
 struct ck_class_template {
     const ast_decl *d;     /* the definition (or the forward declaration until it comes) */
     const char *qname;
     const char *ns;
+    EN_VEC(const ast_decl *) specs; /* specializations with a body, in declaration order */
     EN_VEC(const char *) names;
     EN_VEC(ir_type *) types;
+    EN_VEC(const ck_binding *) args; /* each instantiation's arguments (the primary's) */
 };
+
+bool ck_class_instance_args(const ck_sym *ts, const ir_type *t, const ck_binding **args, int *count) {
+    const ck_class_template *ct = ts->class_template;
+    for (int i = 0; ct && i < ct->types.count; i++)
+        if (ct->types.items[i] == t) {
+            *args = ct->args.items[i];
+            *count = ct->d->tparams.count;
+            return true;
+        }
+    return false;
+}
+
+static void specialization_decl(checker *ck, const ast_decl *d) {
+    ck_sym *s = ck_lookup(ck, &d->spec_name);
+    if (!s || s->kind != SYM_TYPE || !s->class_template) {
+        en_error(ck->diags, d->loc, "'%s' is not a class template declared before this specialization",
+                 ast_name_str(ck->a, &d->spec_name));
+        return;
+    }
+    if (d->has_body) EN_PUSH(ck->a, s->class_template->specs, d);
+}
+
+/* does specialization sd of template `primary` (named qname, declared in namespace ns)
+ * take the primary's arguments b (nb)? its bindings go to sb */
+static bool spec_matches(checker *ck, const ast_decl *primary, const char *qname, const char *ns_of,
+                         const ast_decl *sd, const ck_binding *b, int nb, ck_binding *sb) {
+    const ast_name_part *pat = &sd->spec_name.parts[sd->spec_name.count - 1];
+    if (pat->targs.count > nb) return false; /* fewer: the primary's defaults complete it */
+    int ns = sd->tparams.count;
+    for (int k = 0; k < ns; k++)
+        sb[k] = (ck_binding){.name = sd->tparams.items[k].name ? sd->tparams.items[k].name : "",
+                             .is_type = sd->tparams.items[k].is_type};
+    for (int i = 0; i < pat->targs.count; i++) {
+        const ast_targ *ta = &pat->targs.items[i];
+        if (b[i].is_type) {
+            ast_type as_type = {.kind = AST_TYPE_NAME, .loc = ta->loc};
+            const ast_type *pt = ta->type;
+            if (!pt && ta->expr && ta->expr->kind == AST_EXPR_NAME) {
+                as_type.name = ta->expr->name;
+                pt = &as_type;
+            }
+            if (pt && b[i].value.type && !ck_deduce(ck, pt, b[i].value.type, sb, ns)) return false;
+        } else if (ta->expr && ta->expr->kind == AST_EXPR_NAME && ta->expr->name.count == 1) {
+            for (int k = 0; k < ns; k++) {
+                if (sb[k].is_type || !en_streq(sb[k].name, ta->expr->name.parts[0].ident)) continue;
+                if (sb[k].set && sb[k].value.value != b[i].value.value) return false;
+                sb[k].set = true;
+                sb[k].value.value = b[i].value.value;
+            }
+        }
+    }
+    for (int k = 0; k < ns; k++)
+        if (!sb[k].set) return false;
+    /* the pattern rebuilt from the deduced bindings must give the arguments exactly; what
+     * cannot be evaluated (enable_if<false>...) is no match, and no error */
+    en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+    en_diags *loud = ck->diags;
+    ck_fnctx saved = ck_save_fn(ck);
+    ck->diags = &quiet;
+    ck->fn = NULL;
+    ck->ns = ns_of;
+    ck->scope = ck_template_scope(ck, sd, sb);
+    ck_binding *pb = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
+    bool hard = false;
+    bool ok = ck_bind_targs(ck, primary, qname, pat, NULL, 0, pb, &hard);
+    for (int i = 0; i < nb && ok; i++)
+        ok = b[i].is_type ? pb[i].value.type == b[i].value.type : pb[i].value.value == b[i].value.value;
+    ok = ok && quiet.errors == 0;
+    ck_restore_fn(ck, saved);
+    ck->diags = loud;
+    return ok;
+}
+
+const ast_decl *ck_pick_specialization(checker *ck, const ast_decl *primary, const char *qname, const char *ns,
+                                      const ast_decl *const *specs, int nspecs, const ck_binding *b, int nb,
+                                      ck_binding **sb) {
+    const ast_decl *best = NULL;
+    for (int i = 0; i < nspecs; i++) {
+        const ast_decl *sd = specs[i];
+        ck_binding *try_b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(sd->tparams.count + 1));
+        if (!spec_matches(ck, primary, qname, ns, sd, b, nb, try_b)) continue;
+        if (!best || sd->tparams.count < best->tparams.count) {
+            best = sd;
+            *sb = try_b;
+        }
+    }
+    return best;
+}
 
 void ck_class_template_decl(checker *ck, const ast_decl *d) {
     if (!d->name) return;
+    if (d->spec_name.count) {
+        specialization_decl(ck, d);
+        return;
+    }
     ck_sym *s = ck_find_in_scope(ck->scope, ck->scope == ck->globals ? ck_qualify(ck, d->name) : d->name);
     if (s && s->kind == SYM_TYPE && s->class_template) {
         ck_class_template *ct = s->class_template;
@@ -185,6 +287,10 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
     ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
     bool hard = false;
     int errors_before = ck->diags->errors;
+    if (ck_template_has_pack(d)) {
+        en_error(ck->diags, loc, "variadic class template '%s' cannot be instantiated by enigma", ct->qname);
+        return NULL;
+    }
     if (!ck_bind_targs(ck, d, ct->qname, args, NULL, 0, b, &hard)) {
         if (ck->diags->errors == errors_before)
             en_error(ck->diags, loc, "the template arguments do not fit class template '%s' (%d parameters)",
@@ -194,12 +300,18 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
     const char *name = ck_binding_name(ck, ct->qname, b, nb);
     for (int i = 0; i < ct->names.count; i++)
         if (en_streq(ct->names.items[i], name)) return ct->types.items[i];
-    if (!d->has_body) {
-        en_error(ck->diags, loc, "class template '%s' is used before it is defined", ct->qname);
-        return NULL;
-    }
     if (ck->inst_depth >= 32) {
         en_error(ck->diags, loc, "template instantiation of '%s' is nested too deeply", name);
+        return NULL;
+    }
+    ck_binding *sb = NULL;
+    const ast_decl *spec =
+        ck_pick_specialization(ck, ct->d, ct->qname, ct->ns, ct->specs.items, ct->specs.count, b, nb, &sb);
+    if (spec) {
+        d = spec;
+        b = sb;
+    } else if (!d->has_body) {
+        en_error(ck->diags, loc, "class template '%s' is used before it is defined", ct->qname);
         return NULL;
     }
     ck_fnctx saved = ck_save_fn(ck);
@@ -215,6 +327,7 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
     ir_type *t = ir_type_struct(ck->m, name);
     EN_PUSH(ck->a, ct->names, name);
     EN_PUSH(ck->a, ct->types, t);
+    EN_PUSH(ck->a, ct->args, b);
     ck_sym *self = ck_declare(ck, SYM_TYPE, d->name, d->loc); /* the injected class name */
     self->type = t;
     ck_struct_fill(ck, d, t, name);
@@ -339,7 +452,8 @@ ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) 
     ck_func *exact = NULL, *convertible = NULL;
     for (int i = 0; i < ck->methods.count; i++) {
         ck_func *cf = ck->methods.items[i];
-        if (cf->owner != st || !cf->d->is_operator || strncmp(cf->d->name, "operator ", 9) != 0) continue;
+        if (cf->owner != st || cf->is_template || !cf->d->is_operator || strncmp(cf->d->name, "operator ", 9) != 0)
+            continue;
         ck_inst *inst = ck_method_inst(ck, cf, space);
         if (!inst || !inst->fn) continue;
         if (inst->fn->return_type == to) exact = cf;
@@ -352,15 +466,35 @@ ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) 
     return ck_implicit(ck, v, to, loc);
 }
 
-/* ---- static members -------------------------------------------------------------------------------
- * `static float f(float)` and `static constexpr int N = 4;` in struct S are a function and
- * a program-scope constant named S::f and S::N: reached as S::f(x) and S::N, and
- * unqualified from S's member functions (which look names up from S outward). */
+/* ---- static members and member types --------------------------------------------------------------
+ * `static float f(float)`, `static constexpr int N = 4;`, `using type = T;` and nested enums
+ * in struct S are a function, a program-scope constant and types named S::f, S::N,
+ * S::type: reached qualified, and unqualified from S's member functions (which look names
+ * up from S outward). In an instantiation of a class template they are named after it,
+ * S<float>::N, and are checked in the instantiation's scope, where its parameters are:
+ * what that declares there is published under the qualified name too. */
 bool ck_static_member(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
-    if (strchr(owner->name, '<')) return false; /* S<float>::N would need the arguments */
     const char *saved_ns = ck->ns;
-    ck->ns = ck_qualify(ck, sname);
+    ck_scope *scope = ck->scope;
+    bool in_template = scope != ck->globals && strchr(owner->name, '<');
+    ck_sym *before = scope->syms;
+    ck->ns = in_template ? owner->name : ck_qualify(ck, sname);
     ck_decl(ck, m, true);
+    if (in_template) {
+        ck->scope = ck->globals;
+        ck->ns = "";
+        for (ck_sym *s = scope->syms; s && s != before; s = s->next) {
+            if (!s->name || strstr(s->name, "::")) continue;
+            ck_sym *g = ck_declare(ck, s->kind, en_fmt(ck->a, "%s::%s", owner->name, s->name), s->loc);
+            const char *gname = g->name;
+            ck_sym *gnext = g->next, *golder = g->older_same_name;
+            *g = *s;
+            g->name = gname;
+            g->next = gnext;
+            g->older_same_name = golder;
+        }
+        ck->scope = scope;
+    }
     ck->ns = saved_ns;
     return true;
 }

@@ -498,6 +498,22 @@ static bool is_space_keyword(const en_token *t, ast_addr_space *space) {
     return false;
 }
 
+/* `coherent(device)`, `coherent(system)`: the memory coherence of a device pointer (MSL
+ * 3.2; MLX's fence.metal). enigma's device memory is coherent for a whole dispatch on both
+ * backends (one process's memory on the CPU; on CUDA a kernel's global stores are visible
+ * to later kernels and, with volatile, to other threads), so the qualifier is accepted
+ * and carries nothing */
+static bool accept_coherent(parser *p) {
+    if (!is(p, "coherent") || !is_at(p, 1, "(") || tok_at(p, p->pos + 2)->kind != EN_TK_IDENT ||
+        !tok_is(tok_at(p, p->pos + 3), ")"))
+        return false;
+    const en_token *scope = tok_at(p, p->pos + 2);
+    if (!tok_is(scope, "device") && !tok_is(scope, "system") && !tok_is(scope, "threadgroup"))
+        error_at(p, scope->loc, "coherent() takes device, threadgroup or system");
+    for (int i = 0; i < 4; i++) advance(p);
+    return true;
+}
+
 static bool is_cv_keyword(const en_token *t) {
     return tok_is(t, "const") || tok_is(t, "volatile") || tok_is(t, "restrict") ||
            tok_is(t, "__restrict");
@@ -814,6 +830,7 @@ static ast_targ parse_targ(parser *p) {
     a.loc = loc_here(p);
     if (starts_type(p)) a.type = parse_type(p);
     else a.expr = parse_cond(p);
+    a.pack_expansion = accept(p, "...");
     return a;
 }
 
@@ -1018,6 +1035,10 @@ static void parse_decl_specs(parser *p, decl_specs *ds, ast_decls *out, bool all
             advance(p);
             continue;
         }
+        if (accept_coherent(p)) {
+            ds->quals |= AST_Q_VOLATILE; /* (see accept_coherent) */
+            continue;
+        }
         if (tok_is(t, "alignas") || tok_is(t, "_Alignas")) {
             parse_alignas(p, &ds->attrs);
             continue;
@@ -1131,6 +1152,7 @@ static ast_type *parse_ptr_ops(parser *p, ast_type *base) {
                 ast_addr_space space;
                 if (accept(p, "const")) t->quals |= AST_Q_CONST;
                 else if (accept(p, "volatile")) t->quals |= AST_Q_VOLATILE;
+                else if (accept_coherent(p)) continue;
                 else if (accept(p, "restrict") || accept(p, "__restrict")) t->quals |= AST_Q_RESTRICT;
                 else if (is_space_keyword(peek(p), &space)) {
                     t->space = space;
@@ -1298,12 +1320,8 @@ static ast_type *parse_struct_specifier(parser *p, ast_decls *out) {
         ty->name = parse_name(p);
         d->name = ast_name_last(&ty->name);
         if (reject_unsupported_name(p, &ty->name)) ty->kind = AST_TYPE_ERROR;
-        if (ty->name.parts[ty->name.count - 1].has_targs && (is(p, "{") || is(p, ":"))) {
-            error_at(p, ty->name.loc, "specializations of class templates ('%s') are not supported by enigma",
-                     ast_name_str(p->a, &ty->name));
-            d->name = en_fmt(p->a, "__specialization_%d", ++p->anon_count);
-            ty->kind = AST_TYPE_ERROR;
-        }
+        if (ty->name.parts[ty->name.count - 1].has_targs && (is(p, "{") || is(p, ":")))
+            d->spec_name = ty->name; /* template <...> struct S<args> {...}: a specialization */
     } else {
         d->name = en_fmt(p->a, "__anonymous_struct_%d", ++p->anon_count);
         ty = named_type(p, d->name, kw_loc);
@@ -1517,6 +1535,7 @@ static void parse_args(parser *p, ast_exprs *out, const char *close) {
         int before = p->pos;
         EN_PUSH(p->a, *out, is(p, "{") ? parse_init_list(p) : parse_assign(p));
         if (p->pos == before) break;
+        if (accept(p, "...")) out->items[out->count - 1]->pack_expansion = true; /* f(us...) */
         if (!accept(p, ",")) break;
     }
     p->in_targs = saved;
@@ -1849,10 +1868,7 @@ static ast_expr *parse_unary(parser *p) {
     if (!e && (is(p, "sizeof") || is(p, "alignof") || is(p, "_Alignof"))) {
         e = new_expr(p, is(p, "sizeof") ? AST_EXPR_SIZEOF : AST_EXPR_ALIGNOF, loc);
         advance(p);
-        if (is(p, "...")) {
-            error_at(p, loc_here(p), "variadic templates are not supported by enigma");
-            advance(p);
-        }
+        if (accept(p, "...")) e->pack_expansion = true; /* sizeof...(Ts) */
         int j = is(p, "(") ? scan_type(p, p->pos + 1) : -1;
         if (j >= 0 && tok_is(tok_at(p, j), ")")) {
             advance(p);
@@ -2225,10 +2241,7 @@ static ast_stmt *parse_compound(parser *p) {
 /* the part both kinds of template parameter share: an optional (refused) pack "...",
  * then the optional name, which moves the parameter's location to it */
 static void parse_tparam_name(parser *p, ast_tparam *tp) {
-    if (is(p, "...")) {
-        error_at(p, loc_here(p), "variadic templates are not supported by enigma");
-        advance(p);
-    }
+    if (accept(p, "...")) tp->is_pack = true;
     if (is_ident(p)) {
         tp->loc = loc_here(p);
         tp->name = tok_str(p, peek(p));
@@ -2323,14 +2336,12 @@ static void parse_params(parser *p, ast_params *out) {
                    peek(p)->kind != EN_TK_EOF)
                 advance(p);
         }
-        if (is(p, "...")) {
-            error_at(p, loc_here(p), "variadic templates are not supported by enigma");
-            advance(p);
-        }
+        bool pack = accept(p, "...");
         declarator d;
         parse_declarator(p, ds.type, &d, true);
         prm.type = d.type;
         prm.name = d.name;
+        prm.is_pack = pack;
         if (d.name) prm.loc = d.loc;
         prm.attrs = ds.attrs;
         for (int i = 0; i < d.attrs.count; i++) EN_PUSH(p->a, prm.attrs, d.attrs.items[i]);
@@ -2632,6 +2643,30 @@ static void append_attrs(parser *p, ast_attrs *to, const ast_attrs *from) {
 //             | decl-specs ";"
 //             | decl-specs declarator function-rest
 //             | decl-specs declarator (":" cond)? initializer? ("," declarator initializer?)* ";"
+
+/* the position after the specifiers that may precede a constructor or a conversion
+ * operator: constexpr, inline, explicit and GNU attributes */
+static int member_prefix_end(parser *p, int at) {
+    for (;;) {
+        const en_token *t = tok_at(p, at);
+        if (tok_is(t, "constexpr") || tok_is(t, "inline") || tok_is(t, "explicit")) {
+            at++;
+        } else if (tok_is(t, "__attribute__") && tok_is(tok_at(p, at + 1), "(")) {
+            int depth = 0;
+            at++;
+            do {
+                const en_token *u = tok_at(p, at);
+                if (u->kind == EN_TK_EOF) return at;
+                if (tok_is(u, "(")) depth++;
+                else if (tok_is(u, ")")) depth--;
+                at++;
+            } while (depth > 0);
+        } else {
+            return at;
+        }
+    }
+}
+
 static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
     int errors_before = p->c->diags.errors;
     en_loc loc = loc_here(p);
@@ -2667,11 +2702,9 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
         return;
     }
     /* a constructor: the struct's own name followed by its parameters, perhaps after
-     * `constexpr`, `inline` or `explicit` */
-    int ctor_at = p->pos;
-    while (ctx == CTX_MEMBER && (tok_is(tok_at(p, ctor_at), "constexpr") || tok_is(tok_at(p, ctor_at), "inline") ||
-                                 tok_is(tok_at(p, ctor_at), "explicit")))
-        ctor_at++;
+     * `constexpr`, `inline`, `explicit` or `__attribute__((...))` (METAL_FUNC spells
+     * `inline __attribute__((__always_inline__))`) */
+    int ctor_at = ctx == CTX_MEMBER ? member_prefix_end(p, p->pos) : p->pos;
     const en_token *ctor_tok = tok_at(p, ctor_at);
     if (ctx == CTX_MEMBER && p->struct_name && ctor_tok->kind == EN_TK_IDENT && tok_is(tok_at(p, ctor_at + 1), "(") &&
         strlen(p->struct_name) == (size_t)ctor_tok->len &&
@@ -2686,10 +2719,7 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
         return;
     }
     /* a conversion operator: [explicit|constexpr|inline] operator T() const {...} */
-    int conv_at = p->pos;
-    while (ctx == CTX_MEMBER && (tok_is(tok_at(p, conv_at), "constexpr") || tok_is(tok_at(p, conv_at), "inline") ||
-                                 tok_is(tok_at(p, conv_at), "explicit")))
-        conv_at++;
+    int conv_at = ctx == CTX_MEMBER ? member_prefix_end(p, p->pos) : p->pos;
     if (ctx == CTX_MEMBER && tok_is(tok_at(p, conv_at), "operator") && !tok_is(tok_at(p, conv_at + 1), "(") &&
         tok_at(p, conv_at + 1)->kind == EN_TK_IDENT) {
         while (p->pos < conv_at) advance(p);
@@ -2786,6 +2816,7 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
         } else {
             ast_decl *v = new_decl(p, AST_DECL_VAR, d.loc);
             v->name = d.name ? d.name : "<error>";
+            v->spec_name = d.spec_name; /* a variable template's specialization */
             v->type = d.type;
             v->specs = ds.specs;
             append_attrs(p, &v->attrs, &ds.attrs);

@@ -12,6 +12,8 @@ static const char builtin_text[] =
     "#define __METAL_VERSION__ 310\n"
     "#define __METAL__ 1\n"
     "#define __ENIGMA__ 1\n"
+    /* MSL is C++17 (MSL spec 1.1); headers shared with C test it (ggml-common.h) */
+    "#define __cplusplus 201703L\n"
     /* float specials */
     "#define INFINITY __enigma_infinity\n"
     "#define NAN __enigma_nan\n"

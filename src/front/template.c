@@ -233,3 +233,136 @@ ir_type *ck_decltype(checker *ck, const ast_type *t) {
     ck->block = saved;
     return v ? v->type : NULL;
 }
+
+/* ---- variable and alias templates ---------------------------------------------------------------
+ * `template <typename T> constexpr constant bool is_x_v = false;` with its partial
+ * specializations, and `template <bool B> using bool_constant = integral_constant<bool, B>;`.
+ * A use with arguments binds them against the primary (defaults filled in), picks a
+ * specialization as class templates do (class.c), and evaluates the initializer (a
+ * constant expression) or the aliased type in a scope binding the parameters; each
+ * argument list is evaluated once. */
+struct ck_other_template {
+    const ast_decl *d;
+    const char *qname, *ns;
+    EN_VEC(const ast_decl *) specs;
+    EN_VEC(const char *) names;
+    EN_VEC(void *) results; /* ir_expr * (variables) or ir_type * (aliases) */
+};
+
+static ck_other_template *other_template_new(checker *ck, const ast_decl *d, ck_sym *s) {
+    ck_other_template *t = en_alloc(ck->a, sizeof *t);
+    t->d = d;
+    t->qname = ck_qualify(ck, d->name);
+    t->ns = ck->ns;
+    s->other_template = t;
+    return t;
+}
+
+void ck_var_template_decl(checker *ck, const ast_decl *d) {
+    if (d->spec_name.count) {
+        ck_sym *s = ck_lookup(ck, &d->spec_name);
+        if (!s || !s->other_template || s->kind != SYM_CONST) {
+            en_error(ck->diags, d->loc, "'%s' is not a variable template declared before this specialization",
+                     ast_name_str(ck->a, &d->spec_name));
+            return;
+        }
+        EN_PUSH(ck->a, s->other_template->specs, d);
+        return;
+    }
+    if (!d->init) {
+        en_error(ck->diags, d->loc, "variable template '%s' needs an initializer", d->name);
+        return;
+    }
+    other_template_new(ck, d, ck_declare(ck, SYM_CONST, d->name, d->loc));
+}
+
+void ck_alias_template_decl(checker *ck, const ast_decl *d) {
+    other_template_new(ck, d, ck_declare(ck, SYM_TYPE, d->name, d->loc));
+}
+
+/* binds args against the primary; the declaration that serves them (primary or a
+ * specialization) and its bindings; the instantiation's name in *name. NULL after an error. */
+static const ast_decl *other_bind(checker *ck, ck_other_template *t, const ast_name_part *args, en_loc loc,
+                                  ck_binding **out_b, const char **name) {
+    const ast_decl *d = t->d;
+    int nb = d->tparams.count;
+    ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
+    bool hard = false;
+    int errors_before = ck->diags->errors;
+    if (ck_template_has_pack(d)) {
+        en_error(ck->diags, loc, "variadic template '%s' cannot be instantiated by enigma", t->qname);
+        return NULL;
+    }
+    if (!ck_bind_targs(ck, d, t->qname, args, NULL, 0, b, &hard)) {
+        if (ck->diags->errors == errors_before)
+            en_error(ck->diags, loc, "the template arguments do not fit template '%s' (%d parameters)", t->qname, nb);
+        return NULL;
+    }
+    *name = ck_binding_name(ck, t->qname, b, nb);
+    ck_binding *sb = NULL;
+    const ast_decl *spec = ck_pick_specialization(ck, d, t->qname, t->ns, t->specs.items, t->specs.count, b, nb, &sb);
+    *out_b = spec ? sb : b;
+    return spec ? spec : d;
+}
+
+static void *cached(const ck_other_template *t, const char *name) {
+    for (int i = 0; i < t->names.count; i++)
+        if (en_streq(t->names.items[i], name)) return t->results.items[i];
+    return NULL;
+}
+
+ir_expr *ck_var_template_value(checker *ck, ck_sym *s, const ast_name_part *args, en_loc loc) {
+    ck_other_template *t = s->other_template;
+    if (!args || !args->has_targs) {
+        en_error(ck->diags, loc, "variable template '%s' needs template arguments", t->qname);
+        return NULL;
+    }
+    ck_binding *b;
+    const char *name;
+    const ast_decl *d = other_bind(ck, t, args, loc, &b, &name);
+    if (!d) return NULL;
+    ir_expr *value = cached(t, name);
+    if (!value) {
+        ck_fnctx saved = ck_save_fn(ck);
+        ir_stmt *block = ck->block;
+        ck->fn = NULL;
+        ck->ns = t->ns;
+        ck->scope = ck_template_scope(ck, d, b);
+        bool is_ref = false;
+        ir_type *vt = ck_decl_type(ck, d->type, &is_ref, false);
+        ir_expr *init = vt && d->init ? ck_expr_to(ck, d->init, vt) : NULL;
+        value = init ? ck_fold(ck, init) : NULL;
+        if (init && (!value || value->kind != IR_E_CONST))
+            en_error(ck->diags, d->init->loc, "the initializer of variable template '%s' must be a constant expression", name);
+        ck_restore_fn(ck, saved);
+        ck->block = block;
+        if (!value || value->kind != IR_E_CONST) return NULL;
+        EN_PUSH(ck->a, t->names, name);
+        EN_PUSH(ck->a, t->results, value);
+    }
+    ir_expr *r = ir_expr_new(ck->m, IR_E_CONST, value->type, loc, 0);
+    r->c = value->c;
+    return r;
+}
+
+ir_type *ck_alias_template_type(checker *ck, ck_sym *s, const ast_name_part *args, en_loc loc) {
+    ck_other_template *t = s->other_template;
+    ck_binding *b;
+    const char *name;
+    const ast_decl *d = other_bind(ck, t, args, loc, &b, &name);
+    if (!d) return NULL;
+    ir_type *type = cached(t, name);
+    if (!type) {
+        ck_fnctx saved = ck_save_fn(ck);
+        ck->fn = NULL;
+        ck->ns = t->ns;
+        ck->scope = ck_template_scope(ck, d, b);
+        bool is_ref = false;
+        type = ck_decl_type(ck, d->type, &is_ref, false);
+        ck_restore_fn(ck, saved);
+        if (!type) return NULL;
+        EN_PUSH(ck->a, t->names, name);
+        EN_PUSH(ck->a, t->results, type);
+    }
+    return type;
+}

@@ -234,24 +234,44 @@ static ir_module *kernel_module(const enigma_library *lib, int index) {
     return m;
 }
 
+static void free_kernel_module(ir_module *m) {
+    if (m) free(m->funcs.items);
+    free(m);
+}
+
 enigma_status en_library_program(enigma_library *lib, int index, en_program **program, int *program_kernel) {
     if (!lib->per_kernel) {
         *program = lib->program;
         *program_kernel = index;
         return ENIGMA_OK;
     }
-    enigma_status st = ENIGMA_OK;
+    *program_kernel = 0;
+    pthread_mutex_lock(&lib->build_lock);
+    *program = lib->kernel_programs[index];
+    pthread_mutex_unlock(&lib->build_lock);
+    if (*program) return ENIGMA_OK;
+    /* built outside the lock, so that pipelines of different kernels build in parallel; a
+     * kernel two threads build at once is kept once */
+    ir_module *m = kernel_module(lib, index);
+    if (!m) return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory building kernel '%s'", lib->kernels[index]->name);
+    en_program *built = NULL;
+    enigma_status st = build_module(lib, m, &built);
+    if (st != ENIGMA_OK) {
+        free_kernel_module(m);
+        return st;
+    }
     pthread_mutex_lock(&lib->build_lock);
     if (!lib->kernel_programs[index]) {
-        if (!lib->kernel_modules[index]) lib->kernel_modules[index] = kernel_module(lib, index);
-        st = lib->kernel_modules[index]
-                 ? build_module(lib, lib->kernel_modules[index], &lib->kernel_programs[index])
-                 : en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory building kernel '%s'", lib->kernels[index]->name);
+        lib->kernel_programs[index] = built;
+        lib->kernel_modules[index] = m;
+        built = NULL;
+        m = NULL;
     }
     *program = lib->kernel_programs[index];
-    *program_kernel = 0;
     pthread_mutex_unlock(&lib->build_lock);
-    return st;
+    if (built && lib->dev->core.backend->program_free) lib->dev->core.backend->program_free(&lib->dev->core, built);
+    free_kernel_module(m);
+    return ENIGMA_OK;
 }
 
 void en_library_release(enigma_library *lib) {
@@ -261,8 +281,7 @@ void en_library_release(enigma_library *lib) {
     for (int i = 0; lib->per_kernel && i < lib->kernel_count; i++) {
         if (lib->kernel_programs[i] && lib->dev->core.backend->program_free)
             lib->dev->core.backend->program_free(&lib->dev->core, lib->kernel_programs[i]);
-        if (lib->kernel_modules[i]) free(lib->kernel_modules[i]->funcs.items);
-        free(lib->kernel_modules[i]);
+        free_kernel_module(lib->kernel_modules[i]);
     }
     free(lib->kernel_programs);
     free(lib->kernel_modules);
@@ -301,34 +320,59 @@ const char *enigma_library_kernel_name(const enigma_library *lib, int index) {
     return lib->kernels[index]->name;
 }
 
+/* the module of every kernel (kernel NULL), or of the one named: *owned is then to be
+ * freed with free_kernel_module */
+static enigma_status module_for(const enigma_library *lib, const char *kernel, const char *fn, const ir_module **m,
+                                ir_module **owned) {
+    *owned = NULL;
+    *m = lib->module;
+    if (!kernel) return ENIGMA_OK;
+    for (int i = 0; i < lib->kernel_count; i++)
+        if (en_streq(lib->kernels[i]->name, kernel)) {
+            *m = *owned = kernel_module(lib, i);
+            return *owned ? ENIGMA_OK : en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+        }
+    return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: the library has no kernel named '%s' (%d kernels)", fn, kernel,
+                   lib->kernel_count);
+}
+
+
 enigma_status enigma_library_emit(const enigma_library *lib, const char *what, char **text) {
-    const char *fn = "enigma_library_emit";
+    return enigma_library_emit_kernel(lib, what, NULL, text);
+}
+
+enigma_status enigma_library_emit_kernel(const enigma_library *lib, const char *what, const char *kernel, char **text) {
+    const char *fn = kernel ? "enigma_library_emit_kernel" : "enigma_library_emit";
     if (!text) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: text is NULL", fn);
     *text = NULL;
     if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: lib is NULL", fn);
     if (!what) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: what is NULL (expected ir, c or cuda)", fn);
     if (!lib->module)
         return en_fail(ENIGMA_ERROR_COMPILE, "%s: the library has compile errors and nothing to emit", fn);
+    if (!en_streq(what, "ir") && !en_streq(what, "c") && !en_streq(what, "cuda"))
+        return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: unknown output '%s' (expected ir, c or cuda)", fn, what);
+    const ir_module *m;
+    ir_module *owned;
+    enigma_status st = module_for(lib, kernel, fn, &m, &owned);
+    if (st != ENIGMA_OK) return st;
     en_buf out = {0}, err = {0};
-    enigma_status st = ENIGMA_OK;
     if (en_streq(what, "ir")) {
-        ir_print_module(lib->module, &out);
+        ir_print_module(m, &out);
     } else if (en_streq(what, "c") || en_streq(what, "cuda")) {
         const en_backend *b = en_streq(what, "c") ? &en_cpu_backend : &en_cuda_backend;
         if (!b->emit) {
-            en_buf_free(&out);
+            free_kernel_module(owned);
             return en_fail(ENIGMA_ERROR_UNAVAILABLE, "%s: the %s backend is not built into this enigma", fn, b->name);
         }
-        st = b->emit(lib->module, &lib->build, &out, &err);
+        st = b->emit(m, &lib->build, &out, &err);
         if (st != ENIGMA_OK) {
             en_buf prefix = {0};
             en_buf_printf(&prefix, "%s: %s backend: ", fn, b->name);
             en_fail_buf(st, prefix.data ? prefix.data : "", &err);
             en_buf_free(&prefix);
         }
-    } else {
-        return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: unknown output '%s' (expected ir, c or cuda)", fn, what);
     }
+    free_kernel_module(owned);
     en_buf_free(&err);
     if (st == ENIGMA_OK && out.out_of_memory) st = en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
     if (st != ENIGMA_OK) {
@@ -340,7 +384,12 @@ enigma_status enigma_library_emit(const enigma_library *lib, const char *what, c
 }
 
 enigma_status enigma_library_build_offline(const enigma_library *lib, const char *backend, char **summary) {
-    const char *fn = "enigma_library_build_offline";
+    return enigma_library_build_offline_kernel(lib, backend, NULL, summary);
+}
+
+enigma_status enigma_library_build_offline_kernel(const enigma_library *lib, const char *backend, const char *kernel,
+                                                  char **summary) {
+    const char *fn = kernel ? "enigma_library_build_offline_kernel" : "enigma_library_build_offline";
     if (!summary) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: summary is NULL", fn);
     *summary = NULL;
     if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: lib is NULL", fn);
@@ -351,8 +400,13 @@ enigma_status enigma_library_build_offline(const enigma_library *lib, const char
         return en_fail(ENIGMA_ERROR_COMPILE, "%s: the library has compile errors and nothing to build", fn);
     if (!b->compile_offline)
         return en_fail(ENIGMA_ERROR_UNAVAILABLE, "%s: the %s backend has no build step without a device", fn, b->name);
+    const ir_module *m;
+    ir_module *owned;
+    enigma_status st = module_for(lib, kernel, fn, &m, &owned);
+    if (st != ENIGMA_OK) return st;
     en_buf out = {0}, err = {0};
-    enigma_status st = b->compile_offline(lib->module, &lib->build, &out, &err);
+    st = b->compile_offline(m, &lib->build, &out, &err);
+    free_kernel_module(owned);
     if (st != ENIGMA_OK) {
         en_buf prefix = {0};
         en_buf_printf(&prefix, "%s backend unavailable: ", b->name);

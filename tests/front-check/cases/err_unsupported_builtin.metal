@@ -1,3 +1,3 @@
 #include <metal_stdlib>
 using namespace metal;
-kernel void k(device float *o [[buffer(0)]]) { o[0] = cbrt(o[1]) + metal::fmax3(o[0], o[1], o[2]); }
+kernel void k(device float *o [[buffer(0)]]) { o[0] = cbrt(o[1]) + metal::hypot(o[0], o[1]); }
