@@ -241,3 +241,21 @@ def test_one_array_bound_to_two_parameters_is_one_buffer(rt, rng, call):
         else:
             rt.launch(c, grid=(200,), threads=(64,), x=x, mask=mask, out=out)
         np.testing.assert_array_equal(out, want)
+
+
+DOUBLE_IN_PLACE = """
+kernel void twice(device const float *src [[buffer(0)]], device float *dst [[buffer(1)]],
+                  uint i [[thread_position_in_grid]]) {
+    dst[i] = 2.0f * src[i];
+}
+"""
+
+
+def test_an_array_bound_to_a_read_only_and_a_written_parameter_gets_the_writes(rt, rng):
+    """ggml binds dst again for parameters it does not use: the writes through the written
+    parameter come back (on cuda the one buffer is a copy, copied back once)."""
+    c = enigma.compile_source(DOUBLE_IN_PLACE, "twice")
+    x = rng.standard_normal(300).astype(np.float32)
+    want = 2 * x
+    rt.launch(c, grid=(300,), threads=(64,), src=x, dst=x)
+    np.testing.assert_array_equal(x, want)

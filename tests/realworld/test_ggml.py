@@ -22,7 +22,7 @@ import pytest
 
 import enigma
 
-from .conftest import find_cli, realworld_dir
+from .conftest import BACKEND, find_cli, realworld_dir
 
 GGML = realworld_dir() / "ggml"
 METAL = GGML / "src" / "ggml-metal" / "ggml-metal.metal"
@@ -542,7 +542,16 @@ def test_kernel_mul_mv_q4_0_f32(rt, rng):
 # -- matrix times matrix: kernel_mul_mm_f16_f32 (simdgroup matrices, 64x32 tiles)
 
 
-@pytest.mark.parametrize("case", ["aligned", "edges"])
+# enigma's cuda backend accesses vectors with aligned vector instructions; Apple's GPUs (and
+# enigma's cpu backend) also take a float4 at a float's address, as this kernel's partial tiles
+# store them (rows of ne01 = 70 floats)
+MISALIGNED_FLOAT4_ON_CUDA = pytest.mark.xfail(
+    BACKEND == "cuda", strict=True, raises=enigma.KernelFaultError,
+    reason="cuda backend: float4 stores at float addresses fault (CUDA_ERROR_MISALIGNED_ADDRESS)")
+
+
+@pytest.mark.parametrize("case", ["aligned",
+                                  pytest.param("edges", marks=MISALIGNED_FLOAT4_ON_CUDA)])
 def test_kernel_mul_mm_f16_f32(rt, rng, case):
     if case == "aligned":  # whole 64x32 tiles, K a multiple of 32: no bounds checks
         ne00, ne01, ne02, ne11, ne12 = 128, 128, 1, 64, 2

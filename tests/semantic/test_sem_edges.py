@@ -266,6 +266,9 @@ kernel void k(device const float* x [[buffer(0)]], device float* out [[buffer(1)
 """
 
 
+@pytest.mark.xfail(semharness.backend() == "cuda",
+                   reason="cuda backend: vector accesses at addresses short of their alignment fault "
+                          "(CUDA_ERROR_MISALIGNED_ADDRESS, seen with ggml's kernel_mul_mm_f16_f32)")
 @pytest.mark.parametrize("off", [1, 2, 3])
 def test_vectors_at_addresses_short_of_their_alignment(off, run, rng):
     n = 96
