@@ -67,3 +67,39 @@ def test_a_value_the_type_cannot_hold_is_an_error():
     with pytest.raises(enigma.CompileError) as e:
         enigma.compile_source(SOURCE, "binary", constants={"op": 70000, "scaled": False, "factor": 1})
     assert "'70000' given for function constant 'op' is not a short" in str(e.value)
+
+
+OPTIONAL = """
+#include <metal_stdlib>
+using namespace metal;
+constant bool has_bias [[function_constant(0)]];
+constant bool has_scale [[function_constant(1)]];
+kernel void k(device const float *x [[buffer(0)]], device float *out [[buffer(1)]],
+              device const float *bias [[buffer(2), function_constant(has_bias)]],
+              constant float &scale [[buffer(3), function_constant(has_scale)]],
+              uint i [[thread_position_in_grid]]) {
+    float v = x[i];
+    if (has_bias) v += bias[i];
+    if (has_scale) v *= scale;
+    out[i] = v;
+}
+"""
+
+
+@pytest.mark.parametrize("bias,scale", [(True, False), (False, True), (True, True), (False, False)])
+def test_a_parameter_exists_only_when_its_function_constant_is_true(rt, rng, bias, scale):
+    n = int(rng.integers(50, 300))
+    x = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    s = np.float32(rng.uniform(0.5, 2.0))
+    out = np.zeros(n, np.float32)
+    c = enigma.compile_source(OPTIONAL, "k", constants={"has_bias": bias, "has_scale": scale})
+    args = {"x": x, "out": out}
+    if bias:
+        args["bias"] = b
+    if scale:
+        args["scale"] = s
+    rt.launch(c, grid=(n,), threads=(32,), **args)  # an absent parameter may not be bound
+    want = x.astype(np.float64) + (b if bias else 0)
+    want = want * (s if scale else 1)
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)

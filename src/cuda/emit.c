@@ -231,8 +231,10 @@ static void emit_float_literal(emitter *e, double v) {
     float f = (float)v;
     uint32_t bits;
     memcpy(&bits, &f, 4);
-    if ((bits & 0x7f800000u) == 0x7f800000u) { /* infinities and NaNs have no literal */
-        en_buf_printf(e->out, "__int_as_float(0x%08x)", bits);
+    if ((bits & 0x7f800000u) == 0x7f800000u) {
+        /* infinities and NaNs have no literal; a bit cast of their bits is a constant
+         * expression, so it may initialize __device__ constants (MLX's Limits<float>::max) */
+        en_buf_printf(e->out, "__builtin_bit_cast(float, 0x%08xu)", bits);
         return;
     }
     char text[64];
@@ -982,15 +984,17 @@ static void emit_attr(emitter *e, const ir_var *v) {
     const char *c[3];
     attr_components(v->attr, c);
     const char *tn = type_name(e, v->type);
+    /* a kernel may write its own copy (ggml: `tgpig.z = 0;`) */
+    const char *cq = v->is_assigned ? "" : "const ";
     line_start(e);
     if (v->type->kind == IR_T_VEC) {
         const char *en = elem_name(e, v->type);
-        en_buf_printf(e->out, "const %s %s = %s{", tn, var_name(e, v), tn);
+        en_buf_printf(e->out, "%s%s %s = %s{", cq, tn, var_name(e, v), tn);
         for (unsigned i = 0; i < v->type->count && i < 3; i++)
             en_buf_printf(e->out, "%s(%s)(%s)", i ? ", " : "", en, c[i]);
         put(e, "};");
     } else {
-        en_buf_printf(e->out, "const %s %s = (%s)(%s);", tn, var_name(e, v), tn, c[0]);
+        en_buf_printf(e->out, "%s%s %s = (%s)(%s);", cq, tn, var_name(e, v), tn, c[0]);
     }
     en_buf_printf(e->out, " // [[%s]]\n", ir_attr_name(v->attr));
 }

@@ -178,6 +178,7 @@ struct ast_expr {
     ast_expr_kind kind;
     en_loc loc;
     bool pack_expansion;      /* followed by `...` (a call argument `us...`, `sizeof...(Ts)`) */
+    struct ast_name_part *member_targs; /* MEMBER written `.template f<N>`: its arguments */
     /* literals */
     uint64_t ival;
     double fval;
@@ -339,6 +340,7 @@ struct ast_decl {
      * {...} Foo;` gives that STRUCT and a TYPEDEF Foo of it. */
     ast_decls members;
     bool is_union, is_class, has_body;
+    EN_VEC(ast_type *) bases; /* base classes, in order (`struct D : B, C<T>`) */
 
     /* ENUM */
     bool is_scoped;         /* enum class / enum struct */

@@ -117,22 +117,31 @@ static ck_sym *find_global(checker *ck, const char *name) {
     return NULL;
 }
 
+static ck_sym *resolved(checker *ck, ck_sym *s) {
+    if (s && s->kind == SYM_TYPE && s->lazy_typedef && !s->type) ck_resolve_lazy_typedef(ck, s);
+    return s;
+}
+
 ck_sym *ck_lookup_str(checker *ck, const char *name) {
     if (!name) return NULL;
     while (strncmp(name, "metal::", 7) == 0) name += 7;
     if (!strstr(name, "::")) {
         for (ck_scope *sc = ck->scope; sc && sc != ck->globals; sc = sc->parent) {
             ck_sym *s = find_in(sc, name);
-            if (s) return s;
+            if (s) return resolved(ck, s);
         }
     }
-    return find_global(ck, name);
+    ck_sym *s = find_global(ck, name);
+    /* then namespace metal, which every MSL file sees (a built-in `using namespace metal`):
+     * <metal_stdlib>'s type traits, a header's `namespace metal { bfloat tanh(bfloat); }` */
+    if (!s) s = find_in(ck->globals, en_fmt(ck->a, "metal::%s", name));
+    return resolved(ck, s);
 }
 
 /* the scope a qualifier names, as the prefix of the members' names: a qualifier that is a
  * struct type (S<float>::, or an alias of one: Loader::) names it by its IR name, which
  * its static members and member types are declared under (class.c) */
-static void qualifier_prefix(checker *ck, const ast_name *n, int first, int upto, en_buf *b) {
+static ir_type *qualifier_prefix(checker *ck, const ast_name *n, int first, int upto, en_buf *b) {
     ast_name prefix = *n;
     prefix.count = upto + 1;
     bool typed = n->parts[upto].has_targs;
@@ -145,10 +154,23 @@ static void qualifier_prefix(checker *ck, const ast_name *n, int first, int upto
         b->len = 0;
         if (b->data) b->data[0] = 0;
         en_buf_puts(b, t->name);
-        return;
+        return t;
     }
     if (upto > first) en_buf_puts(b, "::");
     en_buf_puts(b, n->parts[upto].ident ? n->parts[upto].ident : "?");
+    return NULL;
+}
+
+/* member `last` of struct t or, failing that, of its bases (depth-first, in order) */
+static ck_sym *member_in_bases(checker *ck, ir_type *t, const char *last, int depth) {
+    int field;
+    for (int i = 0; depth < 16 && ck_struct_base(ck, t, i, &field); i++) {
+        ir_type *b = ck_struct_base(ck, t, i, &field);
+        ck_sym *s = ck_lookup_str(ck, en_fmt(ck->a, "%s::%s", b->name, last));
+        if (!s) s = member_in_bases(ck, b, last, depth + 1);
+        if (s) return s;
+    }
+    return NULL;
 }
 
 ck_sym *ck_lookup(checker *ck, const ast_name *n) {
@@ -157,9 +179,10 @@ ck_sym *ck_lookup(checker *ck, const ast_name *n) {
     int first = 0;
     while (first < n->count - 1 && n->parts[first].ident && en_streq(n->parts[first].ident, "metal"))
         first++;
+    ir_type *qualifier = NULL;
     for (int i = first; i < n->count; i++) {
         if (i < n->count - 1) {
-            qualifier_prefix(ck, n, first, i, &b);
+            qualifier = qualifier_prefix(ck, n, first, i, &b);
             continue;
         }
         if (i > first) en_buf_puts(&b, "::");
@@ -168,7 +191,9 @@ ck_sym *ck_lookup(checker *ck, const ast_name *n) {
     const char *name = en_strdup(ck->a, b.data ? b.data : "");
     en_buf_free(&b);
     if (n->global) return find_in(ck->globals, name);
-    return ck_lookup_str(ck, name);
+    ck_sym *s = ck_lookup_str(ck, name);
+    if (!s && qualifier && n->count - first >= 2) s = member_in_bases(ck, qualifier, ast_name_last(n), 0);
+    return s;
 }
 
 ck_fnctx ck_save_fn(checker *ck) {

@@ -177,6 +177,12 @@ typedef struct ck_sym {
     /* CONST with no value: a variable template; TYPE with type NULL: an alias template
      * (template.c) */
     struct ck_other_template *other_template;
+    /* TYPE: `typedef S<true> name;` of a template instance at program scope, resolved at
+     * the name's first use (so that a header's typedefs instantiate nothing unused), in
+     * the namespace it was declared in */
+    const struct ast_decl *lazy_typedef;
+    const char *lazy_ns;
+    bool lazy_resolving;
     struct ck_sym *next;      /* the scope's symbols, newest first */
     struct ck_sym *older_same_name; /* the scope's previous symbol of this name, if any */
 } ck_sym;
@@ -236,8 +242,14 @@ struct checker {
      * arm, the right of `&&`/`||`): there a function constant with no value may be read,
      * as Metal's `if (is_function_constant_defined(c)) use(c);` does */
     int dead_code;
+    /* while binding a member function template: the caller's scope, where the explicit
+     * template arguments of the call are evaluated */
+    ck_scope *targ_scope;
     EN_VEC(ir_var *) const_vars; /* locals declared const: not assignable */
     EN_VEC(ck_func *) methods;   /* member functions of every struct */
+    /* base classes: derived struct, base struct, the field that holds the base (-1 for an
+     * empty base, which takes no space, as C++'s empty base optimisation gives) */
+    EN_VEC(struct ck_base) bases;
     ir_var *this_var;            /* inside a member function: the object pointer */
     /* checking an instantiated function template's body: `if constexpr` leaves out the
      * branch not taken, which need not be valid (C++ [stmt.if]: it is not instantiated) */
@@ -249,6 +261,7 @@ struct checker {
 /* class.c: class templates */
 typedef struct ck_class_template ck_class_template;
 typedef struct ck_other_template ck_other_template;
+typedef struct ck_base { ir_type *derived, *base; int field; } ck_base;
 EN_INTERNAL void ck_class_template_decl(checker *ck, const ast_decl *d);
 /* the struct type `name<args>` of class template ts, instantiated once per argument list */
 EN_INTERNAL ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args, en_loc loc);
@@ -301,6 +314,8 @@ EN_INTERNAL ir_expr *ck_member(checker *ck, ir_expr *obj, const char *name, en_l
 EN_INTERNAL void ck_push_scope(checker *ck);
 EN_INTERNAL void ck_pop_scope(checker *ck);
 EN_INTERNAL ck_sym *ck_declare(checker *ck, ck_sym_kind kind, const char *name, en_loc loc);
+/* check_decl.c: the type of a lazily resolved typedef, now (see ck_sym.lazy_typedef) */
+EN_INTERNAL void ck_resolve_lazy_typedef(checker *ck, ck_sym *s);
 
 /* ---- builtins_composite.c ---------------------------------------------------------- */
 /* fmin3, fmax3, fmedian3, min3, max3, median3, divide: built-ins made of others */
@@ -312,6 +327,15 @@ EN_INTERNAL ir_expr *ck_composite_builtin(checker *ck, const char *name, ir_expr
 /* `is_same<A, B>::value`, `is_integral_v<T>`...: a bool constant (*handled true), or NULL
  * with *handled true after an error, or NULL with *handled false: not a trait */
 EN_INTERNAL ir_expr *ck_type_trait_value(checker *ck, const ast_name *n, en_loc loc, bool *handled);
+
+/* ---- class.c: base classes ---------------------------------------------------------- */
+/* the base classes of d into t: fields for the non-empty ones (named __anonbaseN, so that
+ * member lookup reaches through them) appended to `fields`, the relation recorded */
+EN_INTERNAL void ck_struct_bases(checker *ck, const ast_decl *d, ir_type *t, void *fields_vec);
+/* has struct t, or one of its bases, a member function of this name? */
+EN_INTERNAL bool ck_has_method_inherited(checker *ck, const ir_type *t, const char *name);
+/* the i-th base of struct t (NULL past the last), and the field holding it (-1: empty) */
+EN_INTERNAL ir_type *ck_struct_base(checker *ck, const ir_type *t, int i, int *field);
 
 /* ---- function_constant.c ----------------------------------------------------------- */
 /* `constant T name [[function_constant(i)]];` (attribute a, declared type t) */
@@ -344,6 +368,10 @@ EN_INTERNAL void ck_check_definitions(checker *ck);
 /* a call of member function `name` on the struct object `obj` (a place or a value) */
 EN_INTERNAL ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **args,
                                     en_loc *locs, int n, en_loc loc);
+/* ... with explicit template arguments for a member function template (`x.template f<4>(y)`) */
+EN_INTERNAL ir_expr *ck_call_method_explicit(checker *ck, ir_expr *obj, const char *name,
+                                             const struct ast_name_part *explicit_args, ir_expr **args, en_loc *locs,
+                                             int n, en_loc loc);
 /* is there a member function `name` of struct type t? */
 EN_INTERNAL bool ck_has_method(checker *ck, const ir_type *t, const char *name);
 EN_INTERNAL ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name,

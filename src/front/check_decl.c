@@ -355,7 +355,12 @@ static void program_var(checker *ck, const ast_decl *d) {
         return;
     }
     ir_expr *init;
-    if (t) {
+    if (t && t->kind == IR_T_STRUCT && t->field_count == 0 && ck_has_constructor(ck, t)) {
+        /* an object with no state, built by a constructor (MLX's `constant mlx::os_log
+         * logger("mlx", "binary_ops");`): no constructor can give it a value to keep */
+        ast_expr empty = {.kind = AST_EXPR_INIT_LIST, .loc = d->init->loc};
+        init = ck_initializer(ck, t, &empty, d->loc);
+    } else if (t) {
         init = ck_initializer(ck, t, d->init, d->loc);
     } else {
         init = ck_expr(ck, d->init);
@@ -580,13 +585,17 @@ static void member_function(checker *ck, ir_type *owner, const char *sname, cons
 
 /* member function template cf instantiated for a call with these arguments (deduced), or
  * NULL when it does not fit (quietly, unless *hard_error) */
-static ck_func *member_template_inst(checker *ck, ck_func *cf, ir_expr **args, int n, bool *hard_error) {
+static ck_func *member_template_inst(checker *ck, ck_func *cf, const ast_name_part *explicit_args, ir_expr **args,
+                                     int n, bool *hard_error) {
     int nb = cf->d->tparams.count;
     ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
     ck_fnctx saved = ck_save_fn(ck);
+    ck_scope *caller = ck->scope, *saved_targ_scope = ck->targ_scope;
     ck->scope = cf->outer ? cf->outer : ck->globals;
     ck->ns = cf->ns;
-    bool ok = ck_bind_targs(ck, cf->d, cf->qname, NULL, args, n, b, hard_error);
+    ck->targ_scope = caller;
+    bool ok = ck_bind_targs(ck, cf->d, cf->qname, explicit_args, args, n, b, hard_error);
+    ck->targ_scope = saved_targ_scope;
     ck_restore_fn(ck, saved);
     if (!ok) return NULL;
     const char *name = ck_binding_name(ck, cf->qname, b, nb);
@@ -648,6 +657,7 @@ static void struct_decl(checker *ck, const ast_decl *d) {
  * here, per other address space when called) */
 void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name) {
     EN_VEC(ir_field) fields = {0};
+    ck_struct_bases(ck, d, t, &fields);
     for (int i = 0; i < d->members.count; i++) {
         const ast_decl *m = d->members.items[i];
         if (!m) continue;
@@ -770,6 +780,13 @@ static void typedef_decl(checker *ck, const ast_decl *d) {
         return;
     }
     if (ck_func_type_alias(ck, d)) return;
+    const ast_type *dt = d->type;
+    if (!ck->fn && dt && dt->kind == AST_TYPE_NAME && dt->name.count && dt->name.parts[dt->name.count - 1].has_targs) {
+        ck_sym *s = ck_declare(ck, SYM_TYPE, d->name, d->loc);
+        s->lazy_typedef = d;
+        s->lazy_ns = ck->ns;
+        return;
+    }
     bool is_ref;
     ir_type *t = ck_decl_type(ck, d->type, &is_ref, false);
     if (!t) return;
@@ -783,6 +800,29 @@ static void typedef_decl(checker *ck, const ast_decl *d) {
         t->name = ck_qualify(ck, d->name);
     ck_sym *s = ck_declare(ck, SYM_TYPE, d->name, d->loc);
     s->type = t;
+}
+
+void ck_resolve_lazy_typedef(checker *ck, ck_sym *s) {
+    if (!s->lazy_typedef || s->type || s->lazy_resolving) return;
+    s->lazy_resolving = true;
+    ck_fnctx saved = ck_save_fn(ck);
+    ir_stmt *block = ck->block;
+    ck->fn = NULL;
+    ck->scope = ck->globals;
+    ck->ns = s->lazy_ns;
+    bool is_ref = false;
+    ir_type *t = ck_decl_type(ck, s->lazy_typedef->type, &is_ref, false);
+    ck_restore_fn(ck, saved);
+    ck->block = block;
+    if (t && is_ref) {
+        en_error(ck->diags, s->lazy_typedef->loc, "reference aliases are not supported by enigma ('%s')", s->lazy_typedef->name);
+        t = NULL;
+    }
+    if (t && t->kind == IR_T_STRUCT && t->name && strncmp(t->name, "__anonymous_struct_", 19) == 0)
+        t->name = s->name;
+    s->type = t;
+    s->lazy_typedef = t ? NULL : s->lazy_typedef; /* a failure stays reported once */
+    s->lazy_resolving = false;
 }
 
 /* ---- functions ---------------------------------------------------------------------------------- */
@@ -866,9 +906,11 @@ static void kernel_param(checker *ck, ir_func *fn, ir_var *v, const ast_param *p
         } else if (en_streq(n, "grid_origin") || en_streq(n, "grid_size")) {
             en_error(ck->diags, a->loc, "[[%s]] is not supported by enigma", n);
             return;
-        } else if (en_streq(n, "function_constant") || en_streq(n, "id")) {
+        } else if (en_streq(n, "id")) {
             en_error(ck->diags, a->loc, "[[%s]] is not supported by enigma", n);
             return;
+        } else if (en_streq(n, "function_constant")) {
+            continue; /* decided in ck_kernel_build (param_present): the parameter is here */
         }
         /* other attributes (e.g. [[clang::...]]) carry no meaning for kernels here */
     }
@@ -1087,6 +1129,27 @@ static ir_func *make_ir_func(checker *ck, const char *name, const ast_decl *d, c
     return fn;
 }
 
+/* [[function_constant(c)]] on a kernel parameter: the parameter exists only when function
+ * constant c is true (a constant with no value counts as false, as a pipeline without it
+ * has no such argument) */
+static bool param_present(checker *ck, const ast_param *p) {
+    for (int i = 0; i < p->attrs.count; i++) {
+        const ast_attr *a = &p->attrs.items[i];
+        if (!en_streq(attr_name(a), "function_constant")) continue;
+        const ast_expr *e = a->args.count == 1 ? a->args.items[0] : NULL;
+        ck_sym *s = e && e->kind == AST_EXPR_NAME ? ck_lookup(ck, &e->name) : NULL;
+        if (!s || s->kind != SYM_CONST || !s->is_function_constant) {
+            en_error(ck->diags, a->loc, "[[function_constant(...)]] of parameter '%s' must name a function constant",
+                     p->name ? p->name : "?");
+            return true;
+        }
+        if (!s->value) return false;
+        ir_expr *b = ck_convert(ck, s->value, ck_t(ck, IR_T_BOOL), a->loc);
+        return b && b->kind == IR_E_CONST && b->c.u;
+    }
+    return true;
+}
+
 /* builds kernel `name` from d: signature (in the current scope), parameters and their
  * bindings, attributes, then the body checked in `outer` (the template's bindings for an
  * explicit instantiation). `extra` are attributes written on the instantiation. */
@@ -1105,8 +1168,10 @@ void ck_kernel_build(checker *ck, const ast_decl *d, ck_inst *sig, const char *n
     if (!resolve_signature(ck, d, sig)) return;
     ir_func *fn = make_ir_func(ck, name, d, sig, ck_t(ck, IR_T_VOID), true);
     kernel_params kp = {0};
+    bool *absent = en_alloc(ck->a, sizeof(bool) * (size_t)(fn->param_count + 1));
     for (int i = 0; i < fn->param_count; i++) {
         const ast_param *p = &d->params.items[i];
+        if ((absent[i] = !param_present(ck, p))) continue;
         kernel_param(ck, fn, fn->params[i], p, sig->param_is_ref[i], &kp);
         if (p->default_value)
             en_error(ck->diags, p->loc, "kernel parameters cannot have default values");
@@ -1135,6 +1200,22 @@ void ck_kernel_build(checker *ck, const ast_decl *d, ck_inst *sig, const char *n
     ck->in_template = extra != NULL;
     function_body(ck, d, fn, sig, true, outer, ns);
     ck->in_template = was_in_template;
+    /* an absent parameter is a local of the body, declared first: only code its constant
+     * guards names it, and that code was left out (check_stmt.c) */
+    int kept = 0;
+    for (int i = 0; i < fn->param_count; i++) {
+        if (!absent[i]) {
+            fn->params[kept++] = fn->params[i];
+            continue;
+        }
+        ir_var *v = fn->params[i];
+        v->param_kind = IR_PARAM_NONE;
+        ir_block_append(ck->m, fn->body, ir_decl(ck->m, fn, v, NULL, v->loc));
+        ir_stmt *decl = fn->body->stmts[fn->body->stmt_count - 1];
+        memmove(&fn->body->stmts[1], &fn->body->stmts[0], sizeof(ir_stmt *) * (size_t)(fn->body->stmt_count - 1));
+        fn->body->stmts[0] = decl;
+    }
+    fn->param_count = kept;
 }
 
 static bool same_signature(const ck_inst *a, const ck_inst *b) {
@@ -1438,7 +1519,12 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
             }
             ir_type *t;
             int64_t v;
-            if (!ck_targ_value(ck, ta, &t, &v)) {
+            /* explicit arguments are the caller's: evaluated where the call is written */
+            ck_scope *here = ck->scope;
+            if (ck->targ_scope) ck->scope = ck->targ_scope;
+            bool ok = ck_targ_value(ck, ta, &t, &v);
+            ck->scope = here;
+            if (!ok) {
                 *hard_error = true;
                 return false;
             }
@@ -1456,8 +1542,13 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
         if (b[i].set) continue;
         const ast_tparam *tp = &d->tparams.items[i];
         if (!(tp->is_type ? tp->default_type != NULL : tp->default_value != NULL)) return false;
-        /* a default may name the parameters before it: `int N = WorkPerThread<T>::n` */
+        /* a default may name the parameters before it: `int N = WorkPerThread<T>::n`; one
+         * that cannot be evaluated takes the template out of the running, quietly (SFINAE:
+         * `typename = enable_if_t<is_floating_point_v<T>>`) */
         ck_scope *saved = ck->scope;
+        en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+        en_diags *loud = ck->diags;
+        ck->diags = &quiet;
         ck_push_scope(ck);
         bind_first_tparams(ck, d, b, i);
         if (tp->is_type) {
@@ -1467,7 +1558,26 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
             b[i].set = ck_const_expr(ck, tp->default_value, &b[i].value.value, "a template argument");
         }
         ck->scope = saved;
-        if (!b[i].set) return false;
+        ck->diags = loud;
+        if (!b[i].set || quiet.errors) return false;
+    }
+    /* the type of a value parameter must exist too: `enable_if_t<cond, bool> = true` is how
+     * MLX picks between two overloads (SFINAE, quietly) */
+    for (int i = 0; i < nb; i++) {
+        const ast_tparam *tp = &d->tparams.items[i];
+        if (tp->is_type || tp->is_func || !tp->type || tparam_is_func(ck, tp)) continue;
+        const ast_type *t = tp->type;
+        if (t->kind != AST_TYPE_NAME || !t->name.count || !t->name.parts[t->name.count - 1].has_targs) continue;
+        ck_scope *saved = ck->scope;
+        en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+        en_diags *loud = ck->diags;
+        ck->diags = &quiet;
+        ck_push_scope(ck);
+        bind_first_tparams(ck, d, b, i);
+        ir_type *pt = ck_type(ck, t);
+        ck->scope = saved;
+        ck->diags = loud;
+        if (!pt || quiet.errors) return false;
     }
     return true;
 }
@@ -1819,6 +1929,11 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst) {
 
 ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **args, en_loc *locs, int n,
                         en_loc loc) {
+    return ck_call_method_explicit(ck, obj, name, NULL, args, locs, n, loc);
+}
+
+ir_expr *ck_call_method_explicit(checker *ck, ir_expr *obj, const char *name, const ast_name_part *explicit_args,
+                                 ir_expr **args, en_loc *locs, int n, en_loc loc) {
     ir_type *st = obj->type;
     if (!ck->fn) {
         en_error(ck->diags, loc, "'%s' cannot be called outside a function", name);
@@ -1842,9 +1957,10 @@ ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **a
             dropped_const = true;
             continue;
         }
+        if (explicit_args && !cf->is_template) continue;
         if (cf->is_template) {
             bool hard = false;
-            cf = member_template_inst(ck, cf, args, n, &hard);
+            cf = member_template_inst(ck, cf, explicit_args, args, n, &hard);
             if (hard) return NULL;
             if (!cf) continue;
         }
@@ -1862,6 +1978,21 @@ ir_expr *ck_call_method(checker *ck, ir_expr *obj, const char *name, ir_expr **a
     }
     const char *sname = ck_type_name(ck, st);
     if (!any) {
+        /* a member function of a base class, called on the base part of the object */
+        int field;
+        for (int i = 0; ck_struct_base(ck, st, i, &field); i++) {
+            ir_type *bt = ck_struct_base(ck, st, i, &field);
+            if (!ck_has_method_inherited(ck, bt, name)) continue;
+            ir_expr *part;
+            if (field >= 0) {
+                part = ir_expr_new(ck->m, IR_E_FIELD, bt, loc, 1);
+                part->args[0] = obj;
+                part->field = field;
+            } else { /* an empty base: any object of it will do */
+                part = ir_var_ref(ck->m, ck_temp(ck, bt, loc), loc);
+            }
+            return ck_call_method_explicit(ck, part, name, explicit_args, args, locs, n, loc);
+        }
         en_error(ck->diags, loc, "no member function named '%s' in '%s'", name, sname);
         return NULL;
     }

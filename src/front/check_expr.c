@@ -438,7 +438,7 @@ static ir_expr *method_call(checker *ck, const ast_expr *e) {
     if (obj->type->kind == IR_T_STRUCT) {
         arglist a = check_args(ck, &e->args);
         if (!a.ok) return NULL;
-        return ck_call_method(ck, obj, name, a.items, a.locs, a.n, m->loc);
+        return ck_call_method_explicit(ck, obj, name, m->member_targs, a.items, a.locs, a.n, m->loc);
     }
         en_error(ck->diags, m->loc, "no member function named '%s' in '%s'", name,
                  ck_type_name(ck, obj->type));
@@ -602,7 +602,7 @@ static ir_expr *call_expr(checker *ck, const ast_expr *e) {
         return NULL;
     }
     if (!sym && n->count - first == 1 && ck->this_var && ck->this_var->type->elem &&
-        ck_has_method(ck, ck->this_var->type->elem, last)) {
+        ck_has_method_inherited(ck, ck->this_var->type->elem, last)) {
         /* another member function of *this, called without `this->` */
         arglist a = check_args(ck, &e->args);
         if (!a.ok) return NULL;

@@ -498,3 +498,44 @@ bool ck_static_member(checker *ck, ir_type *owner, const char *sname, const ast_
     ck->ns = saved_ns;
     return true;
 }
+
+/* ---- base classes ----------------------------------------------------------------------------------
+ * `struct D : B {...}` lays B out first, as a member named __anonbaseN that member lookup
+ * looks through (like an anonymous struct member); an empty base (MLX's `struct is_empty :
+ * bool_constant<...> {}`) takes no space. Member functions, static members and member
+ * types not found in D are looked for in its bases, in order. */
+typedef EN_VEC(ir_field) field_vec;
+
+void ck_struct_bases(checker *ck, const ast_decl *d, ir_type *t, void *fields_vec) {
+    field_vec *fields = fields_vec;
+    for (int i = 0; i < d->bases.count; i++) {
+        ir_type *b = ck_type(ck, d->bases.items[i]);
+        if (!b) continue;
+        if (b->kind != IR_T_STRUCT || (b->size == 0 && b->field_count == 0)) {
+            en_error(ck->diags, d->bases.items[i]->loc, "base class '%s' of '%s' must be a defined struct",
+                     ck_type_name(ck, b), d->name ? d->name : "?");
+            continue;
+        }
+        bool empty = b->field_count == 0;
+        ck_base rel = {.derived = t, .base = b, .field = empty ? -1 : fields->count};
+        if (!empty) EN_PUSH(ck->a, *fields, ((ir_field){.name = en_fmt(ck->a, "__anonbase%d", i), .type = b}));
+        EN_PUSH(ck->a, ck->bases, rel);
+    }
+}
+
+ir_type *ck_struct_base(checker *ck, const ir_type *t, int i, int *field) {
+    for (int k = 0; k < ck->bases.count; k++)
+        if (ck->bases.items[k].derived == t && i-- == 0) {
+            *field = ck->bases.items[k].field;
+            return ck->bases.items[k].base;
+        }
+    return NULL;
+}
+
+bool ck_has_method_inherited(checker *ck, const ir_type *t, const char *name) {
+    if (ck_has_method(ck, t, name)) return true;
+    int field;
+    for (int i = 0; ck_struct_base(ck, t, i, &field); i++)
+        if (ck_has_method_inherited(ck, ck_struct_base(ck, t, i, &field), name)) return true;
+    return false;
+}

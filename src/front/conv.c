@@ -191,6 +191,15 @@ ir_expr *ck_implicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
         if (d) return d->type == to ? d : ck_implicit(ck, d, to, loc);
     }
     ck_rank r = ck_conv_rank(from, to, ck_is_const(e));
+    if (r == CK_RANK_NONE && to->kind == IR_T_STRUCT && ck->fn && ck_has_constructor(ck, to)) {
+        /* a converting constructor of the destination (MLX: float to complex64_t) */
+        en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+        en_diags *loud = ck->diags;
+        ck->diags = &quiet;
+        ir_expr *made = ck_construct(ck, to, &e, &loc, 1, loc);
+        ck->diags = loud;
+        if (made && !quiet.errors) return made;
+    }
     if (r == CK_RANK_NONE) {
         if (from && from->kind == IR_T_PTR && to->kind == IR_T_PTR && from->elem == to->elem &&
             from->space == to->space && from->is_const && !to->is_const)

@@ -41,7 +41,42 @@ static const char stdlib_text[] =
     "#define __METAL_MEMORY_SCOPE_DEVICE__ 2\n"
     "#define __METAL_MEMORY_SCOPE_SYSTEM__ 3\n"
     "#define __METAL_MEMORY_SCOPE_SIMDGROUP__ 4\n"
-    "#define __HAVE_BFLOAT__ 1\n";
+    "#define __HAVE_BFLOAT__ 1\n"
+    /* <metal_type_traits>: the class templates (the value traits, is_same<A, B>::value and
+     * is_same_v, are built into the checker, type_traits.c, as they classify enigma's own
+     * types); enigma's types carry no top-level cv-qualifiers, so the remove_* traits are
+     * the identity */
+    "namespace metal {\n"
+    "template <typename T, T v> struct integral_constant {\n"
+    "  static constexpr constant T value = v;\n"
+    "  constexpr operator T() const { return v; }\n"
+    "  constexpr T operator()() const { return v; }\n"
+    "};\n"
+    "template <bool B> using bool_constant = integral_constant<bool, B>;\n"
+    "typedef bool_constant<true> true_type;\n"
+    "typedef bool_constant<false> false_type;\n"
+    "template <bool B, typename T = void> struct enable_if {};\n"
+    "template <typename T> struct enable_if<true, T> { typedef T type; };\n"
+    "template <bool B, typename T = void> using enable_if_t = typename enable_if<B, T>::type;\n"
+    "template <bool B, typename T, typename F> struct conditional { typedef T type; };\n"
+    "template <typename T, typename F> struct conditional<false, T, F> { typedef F type; };\n"
+    "template <bool B, typename T, typename F> using conditional_t = typename conditional<B, T, F>::type;\n"
+    "template <typename T> struct remove_cv { typedef T type; };\n"
+    "template <typename T> using remove_cv_t = T;\n"
+    "template <typename T> struct remove_const { typedef T type; };\n"
+    "template <typename T> using remove_const_t = T;\n"
+    "template <typename T> struct remove_volatile { typedef T type; };\n"
+    "template <typename T> using remove_volatile_t = T;\n"
+    "template <typename T> struct remove_reference { typedef T type; };\n"
+    "template <typename T> using remove_reference_t = T;\n"
+    "template <typename T> struct type_identity { typedef T type; };\n"
+    /* address spaces are not part of a value's type in enigma's IR */
+    "template <typename T> using remove_addrspace_t = T;\n"
+    /* uniform<T> (MSL 2.4: a value the compiler may assume the same in every thread of
+     * the SIMD group) holds the value itself: uniformity is a hint */
+    "template <typename T> using uniform = T;\n"
+    "template <typename T> METAL_FUNC T make_uniform(T x) { return x; }\n"
+    "}\n";
 
 bool en_metal_header_known(const char *name) {
     for (size_t i = 0; i < EN_COUNT(family); i++)

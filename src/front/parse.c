@@ -1339,10 +1339,20 @@ static ast_type *parse_struct_specifier(parser *p, ast_decls *out) {
     }
     declare(p, d->name, p->template_pending ? SYM_TEMPLATE_TYPE : SYM_TYPE);
     p->template_pending = false; /* members are not templates unless they say so */
-    if (is(p, ":")) {
-        error_at(p, loc_here(p), "struct inheritance is not supported by enigma");
-        while (!is(p, "{") && !is(p, ";") && peek(p)->kind != EN_TK_EOF) advance(p);
-        if (!is(p, "{")) return ty;
+    if (accept(p, ":")) {
+        /* base classes: `: public B, C<T>` (access specifiers carry nothing in MSL) */
+        for (;;) {
+            while (accept(p, "public") || accept(p, "private") || accept(p, "protected")) {}
+            if (accept(p, "virtual")) error_at(p, loc_here(p), "virtual base classes are not supported in Metal");
+            ast_type *base = parse_type(p);
+            EN_PUSH(p->a, d->bases, base);
+            if (!accept(p, ",")) break;
+        }
+        if (!is(p, "{")) {
+            error_at(p, loc_here(p), "expected '{' after the base classes of '%s'", d->name ? d->name : "?");
+            while (!is(p, "{") && !is(p, ";") && peek(p)->kind != EN_TK_EOF) advance(p);
+            if (!is(p, "{")) return ty;
+        }
     }
     if (!enter(p, "struct definitions")) return ty;
     advance(p); /* '{' */
@@ -1695,6 +1705,16 @@ static ast_expr *parse_primary(parser *p) {
         advance(p);
         return new_expr(p, AST_EXPR_THIS, loc);
     }
+    if (is(p, "operator") && tok_at(p, p->pos + 1)->kind == EN_TK_PUNCT) {
+        /* an operator function by name: `return operator>(b, a);` */
+        ast_expr *e = new_expr(p, AST_EXPR_NAME, loc);
+        ast_name_part part = {.loc = loc, .ident = parse_operator_name(p)};
+        e->name.loc = loc;
+        e->name.parts = en_alloc(p->a, sizeof part);
+        if (e->name.parts) e->name.parts[0] = part;
+        e->name.count = 1;
+        return e;
+    }
     if (is(p, "static_cast") || is(p, "reinterpret_cast") || is(p, "const_cast") ||
         is(p, "dynamic_cast"))
         return parse_named_cast(p);
@@ -1818,12 +1838,34 @@ static ast_expr *parse_postfix(parser *p, ast_expr *e) {
             ast_expr *m = new_expr(p, AST_EXPR_MEMBER, loc);
             m->arrow = is(p, "->");
             advance(p);
-            accept(p, "template");
+            bool templ = accept(p, "template");
             m->operand = e;
-            if (is_ident(p)) {
+            if (is(p, "operator")) {
+                /* x.operator float16_t(), x.operator+(y): the member function by its name */
+                m->loc = loc_here(p);
+                if (tok_at(p, p->pos + 1)->kind == EN_TK_PUNCT) {
+                    m->member = parse_operator_name(p);
+                } else {
+                    advance(p);
+                    ast_type *t = parse_type(p);
+                    en_buf b = {0};
+                    ast_type_print(t, &b);
+                    m->member = en_fmt(p->a, "operator %s", b.data ? b.data : "");
+                    en_buf_free(&b);
+                }
+            } else if (is_ident(p)) {
                 m->loc = loc_here(p); /* at the member's name: "no member named x" */
                 m->member = tok_str(p, peek(p));
                 advance(p);
+                if (templ && is(p, "<")) { /* x.template f<N>(...) */
+                    m->member_targs = en_alloc(p->a, sizeof *m->member_targs);
+                    if (m->member_targs) {
+                        m->member_targs->loc = m->loc;
+                        m->member_targs->ident = m->member;
+                        m->member_targs->has_targs = true;
+                        parse_targs(p, &m->member_targs->targs);
+                    }
+                }
             } else {
                 error_at(p, loc_here(p), "expected a member name after '%s' before %s",
                          m->arrow ? "->" : ".", tok_desc(p, peek(p)));
@@ -2621,7 +2663,8 @@ static void parse_template(parser *p, ast_decls *out, decl_ctx ctx) {
  * value: a literal, an operator, or a name known as a variable (`constant float4 v(1);`) */
 static bool paren_init_follows(parser *p) {
     const en_token *t = tok_at(p, p->pos + 1);
-    if (t->kind == EN_TK_INT || t->kind == EN_TK_FLOAT || t->kind == EN_TK_CHAR) return true;
+    if (t->kind == EN_TK_INT || t->kind == EN_TK_FLOAT || t->kind == EN_TK_CHAR || t->kind == EN_TK_STRING)
+        return true;
     if (t->kind == EN_TK_PUNCT)
         return !tok_is(t, ")") && !tok_is(t, "[") && !tok_is(t, "[[") && !tok_is(t, "::") &&
                !tok_is(t, "...");

@@ -188,7 +188,8 @@ static void push_frame(pp *p, int file, const char *canonical) {
     en_lexer_init(&f->L, p->c, file, src->text, src->len);
     if (src->len >= 3 && memcmp(src->text, "\xEF\xBB\xBF", 3) == 0) f->L.pos = 3; /* a UTF-8 BOM */
     f->file = file;
-    if (!canonical || canonical[0] != '<') p->source_bytes += (long)src->len; /* not <metal_stdlib> */
+    /* the user's files: not <builtin> (no canonical name) nor <metal_stdlib> */
+    if (canonical && canonical[0] != '<') p->source_bytes += (long)src->len;
     f->dir = dir_of(p, src->name);
     f->canonical = canonical;
     f->parent = p->top;

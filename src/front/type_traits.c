@@ -16,7 +16,7 @@
 #include <string.h>
 
 typedef enum trait { T_NONE, T_SAME, T_INTEGRAL, T_FLOATING, T_SIGNED, T_UNSIGNED, T_ARITHMETIC,
-                     T_SCALAR, T_POINTER, T_VOID, T_BOOL } trait;
+                     T_SCALAR, T_POINTER, T_VOID, T_BOOL, T_CONVERTIBLE } trait;
 
 static const struct { const char *name; trait t; int types; } traits[] = {
     {"is_same", T_SAME, 2},           {"is_integral", T_INTEGRAL, 1},
@@ -24,6 +24,7 @@ static const struct { const char *name; trait t; int types; } traits[] = {
     {"is_unsigned", T_UNSIGNED, 1},   {"is_arithmetic", T_ARITHMETIC, 1},
     {"is_scalar", T_SCALAR, 1},       {"is_pointer", T_POINTER, 1},
     {"is_void", T_VOID, 1},           {"is_bool", T_BOOL, 1},
+    {"is_convertible", T_CONVERTIBLE, 2},
 };
 
 /* the trait `ident` names (with its `_v` form when as_variable), or -1 */
@@ -53,6 +54,10 @@ static bool holds(trait t, const ir_type *a, const ir_type *b) {
     case T_POINTER: return a->kind == IR_T_PTR;
     case T_VOID: return a->kind == IR_T_VOID;
     case T_BOOL: return a->kind == IR_T_BOOL;
+    /* an implicit conversion of enigma's (numbers among themselves, pointers to their
+     * const forms); a struct converts only to itself here */
+    case T_CONVERTIBLE: return a == b || (a->kind != IR_T_STRUCT && b->kind != IR_T_STRUCT &&
+                                          ck_conv_rank(a, b, false) != CK_RANK_NONE);
     default: return false;
     }
 }

@@ -30,6 +30,15 @@ int main(int argc, char **argv) {
     en_tokens toks = en_preprocess(&c, file);
     ast_unit *unit = en_parse(&c, toks);
     en_buf out = {0};
+    /* what <metal_stdlib> declares (its type traits) is the same in every case: not shown */
+    int kept = 0;
+    for (int i = 0; unit && i < unit->decls.count; i++) {
+        const ast_decl *d = unit->decls.items[i];
+        int f = d ? d->loc.file : -1;
+        bool stdlib = f >= 0 && f < c.sources.files.count && strcmp(c.sources.files.items[f].name, "<metal_stdlib>") == 0;
+        if (!stdlib) unit->decls.items[kept++] = unit->decls.items[i];
+    }
+    if (unit) unit->decls.count = kept;
     if (!diags_only) ast_dump(unit, &out);
     en_diags_render(&c.diags, &out);
     if (out.data) fputs(out.data, stdout);

@@ -72,6 +72,10 @@ int main(int argc, char **argv) {
     en_tokens toks = en_preprocess(&c, file);
     for (int i = 0; i < toks.count && !diags_only; i++) {
         const en_token *t = &toks.items[i];
+        /* <metal_stdlib>'s own declarations are the same in every case: not shown */
+        if (t->loc.file >= 0 && t->loc.file < c.sources.files.count &&
+            strcmp(c.sources.files.items[t->loc.file].name, "<metal_stdlib>") == 0)
+            continue;
         if (t->loc.file != file && t->loc.file >= 0 && t->loc.file < c.sources.files.count)
             printf("%s:", c.sources.files.items[t->loc.file].name);
         printf("%d:%d %s", t->loc.line, t->loc.col, kind_name(t->kind));

@@ -1,0 +1,159 @@
+"""The real-world kernel libraries (issue 10), compiled from ../shared/realworld as their
+projects ship them: every kernel of llama.cpp's ggml-metal.metal through the front end and
+NVRTC, a sample (and ENIGMA_REALWORLD_ALL=1: all) through the cpu backend's C compiler, and
+each of MLX's kernel files through the front end. Prints the counts; asserts what works today
+keeps working and that what is refused is refused for its stated reason.
+
+The sources are test inputs only (../shared/realworld/README.md); nothing of them is copied here.
+"""
+
+import os
+import pathlib
+import re
+import subprocess
+import time
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+REALWORLD = pathlib.Path(os.environ.get("ENIGMA_REALWORLD", REPO.parent / "shared" / "realworld"))
+GGML = REALWORLD / "ggml"
+GGML_FILE = GGML / "src" / "ggml-metal" / "ggml-metal.metal"
+MLX = REALWORLD / "mlx"
+MLX_KERNELS = MLX / "mlx" / "backend" / "metal" / "kernels"
+ALL = os.environ.get("ENIGMA_REALWORLD_ALL") == "1"
+
+pytestmark = pytest.mark.skipif(not GGML_FILE.is_file() or not MLX_KERNELS.is_dir(),
+                                reason="../shared/realworld is not here")
+
+
+def _cli():
+    env = os.environ.get("ENIGMA_CLI")
+    if env:
+        return env
+    for cand in [REPO / "build" / "enigma", *sorted(REPO.glob("build*/enigma"))]:
+        if cand.is_file() and os.access(cand, os.X_OK):
+            return str(cand)
+    pytest.skip("no enigma CLI built")
+
+
+def _run(*args, timeout=1800):
+    return subprocess.run([_cli(), *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+def _ggml_args():
+    constants = [line.strip() for line in (REPO / "tests" / "realworld" / "ggml_constants.txt").read_text().splitlines()
+                 if line.strip() and not line.startswith("#")]
+    args = [GGML_FILE, "-I", GGML / "src", "-I", GGML / "src" / "ggml-metal", "-DGGML_METAL_HAS_BF16"]
+    for c in constants:
+        args += ["--constant", c]
+    return args
+
+
+def _say(capsys, text):
+    """prints past pytest's capture: the counts are this test's report"""
+    with capsys.disabled():
+        print(text)
+
+
+def _errors(stderr):
+    return [line for line in stderr.splitlines() if ": error:" in line or line.startswith("enigma: kernel ")]
+
+
+@pytest.fixture(scope="module")
+def ggml_run():
+    t0 = time.time()
+    r = _run("compile", *_ggml_args(), "--emit", "ir")
+    return r, time.time() - t0
+
+
+@pytest.fixture(scope="module")
+def ggml_kernels(ggml_run):
+    r, _ = ggml_run
+    assert r.returncode == 0, "\n".join(_errors(r.stderr)[:20])
+    return re.findall(r"^kernel void (\w+)\(", r.stdout, re.M)
+
+
+def test_ggml_every_kernel_checks(ggml_kernels, ggml_run, capsys):
+    _say(capsys, "\nggml-metal.metal: %d kernels through the front end in %.1f s" % (len(ggml_kernels), ggml_run[1]))
+    # 655 [[host_name]] instantiations and the plain kernels beside them
+    assert len(ggml_kernels) >= 650
+    for required in ("kernel_rms_norm_f32", "kernel_soft_max_f32", "kernel_rope_norm_f32", "kernel_mul_mv_f16_f32",
+                     "kernel_mul_mv_q4_0_f32", "kernel_mul_mm_f16_f32", "kernel_get_rows_q8_0",
+                     "kernel_flash_attn_ext_f16_dk64_dv64"):
+        assert required in ggml_kernels
+
+
+def _nvrtc_here():
+    r = _run("compile", REPO / "examples" / "vector_add.metal", "--backend", "cuda")
+    return r.returncode == 0 and "NVRTC" in r.stdout
+
+
+def test_ggml_every_kernel_passes_nvrtc(ggml_kernels, capsys):
+    if not _nvrtc_here():
+        pytest.skip("NVRTC is not installed here")
+    r = _run("compile", *_ggml_args(), "--backend", "cuda")
+    _say(capsys, "\n" + r.stdout.strip())
+    assert r.returncode == 0, "\n".join(_errors(r.stderr)[:20])
+    m = re.search(r"cuda: (\d+) of (\d+) kernels built by NVRTC", r.stdout)
+    assert m and m.group(1) == m.group(2) == str(len(ggml_kernels))
+
+
+def test_ggml_kernels_build_on_the_cpu_backend(ggml_kernels, capsys):
+    # every 40th kernel and the ones the run tests use; all of them with ENIGMA_REALWORLD_ALL=1
+    sample = ggml_kernels if ALL else sorted(set(ggml_kernels[::40]) | {
+        "kernel_rms_norm_f32", "kernel_soft_max_f32", "kernel_mul_mv_q4_0_f32", "kernel_get_rows_q8_0"})
+    args = []
+    for name in sample:
+        args += ["-k", name]
+    r = _run("compile", *_ggml_args(), "--backend", "cpu", *args)
+    _say(capsys, "\n" + r.stdout.strip())
+    assert r.returncode == 0, "\n".join(_errors(r.stderr)[:20])
+    assert "cpu: %d of %d kernels built" % (len(sample), len(sample)) in r.stdout
+
+
+# MLX: what each file needs that the host gives (function constants), and the files refused
+# for a stated reason
+MLX_CONSTANTS = {
+    "rms_norm.metal": ["has_w=true"], "layer_norm.metal": ["has_w=true"],
+    "rope.metal": ["forward=true", "traditional=false", "hs_transpose=false"],
+    "scaled_dot_product_attention.metal": ["has_mask=false", "query_transposed=false", "do_causal=false",
+                                           "bool_mask=false", "float_mask=false", "has_sinks=false", "blocks=4"],
+}
+MLX_REFUSED = {  # file: the reason in its first error
+    name: "MetalPerformancePrimitives" for name in (
+        "fp_quantized_nax.metal", "quantized_nax.metal", "steel_attention_nax.metal", "steel_gemm_fused_nax.metal",
+        "steel_gemm_gather_nax.metal", "steel_gemm_segmented_nax.metal", "steel_gemm_splitk_nax.metal")
+}
+# files that compile whole today: they must keep compiling
+MLX_COMPILING = {"arange.metal", "dot.metal", "layer_norm.metal", "logsumexp.metal", "rms_norm.metal",
+                 "rope.metal", "scaled_dot_product_attention.metal", "softmax.metal"}
+
+
+def test_mlx_kernel_files(capsys):
+    files = sorted(MLX_KERNELS.rglob("*.metal"))
+    assert len(files) == 42
+    compiled, refused, failing, kernels = [], [], {}, 0
+    for f in files:
+        args = []
+        for c in MLX_CONSTANTS.get(f.name, []):
+            args += ["--constant", c]
+        r = _run("compile", f, "-I", MLX, "--emit", "ir", *args, timeout=300)
+        errors = _errors(r.stderr)
+        if r.returncode == 0:
+            compiled.append(f.name)
+            kernels += len(re.findall(r"^kernel void ", r.stdout, re.M))
+        elif f.name in MLX_REFUSED:
+            assert MLX_REFUSED[f.name] in errors[0], errors[0]
+            refused.append(f.name)
+        else:
+            failing[f.name] = (len(errors), errors[0] if errors else r.stderr.strip()[-300:])
+    report = ["\nmlx: %d of %d kernel files compile (%d kernels): %s" % (len(compiled), len(files), kernels,
+                                                                       ", ".join(compiled)),
+              "mlx: %d refused (Apple-only MetalPerformancePrimitives): %s" % (len(refused), ", ".join(refused)),
+              "mlx: %d fail:" % len(failing)]
+    for name, (n, first) in sorted(failing.items()):
+        report.append("  %s (%d errors): %s" % (name, n, first.split("/kernels/")[-1]))
+    _say(capsys, "\n".join(report))
+    assert MLX_COMPILING <= set(compiled), sorted(MLX_COMPILING - set(compiled))
+    assert len(refused) == len(MLX_REFUSED)

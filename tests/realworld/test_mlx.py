@@ -1,0 +1,125 @@
+"""MLX's Metal kernels (issue 10), compiled unmodified from ../shared/realworld and run as MLX's
+host runs them (one threadgroup per row, N_READS values per thread; the looped variants with a
+fixed threadgroup), against float64 NumPy from fresh random inputs. Runs on the cpu backend, or
+on cuda with ENIGMA_TEST_BACKEND=cuda."""
+
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import enigma
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+REALWORLD = pathlib.Path(os.environ.get("ENIGMA_REALWORLD", REPO.parent / "shared" / "realworld"))
+MLX = REALWORLD / "mlx"
+KERNELS = MLX / "mlx" / "backend" / "metal" / "kernels"
+
+pytestmark = pytest.mark.skipif(not KERNELS.is_dir(), reason="../shared/realworld is not here")
+
+N_READS = 4  # SOFTMAX_N_READS and RMS_N_READS in MLX's defines.h
+
+
+def _compile(file, kernel, constants=None):
+    path = KERNELS / file
+    return enigma.compile_source(path.read_text(), kernel, filename=str(path), include_dirs=[str(MLX)],
+                                 constants=constants)
+
+
+@pytest.fixture(scope="module")
+def rt():
+    return enigma.Runtime(os.environ.get("ENIGMA_TEST_BACKEND", "cpu"))
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng()
+
+
+def _softmax(x):
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("name,dtype,tol", [("float32", np.float32, 2e-6), ("float16", np.float16, 2e-3)])
+def test_block_softmax(rt, rng, name, dtype, tol):
+    rows, axis = int(rng.integers(3, 9)), int(rng.integers(200, 1000))
+    x = (rng.standard_normal((rows, axis)) * 3).astype(dtype)
+    out = np.zeros_like(x)
+    threads = -(-axis // N_READS)
+    threads = -(-threads // 32) * 32
+    rt.launch(_compile("softmax.metal", "block_softmax_" + name), grid=(rows * threads, 1, 1),
+              threads=(threads, 1, 1), **{"in": x, "out": out, "axis_size": np.int32(axis)})
+    np.testing.assert_allclose(out.astype(np.float64), _softmax(x), rtol=tol, atol=tol * 1e-2)
+
+
+def test_looped_softmax(rt, rng):
+    rows, axis = 3, int(rng.integers(5000, 9000))
+    x = (rng.standard_normal((rows, axis)) * 3).astype(np.float32)
+    out = np.zeros_like(x)
+    rt.launch(_compile("softmax.metal", "looped_softmax_float32"), grid=(rows * 1024, 1, 1), threads=(1024, 1, 1),
+              **{"in": x, "out": out, "axis_size": np.int32(axis)})
+    np.testing.assert_allclose(out, _softmax(x), rtol=2e-6, atol=1e-9)
+
+
+def test_rms_norm(rt, rng):
+    rows, axis = int(rng.integers(3, 9)), int(rng.integers(100, 1000))
+    x = rng.standard_normal((rows, axis)).astype(np.float32)
+    w = rng.standard_normal(axis).astype(np.float32)
+    out = np.zeros_like(x)
+    eps = 1e-5
+    threads = -(-axis // N_READS)
+    threads = -(-threads // 32) * 32
+    rt.launch(_compile("rms_norm.metal", "rmsfloat32", {"has_w": True}), grid=(rows * threads, 1, 1),
+              threads=(threads, 1, 1), x=x, w=w, out=out, eps=np.float32(eps), axis_size=np.uint32(axis),
+              w_stride=np.uint32(1))
+    x64 = x.astype(np.float64)
+    want = x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + eps) * w
+    np.testing.assert_allclose(out, want, rtol=2e-5, atol=2e-5)
+
+
+def test_layer_norm(rt, rng):
+    rows, axis = int(rng.integers(3, 9)), int(rng.integers(100, 1000))
+    x = (rng.standard_normal((rows, axis)) * 2 + 0.5).astype(np.float32)
+    w = rng.standard_normal(axis).astype(np.float32)
+    b = rng.standard_normal(axis).astype(np.float32)
+    out = np.zeros_like(x)
+    eps = 1e-5
+    threads = -(-axis // N_READS)
+    threads = -(-threads // 32) * 32
+    rt.launch(_compile("layer_norm.metal", "layer_normfloat32", {"has_w": True}), grid=(rows * threads, 1, 1),
+              threads=(threads, 1, 1), x=x, w=w, b=b, out=out, eps=np.float32(eps), axis_size=np.uint32(axis),
+              w_stride=np.uint32(1), b_stride=np.uint32(1))
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    want = (x64 - mean) / np.sqrt(((x64 - mean) ** 2).mean(axis=1, keepdims=True) + eps) * w + b
+    np.testing.assert_allclose(out, want, rtol=5e-5, atol=5e-5)
+
+
+@pytest.mark.parametrize("traditional", [False, True])
+def test_rope_single(rt, rng, traditional):
+    rows, dims = int(rng.integers(2, 7)), 2 * int(rng.integers(8, 40))
+    x = rng.standard_normal((rows, dims)).astype(np.float32)
+    out = np.zeros_like(x)
+    offset, scale, base = int(rng.integers(1, 50)), 1.0, np.log2(10000.0)
+    c = _compile("rope.metal", "rope_single_float32",
+                 {"forward": True, "traditional": traditional, "hs_transpose": False})
+    half = dims // 2
+    rt.launch(c, grid=(half, rows, 1), threads=(min(half, 32), 1, 1),
+              **{"in": x, "out": out, "offset": np.int32(offset), "scale": np.float32(scale),
+                 "stride": np.int64(dims), "base": np.float32(base)})
+    inv_freq = np.exp2(-(np.arange(half) / half) * base)
+    theta = scale * offset * inv_freq
+    x64 = x.astype(np.float64)
+    a, b = (x64[:, 0::2], x64[:, 1::2]) if traditional else (x64[:, :half], x64[:, half:])
+    r1 = a * np.cos(theta) - b * np.sin(theta)
+    r2 = a * np.sin(theta) + b * np.cos(theta)
+    want = np.empty_like(x64)
+    if traditional:
+        want[:, 0::2], want[:, 1::2] = r1, r2
+    else:
+        want[:, :half], want[:, half:] = r1, r2
+    # fast::sin/cos of angles up to ~50 radians: a few float ulps of the angle
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=2e-4)
