@@ -257,7 +257,7 @@ ENIGMA_API enigma_status enigma_command_set_buffer_by_name(enigma_command *cmd, 
                                                            enigma_buffer *buf, size_t offset);
 ENIGMA_API enigma_status enigma_command_set_bytes_by_name(enigma_command *cmd, const char *name,
                                                           const void *data, size_t bytes);
-/* the length of [[threadgroup(index)]] memory for later dispatches */
+/* the length of [[threadgroup(index)]] memory for later dispatches (0 bytes too, as in Metal) */
 ENIGMA_API enigma_status enigma_command_set_threadgroup_memory(enigma_command *cmd, int index,
                                                                size_t bytes);
 

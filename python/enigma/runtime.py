@@ -367,12 +367,10 @@ class Runtime:
             L.check(L.enigma_command_create(pipe, ctypes.byref(cmd)))
             out_buf = None
             copied_back = []  # (Buffer, caller's host array) for written arrays bound by copy
-            for p, value in bound:
+            shared = {}
+            for p, value in sorted(bound, key=lambda pv: not _writes(pv[0])):
                 grow = output_size if p is out_param and output_size is not None else None
-                b, back = self._bind(p, value, compiled.name, grow)
-                made.append(b)
-                if back is not None:
-                    copied_back.append((b, back))
+                b = self._bind_shared(p, value, compiled.name, grow, shared, made, copied_back)
                 L.check(L.enigma_command_set_buffer(cmd, p.index, b.handle, 0))
                 if p is out_param:
                     out_buf = b
@@ -431,11 +429,10 @@ class Runtime:
         made, copied_back = [], []
         try:
             L.check(L.enigma_command_create(pipe, ctypes.byref(cmd)))
-            for p in buffers:
-                b, back = self._bind(p, values[p.name], compiled.name, None)
-                made.append(b)
-                if back is not None:
-                    copied_back.append((b, back))
+            shared = {}
+            for p in sorted(buffers, key=lambda p: not _writes(p)):
+                b = self._bind_shared(p, values[p.name], compiled.name, None, shared, made,
+                                      copied_back)
                 L.check(L.enigma_command_set_buffer(cmd, p.index, b.handle, 0))
             for index, nbytes in (threadgroup_memory or {}).items():
                 L.check(L.enigma_command_set_threadgroup_memory(cmd, int(index), int(nbytes)))
@@ -477,6 +474,25 @@ class Runtime:
             for handle in self._running:  # under the lock: no command is destroyed meanwhile
                 L.check(L.enigma_command_cancel(ctypes.c_void_p(handle)))
 
+    def _bind_shared(self, p, value, kernel, grow, shared, made, copied_back):
+        """_bind, except that an array already bound to another parameter of this dispatch
+        gets that parameter's buffer: one buffer bound twice, as Metal binds one MTLBuffer to
+        two indices, so that the kernel sees equal pointers on every backend (ggml's kernels
+        compare them to tell a missing operand, bound as src0, from a real one). Callers bind
+        the parameters the kernel writes first: their binding checks that the array can be
+        written and copies the kernel's writes back where the buffer is a copy."""
+        key = id(value) if interop.is_array_like(value) else None
+        if key is not None and key in shared:
+            _check_element_type(p, interop.view(value), kernel)
+            return shared[key]
+        b, back = self._bind(p, value, kernel, grow)
+        made.append(b)
+        if back is not None:
+            copied_back.append((b, back))
+        if key is not None:
+            shared[key] = b
+        return b
+
     def _bind(self, p, value, kernel, grow):
         """The buffer for parameter p: the caller's array in place where it can be, else a
         copy. Returns (Buffer, host array to copy the kernel's writes back into, or None)."""
@@ -492,7 +508,7 @@ class Runtime:
         if v.nbytes == 0:
             raise InvalidArgumentError("%s of kernel %s is empty: a buffer needs at least one "
                                        "byte" % (name, kernel))
-        writes = p.written and not p.is_scalar
+        writes = _writes(p)
         if writes and v.readonly:
             raise InvalidArgumentError("%s of kernel %s is read-only, but the kernel writes %s"
                                        % (name, kernel, p.name))
@@ -595,6 +611,11 @@ def _size3(what, v):
         raise InvalidArgumentError("%s sizes must not be negative: %r" % (what, v))
     v = v + (1,) * (3 - len(v))
     return _lib.Size3(*v)
+
+
+def _writes(p):
+    """Does the kernel write the memory bound to parameter p?"""
+    return p.written and not p.is_scalar
 
 
 def _grown(arr, size):

@@ -121,3 +121,39 @@ def test_struct_layouts_are_sane():
     assert ctypes.sizeof(_lib.Size3) == 12
     assert _lib.DeviceInfo.max_threadgroup_memory.offset == 24
     assert _lib.CompileOptions.backend_flags.offset == 32
+
+
+# Metal's setThreadgroupMemoryLength:0 is a length: ggml sets it for matrix-vector kernels that
+# take a [[threadgroup(0)]] scratch parameter their quantisation type does not use
+UNUSED_SCRATCH = """
+kernel void twice(device float *x [[buffer(0)]], threadgroup float *scratch [[threadgroup(0)]],
+                  constant uint &touch [[buffer(1)]], uint i [[thread_position_in_grid]],
+                  ushort t [[thread_index_in_threadgroup]]) {
+    if (touch) scratch[t] = x[i];
+    x[i] = 2.0f * x[i];
+}
+"""
+
+
+def test_zero_bytes_of_threadgroup_memory_are_a_length(rt, rng):
+    c = enigma.compile_source(UNUSED_SCRATCH, "twice")
+    x = rng.standard_normal(100).astype(np.float32)
+    want = 2 * x
+    rt.launch(c, grid=(100,), threads=(32,), threadgroup_memory={0: 0}, x=x, touch=np.uint32(0))
+    np.testing.assert_array_equal(x, want)
+
+
+def test_an_access_to_zero_bytes_of_threadgroup_memory_is_out_of_bounds(rng):
+    try:
+        crt = enigma.Runtime("cpu", checked=True)
+    except enigma.UnavailableError as e:
+        if "not built into this enigma" in str(e):
+            pytest.skip(str(e))
+        raise
+    c = enigma.compile_source(UNUSED_SCRATCH, "twice")
+    x = rng.standard_normal(64).astype(np.float32)
+    with pytest.raises(enigma.CheckFailedError) as info:
+        crt.launch(c, grid=(64,), threads=(32,), threadgroup_memory={0: 0}, x=x,
+                   touch=np.uint32(1))
+    assert info.value.reports[0]["kind"] == "out-of-bounds"
+    crt.close()

@@ -213,3 +213,49 @@ def test_cuda_tensor_on_the_cpu_backend_is_refused(rt, saxpy):
     y = torch.zeros(16, device="cuda")
     with pytest.raises(enigma.InvalidArgumentError, match=r"input for y .*CUDA device memory"):
         _run_saxpy(rt, saxpy, np.ones(16, np.float32), y, 1.0, 16)
+
+
+# ggml's convention: an operand that is absent is bound as src0 again, and the kernel tells
+# the two apart by comparing pointers
+ALIASED = """
+kernel void scale_or_mask(device const float *x [[buffer(0)]],
+                          device const float *mask [[buffer(1)]], device float *out [[buffer(2)]],
+                          uint i [[thread_position_in_grid]]) {
+    device const float *m = mask != x ? mask : nullptr;
+    out[i] = m ? x[i] * m[i] : -x[i];
+}
+"""
+
+
+@pytest.mark.parametrize("call", ["execute", "launch"])
+def test_one_array_bound_to_two_parameters_is_one_buffer(rt, rng, call):
+    """Metal binds one MTLBuffer to two indices as equal pointers; a host array passed for two
+    parameters is one buffer on every backend (on cuda: one copy, not two)."""
+    c = enigma.compile_source(ALIASED, "scale_or_mask")
+    x = rng.standard_normal(200).astype(np.float32)
+    m = rng.standard_normal(200).astype(np.float32)
+    for mask, want in ((x, -x), (m, x * m)):
+        out = np.zeros(200, np.float32)
+        if call == "execute":
+            rt.execute(c, inputs=[x, mask], out=out, grid=(200,), threads=(64,))
+        else:
+            rt.launch(c, grid=(200,), threads=(64,), x=x, mask=mask, out=out)
+        np.testing.assert_array_equal(out, want)
+
+
+DOUBLE_IN_PLACE = """
+kernel void twice(device const float *src [[buffer(0)]], device float *dst [[buffer(1)]],
+                  uint i [[thread_position_in_grid]]) {
+    dst[i] = 2.0f * src[i];
+}
+"""
+
+
+def test_an_array_bound_to_a_read_only_and_a_written_parameter_gets_the_writes(rt, rng):
+    """ggml binds dst again for parameters it does not use: the writes through the written
+    parameter come back (on cuda the one buffer is a copy, copied back once)."""
+    c = enigma.compile_source(DOUBLE_IN_PLACE, "twice")
+    x = rng.standard_normal(300).astype(np.float32)
+    want = 2 * x
+    rt.launch(c, grid=(300,), threads=(64,), src=x, dst=x)
+    np.testing.assert_array_equal(x, want)

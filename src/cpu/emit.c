@@ -173,6 +173,23 @@ EN_INTERNAL const char *cpu_ctype(emitter *em, const ir_type *t) {
     return name;
 }
 
+/* The C type memory is read and written through. MSL code accesses vectors (and structs and
+ * arrays of them) at addresses short of their alignment: ggml's matrix kernels store float4s
+ * into rows of any length, and Apple's GPUs allow it. gcc moves a type it knows to be 16-byte
+ * aligned with aligned SSE/AVX instructions, which fault there; a typedef of alignment 1 has it
+ * use unaligned moves, as fast where the address is aligned. Types aligned to less than 16
+ * bytes keep their type: their plain loads and stores take any address on x86-64 and Arm64. */
+EN_INTERNAL const char *cpu_access_ctype(emitter *em, const ir_type *t) {
+    const char *ct = cpu_ctype(em, t);
+    if (!t || t->align < 16 || t->kind == IR_T_PTR || t->kind == IR_T_ATOMIC || ir_is_scalar(t)) return ct;
+    for (int i = 0; i < em->access_names.count; i++)
+        if (em->access_names.items[i].type == t) return em->access_names.items[i].cname;
+    const char *name = cpu_S(em, "enk_unaligned%d", em->access_names.count);
+    en_buf_printf(&em->types, "typedef %s %s __attribute__((aligned(1)));\n", ct, name);
+    EN_PUSH(&em->arena, em->access_names, ((type_entry){t, name}));
+    return name;
+}
+
 /* the C type a scalar is computed in */
 EN_INTERNAL const char *cpu_compute_ctype(const ir_type *t) {
     return is_half_like(t) ? "float" : cpu_scalar_ctype(t->kind);

@@ -101,6 +101,7 @@ typedef struct emitter {
     en_buf *err;
     bool failed;
     EN_VEC(type_entry) type_names;
+    EN_VEC(type_entry) access_names; /* cpu_access_ctype's typedefs */
     var_info *globals;
     /* the kernel being emitted */
     const ir_func *f;
@@ -164,6 +165,7 @@ EN_INTERNAL int cpu_int_bits(const ir_type *t);
 EN_INTERNAL const char *cpu_wide_unsigned(const ir_type *t);
 EN_INTERNAL const char *cpu_ident(emitter *em, const char *name);
 EN_INTERNAL const char *cpu_ctype(emitter *em, const ir_type *t);
+EN_INTERNAL const char *cpu_access_ctype(emitter *em, const ir_type *t);
 EN_INTERNAL const char *cpu_compute_ctype(const ir_type *t);
 EN_INTERNAL const char *cpu_from_storage(emitter *em, const ir_type *t, const char *x);
 EN_INTERNAL const char *cpu_to_storage(emitter *em, const ir_type *t, const char *x);

@@ -635,11 +635,12 @@ static bool open_affine_access(emitter *em, const ir_expr *place, const ir_type 
     if (em->checked && access_hooked(em, place, t, is_store)) return false;
     addr_form f = place_form(em, place, 0);
     if (!f.ok || f.step > 1 || (is_store && f.step == 0)) return false;
-    const char *ct = cpu_ctype(em, t);
+    const char *ct = cpu_ctype(em, t), *at = cpu_access_ctype(em, t);
     int id = cpu_fresh(em);
     OPEN("if (%s == ENK_FULL%s) { /* lane-affine address: %s per half of the gang */", em->mask,
          f.guard, f.step ? "consecutive elements" : "one element");
-    cpu_line(em, "%s *_p%d = %s, *_q%d = %s; /* lanes 0 and 16 */", ct, id, f.ptr[0], id, f.ptr[1]);
+    cpu_line(em, "%s *_p%d = (%s *)%s, *_q%d = (%s *)%s; /* lanes 0 and 16 */", at, id, at, f.ptr[0], id, at,
+             f.ptr[1]);
     if (!is_store && f.device && (em->loops.count > 0 || em->interleaving))
         emit_prefetch(em, cpu_S(em, "(uintptr_t)_p%d", id));
     if (f.step == 0) {
@@ -665,7 +666,7 @@ static bool open_affine_access(emitter *em, const ir_expr *place, const ir_type 
  * contiguous fast path, else a masked per-lane loop. Checked mode instruments here. */
 EN_INTERNAL void cpu_emit_access(emitter *em, const ir_expr *place, const ir_type *t, const char *addr,
                              bool is_store, const char *temp) {
-    const char *ct = cpu_ctype(em, t);
+    const char *ct = cpu_ctype(em, t), *at = cpu_access_ctype(em, t);
     int id = cpu_fresh(em);
     if (!is_store) cpu_line(em, "%s %s[32];", ct, temp);
     bool affine = open_affine_access(em, place, t, is_store, temp);
@@ -677,24 +678,24 @@ EN_INTERNAL void cpu_emit_access(emitter *em, const ir_expr *place, const ir_typ
     em->mask = cpu_access_lanes(em, place, t, cpu_S(em, "_a%d", id), is_store ? ACCESS_STORE : ACCESS_LOAD);
     em->store_values = NULL;
     OPEN("if (%s == ENK_FULL && enk_contiguous(_a%d, sizeof(%s))) {", em->mask, id, ct);
-    cpu_line(em, "%s *_b%d = (%s *)_a%d[0];", ct, id, ct, id);
+    cpu_line(em, "%s *_b%d = (%s *)_a%d[0];", at, id, at, id);
     if (!is_store && (em->loops.count > 0 || em->interleaving)) emit_prefetch(em, cpu_S(em, "_a%d[0]", id));
     if (is_store) cpu_line(em, "for (int l = 0; l < 32; l++) _b%d[l] = %s[l];", id, temp);
     else cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = _b%d[l];", temp, id);
     em->indent--;
     OPEN("} else if (%s == ENK_FULL) { /* every lane: an unmasked gather/scatter */", em->mask);
     if (is_store)
-        cpu_line(em, "for (int l = 0; l < 32; l++) *(%s *)_a%d[l] = %s[l];", ct, id, temp);
+        cpu_line(em, "for (int l = 0; l < 32; l++) *(%s *)_a%d[l] = %s[l];", at, id, temp);
     else
-        cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = *(%s *)_a%d[l];", temp, ct, id);
+        cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = *(%s *)_a%d[l];", temp, at, id);
     em->indent--;
     OPEN("} else {");
     if (is_store)
         cpu_line(em, "for (int l = 0; l < 32; l++) if (ENK_ON(%s, l)) *(%s *)_a%d[l] = %s[l];", em->mask,
-             ct, id, temp);
+             at, id, temp);
     else
         cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = ENK_ON(%s, l) ? *(%s *)_a%d[l] : (%s){0};",
-             temp, em->mask, ct, id, ct);
+             temp, em->mask, at, id, ct);
     CLOSE();
     CLOSE();
     em->mask = outer_mask;
@@ -709,7 +710,7 @@ static void emit_uniform_load(emitter *em, const ir_expr *place, const ir_type *
     cpu_line(em, "%s %s = (%s){0}; /* uniform load of %s */", ct, temp, ct, ir_type_name(t, &em->arena));
     cpu_line(em, "uintptr_t _a%d[1] = {(uintptr_t)(%s)};", id, addr);
     const char *lanes = cpu_access_lanes(em, place, t, cpu_S(em, "_a%d", id), ACCESS_UNIFORM_LOAD);
-    cpu_line(em, "if (%s) %s = *(%s *)_a%d[0];", lanes, temp, ct, id);
+    cpu_line(em, "if (%s) %s = *(%s *)_a%d[0];", lanes, temp, cpu_access_ctype(em, t), id);
 }
 
 /* does e compute the same value in every lane (no per-lane variable in it)? */

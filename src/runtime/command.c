@@ -253,9 +253,8 @@ enigma_status enigma_command_set_threadgroup_memory(enigma_command *cmd, int ind
         en_buf_free(&list);
         return ENIGMA_ERROR_INVALID_ARGUMENT;
     }
-    if (bytes == 0)
-        return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: bytes is 0 for [[threadgroup(%d)]] of kernel '%s'", fn, index,
-                       kernel_name(cmd));
+    /* 0 bytes is a length, as Metal's setThreadgroupMemoryLength:0 is (ggml sets it for kernels
+     * that take the parameter but do not use it); an access to it is out of bounds */
     cmd->tg_lengths[index] = bytes;
     cmd->tg_set[index] = true;
     return ENIGMA_OK;

@@ -1,0 +1,1 @@
+"""Real-world Metal sources run through enigma (a package: see conftest.py)."""
