@@ -143,3 +143,24 @@ def test_binary(rt, rng, kernel, per_thread, op):
     rt.launch(_compile("binary.metal", kernel), grid=(threads, 1, 1), threads=(min(threads, 256), 1, 1),
               a=a, b=b, c=c, size=np.uint32(n))
     np.testing.assert_allclose(c, want, rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("kernel,ref,tol", [
+    ("v_Expfloat32float32", np.exp, 2e-6), ("v_Absfloat32float32", np.abs, 0),
+    ("v_Sigmoidfloat32float32", lambda x: 1 / (1 + np.exp(-x)), 2e-6)])
+def test_unary(rt, rng, kernel, ref, tol):
+    n = int(rng.integers(200, 2000))
+    x = (rng.standard_normal(n) * 3).astype(np.float32)
+    out = np.zeros_like(x)
+    rt.launch(_compile("unary.metal", kernel), grid=(n, 1, 1), threads=(min(n, 256), 1, 1),
+              **{"in": x, "out": out, "size": np.uint32(n)})
+    np.testing.assert_allclose(out, ref(x.astype(np.float64)), rtol=tol, atol=0)
+
+
+def test_copy_converts(rt, rng):
+    n = int(rng.integers(200, 2000))
+    src = (rng.standard_normal(n) * 100).astype(np.float32)
+    dst = np.zeros(n, np.float16)
+    rt.launch(_compile("copy.metal", "v_copyfloat32float16"), grid=(n, 1, 1), threads=(min(n, 256), 1, 1),
+              src=src, dst=dst, size=np.uint32(n))
+    np.testing.assert_array_equal(dst, src.astype(np.float16))
