@@ -230,7 +230,7 @@ ir_var *ck_temp(checker *ck, ir_type *t, en_loc loc) { return ck_temp_init(ck, t
 
 ir_module *en_check(en_ctx *c, const ast_unit *unit) {
     ir_module *m = ir_module_new(&c->arena, &c->sources);
-    checker ck = {.c = c, .diags = &c->diags, .a = &c->arena, .m = m, .ns = ""};
+    checker ck = {.c = c, .diags = &c->diags, .compile_diags = &c->diags, .a = &c->arena, .m = m, .ns = ""};
     ck_push_scope(&ck);
     ck.globals = ck.scope;
     if (!unit) return m;

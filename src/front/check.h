@@ -246,6 +246,12 @@ struct checker {
     /* while binding a member function template: the caller's scope, where the explicit
      * template arguments of the call are evaluated */
     ck_scope *targ_scope;
+    /* set while a class template's arguments are bound a second time, to say why they did
+     * not fit: the errors SFINAE keeps quiet are reported */
+    bool explain_sfinae;
+    /* the compile's own diagnostics: errors in a class template's body are reported there
+     * even while a speculative binding (SFINAE) has diags quiet, as C++ makes them hard */
+    en_diags *compile_diags;
     EN_VEC(ir_var *) const_vars; /* locals declared const: not assignable */
     EN_VEC(ck_func *) methods;   /* member functions of every struct */
     /* base classes: derived struct, base struct, the field that holds the base (-1 for an

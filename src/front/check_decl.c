@@ -561,12 +561,8 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
  * the object (Metal's `this` is a pointer into the object's address space) */
 static void member_function(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
     const char *mname = m->name ? m->name : "?";
-    if ((m->specs & AST_SPEC_STATIC) && !m->is_template && ck_static_member(ck, owner, sname, m)) return;
-    if (m->specs & AST_SPEC_STATIC) {
-        en_error(ck->diags, m->loc, "static member function templates are not supported by enigma ('%s::%s')",
-                 sname, mname);
-        return;
-    }
+    /* static member functions, templates too, are functions named after the struct */
+    if ((m->specs & AST_SPEC_STATIC) && ck_static_member(ck, owner, sname, m)) return;
     /* declared here, defined outside the struct (`R S::f(...) {...}`, member_definition):
      * its definition arrives later */
     ck_func *cf = en_alloc(ck->a, sizeof *cf);
@@ -1302,6 +1298,8 @@ static void function_decl(checker *ck, const ast_decl *d) {
     cf->qname = ck_qualify(ck, d->name);
     cf->ns = ck->ns;
     cf->is_template = d->is_template;
+    /* a static member function of a class template instantiation sees its parameters */
+    if (ck->scope != ck->globals) cf->outer = ck->scope;
     if (is_kernel) {
         if (d->is_template) {
             /* built per explicit instantiation (template.c); kept in the overload set so
@@ -1368,7 +1366,7 @@ static void function_decl(checker *ck, const ast_decl *d) {
             /* parameter names come from the definition */
             for (int i = 0; i < o->sig.param_count && i < d->params.count; i++)
                 if (d->params.items[i].name) o->sig.fn->params[i]->name = d->params.items[i].name;
-            function_body(ck, d, o->sig.fn, &o->sig, false, ck->globals, ck->ns);
+            function_body(ck, d, o->sig.fn, &o->sig, false, cf->outer ? cf->outer : ck->globals, ck->ns);
         }
         return;
     }
@@ -1378,7 +1376,8 @@ static void function_decl(checker *ck, const ast_decl *d) {
     s->funcs = cf;
     if (d->body) {
         cf->definition = d;
-        function_body(ck, d, cf->sig.fn, &cf->sig, false, ck->globals, ck->ns);
+        /* (a static member function of a class template instantiation sees its parameters) */
+        function_body(ck, d, cf->sig.fn, &cf->sig, false, cf->outer ? cf->outer : ck->globals, ck->ns);
     }
 }
 
@@ -1538,7 +1537,12 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
         b[i].is_type = d->tparams.items[i].is_type;
     }
     if (explicit_args && explicit_args->has_targs) {
-        if (explicit_args->targs.count > nb) return false;
+        if (explicit_args->targs.count > nb) {
+            if (ck->explain_sfinae)
+                en_note(ck->diags, explicit_args->loc, "%d template arguments for the %d parameters of '%s'",
+                        explicit_args->targs.count, nb, qname);
+            return false;
+        }
         for (int i = 0; i < explicit_args->targs.count; i++) {
             const ast_targ *ta = &explicit_args->targs.items[i];
             if (tparam_is_func(ck, &d->tparams.items[i])) {
@@ -1579,7 +1583,12 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
                 *hard_error = true;
                 return false;
             }
-            if (b[i].is_type != (t != NULL)) return false;
+            if (b[i].is_type != (t != NULL)) {
+                if (ck->explain_sfinae)
+                    en_note(ck->diags, ta->loc, "template argument %d of '%s' is a %s, but its parameter '%s' takes a %s",
+                            i + 1, qname, t ? "type" : "value", b[i].name, b[i].is_type ? "type" : "value");
+                return false;
+            }
             b[i].set = b[i].given = true;
             b[i].value.type = t;
             b[i].value.value = v;
@@ -1592,14 +1601,19 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
     for (int i = 0; i < nb; i++) {
         if (b[i].set) continue;
         const ast_tparam *tp = &d->tparams.items[i];
-        if (!(tp->is_type ? tp->default_type != NULL : tp->default_value != NULL)) return false;
+        if (!(tp->is_type ? tp->default_type != NULL : tp->default_value != NULL)) {
+            if (ck->explain_sfinae)
+                en_note(ck->diags, tp->loc, "template parameter %d ('%s') of '%s' has no argument and no default", i + 1,
+                        b[i].name, qname);
+            return false;
+        }
         /* a default may name the parameters before it: `int N = WorkPerThread<T>::n`; one
          * that cannot be evaluated takes the template out of the running, quietly (SFINAE:
          * `typename = enable_if_t<is_floating_point_v<T>>`) */
         ck_scope *saved = ck->scope;
         en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
         en_diags *loud = ck->diags;
-        ck->diags = &quiet;
+        if (!ck->explain_sfinae) ck->diags = &quiet;
         ck_push_scope(ck);
         bind_first_tparams(ck, d, b, i);
         if (tp->is_type) {
@@ -1622,7 +1636,7 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
         ck_scope *saved = ck->scope;
         en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
         en_diags *loud = ck->diags;
-        ck->diags = &quiet;
+        if (!ck->explain_sfinae) ck->diags = &quiet;
         ck_push_scope(ck);
         bind_first_tparams(ck, d, b, i);
         ir_type *pt = ck_type(ck, t);
@@ -1685,7 +1699,7 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
     /* the signature under the bindings */
     ck_fnctx saved = ck_save_fn(ck);
     ck->ns = cf->ns;
-    ck_scope *tscope = ck_template_scope(ck, cf->d, b);
+    ck_scope *tscope = ck_template_scope_in(ck, cf->d, b, cf->outer ? cf->outer : ck->globals);
     ck->scope = tscope;
     ck_inst *inst = en_alloc(ck->a, sizeof *inst);
     inst->name = name;

@@ -292,9 +292,15 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
         return NULL;
     }
     if (!ck_bind_targs(ck, d, ct->qname, args, NULL, 0, b, &hard)) {
-        if (ck->diags->errors == errors_before)
+        if (ck->diags->errors == errors_before) {
             en_error(ck->diags, loc, "the template arguments do not fit class template '%s' (%d parameters)",
                      ct->qname, nb);
+            /* no overloads to choose among: what failed quietly is the reason */
+            bool was = ck->explain_sfinae;
+            ck->explain_sfinae = true;
+            ck_bind_targs(ck, d, ct->qname, args, NULL, 0, b, &hard);
+            ck->explain_sfinae = was;
+        }
         return NULL;
     }
     const char *name = ck_binding_name(ck, ct->qname, b, nb);
@@ -330,7 +336,10 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
     EN_PUSH(ck->a, ct->args, b);
     ck_sym *self = ck_declare(ck, SYM_TYPE, d->name, d->loc); /* the injected class name */
     self->type = t;
+    en_diags *speculative = ck->diags;
+    if (ck->compile_diags) ck->diags = ck->compile_diags;
     ck_struct_fill(ck, d, t, name);
+    ck->diags = speculative;
     ck_restore_fn(ck, saved);
     return t;
 }
