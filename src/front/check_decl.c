@@ -700,6 +700,9 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
             en_error(ck->diags, m->loc, "bit-fields are not supported by enigma ('%s')", m->name ? m->name : "?");
             continue;
         }
+        if ((m->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR)) && m->name && strchr(t->name, '<') &&
+            ck->scope != ck->globals && ck_find_in_scope(ck->scope, m->name))
+            continue; /* a class template's static constant, declared before its nested structs */
         if ((m->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR)) && ck_static_member(ck, t, name, m)) continue;
         if (m->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR)) {
             en_error(ck->diags, m->loc, "static members of class templates are not supported by enigma ('%s')",
@@ -788,7 +791,8 @@ static void typedef_decl(checker *ck, const ast_decl *d) {
     }
     if (ck_func_type_alias(ck, d)) return;
     const ast_type *dt = d->type;
-    if (!ck->fn && dt && dt->kind == AST_TYPE_NAME && dt->name.count && dt->name.parts[dt->name.count - 1].has_targs) {
+    if (!ck->fn && ck->scope == ck->globals && dt && dt->kind == AST_TYPE_NAME && dt->name.count &&
+        dt->name.parts[dt->name.count - 1].has_targs) {
         ck_sym *s = ck_declare(ck, SYM_TYPE, d->name, d->loc);
         s->lazy_typedef = d;
         s->lazy_ns = ck->ns;
@@ -2099,8 +2103,15 @@ ir_expr *ck_call_method_explicit(checker *ck, ir_expr *obj, const char *name, co
     int bi = 0;
     for (int i = 1; i < all.count; i++)
         if (compare(&all.items[i], &all.items[bi], n) < 0) bi = i;
+    /* `T& at()` and `const T& at() const` tie on the arguments: the object's constness
+     * decides (the implicit object parameter binds without a conversion to its own kind) */
+    for (int i = 0; i < all.count; i++)
+        if (i != bi && compare(&all.items[bi], &all.items[i], n) == 0 &&
+            all.items[i].cf->d->is_const_method == obj_const && all.items[bi].cf->d->is_const_method != obj_const)
+            bi = i;
     for (int i = 0; i < all.count; i++) {
-        if (i != bi && compare(&all.items[bi], &all.items[i], n) >= 0) {
+        if (i != bi && compare(&all.items[bi], &all.items[i], n) >= 0 &&
+            all.items[i].cf->d->is_const_method == all.items[bi].cf->d->is_const_method) {
             en_error(ck->diags, loc, "call to '%s::%s' is ambiguous", sname, name);
             return NULL;
         }

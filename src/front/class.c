@@ -326,10 +326,6 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
     ck_scope *tscope = ck_template_scope(ck, d, b);
     ck->scope = tscope;
     ck->inst_depth++;
-    /* nested structs first: the backends define structs in the module's order */
-    for (int i = 0; i < d->members.count; i++)
-        if (d->members.items[i] && d->members.items[i]->kind == AST_DECL_STRUCT && d->members.items[i]->has_body)
-            ck_decl(ck, d->members.items[i], false);
     ir_type *t = ir_type_struct(ck->m, name);
     EN_PUSH(ck->a, ct->names, name);
     EN_PUSH(ck->a, ct->types, t);
@@ -338,6 +334,17 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
     self->type = t;
     en_diags *speculative = ck->diags;
     if (ck->compile_diags) ck->diags = ck->compile_diags;
+    /* static constants first, as nested structs may use them (MLX: `uint8_t v[sizeof(T) *
+     * vec_size]`); then nested structs (the backends define structs in the module's order;
+     * ck_struct_fill moves t after them) */
+    for (int i = 0; i < d->members.count; i++) {
+        const ast_decl *m = d->members.items[i];
+        if (m && m->kind == AST_DECL_VAR && (m->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR)))
+            ck_static_member(ck, t, name, m);
+    }
+    for (int i = 0; i < d->members.count; i++)
+        if (d->members.items[i] && d->members.items[i]->kind == AST_DECL_STRUCT && d->members.items[i]->has_body)
+            ck_decl(ck, d->members.items[i], false);
     ck_struct_fill(ck, d, t, name);
     ck->diags = speculative;
     ck_restore_fn(ck, saved);
