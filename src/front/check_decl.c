@@ -381,7 +381,41 @@ static void program_var(checker *ck, const ast_decl *d) {
     s->value = folded;
 }
 
+/* `thread auto& r = place;` and `thread const auto& r = value;`: a reference whose type is
+ * the initializer's (MLX steel: `thread auto& accum = Ctile.frag_at(i, j);`) */
+static void auto_reference(checker *ck, const ast_decl *d) {
+    bool is_const = d->type->base && (d->type->base->quals & AST_Q_CONST);
+    if (!d->init || d->init->kind == AST_EXPR_INIT_LIST) {
+        en_error(ck->diags, d->loc, "reference '%s' must be bound to a variable", d->name);
+        return;
+    }
+    ir_expr *place = ck_expr(ck, d->init);
+    if (!place) return;
+    ir_expr *addr;
+    if (ir_is_place(place) && place->kind != IR_E_SWIZZLE) {
+        addr = ck_addr_of(ck, place, d->init->loc);
+    } else if (is_const) {
+        ir_var *tmp = ck_temp_init(ck, place->type, place, d->loc);
+        addr = ck_addr_of(ck, ir_var_ref(ck->m, tmp, d->loc), d->loc);
+    } else {
+        en_error(ck->diags, d->init->loc, "non-const reference '%s' must be bound to a variable", d->name);
+        return;
+    }
+    if (is_const && !addr->type->is_const)
+        addr = ck_implicit(ck, addr, ir_type_ptr(ck->m, addr->type->elem, addr->type->space, true), d->loc);
+    ir_var *v = ir_var_new(ck->m, ck->fn, d->name, addr->type, d->loc);
+    v->is_reference = true;
+    ck_emit(ck, ir_decl(ck->m, ck->fn, v, addr, d->loc));
+    ck_sym *s = ck_declare(ck, SYM_VAR, d->name, d->loc);
+    s->var = v;
+    s->is_ref = true;
+}
+
 static void local_var(checker *ck, const ast_decl *d) {
+    if (d->type && d->type->kind == AST_TYPE_REF && is_auto(d->type->base)) {
+        auto_reference(ck, d);
+        return;
+    }
     const ast_type *b = decl_base(d->type);
     ir_type *t = NULL;
     bool is_ref = false;
@@ -687,6 +721,9 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
             }
             continue;
         }
+        if ((m->kind == AST_DECL_TYPEDEF || m->kind == AST_DECL_ENUM) && m->name && strchr(t->name, '<') &&
+            ck->scope != ck->globals && ck_find_in_scope(ck->scope, m->name))
+            continue; /* a class template's member type, declared before its nested structs */
         if ((m->kind == AST_DECL_TYPEDEF || m->kind == AST_DECL_ENUM) && ck_static_member(ck, t, name, m)) continue;
         if (m->kind == AST_DECL_STATIC_ASSERT) { /* in the struct's scope: a template's parameters are seen */
             ck_decl(ck, m, false);

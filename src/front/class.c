@@ -339,8 +339,9 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
      * ck_struct_fill moves t after them) */
     for (int i = 0; i < d->members.count; i++) {
         const ast_decl *m = d->members.items[i];
-        if (m && m->kind == AST_DECL_VAR && (m->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR)))
-            ck_static_member(ck, t, name, m);
+        if (m && ((m->kind == AST_DECL_VAR && (m->specs & (AST_SPEC_STATIC | AST_SPEC_CONSTEXPR))) ||
+                  m->kind == AST_DECL_TYPEDEF || m->kind == AST_DECL_ENUM))
+            ck_static_member(ck, t, name, m); /* member types too: the constants may use them */
     }
     for (int i = 0; i < d->members.count; i++)
         if (d->members.items[i] && d->members.items[i]->kind == AST_DECL_STRUCT && d->members.items[i]->has_body)
