@@ -257,6 +257,7 @@ struct checker {
     /* base classes: derived struct, base struct, the field that holds the base (-1 for an
      * empty base, which takes no space, as C++'s empty base optimisation gives) */
     EN_VEC(struct ck_base) bases;
+    EN_VEC(struct ck_member_default) member_defaults;
     ir_var *this_var;            /* inside a member function: the object pointer */
     /* checking an instantiated function template's body: `if constexpr` leaves out the
      * branch not taken, which need not be valid (C++ [stmt.if]: it is not instantiated) */
@@ -269,6 +270,15 @@ struct checker {
 typedef struct ck_class_template ck_class_template;
 typedef struct ck_other_template ck_other_template;
 typedef struct ck_base { ir_type *derived, *base; int field; } ck_base;
+/* a default member initializer `T v[N] = {...};`: field `field` of owner, its expression
+ * checked in the struct's scope */
+typedef struct ck_member_default {
+    ir_type *owner;
+    int field;
+    const struct ast_expr *init;
+    struct ck_scope *scope;
+    const char *ns;
+} ck_member_default;
 EN_INTERNAL void ck_class_template_decl(checker *ck, const ast_decl *d);
 /* the struct type `name<args>` of class template ts, instantiated once per argument list */
 EN_INTERNAL ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args, en_loc loc);
@@ -349,6 +359,10 @@ EN_INTERNAL ck_func *ck_member_template_inst(checker *ck, ck_func *cf, const str
 EN_INTERNAL bool ck_only_empty_variadic_methods(checker *ck, const ir_type *t, const char *name);
 /* has struct t, or one of its bases, a member function of this name? */
 EN_INTERNAL bool ck_has_method_inherited(checker *ck, const ir_type *t, const char *name);
+/* the default member initializers of struct `owner` into object `obj` (a place), but not of
+ * the fields a constructor's initializer list `except` names (NULL: none) */
+EN_INTERNAL void ck_member_defaults(checker *ck, ir_type *owner, ir_expr *obj, const struct ast_decl *except);
+EN_INTERNAL bool ck_has_member_defaults(checker *ck, const ir_type *owner);
 /* the i-th base of struct t (NULL past the last), and the field holding it (-1: empty) */
 EN_INTERNAL ir_type *ck_struct_base(checker *ck, const ir_type *t, int i, int *field);
 

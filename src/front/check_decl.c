@@ -580,6 +580,9 @@ static void local_var(checker *ck, const ast_decl *d) {
     }
     ir_var *v = ir_var_new(ck->m, ck->fn, d->name, t, d->loc);
     ck_emit(ck, ir_decl(ck->m, ck->fn, v, init, d->loc));
+    /* `S x;` of a struct without constructors: its default member initializers */
+    if (!init && t->kind == IR_T_STRUCT && !ck_has_constructor(ck, t) && ck_has_member_defaults(ck, t))
+        ck_member_defaults(ck, t, ir_var_ref(ck->m, v, d->loc), NULL);
     if (is_const) EN_PUSH(ck->a, ck->const_vars, v);
     ck_sym *s = ck_declare(ck, SYM_VAR, d->name, d->loc);
     s->var = v;
@@ -765,9 +768,10 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
             en_error(ck->diags, m->loc, "duplicate member '%s' in '%s'", m->name, name);
             continue;
         }
-        if (m->init) {
-            en_error(ck->diags, m->loc, "default member initializers are not supported by enigma ('%s')", m->name ? m->name : "?");
-        }
+        if (m->init) /* applied by constructors (class.c), or where an S without one is declared */
+            EN_PUSH(ck->a, ck->member_defaults,
+                    ((ck_member_default){.owner = t, .field = fields.count, .init = m->init, .scope = ck->scope,
+                                         .ns = ck->ns}));
         EN_PUSH(ck->a, fields, ((ir_field){.name = m->name ? m->name : "", .type = ft}));
     }
     if (d->is_union) {

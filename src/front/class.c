@@ -388,7 +388,39 @@ ir_expr *ck_construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int
     return ir_var_ref(ck->m, tmp, loc);
 }
 
+bool ck_has_member_defaults(checker *ck, const ir_type *owner) {
+    for (int i = 0; i < ck->member_defaults.count; i++)
+        if (ck->member_defaults.items[i].owner == owner) return true;
+    return false;
+}
+
+void ck_member_defaults(checker *ck, ir_type *owner, ir_expr *obj, const ast_decl *except) {
+    for (int i = 0; i < ck->member_defaults.count; i++) {
+        const ck_member_default *md = &ck->member_defaults.items[i];
+        if (md->owner != owner || md->field >= owner->field_count) continue;
+        const char *fname = owner->fields[md->field].name;
+        bool named = false;
+        for (int k = 0; except && k < except->ctor_inits.count; k++)
+            if (en_streq(ast_name_last(&except->ctor_inits.items[k]->callee->name), fname)) named = true;
+        if (named) continue;
+        /* the initializer is the struct's: its names resolve there (a template's
+         * parameters, the static constants), its code goes where the object is made */
+        ck_scope *saved_scope = ck->scope;
+        const char *saved_ns = ck->ns;
+        ck->scope = md->scope;
+        ck->ns = md->ns;
+        ir_expr *place = ir_expr_new(ck->m, IR_E_FIELD, owner->fields[md->field].type, md->init->loc, 1);
+        place->args[0] = obj;
+        place->field = md->field;
+        ir_expr *v = ck_initializer(ck, place->type, md->init, md->init->loc);
+        ck->scope = saved_scope;
+        ck->ns = saved_ns;
+        if (v) ck_emit(ck, ir_assign(ck->m, place, v, md->init->loc));
+    }
+}
+
 void ck_member_inits(checker *ck, const ast_decl *ctor, ir_type *owner) {
+    ck_member_defaults(ck, owner, ir_deref(ck->m, ir_var_ref(ck->m, ck->this_var, ctor->loc), ctor->loc), ctor);
     for (int i = 0; i < ctor->ctor_inits.count; i++) {
         const ast_expr *init = ctor->ctor_inits.items[i];
         const char *field = ast_name_last(&init->callee->name);
