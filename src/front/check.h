@@ -246,6 +246,8 @@ struct checker {
     /* while binding a member function template: the caller's scope, where the explicit
      * template arguments of the call are evaluated */
     ck_scope *targ_scope;
+    /* ... and the template's namespace, where its parameter defaults are evaluated */
+    const char *defaults_ns;
     /* set while a class template's arguments are bound a second time, to say why they did
      * not fit: the errors SFINAE keeps quiet are reported */
     bool explain_sfinae;

@@ -637,6 +637,7 @@ ck_func *ck_member_template_inst(checker *ck, ck_func *cf, const ast_name_part *
     ck->scope = cf->outer ? cf->outer : ck->globals;
     ck->ns = cf->ns;
     ck->targ_scope = caller;
+    ck->defaults_ns = NULL; /* (ck->ns is the member's own here) */
     bool ok = ck_bind_targs(ck, cf->d, cf->qname, explicit_args, args, n, b, hard_error);
     ck->targ_scope = saved_targ_scope;
     ck_restore_fn(ck, saved);
@@ -1577,6 +1578,9 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
      * evaluation starts in turn (an alias template in a default) */
     ck_scope *explicit_scope = ck->targ_scope;
     ck->targ_scope = NULL;
+    /* defaults are the template's: in its namespace, wherever it is used from */
+    const char *defaults_ns = ck->defaults_ns;
+    ck->defaults_ns = NULL;
     for (int i = 0; i < nb; i++) {
         b[i].name = d->tparams.items[i].name ? d->tparams.items[i].name : "";
         b[i].is_type = d->tparams.items[i].is_type;
@@ -1656,6 +1660,8 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
          * that cannot be evaluated takes the template out of the running, quietly (SFINAE:
          * `typename = enable_if_t<is_floating_point_v<T>>`) */
         ck_scope *saved = ck->scope;
+        const char *saved_ns = ck->ns;
+        if (defaults_ns) ck->ns = defaults_ns;
         en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
         en_diags *loud = ck->diags;
         if (!ck->explain_sfinae) ck->diags = &quiet;
@@ -1668,6 +1674,7 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
             b[i].set = ck_const_expr(ck, tp->default_value, &b[i].value.value, "a template argument");
         }
         ck->scope = saved;
+        ck->ns = saved_ns;
         ck->diags = loud;
         if (!b[i].set || quiet.errors) return false;
     }
@@ -1729,6 +1736,7 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
                             int n, en_loc loc, bool *hard_error) {
     int nb = cf->d->tparams.count;
     binding *b = en_alloc(ck->a, sizeof(binding) * (size_t)(nb + 1));
+    ck->defaults_ns = cf->ns;
     if (!ck_bind_targs(ck, cf->d, cf->qname, explicit_args, args, n, b, hard_error)) return NULL;
     const char *name = ck_binding_name(ck, cf->qname, b, nb);
     for (int i = 0; i < cf->insts.count; i++)

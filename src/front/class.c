@@ -291,6 +291,7 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
         en_error(ck->diags, loc, "variadic class template '%s' cannot be instantiated by enigma", ct->qname);
         return NULL;
     }
+    ck->defaults_ns = ct->ns;
     if (!ck_bind_targs(ck, d, ct->qname, args, NULL, 0, b, &hard)) {
         if (ck->diags->errors == errors_before) {
             en_error(ck->diags, loc, "the template arguments do not fit class template '%s' (%d parameters)",
@@ -298,6 +299,7 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
             /* no overloads to choose among: what failed quietly is the reason */
             bool was = ck->explain_sfinae;
             ck->explain_sfinae = true;
+            ck->defaults_ns = ct->ns;
             ck_bind_targs(ck, d, ct->qname, args, NULL, 0, b, &hard);
             ck->explain_sfinae = was;
         }
