@@ -416,6 +416,28 @@ static void local_var(checker *ck, const ast_decl *d) {
         auto_reference(ck, d);
         return;
     }
+    if (d->type && d->type->kind == AST_TYPE_POINTER && is_auto(d->type->base)) {
+        /* `const constant auto* p = q;`: the pointer type of the initializer */
+        ir_expr *init = d->init && d->init->kind != AST_EXPR_INIT_LIST ? ck_expr(ck, d->init) : NULL;
+        if (!init) {
+            if (!d->init) en_error(ck->diags, d->loc, "'auto' variable '%s' needs an initializer", d->name);
+            return;
+        }
+        if (init->type->kind != IR_T_PTR) {
+            en_error(ck->diags, d->init->loc, "'%s' is declared 'auto*' but its initializer is not a pointer ('%s')",
+                     d->name, ck_type_name(ck, init->type));
+            return;
+        }
+        ir_type *t = init->type;
+        if (d->type->base->quals & AST_Q_CONST) t = ir_type_ptr(ck->m, t->elem, t->space, true);
+        init = ck_implicit(ck, init, t, d->loc);
+        if (!init) return;
+        ir_var *v = ir_var_new(ck->m, ck->fn, d->name, t, d->loc);
+        ck_emit(ck, ir_decl(ck->m, ck->fn, v, init, d->loc));
+        ck_sym *s = ck_declare(ck, SYM_VAR, d->name, d->loc);
+        s->var = v;
+        return;
+    }
     const ast_type *b = decl_base(d->type);
     ir_type *t = NULL;
     bool is_ref = false;
@@ -2122,6 +2144,9 @@ ir_expr *ck_call_method_explicit(checker *ck, ir_expr *obj, const char *name, co
     }
     const char *sname = ck_type_name(ck, st);
     if (!any) {
+        /* a static member function called through an object (MLX: epilogue_op.apply(x)) */
+        ck_sym *sf = ck_lookup_str(ck, en_fmt(ck->a, "%s::%s", st->name, name));
+        if (sf && sf->kind == SYM_FUNC) return ck_call_user(ck, sf, NULL, args, locs, n, loc);
         /* a member function of a base class, called on the base part of the object */
         int field;
         for (int i = 0; ck_struct_base(ck, st, i, &field); i++) {
