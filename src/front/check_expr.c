@@ -1361,6 +1361,20 @@ ir_expr *ck_expr(checker *ck, const ast_expr *e) {
         ir_expr *ab[2] = {a, b};
         if (ck_wants_operator(ab, 2)) {
             en_loc locs[2] = {e->lhs->loc, e->rhs->loc};
+            /* a user operator; failing that, the built-in one on what the struct operands
+             * convert to (MLX: `short * integral_constant<int, 1>` through operator int()) */
+            en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+            en_diags *loud = ck->diags;
+            ck->diags = &quiet;
+            ir_expr *r = ck_operator_call(ck, ast_op_spelling(e->op), ab, locs, 2, e->loc);
+            ck->diags = loud;
+            if (r && !quiet.errors) return r;
+            ir_expr *ca = a->type->kind == IR_T_STRUCT && b->type->kind != IR_T_STRUCT
+                              ? ck_struct_conversion(ck, a, b->type, e->lhs->loc) : a;
+            ir_expr *cb = b->type->kind == IR_T_STRUCT && a->type->kind != IR_T_STRUCT
+                              ? ck_struct_conversion(ck, b, a->type, e->rhs->loc) : b;
+            if (ca && cb && ca->type->kind != IR_T_STRUCT && cb->type->kind != IR_T_STRUCT && binary_op(e->op) != IR_OP_NONE)
+                return arith(ck, binary_op(e->op), ca, cb, e->loc);
             return ck_operator_call(ck, ast_op_spelling(e->op), ab, locs, 2, e->loc);
         }
         ir_op op = binary_op(e->op);
