@@ -342,6 +342,16 @@ static void stmt_dump(const ast_stmt *s, en_buf *out, int depth, const char *lab
         break;
     case AST_STMT_FOR:
         en_buf_puts(out, "for\n");
+        if (s->range) { /* for (x : range) */
+            indent(out, depth + 1);
+            en_buf_printf(out, "each: %s: ", s->range_var && s->range_var->name ? s->range_var->name : "?");
+            if (s->range_var) ast_type_print(s->range_var->type, out);
+            en_buf_puts(out, " in ");
+            ast_expr_print(s->range, out);
+            en_buf_putc(out, '\n');
+            stmt_dump(s->loop_body, out, depth + 1, "body");
+            break;
+        }
         if (s->init) stmt_dump(s->init, out, depth + 1, "init");
         indent(out, depth + 1);
         en_buf_puts(out, "cond: ");

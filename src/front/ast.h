@@ -236,6 +236,9 @@ struct ast_stmt {
     ast_stmt *init;       /* FOR */
     ast_expr *step;       /* FOR (NULL: none) */
     ast_stmt *loop_body;  /* FOR, WHILE, DO, SWITCH, CASE, DEFAULT */
+    /* FOR over a range: `for (decl : range) loop_body` (init, cond and step NULL) */
+    struct ast_decl *range_var;
+    ast_expr *range;
     bool is_constexpr;    /* IF: if constexpr */
     /* FOR/WHILE/DO preceded by `#pragma unroll [N]` */
     bool has_unroll;

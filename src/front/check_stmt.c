@@ -74,7 +74,78 @@ static int unroll_of(const ast_stmt *s) {
     return s->unroll_count > 0 ? s->unroll_count : -1;
 }
 
+/* for (T x : range) over an array: the range's address taken once, then an index loop
+ * whose body first declares x from the element (a reference binds it, by value copies) */
+static void range_for(checker *ck, const ast_stmt *s) {
+    ck_push_scope(ck);
+    ir_expr *range = ck_expr(ck, s->range);
+    if (!range) {
+        ck_pop_scope(ck);
+        return;
+    }
+    if (range->type->kind != IR_T_ARRAY || !ir_is_place(range)) {
+        en_error(ck->diags, s->range->loc, "a range-based for loop walks an array in enigma, not '%s'",
+                 ck_type_name(ck, range->type));
+        ck_pop_scope(ck);
+        return;
+    }
+    ir_type *at = range->type;
+    ir_expr *addr = ck_addr_of(ck, range, s->range->loc);
+    ir_var *base = ck_temp_init(ck, addr->type, addr, s->range->loc);
+    ir_type *ut = ck_t(ck, IR_T_U32);
+    ir_var *i = ck_temp_init(ck, ut, ir_const_uint(ck->m, ut, 0, s->loc), s->loc);
+    i->is_assigned = true;
+    ir_stmt *loop = ir_stmt_new(ck->m, IR_S_LOOP, s->loc);
+    loop->body = new_block(ck, s->loc);
+    loop->latch = new_block(ck, s->loc);
+    loop->unroll = unroll_of(s);
+    ck_jump jump = {loop, false, ck->jumps};
+    ck->jumps = &jump;
+    ck->control_depth++;
+    ir_stmt *outer = ck->block;
+    ck->block = loop->body;
+    ir_expr *more = ir_binary(ck->m, IR_OP_LT, ck_t(ck, IR_T_BOOL), ir_var_ref(ck->m, i, s->loc),
+                              ir_const_uint(ck->m, ut, at->count, s->loc), s->loc);
+    ck_emit(ck, break_if_not(ck, more, loop, s->loc));
+    /* x = (*base)[i], declared through the ordinary declaration path */
+    ck_push_scope(ck);
+    ck_sym *elem = ck_declare(ck, SYM_VAR, "__range_element", s->loc);
+    ir_expr *place = ir_expr_new(ck->m, IR_E_INDEX, at->elem, s->loc, 2);
+    place->args[0] = ir_deref(ck->m, ir_var_ref(ck->m, base, s->loc), s->loc);
+    place->args[1] = ir_var_ref(ck->m, i, s->loc);
+    ir_var *ev = ir_var_new(ck->m, ck->fn, "__range_element",
+                            ir_type_ptr(ck->m, at->elem, base->type->space, base->type->is_const), s->loc);
+    ev->is_reference = true;
+    ck_emit(ck, ir_decl(ck->m, ck->fn, ev, ck_addr_of(ck, place, s->loc), s->loc));
+    elem->var = ev;
+    elem->is_ref = true;
+    ast_expr use = {.kind = AST_EXPR_NAME, .loc = s->range->loc};
+    ast_name_part part = {.loc = s->range->loc, .ident = "__range_element"};
+    use.name.parts = &part;
+    use.name.count = 1;
+    use.name.loc = s->range->loc;
+    ast_decl var = *s->range_var;
+    var.init = &use;
+    var.init_style = AST_INIT_ASSIGN;
+    ck_decl(ck, &var, false);
+    if (s->loop_body) stmt_into(ck, loop->body, s->loop_body);
+    ck_pop_scope(ck);
+    ck->block = loop->latch;
+    ck_emit(ck, ir_assign(ck->m, ir_var_ref(ck->m, i, s->loc),
+                          ir_binary(ck->m, IR_OP_ADD, ut, ir_var_ref(ck->m, i, s->loc), ir_const_uint(ck->m, ut, 1, s->loc), s->loc),
+                          s->loc));
+    ck->block = outer;
+    ck->control_depth--;
+    ck->jumps = jump.outer;
+    ck_emit(ck, loop);
+    ck_pop_scope(ck);
+}
+
 static void loop_stmt(checker *ck, const ast_stmt *s) {
+    if (s->kind == AST_STMT_FOR && s->range) {
+        range_for(ck, s);
+        return;
+    }
     ck_push_scope(ck); /* for's init lives here */
     if (s->kind == AST_STMT_FOR && s->init) ck_stmt(ck, s->init);
     ir_stmt *loop = ir_stmt_new(ck->m, IR_S_LOOP, s->loc);

@@ -2090,11 +2090,25 @@ static ast_stmt *parse_for(parser *p, en_loc loc) {
         } else if (depth == 0 && tok_is(t, "?")) {
             break;
         } else if (depth == 0 && tok_is(t, ":")) {
-            error_at(p, t->loc, "range-based for loops are not supported by enigma");
-            p->pos = i;
-            while (!is(p, ")") && !is(p, "{") && !is(p, ";") && peek(p)->kind != EN_TK_EOF)
-                advance(p);
-            accept(p, ")");
+            /* for (T x : range), for (thread auto& x : range) */
+            decl_specs ds;
+            ast_decls defs = {0};
+            parse_decl_specs(p, &ds, &defs, false);
+            declarator d;
+            parse_declarator(p, ds.type ? ds.type : new_type(p, AST_TYPE_ERROR, loc_here(p)), &d, false);
+            ast_decl *v = new_decl(p, AST_DECL_VAR, d.loc);
+            v->name = d.name ? d.name : "<error>";
+            v->type = d.type;
+            v->specs = ds.specs;
+            if (d.name) declare(p, d.name, SYM_VALUE);
+            if (!expect(p, ":")) {
+                skip_to_sync(p);
+                pop_scope(p, sc);
+                return s;
+            }
+            s->range_var = v;
+            s->range = parse_expr(p);
+            expect(p, ")");
             s->loop_body = parse_stmt(p);
             pop_scope(p, sc);
             return s;
