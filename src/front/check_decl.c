@@ -1463,6 +1463,15 @@ bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int 
         return ck_deduce(ck, pt->base, at->elem, b, nb);
     case AST_TYPE_ARRAY:
         if (at->kind != IR_T_ARRAY) return true;
+        /* T (&v)[N]: N from the array's length */
+        if (pt->dim && pt->dim->kind == AST_EXPR_NAME && pt->dim->name.count == 1)
+            for (int i = 0; i < nb; i++) {
+                if (b[i].is_type || !en_streq(b[i].name, pt->dim->name.parts[0].ident)) continue;
+                if (b[i].given) break;
+                if (b[i].set && b[i].value.value != (int64_t)at->count) return false;
+                b[i].set = true;
+                b[i].value.value = at->count;
+            }
         return ck_deduce(ck, pt->base, at->elem, b, nb);
     case AST_TYPE_NAME: {
         const ast_name *n = &pt->name;

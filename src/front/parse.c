@@ -1263,6 +1263,22 @@ static void parse_declarator(parser *p, ast_type *base, declarator *d, bool abst
             else if (tok_is(u, ")")) depth--;
             j++;
         } while (depth > 0);
+        if (tok_is(tok_at(p, j), "[") && (is_at(p, 1, "&") || is_at(p, 1, "*")) &&
+            tok_at(p, p->pos + 2)->kind == EN_TK_IDENT && tok_is(tok_at(p, p->pos + 3), ")")) {
+            /* thread T (&vals)[N] (MLX's sort): a reference (or pointer) to an array */
+            bool ref = is_at(p, 1, "&");
+            advance(p);
+            advance(p);
+            d->loc = loc_here(p);
+            d->name = tok_str(p, peek(p));
+            advance(p);
+            advance(p); /* ) */
+            ast_type *arr = parse_array_dims(p, d->type);
+            ast_type *t = new_type(p, ref ? AST_TYPE_REF : AST_TYPE_POINTER, d->loc);
+            t->base = arr;
+            d->type = t;
+            return;
+        }
         if (tok_is(tok_at(p, j), "["))
             error_at(p, loc_here(p), "pointers and references to arrays are not supported by enigma");
         else
