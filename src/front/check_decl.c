@@ -2064,7 +2064,9 @@ static void method_body(checker *ck, ck_func *cf, ck_inst *inst) {
     ck->is_kernel = false;
     ck->ns = cf->ns;
     ck->this_var = fn->params[0];
-    ck->in_template = false; /* member functions are never templates in enigma */
+    /* a member of a class template's instance, or an instance of a member template: an
+     * instantiation, whose discarded `if constexpr` branches are not checked */
+    ck->in_template = cf->from_template || strchr(cf->owner->name, '<') != NULL;
     ck_push_scope(ck);
     for (int i = 0; i < cf->owner->field_count; i++) {
         ck_sym *f = ck_declare(ck, SYM_FIELD, cf->owner->fields[i].name, cf->d->loc);

@@ -437,7 +437,8 @@ void ck_stmt(checker *ck, const ast_stmt *s) {
         ir_expr *f = c ? ck_fold(ck, c) : NULL;
         if (s->is_constexpr && ck->in_template && f && f->kind == IR_E_CONST) {
             /* only the branch taken is instantiated: `if constexpr (N > 0) f<N - 1>(x)`
-             * ends a recursion */
+             * ends a recursion, and MLX's member functions of class templates test the
+             * element type (`if constexpr (is_same_v<T, complex64_t>) ... a.real`) */
             const ast_stmt *taken = f->c.u ? s->then : s->els;
             if (!taken) return;
             ir_stmt *b = new_block(ck, taken->loc);
