@@ -31,6 +31,11 @@ EN_INTERNAL bool en_cuda_param_by_value(const ir_var *p);
  * z of 1) where every by-value constant arrived by value: its en_locate is the short 1-D
  * form and it never looks at the constants' pointers. */
 #define EN_CUDA_FAST_SUFFIX "__en_fast"
+/* A module that calls thread_elements() numbers Metal's lanes so that Apple's layout of
+ * simdgroup matrices is the tensor cores' (prelude.cuh: lane numbering); its blocks are then
+ * launched in whole warps (the surplus threads leave at once, as at a dispatch's edge).
+ * ENIGMA_CUDA_APPLE_LANES=1 numbers every module so (to test the SIMD functions that way). */
+EN_INTERNAL bool en_cuda_apple_lanes(const ir_module *m);
 /* the kernel's CUDA symbol name (its MSL name, which is an identifier) */
 EN_INTERNAL const char *en_cuda_kernel_symbol(const ir_func *kernel);
 
