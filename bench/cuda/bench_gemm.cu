@@ -6,11 +6,12 @@
 //
 // Figures, each against its reference measured in the same run (device time per call: the
 // median of 10 after 3 warm-ups, events around each call):
-//   f16   gemm_f16 (half A, B; float accumulators and C) vs cublasGemmEx half x half -> float,
-//         CUBLAS_COMPUTE_32F (the same arithmetic), and -> half for the record
-//   bf16  gemm_bf16 vs cublasGemmEx bfloat x bfloat -> float, CUBLAS_COMPUTE_32F
-//   f32   gemm_f32 (3xTF32 by default) vs cublasSgemm (FP32 FMA) and vs cublasGemmEx with
-//         CUBLAS_COMPUTE_32F_FAST_TF32 (one TF32 product: less accurate than either)
+//   f16   gemm_f16 and gemm_f16_pipelined (half A, B; float accumulators and C) vs
+//         cublasGemmEx half x half -> float, CUBLAS_COMPUTE_32F (the same arithmetic), and
+//         -> half for the record
+//   bf16  gemm_bf16(_pipelined) vs cublasGemmEx bfloat x bfloat -> float (and -> bfloat)
+//   f32   gemm_f32(_pipelined) (3xTF32 by default) vs cublasSgemm (FP32 FMA) and vs
+//         cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (one TF32 product: less accurate)
 //   mma   hand CUDA: the throughput of mma.sync m16n8k8 and m16n8k16 (f16 -> f32) on this
 //         GPU, which bounds what 8x8 operations on tensor cores can reach
 // Every result is checked: enigma's C against cuBLAS's (same inputs) and against
@@ -210,103 +211,115 @@ int main(int argc, char **argv) {
     for (const Case &c : cases) {
         std::vector<uint16_t> a16, b16;
         const void *ha = a.data(), *hb = b.data();
+        const bool half = strcmp(c.kernel, "gemm_f16") == 0;
         if (c.elem_size == 2) {
-            bool half = strcmp(c.kernel, "gemm_f16") == 0;
             a16 = half ? to_half(a) : to_bf16(a);
             b16 = half ? to_half(b) : to_bf16(b);
             ha = a16.data();
             hb = b16.data();
         }
         size_t abytes = (size_t)M * K * c.elem_size, bbytes = (size_t)K * N * c.elem_size, cbytes = (size_t)M * N * 4;
-        enigma_buffer *ea, *eb, *ec;
-        EN(enigma_buffer_create_with_data(dev, ha, abytes, &ea));
-        EN(enigma_buffer_create_with_data(dev, hb, bbytes, &eb));
-        EN(enigma_buffer_create(dev, cbytes, &ec));
-        enigma_pipeline *p;
-        EN(enigma_pipeline_create(lib, c.kernel, &p));
-        enigma_command *cmd;
-        EN(enigma_command_create(p, &cmd));
-        EN(enigma_command_set_buffer(cmd, 0, ea, 0));
-        EN(enigma_command_set_buffer(cmd, 1, eb, 0));
-        EN(enigma_command_set_buffer(cmd, 2, ec, 0));
-        EN(enigma_command_set_bytes(cmd, 3, &M, 4));
-        EN(enigma_command_set_bytes(cmd, 4, &N, 4));
-        EN(enigma_command_set_bytes(cmd, 5, &K, 4));
-        std::vector<double> en_ms;
-        for (int i = 0; i < runs; i++) {
-            EN(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, enigma_size3{N / 64, M / 64, 1},
-                                       enigma_size3{128, 1, 1}));
-            if (i >= warm) en_ms.push_back(enigma_command_last_duration_ns(cmd) * 1e-6);
-        }
-        std::vector<float> got((size_t)M * N);
-        EN(enigma_buffer_read(ec, 0, got.data(), cbytes));
 
-        // cuBLAS, column-major: C^T = B^T A^T, so B comes first
-        void *da, *db, *dc, *dc16;
+        // cuBLAS first, column-major: C^T = B^T A^T, so B comes first
+        void *da, *db, *dc, *dc2;
         CK(cudaMalloc(&da, abytes));
         CK(cudaMalloc(&db, bbytes));
         CK(cudaMalloc(&dc, cbytes));
-        CK(cudaMalloc(&dc16, cbytes)); // the second reference's C (half, bfloat or float)
+        CK(cudaMalloc(&dc2, cbytes)); // the second reference's C (half, bfloat or float)
         CK(cudaMemcpy(da, ha, abytes, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(db, hb, bbytes, cudaMemcpyHostToDevice));
         const float one = 1.0f, zero = 0.0f;
-        cudaDataType_t in_type = c.elem_size == 4 ? CUDA_R_32F : strcmp(c.kernel, "gemm_f16") == 0 ? CUDA_R_16F : CUDA_R_16BF;
-        struct Ref { const char *name; cudaDataType_t out; cublasComputeType_t compute; void *c; };
+        cudaDataType_t in_type = c.elem_size == 4 ? CUDA_R_32F : half ? CUDA_R_16F : CUDA_R_16BF;
+        struct Ref { const char *name; cudaDataType_t out; cublasComputeType_t compute; double ms; };
         std::vector<Ref> refs;
         if (c.elem_size == 2) {
-            refs.push_back({"cublasGemmEx -> float, COMPUTE_32F", CUDA_R_32F, CUBLAS_COMPUTE_32F, dc});
-            refs.push_back({"cublasGemmEx -> same type, COMPUTE_32F", in_type, CUBLAS_COMPUTE_32F, dc16});
+            refs.push_back({"cublasGemmEx -> float, COMPUTE_32F", CUDA_R_32F, CUBLAS_COMPUTE_32F, 0});
+            refs.push_back({"cublasGemmEx -> same type, COMPUTE_32F", in_type, CUBLAS_COMPUTE_32F, 0});
         } else {
-            refs.push_back({"cublasSgemm (FP32 FMA)", CUDA_R_32F, CUBLAS_COMPUTE_32F, dc});
-            refs.push_back({"cublasGemmEx COMPUTE_32F_FAST_TF32", CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, dc16});
+            refs.push_back({"cublasSgemm (FP32 FMA)", CUDA_R_32F, CUBLAS_COMPUTE_32F, 0});
+            refs.push_back({"cublasGemmEx COMPUTE_32F_FAST_TF32", CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 0});
         }
-        double en = median(en_ms);
-        line("%s enigma %-10s  %8.3f ms  %7.1f TFLOP/s", c.label, c.kernel, en, flops / (en * 1e-3) / 1e12);
         std::vector<float> blas_c;
         for (size_t r = 0; r < refs.size() && !profile; r++) {
-            void *out = r == 0 ? dc : dc16;
             std::vector<double> ms;
             for (int i = 0; i < 13; i++) {
                 CK(cudaEventRecord(g.e0));
                 CB(cublasGemmEx(g.blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &one, db, in_type, (int)N, da,
-                                in_type, (int)K, &zero, out, refs[r].out, (int)N, refs[r].compute, CUBLAS_GEMM_DEFAULT));
+                                in_type, (int)K, &zero, r == 0 ? dc : dc2, refs[r].out, (int)N, refs[r].compute,
+                                CUBLAS_GEMM_DEFAULT));
                 CK(cudaEventRecord(g.e1));
                 double t = g.event_ms();
                 if (i >= 3) ms.push_back(t);
             }
-            double t = median(ms);
-            line("%s   vs %-40s %8.3f ms  %7.1f TFLOP/s   enigma/cuBLAS speed %.3f", c.label, refs[r].name, t,
-                 flops / (t * 1e-3) / 1e12, t / en);
+            refs[r].ms = median(ms);
+            line("%s cuBLAS %-40s %8.3f ms  %7.1f TFLOP/s", c.label, refs[r].name, refs[r].ms,
+                 flops / (refs[r].ms * 1e-3) / 1e12);
             if (r == 0) {
                 blas_c.resize((size_t)M * N);
                 CK(cudaMemcpy(blas_c.data(), dc, cbytes, cudaMemcpyDeviceToHost));
             }
         }
-        // checks: every element against cuBLAS (same products, other summation order), and
-        // 64 spots against double precision
-        double worst_blas = 0, worst_exact = 0;
-        for (size_t i = 0; i < got.size() && !profile; i++)
-            worst_blas = std::max(worst_blas, (double)fabsf(got[i] - blas_c[i]));
-        for (int t = 0; t < 64; t++) {
-            uint32_t r = (uint32_t)((t * 2654435761u) % M), col = (uint32_t)((t * 40503u + 7) % N);
-            double ref = 0;
-            for (uint32_t k = 0; k < K; k++) ref += (double)a[(size_t)r * K + k] * b[(size_t)k * N + col];
-            worst_exact = std::max(worst_exact, fabs(got[(size_t)r * N + col] - ref));
-        }
-        // the products are exact; float sums of K terms of size <= 4 stay within ~K * 4 * 2^-24 * sqrt(K)
-        bool ok = worst_exact < 1e-3 * std::max(1.0, K / 1024.0) && worst_blas < 2e-3 * std::max(1.0, K / 1024.0);
-        all_ok &= ok;
-        line("%s   check: max |enigma - cuBLAS| %.2e, max |enigma - float64| %.2e at 64 spots: %s", c.label,
-             worst_blas, worst_exact, ok ? "ok" : "WRONG RESULTS");
-        enigma_command_destroy(cmd);
-        enigma_pipeline_destroy(p);
-        enigma_buffer_destroy(ea);
-        enigma_buffer_destroy(eb);
-        enigma_buffer_destroy(ec);
         CK(cudaFree(da));
         CK(cudaFree(db));
         CK(cudaFree(dc));
-        CK(cudaFree(dc16));
+        CK(cudaFree(dc2));
+
+        enigma_buffer *ea, *eb, *ec;
+        EN(enigma_buffer_create_with_data(dev, ha, abytes, &ea));
+        EN(enigma_buffer_create_with_data(dev, hb, bbytes, &eb));
+        EN(enigma_buffer_create(dev, cbytes, &ec));
+        for (int form = 0; form < 2; form++) {
+            std::string kernel = std::string(c.kernel) + (form ? "_pipelined" : "");
+            enigma_pipeline *p;
+            EN(enigma_pipeline_create(lib, kernel.c_str(), &p));
+            enigma_command *cmd;
+            EN(enigma_command_create(p, &cmd));
+            EN(enigma_command_set_buffer(cmd, 0, ea, 0));
+            EN(enigma_command_set_buffer(cmd, 1, eb, 0));
+            EN(enigma_command_set_buffer(cmd, 2, ec, 0));
+            EN(enigma_command_set_bytes(cmd, 3, &M, 4));
+            EN(enigma_command_set_bytes(cmd, 4, &N, 4));
+            EN(enigma_command_set_bytes(cmd, 5, &K, 4));
+            std::vector<double> en_ms;
+            for (int i = 0; i < runs; i++) {
+                EN(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, enigma_size3{N / 64, M / 64, 1},
+                                           enigma_size3{128, 1, 1}));
+                if (i >= warm) en_ms.push_back(enigma_command_last_duration_ns(cmd) * 1e-6);
+            }
+            std::vector<float> got((size_t)M * N);
+            EN(enigma_buffer_read(ec, 0, got.data(), cbytes));
+            double en = median(en_ms);
+            std::string vs;
+            for (const Ref &r : refs) {
+                char buf[96];
+                snprintf(buf, sizeof buf, "  %.3fx %s", r.ms / en, r.compute == CUBLAS_COMPUTE_32F_FAST_TF32 ? "TF32" :
+                         r.out == CUDA_R_32F ? (c.elem_size == 4 ? "SGEMM" : "(->float)") : "(->same)");
+                vs += buf;
+            }
+            line("%s enigma %-20s %8.3f ms  %7.1f TFLOP/s   speed vs cuBLAS:%s", c.label, kernel.c_str(), en,
+                 flops / (en * 1e-3) / 1e12, profile ? "" : vs.c_str());
+            // checks: every element against cuBLAS (same products, other summation order), and
+            // 64 spots against double precision
+            double worst_blas = 0, worst_exact = 0;
+            for (size_t i = 0; i < got.size() && !profile; i++)
+                worst_blas = std::max(worst_blas, (double)fabsf(got[i] - blas_c[i]));
+            for (int t = 0; t < 64; t++) {
+                uint32_t r = (uint32_t)((t * 2654435761u) % M), col = (uint32_t)((t * 40503u + 7) % N);
+                double ref = 0;
+                for (uint32_t k = 0; k < K; k++) ref += (double)a[(size_t)r * K + k] * b[(size_t)k * N + col];
+                worst_exact = std::max(worst_exact, fabs(got[(size_t)r * N + col] - ref));
+            }
+            // the products are exact and so are sums of up to 2^24 / 64^2 ... terms: allow float rounding
+            bool ok = worst_exact < 1e-3 * std::max(1.0, K / 1024.0) && worst_blas < 2e-3 * std::max(1.0, K / 1024.0);
+            all_ok &= ok;
+            line("%s   check: max |enigma - cuBLAS| %.2e, max |enigma - float64| %.2e at 64 spots: %s", c.label,
+                 worst_blas, worst_exact, ok ? "ok" : "WRONG RESULTS");
+            enigma_command_destroy(cmd);
+            enigma_pipeline_destroy(p);
+        }
+        enigma_buffer_destroy(ea);
+        enigma_buffer_destroy(eb);
+        enigma_buffer_destroy(ec);
     }
     enigma_library_destroy(lib);
     cublasDestroy(g.blas);

@@ -56,6 +56,8 @@ typedef struct emitter {
     en_buf *err;
     bool failed;
     bool apple_lanes;     /* EN_APPLE_LANES: blocks are whole warps (internal.h) */
+    const en_mad_plan *plan; /* while emitting an unrolled nest of multiplies: */
+    const int64_t *env;   /* the values of its loop variables (plan->vars) here */
     en_cuda_shared_layout shared;
 } emitter;
 
@@ -462,7 +464,15 @@ static void emit_expr(emitter *e, const ir_expr *x) {
     if (!x) { fail(e, (en_loc){-1, 0, 0}, "a missing expression"); return; }
     switch (x->kind) {
     case IR_E_CONST: emit_const(e, x); return;
-    case IR_E_VAR: put(e, var_name(e, x->var)); return;
+    case IR_E_VAR:
+        if (e->env)
+            for (int i = 0; i < e->plan->var_count; i++)
+                if (e->plan->vars[i] == x->var) {
+                    en_buf_printf(e->out, "((%s)%lld)", type_name(e, x->type), (long long)e->env[i]);
+                    return;
+                }
+        put(e, var_name(e, x->var));
+        return;
     case IR_E_INDEX: {
         const ir_expr *base = x->args[0], *index = x->args[1];
         if (base->type->kind == IR_T_VEC && index->kind == IR_E_CONST && index->c.u < 4) {
@@ -585,10 +595,12 @@ static void emit_source_comment(emitter *e, en_loc loc) {
     put(e, "\n");
 }
 
+static void emit_stmts(emitter *e, ir_stmt *const *stmts, int count);
+
 static void emit_block_body(emitter *e, const ir_stmt *s) {
     if (!s) return;
     if (s->kind == IR_S_BLOCK) {
-        for (int i = 0; i < s->stmt_count; i++) emit_stmt(e, s->stmts[i]);
+        emit_stmts(e, s->stmts, s->stmt_count);
     } else {
         emit_stmt(e, s);
     }
@@ -634,6 +646,11 @@ static void emit_loop(emitter *e, const ir_stmt *s) {
     const ir_stmt *body = s->body;
     const ir_stmt *exit_test = loop_exit_test(s);
     if (exit_test) emit_source_comment(e, exit_test->loc);
+    if (s->unroll) {
+        line_start(e);
+        if (s->unroll > 0) en_buf_printf(e->out, "#pragma unroll %d\n", s->unroll);
+        else put(e, "#pragma unroll\n");
+    }
     line_start(e);
     if (exit_test) {
         put(e, "while (");
@@ -650,7 +667,8 @@ static void emit_loop(emitter *e, const ir_stmt *s) {
     line_start(e);
     put(e, "{\n");
     e->indent++;
-    for (int i = exit_test ? 1 : 0; i < body->stmt_count; i++) emit_stmt(e, body->stmts[i]);
+    if (exit_test) emit_stmts(e, body->stmts + 1, body->stmt_count - 1);
+    else emit_stmts(e, body->stmts, body->stmt_count);
     e->indent--;
     line_start(e);
     put(e, "}\n");
@@ -813,6 +831,68 @@ static void emit_assign(emitter *e, const ir_stmt *s) {
     put(e, " = ");
     emit_expr(e, s->value);
     put(e, ";\n");
+}
+
+/* ---- unrolled nests of simdgroup multiplies (matrix_pairs.c) ------------------------------ */
+/* one operand of a multiply of the plan, with its loop variables' values */
+static void emit_mad_arg(emitter *e, const en_mad *m, const ir_expr *x) {
+    e->env = m->values;
+    emit_expr(e, x);
+    e->env = NULL;
+}
+
+static void emit_mad_dest(emitter *e, const en_mad *m) {
+    if (m->dest) emit_mad_arg(e, m, m->dest);
+    else put(e, var_name(e, m->op->result));
+}
+
+static void emit_mad_plan(emitter *e, const en_mad_plan *plan) {
+    e->plan = plan;
+    for (int i = 0; i < plan->count && !e->failed; i++) {
+        const en_mad *m = &plan->mads[i];
+        if (m->fused) continue;
+        emit_source_comment(e, m->op->loc);
+        line_start(e);
+        if (m->partner >= 0) {
+            /* d1 = a1*b + c1 and d2 = a2*b + c2 as one tensor-core tile */
+            const en_mad *q = &plan->mads[m->partner];
+            put(e, "en_matrix_multiply_accumulate2(");
+            emit_mad_dest(e, m);
+            put(e, ", ");
+            emit_mad_dest(e, q);
+            for (int k = 0; k < 5; k++) {
+                const en_mad *from = k == 1 || k == 4 ? q : m;
+                put(e, ", ");
+                emit_mad_arg(e, from, from->op->args[k == 0 || k == 1 ? 0 : k == 2 ? 1 : 2]);
+            }
+            put(e, ");\n");
+            continue;
+        }
+        bool acc = m->op->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE;
+        emit_mad_dest(e, m);
+        en_buf_printf(e->out, " = %s<%s>(", acc ? "en_matrix_multiply_accumulate" : "en_matrix_multiply",
+                      elem_name(e, m->op->result->type));
+        for (int k = 0; k < (acc ? 3 : 2); k++) {
+            if (k) put(e, ", ");
+            emit_mad_arg(e, m, m->op->args[k]);
+        }
+        put(e, ");\n");
+    }
+    e->plan = NULL;
+}
+
+/* statements in order; a loop nest of simdgroup multiplies goes out unrolled and paired */
+static void emit_stmts(emitter *e, ir_stmt *const *stmts, int count) {
+    for (int i = 0; i < count && !e->failed; i++) {
+        en_mad_plan plan;
+        int used = en_cuda_mad_plan(stmts, count, i, &e->arena, &plan);
+        if (used > 0) {
+            emit_mad_plan(e, &plan);
+            i += used - 1;
+            continue;
+        }
+        emit_stmt(e, stmts[i]);
+    }
 }
 
 static void emit_stmt(emitter *e, const ir_stmt *s) {

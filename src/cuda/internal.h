@@ -49,6 +49,30 @@ typedef struct en_cuda_shared_layout {
 } en_cuda_shared_layout;
 EN_INTERNAL en_cuda_shared_layout en_cuda_shared_layout_of(const ir_func *kernel);
 
+/* ---- matrix_pairs.c --------------------------------------------------------------------- */
+/* A loop nest of simdgroup multiplies, unrolled at emit time so that multiplies sharing a B
+ * operand run two to a tensor-core instruction (matrix_pairs.c says which nests qualify). */
+#define EN_MAD_MAX_VARS 8
+typedef struct en_mad {
+    const ir_stmt *op;        /* the simdgroup_multiply(_accumulate) */
+    const ir_expr *dest;      /* the place its result is copied to; NULL: op->result itself */
+    int64_t *values;          /* the nest's loop variables here (en_mad_plan.vars order) */
+    const char *reads[3];     /* a, b, c named with constant indices; NULL if they cannot be */
+    const char *writes;       /* the destination, likewise */
+    int partner;              /* the multiply done by this one's instruction too, or -1 */
+    bool fused;               /* done by an earlier multiply's instruction */
+} en_mad;
+typedef struct en_mad_plan {
+    en_mad *mads;             /* in program order */
+    int count;
+    const ir_var *vars[EN_MAD_MAX_VARS];
+    int var_count;
+} en_mad_plan;
+/* the plan for the nest whose outer loop is stmts[at] (its variable's declaration) and
+ * stmts[at + 1] (the loop), or for the straight-line multiplies from stmts[at]: the number
+ * of statements it replaces, 0 when there is none or nothing in it pairs */
+EN_INTERNAL int en_cuda_mad_plan(ir_stmt *const *stmts, int count, int at, en_arena *arena, en_mad_plan *plan);
+
 /* ---- nvrtc.c --------------------------------------------------------------------------- */
 typedef struct en_cubin {
     void *data;            /* malloc'ed */

@@ -854,29 +854,36 @@ __device__ __forceinline__ void en_tf32_split(float x, uint &big, uint &small) {
 }
 #endif
 
-// one 8x8x8 product into float accumulators (rows 8-15 of the tensor-core tile unused)
-template <class A, class B> __device__ __forceinline__ float2 en_mma(en_matrix<A> a, en_matrix<B> b, float2 acc) {
+// a1 * b + c[0..1] and a2 * b + c[2..3] as one 16x8x8 tile: a1 gives rows 0-7, a2 rows 8-15
+template <class A, class B> __device__ __forceinline__ void en_mma2(en_matrix<A> a1, en_matrix<A> a2, en_matrix<B> b, float c[4], float d[4]) {
 #ifdef EN_MMA
-    float c[4] = {acc.x, acc.y, 0.0f, 0.0f}, d[4];
     if constexpr (sizeof(A) == 2 && en_is_same<A, B>::value) {
-        en_mma16<A>::k8(d, en_bits2(a), 0u, en_movmatrix_t(en_bits2(b)), c);
+        en_mma16<A>::k8(d, en_bits2(a1), en_bits2(a2), en_movmatrix_t(en_bits2(b)), c);
     } else {
-        uint ab[2], as[2], bt[2], bb[2], bs[2];
-        en_tf32_split(en_f(a.v.x), ab[0], as[0]); en_tf32_split(en_f(a.v.y), ab[1], as[1]);
+        uint big1[2], small1[2], big2[2], small2[2], bt[2], bb[2], bs[2];
+        en_tf32_split(en_f(a1.v.x), big1[0], small1[0]); en_tf32_split(en_f(a1.v.y), big1[1], small1[1]);
+        en_tf32_split(en_f(a2.v.x), big2[0], small2[0]); en_tf32_split(en_f(a2.v.y), big2[1], small2[1]);
         en_movmatrix_t32(en_f(b.v.x), en_f(b.v.y), bt[0], bt[1]);
         en_tf32_split(__uint_as_float(bt[0]), bb[0], bs[0]); en_tf32_split(__uint_as_float(bt[1]), bb[1], bs[1]);
-        const uint a_big[4] = {ab[0], 0u, ab[1], 0u};
+        const uint a_big[4] = {big1[0], big2[0], big1[1], big2[1]};
 #ifndef ENIGMA_MATRIX_TF32
-        const uint a_small[4] = {as[0], 0u, as[1], 0u};
+        const uint a_small[4] = {small1[0], small2[0], small1[1], small2[1]};
         en_mma_tf32(c, a_small, bb[0], bb[1], c);
         en_mma_tf32(c, a_big, bs[0], bs[1], c);
 #endif
         en_mma_tf32(d, a_big, bb[0], bb[1], c);
     }
-    return float2{d[0], d[1]};
 #else
-    return en_mma_fma(a, b, acc);
+    float2 top = en_mma_fma(a1, b, float2{c[0], c[1]}), bottom = en_mma_fma(a2, b, float2{c[2], c[3]});
+    d[0] = top.x; d[1] = top.y; d[2] = bottom.x; d[3] = bottom.y;
 #endif
+}
+// one 8x8x8 product into float accumulators (rows 8-15 of the tile unused)
+template <class A, class B> __device__ __forceinline__ float2 en_mma(en_matrix<A> a, en_matrix<B> b, float2 acc) {
+    float c[4] = {acc.x, acc.y, 0.0f, 0.0f}, d[4];
+    en_matrix<A> none; none.v.x = none.v.y = en_cvt<A>(0);
+    en_mma2(a, none, b, c, d);
+    return float2{d[0], d[1]};
 }
 template <class D, class A, class B> __device__ __forceinline__ en_matrix<D> en_matrix_multiply(en_matrix<A> a, en_matrix<B> b) {
     float2 d = en_mma(a, b, float2{0.0f, 0.0f});
@@ -885,6 +892,14 @@ template <class D, class A, class B> __device__ __forceinline__ en_matrix<D> en_
 template <class D, class A, class B, class C> __device__ __forceinline__ en_matrix<D> en_matrix_multiply_accumulate(en_matrix<A> a, en_matrix<B> b, en_matrix<C> c) {
     float2 d = en_mma(a, b, float2{en_f(c.v.x), en_f(c.v.y)});
     en_matrix<D> r; r.v.x = en_cvt<D>(d.x); r.v.y = en_cvt<D>(d.y); return r;
+}
+// d1 = a1 * b + c1 and d2 = a2 * b + c2 in one instruction (emit.c pairs them: matrix_pairs.c)
+template <class D1, class D2, class A, class B, class C1, class C2>
+__device__ __forceinline__ void en_matrix_multiply_accumulate2(en_matrix<D1> &d1, en_matrix<D2> &d2, en_matrix<A> a1, en_matrix<A> a2,
+                                                               en_matrix<B> b, en_matrix<C1> c1, en_matrix<C2> c2) {
+    float c[4] = {en_f(c1.v.x), en_f(c1.v.y), en_f(c2.v.x), en_f(c2.v.y)}, d[4];
+    en_mma2(a1, a2, b, c, d);
+    d1.v.x = en_cvt<D1>(d[0]); d1.v.y = en_cvt<D1>(d[1]); d2.v.x = en_cvt<D2>(d[2]); d2.v.y = en_cvt<D2>(d[3]);
 }
 
 } // namespace metal

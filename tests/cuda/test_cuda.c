@@ -8,6 +8,8 @@
  *                             memory, atomics, half, vectors, structs, loops with
  *                             break/continue, simdgroup_matrix): shape of the code + NVRTC
  *   test_cuda files DIR...    every .metal under DIRs that the front end accepts
+ *   test_cuda pairs FILE      each kernel of FILE fuses the "pairs: N" simdgroup multiplies
+ *                             its comment promises into two-at-a-time tensor-core calls
  *   test_cuda offline         compile_offline for ENIGMA_CUDA_ARCH=sm_80 (no device)
  * Exit 77 (ctest SKIP) when NVRTC or the CUDA headers are absent. */
 #include <dirent.h>
@@ -387,6 +389,44 @@ static void walk(const char *dir) {
     closedir(d);
 }
 
+/* ---- paired simdgroup multiplies (src/cuda/matrix_pairs.c) -------------------------------------- */
+/* FILE's kernels each follow a "// pairs: N" comment; the generated CUDA of each must call
+ * en_matrix_multiply_accumulate2 N times, and the whole must compile */
+static void test_pairs(const char *path) {
+    en_ctx c;
+    en_ctx_init(&c);
+    int file = en_source_load(&c.sources, path);
+    ir_module *m = file >= 0 ? en_compile(&c, file, NULL) : NULL;
+    CHECK(m && !c.diags.errors, "%s does not compile", path);
+    en_buf src = {0};
+    if (m && !c.diags.errors && compile_module(m, path, &src)) {
+        const char *text = c.sources.files.items[file].text;
+        int kernels = 0;
+        for (const char *p = strstr(text, "// pairs: "); p; p = strstr(p + 1, "// pairs: ")) {
+            int want = atoi(p + 10);
+            const char *k = strstr(p, "kernel void ");
+            if (!k) break;
+            char name[64] = {0}, marker[96];
+            sscanf(k + 12, "%63[A-Za-z0-9_]", name);
+            snprintf(marker, sizeof marker, "// kernel %s (", name);
+            const char *body = strstr(src.data, marker);
+            CHECK(body != NULL, "no kernel %s in the generated CUDA", name);
+            if (!body) continue;
+            const char *end = strstr(body + 1, "\n// kernel ");
+            int got = 0;
+            for (const char *q = strstr(body, "en_matrix_multiply_accumulate2("); q && (!end || q < end);
+                 q = strstr(q + 1, "en_matrix_multiply_accumulate2("))
+                got++;
+            CHECK(got == want, "%s: %d paired multiplies, expected %d", name, got, want);
+            kernels++;
+        }
+        CHECK(kernels > 0, "%s has no \"// pairs: N\" kernels", path);
+        printf("%d kernels of %s checked\n", kernels, path);
+    }
+    en_buf_free(&src);
+    en_ctx_free(&c);
+}
+
 /* ---- compile without a device ----------------------------------------------------------------- */
 static void test_offline(void) {
     en_arena arena;
@@ -427,6 +467,7 @@ int main(int argc, char **argv) {
         if (!nvrtc_present()) return SKIP;
         if (strcmp(what, "hand") == 0) test_hand();
         else if (strcmp(what, "offline") == 0) test_offline();
+        else if (strcmp(what, "pairs") == 0 && argc > 2) test_pairs(argv[2]);
         else if (strcmp(what, "files") == 0) {
             for (int i = 2; i < argc; i++) walk(argv[i]);
             printf("%d kernel files compiled by NVRTC for sm_90; %d files rejected by the front end "

@@ -6,6 +6,8 @@ Apple's layout is taken from the "Storage format among threads" table in
 metal-flash-attention's simdgroup_matrix_internals.hpp (written out below as it is printed
 there, not computed from a formula): each lane holds two neighbouring elements of one row.
 Every reference is NumPy in float64 from random inputs."""
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -327,3 +329,55 @@ def test_matrices_in_structs_functions_arrays(run, rng):
               threadgroups=1, threads=32)["D"]
     A64 = A.astype(np.float64)
     close(out, A64[:8] @ A64[16:] + C, rtol=1e-6, atol=1e-6, what="matrices through structs, helpers, arrays")
+
+
+# Nests and runs of multiplies that the cuda backend fuses two to a tensor-core instruction
+# (tests/cuda/kernels/matrix_pairs.metal says how many each): the fused code must compute
+# what the multiplies do one after another, hazards between them included.
+PAIRS_SRC = (pathlib.Path(__file__).resolve().parents[1] / "cuda" / "kernels" / "matrix_pairs.metal").read_text()
+
+
+def pairs_reference(name, A, B, C):
+    """the matrices each kernel of matrix_pairs.metal stores, by slot of D"""
+    mm = lambda x, y: x @ y  # noqa: E731
+    if name == "gemm_tile":
+        acc = {(i, j): (i - j) + mm(A[i], B[j]) for i in range(4) for j in range(4)}
+        return {**{i: acc[i, i] for i in range(4)}, **{4 + i: acc[i, 3 - i] for i in range(4)}}
+    if name == "llama_style":
+        return {i: 0.5 + mm(A[i // 4], B[i % 4]) for i in range(8)}
+    if name == "chain":
+        x = [C[0]]
+        for i in range(4):
+            x.append(mm(A[i], B[0]) + x[i])
+        return dict(enumerate(x))
+    if name == "straight":
+        return {0: C[0] + mm(A[0], B[0]), 1: C[1] + mm(A[1], B[1]), 2: C[2] + mm(A[2], B[0]), 3: C[3] + mm(A[3], B[1])}
+    if name == "in_between":
+        d0 = C[0] + mm(A[0], B[0])
+        return {0: d0, 1: d0 + mm(A[1], B[1]), 2: C[1] + mm(A[2], B[0])}
+    if name == "hazard":
+        t = C[1] + mm(A[1], B[1])
+        return {0: C[0] + mm(A[0], B[0]), 1: t, 2: t + mm(A[2], B[0])}
+    if name == "half_accumulators":
+        return {i: C[i] + mm(A[i], B[0]) for i in range(4)}
+    raise KeyError(name)
+
+
+PAIRS_KERNELS = {  # name: (operand type, accumulator type)
+    "gemm_tile": ("half", "float"), "llama_style": ("float", "float"), "chain": ("float", "float"),
+    "straight": ("float", "float"), "in_between": ("bfloat", "float"), "hazard": ("half", "float"),
+    "half_accumulators": ("half", "half"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS_KERNELS))
+def test_paired_multiplies(run, rng, name):
+    ta, tc = PAIRS_KERNELS[name]
+    A, B, C = (matrix_values(rng, (8, 8, 8)) / 4 for _ in range(3))
+    ins = {"A": TYPES[ta][2](A), "B": TYPES[ta][2](B), "C": TYPES[tc][2](C),
+           "D": TYPES[tc][2](garbage(rng, (8, 8, 8)) / 1e4)}
+    out = run(PAIRS_SRC, ins, ["D"], threadgroups=1, threads=32, kernel=name)["D"]
+    got = TYPES[tc][3](out)
+    tol = 2e-3 if tc == "half" else 1e-6
+    for slot, want in pairs_reference(name, *(TYPES[t][3](ins[k]) for k, t in (("A", ta), ("B", ta), ("C", tc)))).items():
+        close(got[slot], want, rtol=tol, atol=tol, what=f"{name}: matrix {slot} of D")
