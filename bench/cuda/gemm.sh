@@ -18,7 +18,7 @@ start=$(date +%s)
 stamp() { echo "[$(($(date +%s) - start)) s] $*"; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-work=$build/gemm-logs
+work=$PWD/$build/gemm-logs
 mkdir -p $work
 gen="-G Ninja"; command -v ninja >/dev/null 2>&1 || gen=""
 if ! { cmake -S . -B $build $gen -DCMAKE_BUILD_TYPE=Release -DENIGMA_WERROR=OFF >"$OUT/build.log" 2>&1 &&

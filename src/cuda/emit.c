@@ -58,6 +58,7 @@ typedef struct emitter {
     bool apple_lanes;     /* EN_APPLE_LANES: blocks are whole warps (internal.h) */
     const en_mad_plan *plan; /* while emitting an unrolled nest of multiplies: */
     const int64_t *env;   /* the values of its loop variables (plan->vars) here */
+    en_align align;       /* the kernel's alignment facts (align.c) */
     en_cuda_shared_layout shared;
 } emitter;
 
@@ -714,6 +715,27 @@ static int atomic_arity(ir_intrinsic i) {
     }
 }
 
+/* what align.c proves about a simdgroup_load/store's addresses (prelude.cuh, EN_ALIGNED_*):
+ * 0 nothing (checked at run time), 1 each lane's pair is aligned as a vec<T, 2>, 2 also
+ * the rows start on 16 bytes of threadgroup memory (ldmatrix) */
+static int matrix_access_alignment(emitter *e, const ir_stmt *s, int first) {
+    const ir_expr *ptr = s->args[first];
+    if (ptr->type->kind != IR_T_PTR) return 0;
+    uint32_t size = ptr->type->elem->size;
+    uint32_t at = en_cuda_align_of_ptr(&e->align, ptr);
+    uint32_t row = s->arg_count > first + 1 ? en_cuda_align_of_int(&e->align, s->args[first + 1]) : 16; /* 8 */
+    uint32_t x = 16; /* origin.x */
+    if (s->arg_count > first + 2) {
+        const ir_expr *o = s->args[first + 2];
+        if (o->kind == IR_E_SPLAT || o->kind == IR_E_VECTOR) x = en_cuda_align_of_int(&e->align, o->args[0]);
+        else x = 1;
+    }
+    uint32_t pair = 2 * size;
+    if (at < pair || row < 2 || x < 2) return 0;
+    bool rows16 = at >= 16 && (uint64_t)row * size >= 16 && (uint64_t)x * size >= 16;
+    return rows16 && ptr->type->space == IR_SPACE_THREADGROUP ? 2 : 1;
+}
+
 static void emit_result_prefix(emitter *e, const ir_stmt *s) {
     line_start(e);
     if (s->result) en_buf_printf(e->out, "%s = ", var_name(e, s->result));
@@ -769,12 +791,13 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
             bool load = s->intrinsic == IR_I_MATRIX_LOAD;
             int first = load ? 0 : 1; /* store: (matrix, ptr, ...), load: (ptr, ...) */
             if (s->arg_count < first + 1 || (load && !s->result)) break;
+            int level = matrix_access_alignment(e, s, first);
             if (load) {
                 emit_result_prefix(e, s);
-                en_buf_printf(e->out, "en_matrix_load<%s>(", elem_name(e, s->result->type));
+                en_buf_printf(e->out, "en_matrix_load<%s, %d>(", elem_name(e, s->result->type), level);
             } else {
                 line_start(e);
-                put(e, "en_matrix_store(");
+                en_buf_printf(e->out, "en_matrix_store<%d>(", level);
                 emit_expr(e, s->args[0]);
                 put(e, ", ");
             }
@@ -1173,6 +1196,9 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     scan_stmt(&vs, f->body);
     name_vars(e, f, &vs);
     e->shared = en_cuda_shared_layout_of(f);
+    /* static __shared__ variables are declared __align__(16); carved from the dynamic
+     * memory, they have their type's alignment */
+    en_cuda_align_init(&e->align, f, !e->shared.static_in_dynamic, &e->arena);
 
     const char *file = f->loc.file >= 0 && e->m->sources && f->loc.file < e->m->sources->files.count
                            ? e->m->sources->files.items[f->loc.file].name : "<source>";
@@ -1205,7 +1231,7 @@ static void emit_kernel(emitter *e, const ir_func *f) {
             en_buf_printf(e->out, "%s &%s = *(%s *)(en_dynamic_shared + %llu); // threadgroup\n",
                           type_name(e, v->type), var_name(e, v), type_name(e, v->type), (unsigned long long)offset);
         else
-            en_buf_printf(e->out, "__shared__ %s %s;\n", type_name(e, v->type), var_name(e, v));
+            en_buf_printf(e->out, "__shared__ __align__(16) %s %s;\n", type_name(e, v->type), var_name(e, v));
         offset += v->type->size;
     }
     /* by-value constants: the body reads them through a pointer to a local copy, which the

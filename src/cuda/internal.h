@@ -73,6 +73,19 @@ typedef struct en_mad_plan {
  * of statements it replaces, 0 when there is none or nothing in it pairs */
 EN_INTERNAL int en_cuda_mad_plan(ir_stmt *const *stmts, int count, int at, en_arena *arena, en_mad_plan *plan);
 
+/* ---- align.c ---------------------------------------------------------------------------- */
+/* What a kernel guarantees about alignment: the largest power of two (at most 16) that
+ * every value of an integer expression, or every address a pointer holds, is a multiple of.
+ * [[threadgroup(n)]] memory starts on 16 bytes; device pointers count as 1 (align.c). */
+typedef struct en_align {
+    uint32_t *factor;         /* by local variable id */
+    int var_count;
+    bool threadgroup_vars_16; /* kernel-scope threadgroup variables start on 16 bytes */
+} en_align;
+EN_INTERNAL void en_cuda_align_init(en_align *al, const ir_func *kernel, bool threadgroup_vars_16, en_arena *arena);
+EN_INTERNAL uint32_t en_cuda_align_of_int(const en_align *al, const ir_expr *e);
+EN_INTERNAL uint32_t en_cuda_align_of_ptr(const en_align *al, const ir_expr *e);
+
 /* ---- nvrtc.c --------------------------------------------------------------------------- */
 typedef struct en_cubin {
     void *data;            /* malloc'ed */

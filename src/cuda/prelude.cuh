@@ -751,19 +751,22 @@ __device__ __forceinline__ bool en_pairs_aligned(const void *origin, ulong eleme
 }
 __device__ __forceinline__ uint en_hw_lane() { return threadIdx.x & 31u; }
 
-template <class T, class P> __device__ __forceinline__ en_matrix<T> en_matrix_load(const P *src, ulong elements_per_row, ulong2 origin, bool transpose) {
+// AL: what the compiler proved about the addresses (emit.c, from align.c): EN_ALIGNED_NONE
+// (tested here, at run time), EN_ALIGNED_PAIRS (each lane's pair is aligned as a vec<P, 2>),
+// EN_ALIGNED_ROWS (also: rows start on 16 bytes of threadgroup memory, so ldmatrix reads them)
+enum { EN_ALIGNED_NONE = 0, EN_ALIGNED_PAIRS = 1, EN_ALIGNED_ROWS = 2 };
+template <class T, int AL = EN_ALIGNED_NONE, class P>
+__device__ __forceinline__ en_matrix<T> en_matrix_load(const P *src, ulong elements_per_row, ulong2 origin, bool transpose) {
     const uint lane = en_hw_lane(), row = lane >> 2, col = (lane & 3u) * 2;
     const P *base = src + origin.y * elements_per_row + origin.x;
     en_matrix<T> r;
-    if (!transpose) {
-        en_vec<P, 2, false> x = en_pair_load(base + row * elements_per_row + col, en_pairs_aligned(base, elements_per_row, sizeof(P)));
-        r.v.x = en_cvt<T>(x.x); r.v.y = en_cvt<T>(x.y);
-        return r;
-    }
 #if __CUDA_ARCH__ >= 750
-    // a 16-bit matrix, transposed, from 16-byte-aligned rows of threadgroup memory: ldmatrix
-    if (sizeof(P) == 2 && sizeof(T) == 2 && __isShared(base) &&
-        ((size_t)base & 15u) == 0 && ((elements_per_row * 2) & 15u) == 0) {
+    // a 16-bit matrix, transposed, from 16-byte rows of threadgroup memory: ldmatrix.trans
+    // (one instruction for what is otherwise two 16-bit loads a lane; untransposed, one
+    // 32-bit load a lane is as good and the compiler can schedule it)
+    if (sizeof(P) == 2 && sizeof(T) == 2 && transpose &&
+        (AL == EN_ALIGNED_ROWS || (AL == EN_ALIGNED_NONE && __isShared(base) && ((size_t)base & 15u) == 0 &&
+                                   ((elements_per_row * 2) & 15u) == 0))) {
         uint addr = (uint)__cvta_generic_to_shared(base + (lane & 7u) * elements_per_row), x;
         asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(x) : "r"(addr));
         en_vec<P, 2, false> px; memcpy(&px, &x, 4);
@@ -771,16 +774,23 @@ template <class T, class P> __device__ __forceinline__ en_matrix<T> en_matrix_lo
         return r;
     }
 #endif
+    if (!transpose) {
+        en_vec<P, 2, false> x = en_pair_load(base + row * elements_per_row + col,
+                                             AL != EN_ALIGNED_NONE || en_pairs_aligned(base, elements_per_row, sizeof(P)));
+        r.v.x = en_cvt<T>(x.x); r.v.y = en_cvt<T>(x.y);
+        return r;
+    }
     r.v.x = en_cvt<T>(base[col * elements_per_row + row]);
     r.v.y = en_cvt<T>(base[(col + 1) * elements_per_row + row]);
     return r;
 }
-template <class T, class P> __device__ __forceinline__ void en_matrix_store(en_matrix<T> m, P *dst, ulong elements_per_row, ulong2 origin, bool transpose) {
+template <int AL = EN_ALIGNED_NONE, class T, class P>
+__device__ __forceinline__ void en_matrix_store(en_matrix<T> m, P *dst, ulong elements_per_row, ulong2 origin, bool transpose) {
     const uint lane = en_hw_lane(), row = lane >> 2, col = (lane & 3u) * 2;
     P *base = dst + origin.y * elements_per_row + origin.x;
     if (!transpose) {
         en_pair_store(base + row * elements_per_row + col, en_cvt<P>(m.v.x), en_cvt<P>(m.v.y),
-                      en_pairs_aligned(base, elements_per_row, sizeof(P)));
+                      AL != EN_ALIGNED_NONE || en_pairs_aligned(base, elements_per_row, sizeof(P)));
         return;
     }
     base[col * elements_per_row + row] = en_cvt<P>(m.v.x);

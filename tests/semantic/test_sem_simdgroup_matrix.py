@@ -381,3 +381,46 @@ def test_paired_multiplies(run, rng, name):
     tol = 2e-3 if tc == "half" else 1e-6
     for slot, want in pairs_reference(name, *(TYPES[t][3](ins[k]) for k, t in (("A", ta), ("B", ta), ("C", tc)))).items():
         close(got[slot], want, rtol=tol, atol=tol, what=f"{name}: matrix {slot} of D")
+
+
+# simdgroup_load/store at every alignment: rows of 16 bytes in threadgroup memory (the
+# cuda backend's ldmatrix), odd row lengths and origins (each lane's pair split), device
+# memory at an odd element, transposed and not
+ALIGN_SRC = HEADER + """
+kernel void k(device const half* src [[buffer(0)]], device half* out [[buffer(1)]],
+              device half* spread [[buffer(2)]], constant uint& ox [[buffer(3)]],
+              uint lid [[thread_index_in_threadgroup]]) {
+    threadgroup half stage[16 * 17];
+    for (uint i = lid; i < 16 * 17; i += 32) stage[i] = src[i];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    simdgroup_half8x8 m[6];
+    simdgroup_load(m[0], stage, 16);
+    simdgroup_load(m[1], stage, 16, ulong2(8, 8), true);
+    simdgroup_load(m[2], stage + 1, 17, ulong2(0, 0), true);
+    simdgroup_load(m[3], stage, 17, ulong2(ox, 1));
+    simdgroup_load(m[4], src + 3, 16);
+    simdgroup_load(m[5], src, 16, ulong2(2, 3), true);
+    for (short i = 0; i < 6; i++) simdgroup_store(m[i], out + 64 * i, 8);
+    simdgroup_store(m[0], spread, 9, ulong2(1, 0));
+    simdgroup_store(m[3], spread + 80, 8, ulong2(0, 0), true);
+}
+"""
+
+
+def test_loads_and_stores_at_every_alignment(run, rng):
+    src = matrix_values(rng, 16 * 17).astype(np.float16)
+    r = run(ALIGN_SRC, {"src": src, "out": garbage(rng, (6, 8, 8), np.float16),
+                        "spread": np.zeros(160, np.float16), "ox": "3"},
+            ["out", "spread"], threadgroups=1, threads=32)
+    s16 = src[:256].reshape(16, 16)
+    s17 = src.reshape(16, 17)
+    flat = src.astype(np.float64)
+    want = [s16[:8, :8], s16[8:16, 8:16].T, s17[:8, 1:9].T,
+            s17[1:9, 3:11], flat[3:3 + 128].reshape(8, 16)[:, :8], s16[3:11, 2:10].T]
+    for i, w in enumerate(want):
+        exact(r["out"][i], np.asarray(w, np.float16), f"load {i}")
+    spread = np.zeros(160, np.float16)
+    for row in range(8):
+        spread[row * 9 + 1: row * 9 + 9] = s16[row, :8]
+    spread[80:144] = np.asarray(want[3], np.float16).T.reshape(-1)
+    exact(r["spread"], spread, "stores at an odd origin and transposed")
