@@ -23,7 +23,12 @@
  *     an en_continue_N label when a `continue` must run the latch; `break`/`continue` that
  *     leave an inner loop for an outer one become gotos to labels after/inside it;
  *   - integer division and remainder by zero give 0 and shift counts wrap (prelude.cuh),
- *     so no input makes the generated code undefined. */
+ *     so no input makes the generated code undefined;
+ *   - simdgroup matrices run on tensor cores (prelude.cuh): a loop nest or run of multiplies
+ *     is unrolled and its multiplies that share b fused two to an instruction
+ *     (matrix_pairs.c); simdgroup_load/store say what align.c proved about their addresses;
+ *     a module that calls thread_elements() numbers Metal's lanes as Apple's layout needs
+ *     (EN_APPLE_LANES, en_cuda_apple_lanes). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
