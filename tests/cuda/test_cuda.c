@@ -438,6 +438,13 @@ static void test_shapes(const char *path) {
             }
         }
         CHECK(checks > 0, "%s promises nothing about its code", path);
+        /* float matrices as plain TF32, the opt-in trade of accuracy for speed (prelude.cuh) */
+        en_cubin cubin = {0};
+        en_buf err = {0};
+        CHECK(en_nvrtc_compile(src.data, 9, 0, "-DENIGMA_MATRIX_TF32", false, &cubin, &err) == ENIGMA_OK,
+              "%s with -DENIGMA_MATRIX_TF32: %s", path, err.data ? err.data : "");
+        en_cubin_free(&cubin);
+        en_buf_free(&err);
         printf("%d promises of %s checked\n", checks, path);
     }
     en_buf_free(&src);
