@@ -152,8 +152,8 @@ static const char *define_type(emitter *em, const ir_type *t) {
         const char *elem = cpu_ctype(em, t->elem);
         const char *name = cpu_S(em, "enk_matrix_%s", ir_type_name(t->elem, &em->arena));
         en_buf_printf(&em->types,
-                      "typedef struct { %s e[2]; } %s; /* this lane's 2 of the 64 elements */\n",
-                      elem, name);
+                      "typedef struct { _Alignas(%u) %s e[2]; } %s; /* this lane's 2 of the 64 elements */\n",
+                      t->align, elem, name);
         return name;
     }
     default: return cpu_scalar_ctype(t->kind);

@@ -537,7 +537,7 @@ static const char *gather_matrix(emitter *em, const ir_expr *m) {
     const char *name = cpu_S(em, "_mx%d", cpu_fresh(em));
     const char *lv = ir_is_place(m) ? cpu_lvalue(em, m) : cpu_S(em, "%s[l]", cpu_materialize(em, m));
     cpu_line(em, "float %s[64];", name);
-    cpu_line(em, "for (int l = 0; l < 32; l++) { %s[2 * l] = %s; %s[2 * l + 1] = %s; }", name,
+    cpu_line(em, "for (int l = 0; l < 32; l++) { %s[enk_mat_first(l)] = %s; %s[enk_mat_first(l) + 1] = %s; }", name,
          cpu_from_storage(em, et, cpu_S(em, "%s.e[0]", lv)), name, cpu_from_storage(em, et, cpu_S(em, "%s.e[1]", lv)));
     return name;
 }
@@ -547,7 +547,8 @@ static void scatter_matrix(emitter *em, const ir_var *v, const char *from) {
     const ir_type *et = v->type->elem;
     const char *lv = cpu_var_lvalue(em, v);
     cpu_line(em, "for (int l = 0; l < 32; l++) { %s.e[0] = %s; %s.e[1] = %s; }", lv,
-         cpu_to_storage(em, et, cpu_S(em, "%s[2 * l]", from)), lv, cpu_to_storage(em, et, cpu_S(em, "%s[2 * l + 1]", from)));
+         cpu_to_storage(em, et, cpu_S(em, "%s[enk_mat_first(l)]", from)), lv,
+         cpu_to_storage(em, et, cpu_S(em, "%s[enk_mat_first(l) + 1]", from)));
 }
 
 /* the uniform arguments (pointer, elements per row, origin, transpose) of load/store, read
@@ -566,9 +567,10 @@ static void matrix_addressing(emitter *em, const ir_stmt *s, int first) {
     cpu_line(em, "bool _tr = %s;", tr);
 }
 
-/* checked mode: the 64 element addresses of a simdgroup_load/store, as lane l's elements
- * 2l and 2l+1 (the layout gather_matrix uses), through the access hook; `_mok[0..1]` then
- * holds the elements that may be touched. False when unchecked or thread memory. */
+/* checked mode: the 64 element addresses of a simdgroup_load/store, each reported for the
+ * lane that holds it (enk_mat_lane: the layout gather_matrix uses), through the access
+ * hook; `_mok[slot]` then has a bit per lane whose element of that slot may be touched.
+ * False when unchecked or thread memory. */
 static bool matrix_check(emitter *em, const ir_stmt *s, int first, int op) {
     const ir_expr *ptr = s->args[first];
     if (!em->checked || ptr->type->kind != IR_T_PTR || ptr->type->space == IR_SPACE_THREAD) return false;
@@ -576,7 +578,7 @@ static bool matrix_check(emitter *em, const ir_stmt *s, int first, int op) {
                                   cpu_S(em, "sizeof(%s)", cpu_ctype(em, ptr->type->elem)), cpu_root_name(ptr));
     cpu_line(em, "uintptr_t _ma[2][32]; uint32_t _mok[2];");
     cpu_line(em, "for (int _e = 0; _e < 64; _e++) { int r = _e / 8, c = _e %% 8;");
-    cpu_line(em, "    _ma[_e & 1][_e >> 1] = (uintptr_t)(_tr ? &_p[(_oy + c) * _epr + _ox + r] : &_p[(_oy + r) * _epr + _ox + c]); }");
+    cpu_line(em, "    _ma[_e & 1][enk_mat_lane(_e)] = (uintptr_t)(_tr ? &_p[(_oy + c) * _epr + _ox + r] : &_p[(_oy + r) * _epr + _ox + c]); }");
     cpu_line(em, "for (int _h = 0; _h < 2; _h++) _mok[_h] = _cg->api->access(_cg->state, %s, _sg, ENK_FULL, _ma[_h], NULL);", site);
     return true;
 }
@@ -601,7 +603,7 @@ static void emit_matrix(emitter *em, const ir_stmt *s) {
         matrix_addressing(em, s, 0);
         if (matrix_check(em, s, 0, CPU_CHECK_LOAD)) {
             cpu_line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
-            cpu_line(em, "    _ml[r * 8 + c] = _mok[(r * 8 + c) & 1] >> ((r * 8 + c) >> 1) & 1u ? %s : 0.0f;",
+            cpu_line(em, "    _ml[r * 8 + c] = _mok[c & 1] >> enk_mat_lane(r * 8 + c) & 1u ? %s : 0.0f;",
                  cpu_from_storage(em, et, "(_tr ? _p[(_oy + c) * _epr + _ox + r] : _p[(_oy + r) * _epr + _ox + c])"));
         } else {
             cpu_line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
@@ -618,7 +620,7 @@ static void emit_matrix(emitter *em, const ir_stmt *s) {
         OPEN("{");
         matrix_addressing(em, s, 1);
         if (matrix_check(em, s, 1, CPU_CHECK_STORE))
-            cpu_line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) if (_mok[(r * 8 + c) & 1] >> ((r * 8 + c) >> 1) & 1u)");
+            cpu_line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) if (_mok[c & 1] >> enk_mat_lane(r * 8 + c) & 1u)");
         else
             cpu_line(em, "for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++)");
         cpu_line(em, "    *(_tr ? &_p[(_oy + c) * _epr + _ox + r] : &_p[(_oy + r) * _epr + _ox + c]) = %s;",

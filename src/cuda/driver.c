@@ -114,6 +114,7 @@ typedef struct cuda_kernel {
     int dynamic_limit[2];     /* MAX_DYNAMIC_SHARED_SIZE_BYTES as set now (48 KiB default) */
     int static_shared;        /* bytes of static __shared__ (the larger of the two) */
     int max_threads;          /* the functions' own bound (registers; the smaller) */
+    bool whole_warps;         /* launched in whole warps (en_cuda_apple_lanes) */
     en_cuda_shared_layout layout;
 } cuda_kernel;
 
@@ -608,6 +609,7 @@ enigma_status en_cuda_build(en_device *dev, const ir_module *m, const en_build_o
         cuda_kernel *k = &p->kernels[p->kernel_count++];
         k->f = f;
         k->layout = en_cuda_shared_layout_of(f);
+        k->whole_warps = en_cuda_apple_lanes(m);
     }
     pthread_mutex_lock(&d->lock);
     st = enter_locked(d, &s, err);
@@ -742,6 +744,7 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
         return ENIGMA_ERROR_LIMIT;
     }
     uint32_t block = l->group_size[0] * l->group_size[1] * l->group_size[2];
+    if (k->whole_warps) block = (block + 31u) / 32u * 32u;
     for (int i = 0; i < 3; i++)
         if (l->groups[i] > (uint32_t)d->max_grid[i]) {
             en_buf_printf(err, "%u threadgroups along %c exceed this GPU's limit of %d", l->groups[i],

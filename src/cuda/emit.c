@@ -23,9 +23,15 @@
  *     an en_continue_N label when a `continue` must run the latch; `break`/`continue` that
  *     leave an inner loop for an outer one become gotos to labels after/inside it;
  *   - integer division and remainder by zero give 0 and shift counts wrap (prelude.cuh),
- *     so no input makes the generated code undefined. */
+ *     so no input makes the generated code undefined;
+ *   - simdgroup matrices run on tensor cores (prelude.cuh): a loop nest or run of multiplies
+ *     is unrolled and its multiplies that share b fused two to an instruction
+ *     (matrix_pairs.c); simdgroup_load/store say what align.c proved about their addresses;
+ *     a module that calls thread_elements() numbers Metal's lanes as Apple's layout needs
+ *     (EN_APPLE_LANES, en_cuda_apple_lanes). */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -54,6 +60,10 @@ typedef struct emitter {
     int last_line;
     en_buf *err;
     bool failed;
+    bool apple_lanes;     /* EN_APPLE_LANES: blocks are whole warps (internal.h) */
+    const en_mad_plan *plan; /* while emitting an unrolled nest of multiplies: */
+    const int64_t *env;   /* the values of its loop variables (plan->vars) here */
+    en_align align;       /* the kernel's alignment facts (align.c) */
     en_cuda_shared_layout shared;
 } emitter;
 
@@ -463,7 +473,15 @@ static void emit_expr(emitter *e, const ir_expr *x) {
     if (!x) { fail(e, (en_loc){-1, 0, 0}, "a missing expression"); return; }
     switch (x->kind) {
     case IR_E_CONST: emit_const(e, x); return;
-    case IR_E_VAR: put(e, var_name(e, x->var)); return;
+    case IR_E_VAR:
+        if (e->env)
+            for (int i = 0; i < e->plan->var_count; i++)
+                if (e->plan->vars[i] == x->var) {
+                    en_buf_printf(e->out, "((%s)%lld)", type_name(e, x->type), (long long)e->env[i]);
+                    return;
+                }
+        put(e, var_name(e, x->var));
+        return;
     case IR_E_INDEX: {
         const ir_expr *base = x->args[0], *index = x->args[1];
         if (base->type->kind == IR_T_VEC && index->kind == IR_E_CONST && index->c.u < 4) {
@@ -586,10 +604,12 @@ static void emit_source_comment(emitter *e, en_loc loc) {
     put(e, "\n");
 }
 
+static void emit_stmts(emitter *e, ir_stmt *const *stmts, int count);
+
 static void emit_block_body(emitter *e, const ir_stmt *s) {
     if (!s) return;
     if (s->kind == IR_S_BLOCK) {
-        for (int i = 0; i < s->stmt_count; i++) emit_stmt(e, s->stmts[i]);
+        emit_stmts(e, s->stmts, s->stmt_count);
     } else {
         emit_stmt(e, s);
     }
@@ -635,6 +655,11 @@ static void emit_loop(emitter *e, const ir_stmt *s) {
     const ir_stmt *body = s->body;
     const ir_stmt *exit_test = loop_exit_test(s);
     if (exit_test) emit_source_comment(e, exit_test->loc);
+    if (s->unroll) {
+        line_start(e);
+        if (s->unroll > 0) en_buf_printf(e->out, "#pragma unroll %d\n", s->unroll);
+        else put(e, "#pragma unroll\n");
+    }
     line_start(e);
     if (exit_test) {
         put(e, "while (");
@@ -651,7 +676,8 @@ static void emit_loop(emitter *e, const ir_stmt *s) {
     line_start(e);
     put(e, "{\n");
     e->indent++;
-    for (int i = exit_test ? 1 : 0; i < body->stmt_count; i++) emit_stmt(e, body->stmts[i]);
+    if (exit_test) emit_stmts(e, body->stmts + 1, body->stmt_count - 1);
+    else emit_stmts(e, body->stmts, body->stmt_count);
     e->indent--;
     line_start(e);
     put(e, "}\n");
@@ -695,6 +721,27 @@ static int atomic_arity(ir_intrinsic i) {
     case IR_I_ATOMIC_COMPARE_EXCHANGE_WEAK: return 3;
     default: return 2;
     }
+}
+
+/* what align.c proves about a simdgroup_load/store's addresses (prelude.cuh, EN_ALIGNED_*):
+ * 0 nothing (checked at run time), 1 each lane's pair is aligned as a vec<T, 2>, 2 also
+ * the rows start on 16 bytes of threadgroup memory (ldmatrix) */
+static int matrix_access_alignment(emitter *e, const ir_stmt *s, int first) {
+    const ir_expr *ptr = s->args[first];
+    if (ptr->type->kind != IR_T_PTR) return 0;
+    uint32_t size = ptr->type->elem->size;
+    uint32_t at = en_cuda_align_of_ptr(&e->align, ptr);
+    uint32_t row = s->arg_count > first + 1 ? en_cuda_align_of_int(&e->align, s->args[first + 1]) : 16; /* 8 */
+    uint32_t x = 16; /* origin.x */
+    if (s->arg_count > first + 2) {
+        const ir_expr *o = s->args[first + 2];
+        if (o->kind == IR_E_SPLAT || o->kind == IR_E_VECTOR) x = en_cuda_align_of_int(&e->align, o->args[0]);
+        else x = 1;
+    }
+    uint32_t pair = 2 * size;
+    if (at < pair || row < 2 || x < 2) return 0;
+    bool rows16 = at >= 16 && (uint64_t)row * size >= 16 && (uint64_t)x * size >= 16;
+    return rows16 && ptr->type->space == IR_SPACE_THREADGROUP ? 2 : 1;
 }
 
 static void emit_result_prefix(emitter *e, const ir_stmt *s) {
@@ -752,12 +799,13 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
             bool load = s->intrinsic == IR_I_MATRIX_LOAD;
             int first = load ? 0 : 1; /* store: (matrix, ptr, ...), load: (ptr, ...) */
             if (s->arg_count < first + 1 || (load && !s->result)) break;
+            int level = matrix_access_alignment(e, s, first);
             if (load) {
                 emit_result_prefix(e, s);
-                en_buf_printf(e->out, "en_matrix_load<%s>(", elem_name(e, s->result->type));
+                en_buf_printf(e->out, "en_matrix_load<%s, %d>(", elem_name(e, s->result->type), level);
             } else {
                 line_start(e);
-                put(e, "en_matrix_store(");
+                en_buf_printf(e->out, "en_matrix_store<%d>(", level);
                 emit_expr(e, s->args[0]);
                 put(e, ", ");
             }
@@ -814,6 +862,68 @@ static void emit_assign(emitter *e, const ir_stmt *s) {
     put(e, " = ");
     emit_expr(e, s->value);
     put(e, ";\n");
+}
+
+/* ---- unrolled nests of simdgroup multiplies (matrix_pairs.c) ------------------------------ */
+/* one operand of a multiply of the plan, with its loop variables' values */
+static void emit_mad_arg(emitter *e, const en_mad *m, const ir_expr *x) {
+    e->env = m->values;
+    emit_expr(e, x);
+    e->env = NULL;
+}
+
+static void emit_mad_dest(emitter *e, const en_mad *m) {
+    if (m->dest) emit_mad_arg(e, m, m->dest);
+    else put(e, var_name(e, m->op->result));
+}
+
+static void emit_mad_plan(emitter *e, const en_mad_plan *plan) {
+    e->plan = plan;
+    for (int i = 0; i < plan->count && !e->failed; i++) {
+        const en_mad *m = &plan->mads[i];
+        if (m->fused) continue;
+        emit_source_comment(e, m->op->loc);
+        line_start(e);
+        if (m->partner >= 0) {
+            /* d1 = a1*b + c1 and d2 = a2*b + c2 as one tensor-core tile */
+            const en_mad *q = &plan->mads[m->partner];
+            put(e, "en_matrix_multiply_accumulate2(");
+            emit_mad_dest(e, m);
+            put(e, ", ");
+            emit_mad_dest(e, q);
+            for (int k = 0; k < 5; k++) {
+                const en_mad *from = k == 1 || k == 4 ? q : m;
+                put(e, ", ");
+                emit_mad_arg(e, from, from->op->args[k == 0 || k == 1 ? 0 : k == 2 ? 1 : 2]);
+            }
+            put(e, ");\n");
+            continue;
+        }
+        bool acc = m->op->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE;
+        emit_mad_dest(e, m);
+        en_buf_printf(e->out, " = %s<%s>(", acc ? "en_matrix_multiply_accumulate" : "en_matrix_multiply",
+                      elem_name(e, m->op->result->type));
+        for (int k = 0; k < (acc ? 3 : 2); k++) {
+            if (k) put(e, ", ");
+            emit_mad_arg(e, m, m->op->args[k]);
+        }
+        put(e, ");\n");
+    }
+    e->plan = NULL;
+}
+
+/* statements in order; a loop nest of simdgroup multiplies goes out unrolled and paired */
+static void emit_stmts(emitter *e, ir_stmt *const *stmts, int count) {
+    for (int i = 0; i < count && !e->failed; i++) {
+        en_mad_plan plan;
+        int used = en_cuda_mad_plan(stmts, count, i, &e->arena, &plan);
+        if (used > 0) {
+            emit_mad_plan(e, &plan);
+            i += used - 1;
+            continue;
+        }
+        emit_stmt(e, stmts[i]);
+    }
 }
 
 static void emit_stmt(emitter *e, const ir_stmt *s) {
@@ -937,6 +1047,49 @@ static void name_vars(emitter *e, const ir_func *f, const var_scan *vs) {
     }
 }
 
+/* ---- thread_elements(): Apple's lane numbering ---------------------------------------------- */
+/* thread_elements() arrives as *(vec<T, 2> *)&matrix (the front end): a pointer cast from a
+ * pointer to a simdgroup matrix */
+static bool reads_matrix_storage(const ir_expr *x) {
+    if (!x) return false;
+    if (x->kind == IR_E_PTRCAST && x->args[0]->type->kind == IR_T_PTR &&
+        x->args[0]->type->elem->kind == IR_T_SIMD_MATRIX)
+        return true;
+    for (int i = 0; i < x->arg_count; i++)
+        if (reads_matrix_storage(x->args[i])) return true;
+    return false;
+}
+
+static bool stmt_reads_matrix_storage(const ir_stmt *s) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (stmt_reads_matrix_storage(s->stmts[i])) return true;
+        return false;
+    case IR_S_DECL: case IR_S_RETURN: return reads_matrix_storage(s->value);
+    case IR_S_ASSIGN: return reads_matrix_storage(s->place) || reads_matrix_storage(s->value);
+    case IR_S_IF:
+        return reads_matrix_storage(s->cond) || stmt_reads_matrix_storage(s->then_s) ||
+               stmt_reads_matrix_storage(s->else_s);
+    case IR_S_LOOP: return stmt_reads_matrix_storage(s->body) || stmt_reads_matrix_storage(s->latch);
+    case IR_S_INTRINSIC: case IR_S_CALL:
+        for (int i = 0; i < s->arg_count; i++)
+            if (reads_matrix_storage(s->args[i])) return true;
+        return false;
+    default: return false;
+    }
+}
+
+bool en_cuda_apple_lanes(const ir_module *m) {
+    /* a testing knob: every module numbered so, to run the SIMD-function suites through it */
+    const char *force = getenv("ENIGMA_CUDA_APPLE_LANES");
+    if (force && force[0] == '1') return true;
+    for (int i = 0; i < m->funcs.count; i++)
+        if (stmt_reads_matrix_storage(m->funcs.items[i]->body)) return true;
+    return false;
+}
+
 /* ---- kernels ----------------------------------------------------------------------------- */
 en_cuda_shared_layout en_cuda_shared_layout_of(const ir_func *k) {
     en_cuda_shared_layout l = {0};
@@ -1053,6 +1206,9 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     scan_stmt(&vs, f->body);
     name_vars(e, f, &vs);
     e->shared = en_cuda_shared_layout_of(f);
+    /* static __shared__ variables are declared __align__(16); carved from the dynamic
+     * memory, they have their type's alignment */
+    en_cuda_align_init(&e->align, f, !e->shared.static_in_dynamic, &e->arena);
 
     const char *file = f->loc.file >= 0 && e->m->sources && f->loc.file < e->m->sources->files.count
                            ? e->m->sources->files.items[f->loc.file].name : "<source>";
@@ -1085,7 +1241,7 @@ static void emit_kernel(emitter *e, const ir_func *f) {
             en_buf_printf(e->out, "%s &%s = *(%s *)(en_dynamic_shared + %llu); // threadgroup\n",
                           type_name(e, v->type), var_name(e, v), type_name(e, v->type), (unsigned long long)offset);
         else
-            en_buf_printf(e->out, "__shared__ %s %s;\n", type_name(e, v->type), var_name(e, v));
+            en_buf_printf(e->out, "__shared__ __align__(16) %s %s;\n", type_name(e, v->type), var_name(e, v));
         offset += v->type->size;
     }
     /* by-value constants: the body reads them through a pointer to a local copy, which the
@@ -1130,7 +1286,8 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     for (int fast = 0; fast < 2; fast++) {
         put(e, "extern \"C\" __global__ void ");
         if (f->max_total_threads_per_threadgroup)
-            en_buf_printf(e->out, "__launch_bounds__(%u) ", f->max_total_threads_per_threadgroup);
+            en_buf_printf(e->out, "__launch_bounds__(%u) ", e->apple_lanes ? (f->max_total_threads_per_threadgroup + 31u) / 32u * 32u
+                                                                           : f->max_total_threads_per_threadgroup);
         en_buf_printf(e->out, "%s%s(const en_dispatch en_p", sym, fast ? EN_CUDA_FAST_SUFFIX : "");
         emit_params(e, f, true);
         en_buf_printf(e->out, ") {\n    en_kernel_%s<%s>(en_p", sym, fast ? "true" : "false");
@@ -1182,6 +1339,8 @@ enigma_status en_cuda_emit(const ir_module *m, en_buf *out, en_buf *err) {
     emitter e = {.m = m, .out = out, .err = err};
     en_arena_init(&e.arena);
     put(&e, "// generated by enigma from Metal Shading Language: the cuda backend's CUDA C++\n");
+    e.apple_lanes = en_cuda_apple_lanes(m);
+    if (e.apple_lanes) put(&e, "#define EN_APPLE_LANES 1 // the module calls thread_elements() (prelude.cuh: lane numbering)\n");
     put(&e, en_cuda_prelude);
     put(&e, "\nnamespace metal {\n");
     name_globals(&e);

@@ -31,6 +31,11 @@ EN_INTERNAL bool en_cuda_param_by_value(const ir_var *p);
  * z of 1) where every by-value constant arrived by value: its en_locate is the short 1-D
  * form and it never looks at the constants' pointers. */
 #define EN_CUDA_FAST_SUFFIX "__en_fast"
+/* A module that calls thread_elements() numbers Metal's lanes so that Apple's layout of
+ * simdgroup matrices is the tensor cores' (prelude.cuh: lane numbering); its blocks are then
+ * launched in whole warps (the surplus threads leave at once, as at a dispatch's edge).
+ * ENIGMA_CUDA_APPLE_LANES=1 numbers every module so (to test the SIMD functions that way). */
+EN_INTERNAL bool en_cuda_apple_lanes(const ir_module *m);
 /* the kernel's CUDA symbol name (its MSL name, which is an identifier) */
 EN_INTERNAL const char *en_cuda_kernel_symbol(const ir_func *kernel);
 
@@ -43,6 +48,43 @@ typedef struct en_cuda_shared_layout {
     bool static_in_dynamic;  /* true when static_bytes > EN_CUDA_STATIC_SHARED_LIMIT */
 } en_cuda_shared_layout;
 EN_INTERNAL en_cuda_shared_layout en_cuda_shared_layout_of(const ir_func *kernel);
+
+/* ---- matrix_pairs.c --------------------------------------------------------------------- */
+/* A loop nest of simdgroup multiplies, unrolled at emit time so that multiplies sharing a B
+ * operand run two to a tensor-core instruction (matrix_pairs.c says which nests qualify). */
+#define EN_MAD_MAX_VARS 8
+typedef struct en_mad {
+    const ir_stmt *op;        /* the simdgroup_multiply(_accumulate) */
+    const ir_expr *dest;      /* the place its result is copied to; NULL: op->result itself */
+    int64_t *values;          /* the nest's loop variables here (en_mad_plan.vars order) */
+    const char *reads[3];     /* a, b, c named with constant indices; NULL if they cannot be */
+    const char *writes;       /* the destination, likewise */
+    int partner;              /* the multiply done by this one's instruction too, or -1 */
+    bool fused;               /* done by an earlier multiply's instruction */
+} en_mad;
+typedef struct en_mad_plan {
+    en_mad *mads;             /* in program order */
+    int count;
+    const ir_var *vars[EN_MAD_MAX_VARS];
+    int var_count;
+} en_mad_plan;
+/* the plan for the nest whose outer loop is stmts[at] (its variable's declaration) and
+ * stmts[at + 1] (the loop), or for the straight-line multiplies from stmts[at]: the number
+ * of statements it replaces, 0 when there is none or nothing in it pairs */
+EN_INTERNAL int en_cuda_mad_plan(ir_stmt *const *stmts, int count, int at, en_arena *arena, en_mad_plan *plan);
+
+/* ---- align.c ---------------------------------------------------------------------------- */
+/* What a kernel guarantees about alignment: the largest power of two (at most 16) that
+ * every value of an integer expression, or every address a pointer holds, is a multiple of.
+ * [[threadgroup(n)]] memory starts on 16 bytes; device pointers count as 1 (align.c). */
+typedef struct en_align {
+    uint32_t *factor;         /* by local variable id */
+    int var_count;
+    bool threadgroup_vars_16; /* kernel-scope threadgroup variables start on 16 bytes */
+} en_align;
+EN_INTERNAL void en_cuda_align_init(en_align *al, const ir_func *kernel, bool threadgroup_vars_16, en_arena *arena);
+EN_INTERNAL uint32_t en_cuda_align_of_int(const en_align *al, const ir_expr *e);
+EN_INTERNAL uint32_t en_cuda_align_of_ptr(const en_align *al, const ir_expr *e);
 
 /* ---- nvrtc.c --------------------------------------------------------------------------- */
 typedef struct en_cubin {

@@ -31,6 +31,8 @@ template <> struct en_unsigned<short> { typedef unsigned short type; };
 template <> struct en_unsigned<int> { typedef unsigned int type; };
 template <> struct en_unsigned<long long> { typedef unsigned long long type; };
 template <class T> struct en_signed_t { static const bool value = T(-1) < T(0); };
+template <class A, class B> struct en_is_same { static const bool value = false; };
+template <class A> struct en_is_same<A, A> { static const bool value = true; };
 
 // ---- conversions: Metal's rules (float to integer truncates; half/bfloat go through float)
 template <class To> struct en_conv {
@@ -384,6 +386,32 @@ template <class T, int N> struct en_array {
     template <class I> __device__ __forceinline__ const T &operator[](I i) const { return e[i]; }
 };
 
+// ---- lane numbering -------------------------------------------------------------------------
+// Metal's lane m of a SIMD group is the warp's lane en_hw_of_metal(m). Normally the two are
+// equal. A module that calls thread_elements() is compiled with EN_APPLE_LANES (emit.c):
+// there Metal lane m is the warp lane whose tensor-core fragment holds the elements Apple's
+// layout gives lane m (the simdgroup_matrix section says which those are), so the two
+// layouts are one and thread_elements() is this thread's own registers. Lane m's bits
+// m4 m3 m2 m1 m0 are warp lane c's bits c4 c1 c3 c2 c0. SIMD and quad functions address
+// lanes and read masks in Metal's numbering through the helpers below; __activemask()
+// and the masks of *_sync calls stay the warp's.
+#ifdef EN_APPLE_LANES
+__device__ __forceinline__ uint en_metal_of_hw(uint c) { return (c & 0x11u) | ((c & 0x2u) << 2) | ((c & 0xcu) >> 1); }
+__device__ __forceinline__ uint en_hw_of_metal(uint m) { return (m & 0x11u) | ((m & 0x8u) >> 2) | ((m & 0x6u) << 1); }
+// swaps the bits at positions p and p + delta for every p in sel
+__device__ __forceinline__ uint en_bit_swap(uint x, uint delta, uint sel) { uint t = ((x >> delta) ^ x) & sel; return x ^ t ^ (t << delta); }
+// a mask of warp lanes as a mask of Metal lanes (bit c moves to bit en_metal_of_hw(c)), and back
+__device__ __forceinline__ uint en_mm(uint hw) { return en_bit_swap(en_bit_swap(hw, 2, 0x0c0c0c0cu), 4, 0x00f000f0u); }
+__device__ __forceinline__ uint en_hm(uint metal) { return en_bit_swap(en_bit_swap(metal, 4, 0x00f000f0u), 2, 0x0c0c0c0cu); }
+#else
+__device__ __forceinline__ uint en_metal_of_hw(uint c) { return c; }
+__device__ __forceinline__ uint en_hw_of_metal(uint m) { return m; }
+__device__ __forceinline__ uint en_mm(uint hw) { return hw; }
+__device__ __forceinline__ uint en_hm(uint metal) { return metal; }
+#endif
+// thread_index_in_threadgroup of the block's thread x
+__device__ __forceinline__ uint en_metal_index(uint x) { return (x & ~31u) | en_metal_of_hw(x & 31u); }
+
 // ---- where this thread is in the Metal grid ----------------------------------------------
 // Blocks are launched 1-D with the dispatch's threadgroup volume (driver.c). An edge
 // threadgroup of a dispatch by threads is smaller: its threads are numbered densely in
@@ -400,8 +428,8 @@ struct en_thread {
     uint pos[3], edge[3];        // thread_position_in_threadgroup, threads_per_threadgroup
 };
 __device__ __forceinline__ bool en_locate(const en_dispatch &p, en_thread &t) {
-    t.l = threadIdx.x;
-    t.group_volume = blockDim.x;
+    t.l = en_metal_index(threadIdx.x);
+    t.group_volume = p.group[0] * p.group[1] * p.group[2];
     if (p.group[1] == 1 && p.group[2] == 1) {
         // 1-D threadgroups (uniform): only x can have an edge (a group of height 1 always
         // fits), and the position is the index. The general path below gives the same
@@ -431,33 +459,47 @@ __device__ __forceinline__ bool en_locate(const en_dispatch &p, en_thread &t) {
 // anyway, so the edge test costs one compare; it is only trusted by threads (a grid given
 // in threadgroups is never short, and its size may not fit 32 bits)
 __device__ __forceinline__ bool en_locate_1d(const en_dispatch &p, en_thread &t) {
-    t.l = threadIdx.x;
-    t.group_volume = blockDim.x;
+    t.l = en_metal_index(threadIdx.x);
+    t.group_volume = p.group[0];
     const uint left = p.grid[0] - blockIdx.x * p.group[0];
     const uint e = p.by_threads && left < p.group[0] ? left : p.group[0];
     t.edge[0] = e; t.edge[1] = 1; t.edge[2] = 1; t.size = e;
     t.pos[0] = t.l; t.pos[1] = 0; t.pos[2] = 0;
+#ifdef EN_APPLE_LANES
+    return t.l < e; // the block is rounded up to whole warps (driver.c)
+#else
     return !p.by_threads || t.l < left;
+#endif
 }
-__device__ __forceinline__ uint en_lane() { return threadIdx.x & 31u; }
+// this thread's Metal lane
+__device__ __forceinline__ uint en_lane() { return en_metal_of_hw(threadIdx.x & 31u); }
 
 // ---- moving values between lanes ------------------------------------------------------------
-// any type, as 32-bit words; a lane that reads a lane outside `mask` gets an undefined value,
-// so callers only read active lanes (or discard what they read)
+// any type, as 32-bit words; `mask` is the warp's active mask, src the Metal lane read from.
+// A lane that reads a lane outside `mask` gets an undefined value, so callers only read
+// active lanes (or discard what they read)
 template <class T> __device__ __forceinline__ T en_shfl(uint mask, T v, int src) {
     const int W = (sizeof(T) + 3) / 4; uint w[W] = {}; memcpy(w, &v, sizeof(T));
-    for (int i = 0; i < W; i++) w[i] = __shfl_sync(mask, w[i], src);
+    const int hw = (int)en_hw_of_metal((uint)src & 31u);
+    for (int i = 0; i < W; i++) w[i] = __shfl_sync(mask, w[i], hw);
     T r; memcpy(&r, w, sizeof(T)); return r;
 }
+// lane_mask in Metal's numbering (a bit permutation of lanes keeps xor a xor)
 template <class T> __device__ __forceinline__ T en_shfl_xor(uint mask, T v, int lane_mask) {
     const int W = (sizeof(T) + 3) / 4; uint w[W] = {}; memcpy(w, &v, sizeof(T));
-    for (int i = 0; i < W; i++) w[i] = __shfl_xor_sync(mask, w[i], lane_mask);
+    const int hw = (int)en_hw_of_metal((uint)lane_mask & 31u);
+    for (int i = 0; i < W; i++) w[i] = __shfl_xor_sync(mask, w[i], hw);
     T r; memcpy(&r, w, sizeof(T)); return r;
 }
+// the value of Metal lane en_lane() - delta (of this lane when that is below 0)
 template <class T> __device__ __forceinline__ T en_shfl_up(uint mask, T v, uint delta) {
+#ifdef EN_APPLE_LANES
+    return en_shfl(mask, v, (int)((en_lane() - delta) & 31u));
+#else
     const int W = (sizeof(T) + 3) / 4; uint w[W] = {}; memcpy(w, &v, sizeof(T));
     for (int i = 0; i < W; i++) w[i] = __shfl_up_sync(mask, w[i], delta);
     T r; memcpy(&r, w, sizeof(T)); return r;
+#endif
 }
 struct en_op_add { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return en_add(a, b); } };
 struct en_op_mul { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return en_mul(a, b); } };
@@ -477,8 +519,9 @@ template <class Op, class T> __device__ __forceinline__ T en_simd_reduce(uint ma
         for (int o = 16; o > 0; o >>= 1) v = op(v, en_shfl_xor(mask, v, o));
         return v;
     }
-    int first = __ffs(mask) - 1; T r = en_shfl(mask, v, first);
-    for (uint m = mask & (mask - 1); m; m &= m - 1) r = op(r, en_shfl(mask, v, __ffs(m) - 1));
+    const uint mm = en_mm(mask);
+    int first = __ffs(mm) - 1; T r = en_shfl(mask, v, first);
+    for (uint m = mm & (mm - 1); m; m &= m - 1) r = op(r, en_shfl(mask, v, __ffs(m) - 1));
     return r;
 }
 #if __CUDA_ARCH__ >= 800
@@ -513,7 +556,7 @@ template <class Op, class T> __device__ __forceinline__ T en_simd_scan(uint mask
         return lane == 0 ? en_splat_like(v, identity) : e;
     }
     T acc = en_splat_like(v, identity);
-    for (uint m = mask; m; m &= m - 1) {
+    for (uint m = en_mm(mask); m; m &= m - 1) {
         uint src = __ffs(m) - 1;
         T t = en_shfl(mask, v, src);
         if (src < lane || (inclusive && src == lane)) acc = op(acc, t);
@@ -530,7 +573,7 @@ template <class T> __device__ __forceinline__ T en_simd_prefix_exclusive_product
 // here gives the lane's own value.
 template <class T> __device__ __forceinline__ T en_lane_read(uint mask, T v, int src, bool in_range) {
     T t = en_shfl(mask, v, src & 31);
-    return in_range && ((mask >> (src & 31)) & 1u) ? t : v;
+    return in_range && ((en_mm(mask) >> (src & 31)) & 1u) ? t : v;
 }
 template <class T> __device__ __forceinline__ T en_simd_shuffle(uint m, T v, uint lane) { return en_lane_read(m, v, (int)lane, lane < 32u); }
 template <class T> __device__ __forceinline__ T en_simd_broadcast(uint m, T v, uint lane) { return en_lane_read(m, v, (int)lane, lane < 32u); }
@@ -546,38 +589,38 @@ template <class T> __device__ __forceinline__ T en_and_fill(uint m, T data, T fi
     bool from_data = up ? j >= delta : j + delta < modulo;
     uint src = up ? (from_data ? lane - delta : lane - delta + modulo) : (from_data ? lane + delta : lane + delta - modulo);
     T d = en_shfl(m, data, (int)(src & 31u)), f = en_shfl(m, fill, (int)(src & 31u));
-    bool active = (m >> (src & 31u)) & 1u;
+    bool active = (en_mm(m) >> (src & 31u)) & 1u;
     return from_data ? (active ? d : data) : (active ? f : fill);
 }
 template <class T> __device__ __forceinline__ T en_simd_shuffle_and_fill_up(uint m, T data, T fill, uint delta, uint modulo = 32) { return en_and_fill(m, data, fill, en_lane(), delta, modulo, true); }
 template <class T> __device__ __forceinline__ T en_simd_shuffle_and_fill_down(uint m, T data, T fill, uint delta, uint modulo = 32) { return en_and_fill(m, data, fill, en_lane(), delta, modulo, false); }
-template <class T> __device__ __forceinline__ T en_simd_broadcast_first(uint m, T v) { return en_shfl(m, v, __ffs(m) - 1); }
-__device__ __forceinline__ ulong en_simd_ballot(uint m, bool p) { return (ulong)__ballot_sync(m, p); }
+template <class T> __device__ __forceinline__ T en_simd_broadcast_first(uint m, T v) { return en_shfl(m, v, __ffs(en_mm(m)) - 1); }
+__device__ __forceinline__ ulong en_simd_ballot(uint m, bool p) { return (ulong)en_mm(__ballot_sync(m, p)); }
 __device__ __forceinline__ bool en_simd_all(uint m, bool p) { return __all_sync(m, p) != 0; }
 __device__ __forceinline__ bool en_simd_any(uint m, bool p) { return __any_sync(m, p) != 0; }
-__device__ __forceinline__ bool en_simd_is_first(uint m) { return en_lane() == (uint)(__ffs(m) - 1); }
-__device__ __forceinline__ ulong en_simd_active_threads_mask(uint m) { return (ulong)m; }
+__device__ __forceinline__ bool en_simd_is_first(uint m) { return en_lane() == (uint)(__ffs(en_mm(m)) - 1); }
+__device__ __forceinline__ ulong en_simd_active_threads_mask(uint m) { return (ulong)en_mm(m); }
 
 // ---- quad-group functions: the same over the 4 lanes of this lane's quad ---------------------
 __device__ __forceinline__ uint en_quad_base() { return en_lane() & ~3u; }
-__device__ __forceinline__ uint en_quad_mask(uint m) { return (m >> en_quad_base()) & 0xfu; }
+__device__ __forceinline__ uint en_quad_mask(uint m) { return (en_mm(m) >> en_quad_base()) & 0xfu; }
 template <class Op, class T> __device__ __forceinline__ T en_quad_reduce(uint mask, T v, Op op) {
     if (en_quad_mask(mask) == 0xfu) {
         // every lane of a full quad exchanges with its partners; other quads may be partial,
         // so each shuffle names only this quad's lanes
-        uint qm = 0xfu << en_quad_base();
+        uint qm = en_hm(0xfu << en_quad_base());
         v = op(v, en_shfl_xor(qm, v, 1)); return op(v, en_shfl_xor(qm, v, 2));
     }
-    uint qm = en_quad_mask(mask) << en_quad_base();
-    T r = en_shfl(qm, v, __ffs(qm) - 1);
-    for (uint m = qm & (qm - 1); m; m &= m - 1) r = op(r, en_shfl(qm, v, __ffs(m) - 1));
+    uint qm = en_quad_mask(mask) << en_quad_base(), hq = en_hm(qm);
+    T r = en_shfl(hq, v, __ffs(qm) - 1);
+    for (uint m = qm & (qm - 1); m; m &= m - 1) r = op(r, en_shfl(hq, v, __ffs(m) - 1));
     return r;
 }
 template <class Op, class T> __device__ __forceinline__ T en_quad_scan(uint mask, T v, Op op, bool inclusive, int identity) {
     uint qm = en_quad_mask(mask) << en_quad_base(), lane = en_lane();
     T acc = en_splat_like(v, identity);
     for (uint m = qm; m; m &= m - 1) {
-        uint src = __ffs(m) - 1; T t = en_shfl(qm, v, src);
+        uint src = __ffs(m) - 1; T t = en_shfl(en_hm(qm), v, src);
         if (src < lane || (inclusive && src == lane)) acc = op(acc, t);
     }
     return acc;
@@ -603,9 +646,9 @@ template <class T> __device__ __forceinline__ T en_quad_shuffle_rotate_down(uint
 template <class T> __device__ __forceinline__ T en_quad_shuffle_and_fill_up(uint m, T data, T fill, uint delta, uint modulo = 4) { return en_and_fill(m, data, fill, en_lane(), delta, modulo, true); }
 template <class T> __device__ __forceinline__ T en_quad_shuffle_and_fill_down(uint m, T data, T fill, uint delta, uint modulo = 4) { return en_and_fill(m, data, fill, en_lane(), delta, modulo, false); }
 template <class T> __device__ __forceinline__ T en_quad_broadcast_first(uint m, T v) { uint qm = en_quad_mask(m) << en_quad_base(); return en_shfl(m, v, __ffs(qm) - 1); }
-__device__ __forceinline__ ulong en_quad_ballot(uint m, bool p) { return (ulong)((__ballot_sync(m, p) >> en_quad_base()) & 0xfu); }
-__device__ __forceinline__ bool en_quad_all(uint m, bool p) { return ((__ballot_sync(m, p) >> en_quad_base()) & 0xfu) == en_quad_mask(m); }
-__device__ __forceinline__ bool en_quad_any(uint m, bool p) { return ((__ballot_sync(m, p) >> en_quad_base()) & 0xfu) != 0; }
+__device__ __forceinline__ ulong en_quad_ballot(uint m, bool p) { return (ulong)((en_mm(__ballot_sync(m, p)) >> en_quad_base()) & 0xfu); }
+__device__ __forceinline__ bool en_quad_all(uint m, bool p) { return ((en_mm(__ballot_sync(m, p)) >> en_quad_base()) & 0xfu) == en_quad_mask(m); }
+__device__ __forceinline__ bool en_quad_any(uint m, bool p) { return ((en_mm(__ballot_sync(m, p)) >> en_quad_base()) & 0xfu) != 0; }
 __device__ __forceinline__ bool en_quad_is_first(uint m) { return en_lane() == (uint)(__ffs(en_quad_mask(m) << en_quad_base()) - 1); }
 __device__ __forceinline__ ulong en_quad_active_threads_mask(uint m) { return (ulong)en_quad_mask(m); }
 
@@ -668,47 +711,206 @@ template <class T, class V> __device__ __forceinline__ T en_atomic_fetch_xor(T *
 #define EN_BARRIER_DEVICE() do { __threadfence(); __syncthreads(); } while (0)
 #define EN_BARRIER() __syncthreads()
 
-// ---- simdgroup_matrix: 8x8, lane i holds elements 2i and 2i+1 in row-major order --------------
-template <class T> struct en_matrix { T e[2]; };
+// ---- simdgroup_matrix on tensor cores ---------------------------------------------------------
+// Storage: lane c of the warp holds row c/4, columns 2(c%4) and 2(c%4)+1 of the 8x8 matrix (in
+// row-major order: elements 2c and 2c+1). That is the fragment of mma.sync (PTX ISA, "Matrix
+// Fragments for mma.m16n8k8/m16n8k16") for an A operand and for a float accumulator: an 8x8
+// matrix is the top half of an m16n8 tile, so a multiply passes the registers as they are.
+// The B operand wants the transpose (lane c: column c/4, rows 2(c%4) and 2(c%4)+1), which
+// movmatrix.trans makes in one instruction for 16-bit elements (two for 32-bit ones).
+// Metal's own layout (what thread_elements() shows) differs: in a module that calls
+// thread_elements() the SIMD-group lanes are numbered so that Metal's lane m is the warp's
+// lane holding the elements Apple puts in lane m (EN_APPLE_LANES below), which makes the two
+// layouts one. Elsewhere no code can tell which lane holds what.
+// Arithmetic: half and bfloat operands of one type multiply on tensor cores with float
+// accumulation (mma.sync ... .f32.f16.f16.f32 / .bf16); anything with a float operand (or two
+// different 16-bit types) goes through TF32 tensor cores as 3xTF32 (each float split into a
+// TF32 high part and a TF32 remainder; big*big + big*small + small*big), which keeps float
+// accuracy (about 2^-21 relative per product; plain TF32 is 2^-11). Defining
+// ENIGMA_MATRIX_TF32 (an NVRTC option: -DENIGMA_MATRIX_TF32) trades that for one TF32 multiply.
+// The result is rounded to the destination's element type once, at the end, as before.
+template <class T> struct en_matrix { en_vec<T, 2, false> v; }; // this lane's 2 of the 64 elements
 typedef en_matrix<float> simdgroup_float8x8;
 typedef en_matrix<__half> simdgroup_half8x8;
 typedef en_matrix<__nv_bfloat16> simdgroup_bfloat8x8;
 template <class T, class S> __device__ __forceinline__ en_matrix<T> en_matrix_fill(S v) {
-    en_matrix<T> r; r.e[0] = r.e[1] = en_cvt<T>(v); return r; }
-template <class T, class P> __device__ __forceinline__ en_matrix<T> en_matrix_load(const P *src, ulong elements_per_row, ulong2 origin, bool transpose) {
-    en_matrix<T> r; uint lane = en_lane();
-    for (int k = 0; k < 2; k++) {
-        uint idx = lane * 2 + k, row = idx / 8, col = idx % 8;
-        ulong sr = transpose ? col : row, sc = transpose ? row : col;
-        r.e[k] = en_cvt<T>(src[(origin.y + sr) * elements_per_row + origin.x + sc]);
+    en_matrix<T> r; r.v.x = r.v.y = en_cvt<T>(v); return r; }
+
+// two elements of a row from p, p + 1: one access when the pair is aligned as a vec<P, 2>
+template <class P> __device__ __forceinline__ en_vec<P, 2, false> en_pair_load(const P *p, bool aligned) {
+    if (aligned) return *(const en_vec<P, 2, false> *)p;
+    en_vec<P, 2, false> r; r.x = p[0]; r.y = p[1]; return r;
+}
+template <class P> __device__ __forceinline__ void en_pair_store(P *p, P x, P y, bool aligned) {
+    if (aligned) { en_vec<P, 2, false> r; r.x = x; r.y = y; *(en_vec<P, 2, false> *)p = r; return; }
+    p[0] = x; p[1] = y;
+}
+// the lane's pairs all start on a multiple of 2 elements: aligned when the origin is
+__device__ __forceinline__ bool en_pairs_aligned(const void *origin, ulong elements_per_row, size_t size) {
+    return ((size_t)origin % (2 * size)) == 0 && (elements_per_row & 1u) == 0;
+}
+__device__ __forceinline__ uint en_hw_lane() { return threadIdx.x & 31u; }
+
+// AL: what the compiler proved about the addresses (emit.c, from align.c): EN_ALIGNED_NONE
+// (tested here, at run time), EN_ALIGNED_PAIRS (each lane's pair is aligned as a vec<P, 2>),
+// EN_ALIGNED_ROWS (also: rows start on 16 bytes of threadgroup memory, so ldmatrix reads them)
+enum { EN_ALIGNED_NONE = 0, EN_ALIGNED_PAIRS = 1, EN_ALIGNED_ROWS = 2 };
+template <class T, int AL = EN_ALIGNED_NONE, class P>
+__device__ __forceinline__ en_matrix<T> en_matrix_load(const P *src, ulong elements_per_row, ulong2 origin, bool transpose) {
+    const uint lane = en_hw_lane(), row = lane >> 2, col = (lane & 3u) * 2;
+    const P *base = src + origin.y * elements_per_row + origin.x;
+    en_matrix<T> r;
+#if __CUDA_ARCH__ >= 750
+    // a 16-bit matrix, transposed, from 16-byte rows of threadgroup memory: ldmatrix.trans
+    // (one instruction for what is otherwise two 16-bit loads a lane; untransposed, one
+    // 32-bit load a lane is as good and the compiler can schedule it)
+    if (sizeof(P) == 2 && sizeof(T) == 2 && transpose &&
+        (AL == EN_ALIGNED_ROWS || (AL == EN_ALIGNED_NONE && __isShared(base) && ((size_t)base & 15u) == 0 &&
+                                   ((elements_per_row * 2) & 15u) == 0))) {
+        uint addr = (uint)__cvta_generic_to_shared(base + (lane & 7u) * elements_per_row), x;
+        asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(x) : "r"(addr));
+        en_vec<P, 2, false> px; memcpy(&px, &x, 4);
+        r.v.x = en_cvt<T>(px.x); r.v.y = en_cvt<T>(px.y);
+        return r;
     }
+#endif
+    if (!transpose) {
+        en_vec<P, 2, false> x = en_pair_load(base + row * elements_per_row + col,
+                                             AL != EN_ALIGNED_NONE || en_pairs_aligned(base, elements_per_row, sizeof(P)));
+        r.v.x = en_cvt<T>(x.x); r.v.y = en_cvt<T>(x.y);
+        return r;
+    }
+    r.v.x = en_cvt<T>(base[col * elements_per_row + row]);
+    r.v.y = en_cvt<T>(base[(col + 1) * elements_per_row + row]);
     return r;
 }
-template <class T, class P> __device__ __forceinline__ void en_matrix_store(en_matrix<T> m, P *dst, ulong elements_per_row, ulong2 origin, bool transpose) {
-    uint lane = en_lane();
-    for (int k = 0; k < 2; k++) {
-        uint idx = lane * 2 + k, row = idx / 8, col = idx % 8;
-        ulong sr = transpose ? col : row, sc = transpose ? row : col;
-        dst[(origin.y + sr) * elements_per_row + origin.x + sc] = en_cvt<P>(m.e[k]);
+template <int AL = EN_ALIGNED_NONE, class T, class P>
+__device__ __forceinline__ void en_matrix_store(en_matrix<T> m, P *dst, ulong elements_per_row, ulong2 origin, bool transpose) {
+    const uint lane = en_hw_lane(), row = lane >> 2, col = (lane & 3u) * 2;
+    P *base = dst + origin.y * elements_per_row + origin.x;
+    if (!transpose) {
+        en_pair_store(base + row * elements_per_row + col, en_cvt<P>(m.v.x), en_cvt<P>(m.v.y),
+                      AL != EN_ALIGNED_NONE || en_pairs_aligned(base, elements_per_row, sizeof(P)));
+        return;
     }
+    base[col * elements_per_row + row] = en_cvt<P>(m.v.x);
+    base[(col + 1) * elements_per_row + row] = en_cvt<P>(m.v.y);
 }
-// d = a * b + c, accumulated in float (operands may be of different element types, as
-// Metal allows: half a, b with a float c); every lane gathers the row of a and the
-// columns of b it needs through shuffles (8 steps of 3 shuffles)
-template <class D, class A, class B> __device__ __forceinline__ en_matrix<D> en_matrix_mad(en_matrix<A> a, en_matrix<B> b, float acc0, float acc1) {
-    const uint mask = __activemask(), lane = en_lane(), row = (lane * 2) / 8, col = (lane * 2) % 8;
+
+// d = a * b + c on the FMA units, for GPUs without the tensor-core shapes used below: every
+// lane gathers the row of a and the columns of b it needs through shuffles
+template <class A, class B> __device__ __forceinline__ float2 en_mma_fma(en_matrix<A> a, en_matrix<B> b, float2 acc) {
+    const uint mask = __activemask(), lane = en_hw_lane(), row = lane >> 2, col = (lane & 3u) * 2;
     for (uint k = 0; k < 8; k++) {
         // a[row][k] lives in lane row*4 + k/2, slot k%2; b[k][col], b[k][col+1] in lane k*4 + col/2
-        float a0 = en_f(en_shfl(mask, (k & 1) ? a.e[1] : a.e[0], (int)(row * 4 + k / 2)));
-        float b0 = en_f(en_shfl(mask, b.e[0], (int)(k * 4 + col / 2)));
-        float b1 = en_f(en_shfl(mask, b.e[1], (int)(k * 4 + col / 2)));
-        acc0 = fmaf(a0, b0, acc0); acc1 = fmaf(a0, b1, acc1);
+        float a0 = en_f(__shfl_sync(mask, (k & 1) ? a.v.y : a.v.x, (int)(row * 4 + k / 2)));
+        float b0 = en_f(__shfl_sync(mask, b.v.x, (int)(k * 4 + col / 2)));
+        float b1 = en_f(__shfl_sync(mask, b.v.y, (int)(k * 4 + col / 2)));
+        acc.x = fmaf(a0, b0, acc.x); acc.y = fmaf(a0, b1, acc.y);
     }
-    en_matrix<D> d; d.e[0] = en_cvt<D>(acc0); d.e[1] = en_cvt<D>(acc1); return d;
+    return acc;
 }
-template <class D, class A, class B> __device__ __forceinline__ en_matrix<D> en_matrix_multiply(en_matrix<A> a, en_matrix<B> b) { return en_matrix_mad<D>(a, b, 0.0f, 0.0f); }
+
+#if __CUDA_ARCH__ >= 800
+#define EN_MMA 1
+// the pair of a 16-bit matrix as one register (element 0 in the low half)
+template <class T> __device__ __forceinline__ uint en_bits2(en_matrix<T> m) {
+    static_assert(sizeof(T) == 2, "16-bit elements"); uint r; memcpy(&r, &m.v, 4); return r; }
+// the transpose of a 16-bit 8x8 matrix in the same layout. Not volatile: the compiler may
+// share one among the multiplies that use the same b
+__device__ __forceinline__ uint en_movmatrix_t(uint x) {
+    uint y; asm("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(y) : "r"(x)); return y; }
+// ... of a 32-bit one: the low and the high halves of the elements are two 16-bit matrices
+__device__ __forceinline__ void en_movmatrix_t32(float x, float y, uint &tx, uint &ty) {
+    uint ux = __float_as_uint(x), uy = __float_as_uint(y);
+    uint lo = en_movmatrix_t(__byte_perm(ux, uy, 0x5410)), hi = en_movmatrix_t(__byte_perm(ux, uy, 0x7632));
+    tx = __byte_perm(lo, hi, 0x5410); ty = __byte_perm(lo, hi, 0x7632);
+}
+// m16n8k8 with 16-bit operands: a0 rows 0-7 and a1 rows 8-15 of A, b the B fragment;
+// d0, d1 are rows 0-7 of D and d2, d3 rows 8-15
+template <class T> struct en_mma16;
+template <> struct en_mma16<__half> {
+    __device__ static __forceinline__ void k8(float d[4], uint a0, uint a1, uint b, const float c[4]) {
+        asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
+            : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]) : "r"(a0), "r"(a1), "r"(b), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3])); }
+    __device__ static __forceinline__ void k16(float d[4], const uint a[4], uint b0, uint b1, const float c[4]) {
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+            : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1),
+              "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3])); }
+};
+template <> struct en_mma16<__nv_bfloat16> {
+    __device__ static __forceinline__ void k8(float d[4], uint a0, uint a1, uint b, const float c[4]) {
+        asm("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
+            : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]) : "r"(a0), "r"(a1), "r"(b), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3])); }
+    __device__ static __forceinline__ void k16(float d[4], const uint a[4], uint b0, uint b1, const float c[4]) {
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+            : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1),
+              "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3])); }
+};
+// m16n8k8 with TF32 operands. Its A fragment holds columns t and t+4 of row g in lane 4g+t
+// (B: rows t and t+4 of column g); feeding it columns 2t and 2t+1 instead (B: rows 2t, 2t+1)
+// permutes k the same way in both operands, which leaves the dot products as they are
+__device__ __forceinline__ void en_mma_tf32(float d[4], const uint a[4], uint b0, uint b1, const float c[4]) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1),
+          "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+}
+// x as a TF32 high part and a TF32 remainder (0 when x is not finite, so inf stays inf)
+__device__ __forceinline__ void en_tf32_split(float x, uint &big, uint &small) {
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
+    float rest = x - __uint_as_float(big);
+    rest = fabsf(rest) <= 3.0e38f ? rest : 0.0f;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(small) : "f"(rest));
+}
+#endif
+
+// a1 * b + c[0..1] and a2 * b + c[2..3] as one 16x8x8 tile: a1 gives rows 0-7, a2 rows 8-15
+template <class A, class B> __device__ __forceinline__ void en_mma2(en_matrix<A> a1, en_matrix<A> a2, en_matrix<B> b, float c[4], float d[4]) {
+#ifdef EN_MMA
+    if constexpr (sizeof(A) == 2 && en_is_same<A, B>::value) {
+        en_mma16<A>::k8(d, en_bits2(a1), en_bits2(a2), en_movmatrix_t(en_bits2(b)), c);
+    } else {
+        uint big1[2], small1[2], big2[2], small2[2], bt[2], bb[2], bs[2];
+        en_tf32_split(en_f(a1.v.x), big1[0], small1[0]); en_tf32_split(en_f(a1.v.y), big1[1], small1[1]);
+        en_tf32_split(en_f(a2.v.x), big2[0], small2[0]); en_tf32_split(en_f(a2.v.y), big2[1], small2[1]);
+        en_movmatrix_t32(en_f(b.v.x), en_f(b.v.y), bt[0], bt[1]);
+        en_tf32_split(__uint_as_float(bt[0]), bb[0], bs[0]); en_tf32_split(__uint_as_float(bt[1]), bb[1], bs[1]);
+        const uint a_big[4] = {big1[0], big2[0], big1[1], big2[1]};
+#ifndef ENIGMA_MATRIX_TF32
+        const uint a_small[4] = {small1[0], small2[0], small1[1], small2[1]};
+        en_mma_tf32(c, a_small, bb[0], bb[1], c);
+        en_mma_tf32(c, a_big, bs[0], bs[1], c);
+#endif
+        en_mma_tf32(d, a_big, bb[0], bb[1], c);
+    }
+#else
+    float2 top = en_mma_fma(a1, b, float2{c[0], c[1]}), bottom = en_mma_fma(a2, b, float2{c[2], c[3]});
+    d[0] = top.x; d[1] = top.y; d[2] = bottom.x; d[3] = bottom.y;
+#endif
+}
+// one 8x8x8 product into float accumulators (rows 8-15 of the tile unused)
+template <class A, class B> __device__ __forceinline__ float2 en_mma(en_matrix<A> a, en_matrix<B> b, float2 acc) {
+    float c[4] = {acc.x, acc.y, 0.0f, 0.0f}, d[4];
+    en_matrix<A> none; none.v.x = none.v.y = en_cvt<A>(0);
+    en_mma2(a, none, b, c, d);
+    return float2{d[0], d[1]};
+}
+template <class D, class A, class B> __device__ __forceinline__ en_matrix<D> en_matrix_multiply(en_matrix<A> a, en_matrix<B> b) {
+    float2 d = en_mma(a, b, float2{0.0f, 0.0f});
+    en_matrix<D> r; r.v.x = en_cvt<D>(d.x); r.v.y = en_cvt<D>(d.y); return r;
+}
 template <class D, class A, class B, class C> __device__ __forceinline__ en_matrix<D> en_matrix_multiply_accumulate(en_matrix<A> a, en_matrix<B> b, en_matrix<C> c) {
-    return en_matrix_mad<D>(a, b, en_f(c.e[0]), en_f(c.e[1])); }
+    float2 d = en_mma(a, b, float2{en_f(c.v.x), en_f(c.v.y)});
+    en_matrix<D> r; r.v.x = en_cvt<D>(d.x); r.v.y = en_cvt<D>(d.y); return r;
+}
+// d1 = a1 * b + c1 and d2 = a2 * b + c2 in one instruction (emit.c pairs them: matrix_pairs.c)
+template <class D1, class D2, class A, class B, class C1, class C2>
+__device__ __forceinline__ void en_matrix_multiply_accumulate2(en_matrix<D1> &d1, en_matrix<D2> &d2, en_matrix<A> a1, en_matrix<A> a2,
+                                                               en_matrix<B> b, en_matrix<C1> c1, en_matrix<C2> c2) {
+    float c[4] = {en_f(c1.v.x), en_f(c1.v.y), en_f(c2.v.x), en_f(c2.v.y)}, d[4];
+    en_mma2(a1, a2, b, c, d);
+    d1.v.x = en_cvt<D1>(d[0]); d1.v.y = en_cvt<D1>(d[1]); d2.v.x = en_cvt<D2>(d[2]); d2.v.y = en_cvt<D2>(d[3]);
+}
 
 } // namespace metal
 // ---- end of prelude -------------------------------------------------------------------------

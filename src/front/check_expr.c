@@ -479,10 +479,19 @@ static ir_expr *method_call(checker *ck, const ast_expr *e) {
         return ir_binary(ck->m, IR_OP_EQ, ck_t(ck, IR_T_BOOL), bits, ir_var_ref(ck->m, mask, e->loc), e->loc);
     }
     if (obj->type->kind == IR_T_SIMD_MATRIX && en_streq(name, "thread_elements")) {
-        en_error(ck->diags, m->loc,
-                 "thread_elements() of simdgroup matrices is not supported by enigma (which lane holds "
-                 "which element is unspecified); use simdgroup_load and simdgroup_store");
-        return NULL;
+        /* this thread's two elements: a `thread vec<T, 2> &` over the matrix's own storage,
+         * which every backend keeps in Apple's lane layout (see the backends' preludes) */
+        if (e->args.count != 0) {
+            en_error(ck->diags, m->loc, "thread_elements() takes no arguments");
+            return NULL;
+        }
+        if (!ir_is_place(obj)) obj = ir_var_ref(ck->m, ck_temp_init(ck, obj->type, obj, e->loc), e->loc);
+        bool is_const;
+        ir_space sp = ck_place_space(obj, &is_const);
+        ir_type *pair = ir_type_vec(ck->m, obj->type->elem, 2, false);
+        ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, ir_type_ptr(ck->m, pair, sp, is_const), e->loc, 1);
+        p->args[0] = ck_addr_of(ck, obj, e->loc);
+        return ir_deref(ck->m, p, e->loc);
     }
     if (obj->type->kind == IR_T_STRUCT) {
         if (ck_only_empty_variadic_methods(ck, obj->type, name)) {

@@ -57,9 +57,10 @@ ir_type *ir_type_atomic(ir_module *m, ir_type *elem) {
 }
 
 ir_type *ir_type_matrix(ir_module *m, ir_type *elem) {
-    /* its storage is opaque (spread over the SIMD group's lanes); size is per thread */
+    /* spread over the SIMD group's lanes: per thread, the two elements thread_elements()
+     * names, laid out (and aligned) as a vec<T, 2> */
     return intern(m, &(ir_type){.kind = IR_T_SIMD_MATRIX, .elem = elem,
-                                 .size = elem->size * 2, .align = elem->align});
+                                 .size = elem->size * 2, .align = elem->size * 2});
 }
 
 ir_type *ir_type_struct(ir_module *m, const char *name) {

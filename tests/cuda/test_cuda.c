@@ -8,6 +8,8 @@
  *                             memory, atomics, half, vectors, structs, loops with
  *                             break/continue, simdgroup_matrix): shape of the code + NVRTC
  *   test_cuda files DIR...    every .metal under DIRs that the front end accepts
+ *   test_cuda shapes FILE...  each kernel's CUDA holds what the comments above it promise
+ *                             ("pairs: N" fused simdgroup multiplies, "cuda: TEXT")
  *   test_cuda offline         compile_offline for ENIGMA_CUDA_ARCH=sm_80 (no device)
  * Exit 77 (ctest SKIP) when NVRTC or the CUDA headers are absent. */
 #include <dirent.h>
@@ -329,12 +331,12 @@ static void test_hand(void) {
             CHECK(strstr(kernel, "en_simd_sum(__activemask(), s)"), "simd_sum over the active lanes");
             CHECK(strstr(kernel, "en_simd_prefix_exclusive_sum(__activemask(), s)"), "prefix sum");
             CHECK(strstr(kernel, "en_quad_shuffle_xor(__activemask()"), "quad shuffle");
-            CHECK(strstr(kernel, "__shared__ en_array<float, 64> tile;"), "static threadgroup memory");
+            CHECK(strstr(kernel, "__shared__ __align__(16) en_array<float, 64> tile;"), "static threadgroup memory");
             CHECK(strstr(kernel, "(en_dynamic_shared + en_offset_scratch)"), "dynamic threadgroup memory");
             CHECK(strstr(kernel, "EN_BARRIER();") && strstr(kernel, "EN_BARRIER_DEVICE();"), "barriers");
             CHECK(strstr(kernel, "goto en_continue_"), "continue must run the latch");
             CHECK(strstr(kernel, "en_atomic_fetch_add(counter, 1)") && strstr(kernel, "en_atomic_fetch_add(fsum, acc)"), "atomics");
-            CHECK(strstr(kernel, "en_matrix_multiply_accumulate<float>(") && strstr(kernel, "en_matrix_store("), "matrix");
+            CHECK(strstr(kernel, "en_matrix_multiply_accumulate<float>(") && strstr(kernel, "en_matrix_store<"), "matrix");
             CHECK(strstr(kernel, "if (!(EN_FAST ? en_locate_1d(en_p, en_t) : en_locate(en_p, en_t))) return;"),
                   "edge threads leave");
             CHECK(strstr(kernel, "extern \"C\" __global__ void everything" EN_CUDA_FAST_SUFFIX "(const en_dispatch en_p") &&
@@ -387,6 +389,68 @@ static void walk(const char *dir) {
     closedir(d);
 }
 
+/* ---- the shape of generated code, as the .metal file's comments promise ---------------------- */
+/* Each kernel of FILE follows comment lines that say what its generated CUDA must hold:
+ *   // pairs: N        N calls of en_matrix_multiply_accumulate2 (src/cuda/matrix_pairs.c)
+ *   // cuda: TEXT      TEXT somewhere in the kernel's code
+ * and the whole file must compile. */
+static int count_in(const char *from, const char *end, const char *text) {
+    int n = 0;
+    for (const char *q = strstr(from, text); q && (!end || q < end); q = strstr(q + 1, text)) n++;
+    return n;
+}
+
+static void test_shapes(const char *path) {
+    en_ctx c;
+    en_ctx_init(&c);
+    int file = en_source_load(&c.sources, path);
+    ir_module *m = file >= 0 ? en_compile(&c, file, NULL) : NULL;
+    CHECK(m && !c.diags.errors, "%s does not compile", path);
+    en_buf src = {0};
+    if (m && !c.diags.errors && compile_module(m, path, &src)) {
+        const char *text = c.sources.files.items[file].text;
+        int checks = 0;
+        for (const char *k = strstr(text, "\nkernel void "); k; k = strstr(k + 1, "\nkernel void ")) {
+            char name[64] = {0}, marker[96];
+            sscanf(k + 13, "%63[A-Za-z0-9_]", name);
+            snprintf(marker, sizeof marker, "// kernel %s (", name);
+            const char *body = strstr(src.data, marker);
+            CHECK(body != NULL, "no kernel %s in the generated CUDA", name);
+            if (!body) continue;
+            const char *end = strstr(body + 1, "\n// kernel ");
+            /* the comment lines right above the kernel, from the nearest blank line */
+            const char *top = k;
+            while (top > text && !(top[-1] == '\n' && top - 1 > text && top[-2] == '\n')) top--;
+            for (const char *line = top; line < k; line = strchr(line, '\n') + 1) {
+                const char *eol = strchr(line, '\n');
+                char want[256] = {0};
+                size_t len = (size_t)(eol - line);
+                if (len >= sizeof want) len = sizeof want - 1;
+                if (strncmp(line, "// pairs: ", 10) == 0) {
+                    int n = atoi(line + 10), got = count_in(body, end, "en_matrix_multiply_accumulate2(");
+                    CHECK(got == n, "%s: %d paired multiplies, expected %d", name, got, n);
+                    checks++;
+                } else if (strncmp(line, "// cuda: ", 9) == 0) {
+                    memcpy(want, line + 9, len - 9);
+                    CHECK(count_in(body, end, want) > 0, "%s: no \"%s\" in its CUDA", name, want);
+                    checks++;
+                }
+            }
+        }
+        CHECK(checks > 0, "%s promises nothing about its code", path);
+        /* float matrices as plain TF32, the opt-in trade of accuracy for speed (prelude.cuh) */
+        en_cubin cubin = {0};
+        en_buf err = {0};
+        CHECK(en_nvrtc_compile(src.data, 9, 0, "-DENIGMA_MATRIX_TF32", false, &cubin, &err) == ENIGMA_OK,
+              "%s with -DENIGMA_MATRIX_TF32: %s", path, err.data ? err.data : "");
+        en_cubin_free(&cubin);
+        en_buf_free(&err);
+        printf("%d promises of %s checked\n", checks, path);
+    }
+    en_buf_free(&src);
+    en_ctx_free(&c);
+}
+
 /* ---- compile without a device ----------------------------------------------------------------- */
 static void test_offline(void) {
     en_arena arena;
@@ -427,6 +491,8 @@ int main(int argc, char **argv) {
         if (!nvrtc_present()) return SKIP;
         if (strcmp(what, "hand") == 0) test_hand();
         else if (strcmp(what, "offline") == 0) test_offline();
+        else if (strcmp(what, "shapes") == 0 && argc > 2)
+            for (int i = 2; i < argc; i++) test_shapes(argv[i]);
         else if (strcmp(what, "files") == 0) {
             for (int i = 2; i < argc; i++) walk(argv[i]);
             printf("%d kernel files compiled by NVRTC for sm_90; %d files rejected by the front end "

@@ -15,6 +15,9 @@ foreach(t unavailable prelude hand offline)
   add_test(NAME cuda.${t} COMMAND test_cuda ${t})
   set_tests_properties(cuda.${t} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+add_test(NAME cuda.shapes COMMAND test_cuda shapes ${CMAKE_CURRENT_LIST_DIR}/kernels/matrix_pairs.metal
+                                                 ${CMAKE_CURRENT_LIST_DIR}/kernels/matrix_align.metal)
+set_tests_properties(cuda.shapes PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 add_test(NAME cuda.files COMMAND test_cuda files ${PROJECT_SOURCE_DIR}/examples ${PROJECT_SOURCE_DIR}/tests)
 set_tests_properties(cuda.files PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
 

@@ -1,0 +1,82 @@
+#!/bin/sh
+# gemm.sh — issue 11 on a GPU machine, in one call: build enigma, then (in parallel where they
+# do not compete for the GPU's time) the simdgroup-matrix tests on the cuda backend, the GEMM
+# benchmark against cuBLAS, ncu's tensor-pipe figures for enigma's kernels, and the SASS of
+# the generated GEMM (tensor-core instructions, no local memory). Logs go to $OUT (a few
+# files: bench.log, ncu.log, sass.txt, tests.log, build.log).
+#
+#   sh bench/cuda/gemm.sh [all|bench|test]      (from the repository root)
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/enigma-gemm}
+mkdir -p "$OUT"
+what=${1:-all}
+build=build-gpu
+jobs=$(nproc 2>/dev/null || echo 8)
+export ENIGMA_CACHE_DIR=/tmp/enigma-gemm-cache
+start=$(date +%s)
+stamp() { echo "[$(($(date +%s) - start)) s] $*"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+work=$PWD/$build/gemm-logs
+mkdir -p $work
+gen="-G Ninja"; command -v ninja >/dev/null 2>&1 || gen=""
+if ! { cmake -S . -B $build $gen -DCMAKE_BUILD_TYPE=Release -DENIGMA_WERROR=OFF >"$OUT/build.log" 2>&1 &&
+       cmake --build $build -j "$jobs" >>"$OUT/build.log" 2>&1; }; then
+  tail -n 30 "$OUT/build.log"; stamp "build FAILED"; exit 1
+fi
+stamp "build ok"
+
+if [ "$what" != test ]; then
+  cuda_home=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
+  nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/bench_gemm.cu -I include -L$build -lenigma -lcublas \
+    -Xlinker -rpath -Xlinker "$PWD/$build" -L"$cuda_home/lib64" -Xlinker -rpath -Xlinker "$cuda_home/lib64" \
+    -o $build/bench_gemm >"$OUT/bench-build.log" 2>&1 || { tail -n 20 "$OUT/bench-build.log"; stamp "bench build FAILED"; }
+  # the generated GEMM's SASS: tensor-core instructions, shared loads, no local memory
+  $build/enigma compile --emit cuda bench/cuda/gemm_simdgroup.metal >$work/gemm_simdgroup.cu 2>&1
+  nvcc -cubin -arch=sm_90 -std=c++17 -O3 -Xptxas -v $work/gemm_simdgroup.cu -o $work/gemm_simdgroup.cubin \
+    >$work/ptxas.log 2>&1
+  cuobjdump -sass $work/gemm_simdgroup.cubin >$work/gemm_simdgroup.sass 2>&1
+  for k in gemm_f16__en_fast gemm_f16_pipelined__en_fast gemm_bf16__en_fast gemm_f32__en_fast gemm_f32_pipelined__en_fast; do
+    awk -v k="$k" '/Function : /{on = ($3 == k)} on' $work/gemm_simdgroup.sass >$work/$k.sass
+    echo "$k SASS: $(grep -c HMMA $work/$k.sass) HMMA, $(grep -c MOVM $work/$k.sass) MOVM, $(grep -c -E 'LDS' $work/$k.sass) LDS, $(grep -c -E 'LDL|STL' $work/$k.sass) local-memory accesses"
+  done | tee "$OUT/sass.txt"
+  grep -A2 "_en_fast'" $work/ptxas.log | grep -E "Compiling|registers" | sed 's/ptxas info *: //' >>"$OUT/sass.txt"
+  cp $work/gemm_f16__en_fast.sass "$OUT/gemm_f16.sass"
+  stamp "bench: running (alone on the GPU)"
+  timeout 200 $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" 2>&1 | tee "$OUT/bench.log"
+fi
+if [ "$what" != bench ]; then
+  # the matrix suites as they are, and the SIMD-function suites with Metal's lanes renumbered
+  # (ENIGMA_CUDA_APPLE_LANES=1: how modules that call thread_elements() run)
+  export ENIGMA_LIBRARY="$PWD/$build/libenigma.so" ENIGMA_CLI="$PWD/$build/enigma" PYTHONPATH="$PWD/python"
+  for f in simdgroup_matrix types matrices simd dispatch edges barriers uniform atomics; do
+    ENIGMA_BACKEND=cuda timeout 300 python3 -m pytest -q -p no:cacheprovider tests/semantic/test_sem_$f.py \
+      >$work/pytest-$f.log 2>&1 &
+  done
+  for f in simd dispatch edges barriers uniform atomics; do
+    ENIGMA_CUDA_APPLE_LANES=1 ENIGMA_BACKEND=cuda timeout 300 python3 -m pytest -q -p no:cacheprovider \
+      tests/semantic/test_sem_$f.py >$work/pytest-apple-lanes-$f.log 2>&1 &
+  done
+  (cd $build && ENIGMA_TEST_BACKEND=cuda timeout 400 ctest -j 6 --timeout 200 -R "cuda|runtime" \
+     >$work/ctest-cuda.log 2>&1) &
+fi
+
+if [ "$what" != test ] && command -v ncu >/dev/null 2>&1; then
+  # one dispatch of each enigma kernel (GEMM_PROFILE=1): tensor pipe, L2, shared memory, occupancy
+  GEMM_PROFILE=1 timeout 200 ncu --kernel-name regex:"gemm_(f16|bf16|f32)" \
+    --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
+    $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" >"$OUT/ncu.log" 2>&1
+  stamp "ncu: exit $?"
+  grep -E "gemm_|hmma|sm__throughput|lts__|warps_active|duration" "$OUT/ncu.log" | tr -s ' '
+fi
+wait
+if [ "$what" != bench ]; then
+  { for f in $work/pytest-*.log; do echo "$(basename "$f"): $(tail -n 1 "$f")"; done
+    echo "ctest: $(grep -E 'tests passed' $work/ctest-cuda.log)"
+    grep -E "\(Failed\)|Timeout|\*\*\*" $work/ctest-cuda.log | head -n 20
+    for f in $work/pytest-*.log; do grep -q -E "[0-9] failed|[0-9] error" "$f" && { echo "== $f"; tail -n 60 "$f"; }; done
+  } >"$OUT/tests.log" 2>&1
+  head -n 40 "$OUT/tests.log"
+fi
+stamp "done"

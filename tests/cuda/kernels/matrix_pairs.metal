@@ -1,0 +1,96 @@
+// Nests and runs of simdgroup multiplies, and how many pairs the cuda backend must fuse into
+// one tensor-core instruction each (src/cuda/matrix_pairs.c): "pairs: N" above each kernel
+// is checked against the generated CUDA by `test_cuda pairs`, and every kernel's results
+// against NumPy by tests/semantic/test_sem_simdgroup_matrix.py (on every backend).
+//
+// Every kernel reads 8x8 matrices from A and B (operands: half, bfloat or float, as its
+// matrices are) and C (accumulators), row-major one after another, and writes eight to D.
+#include <metal_stdlib>
+using namespace metal;
+
+#define LOAD(m, p, i) simdgroup_load(m, p + 64 * (i), 8)
+#define STORE(m, i) simdgroup_store(m, D + 64 * (i), 8)
+#define PARAMS(TA, TC) device const TA *A [[buffer(0)]], device const TA *B [[buffer(1)]], \
+                       device const TC *C [[buffer(2)]], device TC *D [[buffer(3)]]
+
+// pairs: 8  (the GEMM tile: acc[i][j] += a[i] * b[j]; a[0]/a[1] and a[2]/a[3] share each b[j])
+kernel void gemm_tile(PARAMS(half, float)) {
+    simdgroup_half8x8 a[4], b[4];
+    simdgroup_float8x8 acc[4][4];
+    for (short i = 0; i < 4; i++) { LOAD(a[i], A, i); LOAD(b[i], B, i); }
+    for (short i = 0; i < 4; i++)
+        for (short j = 0; j < 4; j++) acc[i][j] = make_filled_simdgroup_matrix<float, 8, 8>(float(i - j));
+    for (short i = 0; i < 4; i++)
+        for (short j = 0; j < 4; j++)
+            simdgroup_multiply_accumulate(acc[i][j], a[i], b[j], acc[i][j]);
+    for (short i = 0; i < 4; i++) { STORE(acc[i][i], i); STORE(acc[i][3 - i], 4 + i); }
+}
+
+// pairs: 4  (llama.cpp's kernel_mul_mm: mc[i] += mb[i/4] * ma[i%4]; i and i+4 share ma[i%4])
+kernel void llama_style(PARAMS(float, float)) {
+    simdgroup_float8x8 ma[4], mb[2], mc[8];
+    for (short i = 0; i < 4; i++) LOAD(ma[i], B, i);
+    for (short i = 0; i < 2; i++) LOAD(mb[i], A, i);
+    for (short i = 0; i < 8; i++) mc[i] = make_filled_simdgroup_matrix<float, 8, 8>(0.5f);
+    for (short i = 0; i < 8; i++)
+        simdgroup_multiply_accumulate(mc[i], mb[i / 4], ma[i % 4], mc[i]);
+    for (short i = 0; i < 8; i++) STORE(mc[i], i);
+}
+
+// pairs: 0  (a chain: each multiply reads the one before it)
+kernel void chain(PARAMS(float, float)) {
+    simdgroup_float8x8 a[4], b, x[5];
+    for (short i = 0; i < 4; i++) LOAD(a[i], A, i);
+    LOAD(b, B, 0);
+    LOAD(x[0], C, 0);
+    for (short i = 0; i < 4; i++)
+        simdgroup_multiply_accumulate(x[i + 1], a[i], b, x[i]);
+    for (short i = 0; i < 5; i++) STORE(x[i], i);
+}
+
+// pairs: 2  (straight-line, as tinygrad writes its tiles; float operands: 3xTF32)
+kernel void straight(PARAMS(float, float)) {
+    simdgroup_float8x8 a0, a1, a2, a3, b0, b1, c0, c1, c2, c3;
+    LOAD(a0, A, 0); LOAD(a1, A, 1); LOAD(a2, A, 2); LOAD(a3, A, 3);
+    LOAD(b0, B, 0); LOAD(b1, B, 1);
+    LOAD(c0, C, 0); LOAD(c1, C, 1); LOAD(c2, C, 2); LOAD(c3, C, 3);
+    simdgroup_multiply_accumulate(c0, a0, b0, c0);
+    simdgroup_multiply_accumulate(c1, a1, b1, c1);
+    simdgroup_multiply_accumulate(c2, a2, b0, c2);
+    simdgroup_multiply_accumulate(c3, a3, b1, c3);
+    STORE(c0, 0); STORE(c1, 1); STORE(c2, 2); STORE(c3, 3);
+}
+
+// pairs: 1  (the second multiply reads the first's result and stays; the third joins the first)
+kernel void in_between(PARAMS(bfloat, float)) {
+    simdgroup_bfloat8x8 a0, a1, a2, b, c;
+    simdgroup_float8x8 d0, d1, d2;
+    LOAD(a0, A, 0); LOAD(a1, A, 1); LOAD(a2, A, 2); LOAD(b, B, 0); LOAD(c, B, 1);
+    LOAD(d0, C, 0); LOAD(d2, C, 1);
+    simdgroup_multiply_accumulate(d0, a0, b, d0);
+    simdgroup_multiply_accumulate(d1, a1, c, d0);
+    simdgroup_multiply_accumulate(d2, a2, b, d2);
+    STORE(d0, 0); STORE(d1, 1); STORE(d2, 2);
+}
+
+// pairs: 0  (the third multiply reads what the second writes, so it cannot join the first)
+kernel void hazard(PARAMS(half, float)) {
+    simdgroup_half8x8 a0, a1, a2, b, x;
+    simdgroup_float8x8 d0, t, d2;
+    LOAD(a0, A, 0); LOAD(a1, A, 1); LOAD(a2, A, 2); LOAD(b, B, 0); LOAD(x, B, 1);
+    LOAD(d0, C, 0); LOAD(t, C, 1);
+    simdgroup_multiply_accumulate(d0, a0, b, d0);
+    simdgroup_multiply_accumulate(t, a1, x, t);
+    simdgroup_multiply_accumulate(d2, a2, b, t);
+    STORE(d0, 0); STORE(t, 1); STORE(d2, 2);
+}
+
+// pairs: 2  (half accumulators, rounded to half after each multiply-accumulate)
+kernel void half_accumulators(PARAMS(half, half)) {
+    simdgroup_half8x8 a[4], b, acc[4];
+    for (short i = 0; i < 4; i++) { LOAD(a[i], A, i); LOAD(acc[i], C, i); }
+    LOAD(b, B, 0);
+    for (short i = 0; i < 4; i++)
+        simdgroup_multiply_accumulate(acc[i], a[i], b, acc[i]);
+    for (short i = 0; i < 4; i++) STORE(acc[i], i);
+}
