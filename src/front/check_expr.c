@@ -1235,6 +1235,28 @@ static ir_expr *assign_expr(checker *ck, const ast_expr *e) {
 }
 
 static ir_expr *cast_expr(checker *ck, const ast_expr *e) {
+    if (e->type && e->type->kind == AST_TYPE_REF &&
+        (e->cast_kind == AST_CAST_REINTERPRET || e->cast_kind == AST_CAST_CONST)) {
+        /* reinterpret_cast<thread T&>(x) is *reinterpret_cast<thread T*>(&x) (MLX steel:
+         * reinterpret_cast<thread frag_type&>(m.thread_elements()) = a) */
+        bool is_ref = false;
+        ir_type *pt = ck_decl_type(ck, e->type, &is_ref, false);
+        ir_expr *x = ck_expr(ck, e->operand);
+        if (!pt || !x) return NULL;
+        if (!ir_is_place(x) || x->kind == IR_E_SWIZZLE) {
+            en_error(ck->diags, e->operand->loc, "a reference cast needs a variable or an element, not a value");
+            return NULL;
+        }
+        ir_expr *addr = ck_addr_of(ck, x, e->loc);
+        if (addr->type->space != pt->space) {
+            en_error(ck->diags, e->loc, "cannot cast '%s' to a %s reference: address spaces differ",
+                     ck_type_name(ck, x->type), ir_space_name(pt->space));
+            return NULL;
+        }
+        ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, e->loc, 1);
+        p->args[0] = addr;
+        return ir_deref(ck->m, p, e->loc);
+    }
     ir_type *t = ck_type(ck, e->type);
     ir_expr *a = ck_expr(ck, e->operand);
     if (!t || !a) return NULL;
