@@ -260,6 +260,9 @@ struct checker {
      * empty base, which takes no space, as C++'s empty base optimisation gives) */
     EN_VEC(struct ck_base) bases;
     EN_VEC(struct ck_member_default) member_defaults;
+    /* while a struct's members are declared: static member function bodies wait here */
+    bool deferring_bodies;
+    EN_VEC(struct ck_func *) deferred_bodies;
     ir_var *this_var;            /* inside a member function: the object pointer */
     /* checking an instantiated function template's body: `if constexpr` leaves out the
      * branch not taken, which need not be valid (C++ [stmt.if]: it is not instantiated) */

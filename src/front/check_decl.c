@@ -615,6 +615,8 @@ static ck_sym *find_local(ck_scope *sc, const char *name) { return ck_find_in_sc
 
 static ck_inst *method_inst(checker *ck, ck_func *cf, ir_space space);
 static void method_body(checker *ck, ck_func *cf, ck_inst *inst);
+static void function_body(checker *ck, const ast_decl *d, ir_func *fn, ck_inst *sig, bool is_kernel, ck_scope *outer,
+                          const char *ns);
 
 /* a member function defined in its struct: checked when called, per address space of
  * the object (Metal's `this` is a pointer into the object's address space) */
@@ -725,6 +727,11 @@ static void struct_decl(checker *ck, const ast_decl *d) {
 void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name) {
     EN_VEC(ir_field) fields = {0};
     ck_struct_bases(ck, d, t, &fields);
+    /* static member function bodies see every member, those declared after them too (C++'s
+     * complete-class context): they are checked at the end */
+    bool was_deferring = ck->deferring_bodies;
+    int first_deferred = ck->deferred_bodies.count;
+    ck->deferring_bodies = true;
     for (int i = 0; i < d->members.count; i++) {
         const ast_decl *m = d->members.items[i];
         if (!m) continue;
@@ -809,6 +816,12 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
     if (t->size == 0) t->size = t->align = 1; /* an empty struct still occupies a byte */
     /* member function bodies are checked once the fields are known, for objects in
      * thread memory (other address spaces get their own copy when called) */
+    ck->deferring_bodies = was_deferring;
+    for (int i = first_deferred; i < ck->deferred_bodies.count; i++) {
+        ck_func *cf = ck->deferred_bodies.items[i];
+        function_body(ck, cf->definition, cf->sig.fn, &cf->sig, false, cf->outer ? cf->outer : ck->globals, cf->ns);
+    }
+    ck->deferred_bodies.count = first_deferred;
     for (int i = 0; i < ck->methods.count; i++) {
         ck_func *cf = ck->methods.items[i];
         if (cf->owner != t || cf->is_template || !cf->definition) continue; /* templates: per call */
@@ -1442,8 +1455,16 @@ static void function_decl(checker *ck, const ast_decl *d) {
     make_ir_func(ck, cf->qname, d, &cf->sig, ret, false);
     cf->next = s->funcs;
     s->funcs = cf;
+    /* a static member overload of a class template instance: the instance's scope has its
+     * own symbol for the name (class.c publishes a copy under S<...>::f), kept the same */
+    ck_sym *here = ck->scope != ck->globals ? ck_find_in_scope(ck->scope, d->name) : NULL;
+    if (here && here != s && here->kind == SYM_FUNC) here->funcs = s->funcs;
     if (d->body) {
         cf->definition = d;
+        if (ck->deferring_bodies) { /* a static member function: checked once its struct is whole */
+            EN_PUSH(ck->a, ck->deferred_bodies, cf);
+            return;
+        }
         /* (a static member function of a class template instantiation sees its parameters) */
         function_body(ck, d, cf->sig.fn, &cf->sig, false, cf->outer ? cf->outer : ck->globals, ck->ns);
     }
@@ -1838,8 +1859,15 @@ typedef struct candidate {
 
 static ck_rank arg_rank(checker *ck, ir_expr *a, ir_type *pt, bool is_ref) {
     if (is_ref) {
-        /* T& binds a place of type T (const T& also takes a converted value) */
-        if (a->type == pt->elem && ir_is_place(a) && a->kind != IR_E_SWIZZLE) return CK_RANK_EXACT;
+        /* T& binds a place of type T in the reference's address space (device T& takes a
+         * device place, not a threadgroup one: MLX overloads on it); const T& also takes
+         * a converted value */
+        if (a->type == pt->elem && ir_is_place(a) && a->kind != IR_E_SWIZZLE) {
+            bool is_const;
+            ir_space sp = ck_place_space(a, &is_const);
+            if (sp == pt->space || pt->space == IR_SPACE_THREAD) return CK_RANK_EXACT;
+            if (!pt->is_const) return CK_RANK_NONE;
+        }
         if (pt->is_const) {
             ck_rank r = ck_conv_rank(a->type, pt->elem, ck_is_const(a));
             return r;

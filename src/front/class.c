@@ -280,6 +280,8 @@ void ck_class_template_decl(checker *ck, const ast_decl *d) {
     s->class_template = ct;
 }
 
+static void publish_members(checker *ck, const ir_type *owner, ck_scope *scope, ck_sym *before);
+
 ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args, en_loc loc) {
     ck_class_template *ct = ts->class_template;
     const ast_decl *d = ct->d;
@@ -345,9 +347,15 @@ ir_type *ck_class_instantiate(checker *ck, ck_sym *ts, const ast_name_part *args
                   m->kind == AST_DECL_TYPEDEF || m->kind == AST_DECL_ENUM))
             ck_static_member(ck, t, name, m); /* member types too: the constants may use them */
     }
+    /* a nested struct is the instance's own: S<float, 4>::ReadVector, one per instance */
+    const char *outer_ns = ck->ns;
+    ck->ns = name;
+    ck_sym *before_nested = ck->scope->syms;
     for (int i = 0; i < d->members.count; i++)
         if (d->members.items[i] && d->members.items[i]->kind == AST_DECL_STRUCT && d->members.items[i]->has_body)
             ck_decl(ck, d->members.items[i], false);
+    ck->ns = outer_ns;
+    publish_members(ck, t, ck->scope, before_nested);
     ck_struct_fill(ck, d, t, name);
     ck->diags = speculative;
     ck_restore_fn(ck, saved);
@@ -455,6 +463,13 @@ ir_expr *ck_operator_call(checker *ck, const char *spelling, ir_expr **args, en_
     if (args[0]->type->kind == IR_T_STRUCT && ck_has_method(ck, args[0]->type, name))
         return ck_call_method(ck, args[0], name, args + 1, locs + 1, n - 1, loc);
     ck_sym *s = ck_lookup_str(ck, name);
+    /* an enclosing namespace's operators hide the global ones by name; where none of them
+     * takes these operands, the global ones are looked at too (what argument-dependent
+     * lookup finds for MLX's complex_t inside mlx::steel) */
+    ck_sym *global = ck_find_in_scope(ck->globals, name);
+    if (s && s->kind == SYM_FUNC && global && global != s && global->kind == SYM_FUNC &&
+        ck_user_viable(ck, s, NULL, args, n, loc) == CK_NOT_VIABLE)
+        s = global;
     if (s && s->kind == SYM_FUNC) return ck_call_user(ck, s, NULL, args, locs, n, loc);
     if (n == 2)
         en_error(ck->diags, loc, "no operator '%s' for operands '%s' and '%s'", spelling, ck_type_name(ck, args[0]->type),
@@ -536,6 +551,26 @@ ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) 
  * up from S outward). In an instantiation of a class template they are named after it,
  * S<float>::N, and are checked in the instantiation's scope, where its parameters are:
  * what that declares there is published under the qualified name too. */
+/* what a class template instance declared in its own scope since `before` (static members,
+ * member types, nested structs), also under its qualified name S<...>::x for uses outside */
+static void publish_members(checker *ck, const ir_type *owner, ck_scope *scope, ck_sym *before) {
+    const char *saved_ns = ck->ns;
+    ck->scope = ck->globals;
+    ck->ns = "";
+    for (ck_sym *s = scope->syms; s && s != before; s = s->next) {
+        if (!s->name || strstr(s->name, "::")) continue;
+        ck_sym *g = ck_declare(ck, s->kind, en_fmt(ck->a, "%s::%s", owner->name, s->name), s->loc);
+        const char *gname = g->name;
+        ck_sym *gnext = g->next, *golder = g->older_same_name;
+        *g = *s;
+        g->name = gname;
+        g->next = gnext;
+        g->older_same_name = golder;
+    }
+    ck->scope = scope;
+    ck->ns = saved_ns;
+}
+
 bool ck_static_member(checker *ck, ir_type *owner, const char *sname, const ast_decl *m) {
     const char *saved_ns = ck->ns;
     ck_scope *scope = ck->scope;
@@ -543,22 +578,8 @@ bool ck_static_member(checker *ck, ir_type *owner, const char *sname, const ast_
     ck_sym *before = scope->syms;
     ck->ns = in_template ? owner->name : ck_qualify(ck, sname);
     ck_decl(ck, m, true);
-    if (in_template) {
-        ck->scope = ck->globals;
-        ck->ns = "";
-        for (ck_sym *s = scope->syms; s && s != before; s = s->next) {
-            if (!s->name || strstr(s->name, "::")) continue;
-            ck_sym *g = ck_declare(ck, s->kind, en_fmt(ck->a, "%s::%s", owner->name, s->name), s->loc);
-            const char *gname = g->name;
-            ck_sym *gnext = g->next, *golder = g->older_same_name;
-            *g = *s;
-            g->name = gname;
-            g->next = gnext;
-            g->older_same_name = golder;
-        }
-        ck->scope = scope;
-    }
     ck->ns = saved_ns;
+    if (in_template) publish_members(ck, owner, scope, before);
     return true;
 }
 
