@@ -164,3 +164,29 @@ def test_copy_converts(rt, rng):
     rt.launch(_compile("copy.metal", "v_copyfloat32float16"), grid=(n, 1, 1), threads=(min(n, 256), 1, 1),
               src=src, dst=dst, size=np.uint32(n))
     np.testing.assert_array_equal(dst, src.astype(np.float16))
+
+
+SPLITK_PARAMS = np.dtype([(n, np.int32) for n in (
+    "M", "N", "K", "lda", "ldb", "ldc", "tiles_n", "tiles_m", "split_k_partitions",
+    "split_k_partition_stride", "split_k_partition_size", "swizzle_log", "gemm_k_iterations_aligned")])
+
+
+@pytest.mark.parametrize("itype,dtype,tol", [("float32", np.float32, 2e-5), ("float16", np.float16, 2e-3)])
+def test_steel_gemm_splitk(rt, rng, itype, dtype, tol):
+    # MLX's split-K GEMM (steel): each partition of K writes its own M x N product
+    bm = bn = bk = 16
+    m, n, parts, k_per = 48, 64, 3, 32
+    k = parts * k_per
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c = np.zeros((parts, m, n), np.float32)
+    params = np.zeros(1, SPLITK_PARAMS)
+    params[0] = (m, n, k, k, n, n, n // bn, m // bm, parts, m * n, k_per, 0, k_per // bk)
+    name = "steel_gemm_splitk_nn_%s_float32_bm16_bn16_bk16_wm2_wn2_MN_taligned_K_taligned" % itype
+    rt.launch(_compile("steel/gemm/kernels/steel_gemm_splitk.metal", name),
+              grid=(n // bn, m // bm, parts), threads=(32, 2, 2), threadgroups=True,
+              A=a, B=b, C=c, params=params.view(np.uint8))
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    for p in range(parts):
+        want = a64[:, p * k_per:(p + 1) * k_per] @ b64[p * k_per:(p + 1) * k_per, :]
+        np.testing.assert_allclose(c[p], want, rtol=tol, atol=tol * np.abs(want).max())
