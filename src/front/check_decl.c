@@ -806,14 +806,13 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
     }
     if (d->is_union) {
         ck_union_layout(ck, t, fields.items, fields.count);
-        ck_struct_after_fields(ck, t);
-        return;
+    } else {
+        t->fields = fields.items;
+        t->field_count = fields.count;
+        ir_struct_layout(t);
     }
-    t->fields = fields.items;
-    t->field_count = fields.count;
-    ir_struct_layout(t);
     ck_struct_after_fields(ck, t);
-    if (t->size == 0) t->size = t->align = 1; /* an empty struct still occupies a byte */
+    if (t->size == 0) t->size = t->align = 1; /* an empty struct or union still occupies a byte */
     /* member function bodies are checked once the fields are known, for objects in
      * thread memory (other address spaces get their own copy when called) */
     ck->deferring_bodies = was_deferring;
