@@ -36,19 +36,30 @@ measure "ggml-metal.metal front end (689 kernels)" "$E" compile $G --emit ir -o 
 # shellcheck disable=SC2086
 measure "ggml-metal.metal cuda/NVRTC, cold" "$E" compile $G --backend cuda -j "$jobs"
 # shellcheck disable=SC2086
+measure "ggml-metal.metal cuda/NVRTC, from the cache" "$E" compile $G --backend cuda -j "$jobs"
+# shellcheck disable=SC2086
 measure "ggml-metal.metal cpu, cold" "$E" compile $G --backend cpu -j "$jobs"
 # shellcheck disable=SC2086
 measure "ggml-metal.metal cpu, from the cache" "$E" compile $G --backend cpu -j "$jobs"
-for f in arange dot logsumexp softmax layer_norm rms_norm; do
+# every MLX file that compiles whole (tests/realworld/test_compile_all.py's MLX_COMPILING), with
+# the function constants its host sets
+for f in arange arg_reduce binary copy dot layer_norm logsumexp random rms_norm rope \
+         scaled_dot_product_attention softmax steel_gemm_splitk ternary unary; do
   c=""
-  case $f in layer_norm|rms_norm) c="--constant has_w=true" ;; esac
+  case $f in
+    layer_norm|rms_norm) c="--constant has_w=true" ;;
+    rope) c="--constant forward=true --constant traditional=false --constant hs_transpose=false" ;;
+    scaled_dot_product_attention) c="--constant has_mask=false --constant query_transposed=false \
+      --constant do_causal=false --constant bool_mask=false --constant float_mask=false \
+      --constant has_sinks=false --constant blocks=4" ;;
+  esac
   src="$R/mlx/mlx/backend/metal/kernels/$f.metal"
   # shellcheck disable=SC2086
   measure "mlx $f.metal front end" "$E" compile "$src" -I "$R/mlx" $c --emit ir -o /dev/null
   # shellcheck disable=SC2086
-  measure "mlx $f.metal cuda/NVRTC, cold" "$E" compile "$src" -I "$R/mlx" $c --backend cuda
+  measure "mlx $f.metal cuda/NVRTC, cold" "$E" compile "$src" -I "$R/mlx" $c --backend cuda -j "$jobs"
   # shellcheck disable=SC2086
-  measure "mlx $f.metal cpu, cold" "$E" compile "$src" -I "$R/mlx" $c --backend cpu
+  measure "mlx $f.metal cpu, cold" "$E" compile "$src" -I "$R/mlx" $c --backend cpu -j "$jobs"
   # shellcheck disable=SC2086
-  measure "mlx $f.metal cpu, from the cache" "$E" compile "$src" -I "$R/mlx" $c --backend cpu
+  measure "mlx $f.metal cpu, from the cache" "$E" compile "$src" -I "$R/mlx" $c --backend cpu -j "$jobs"
 done
