@@ -938,7 +938,11 @@ static void emit_stmt(emitter *e, const ir_stmt *s) {
     case IR_S_DECL:
         if (s->var->storage != IR_VAR_LOCAL) return; /* threadgroup: declared at the top */
         line_start(e);
-        en_buf_printf(e->out, "%s %s", type_name(e, s->var->type), var_name(e, s->var));
+        if (s->var->type->kind == IR_T_ARRAY) /* a thread's own array: out-of-range indices stay inside it (prelude) */
+            en_buf_printf(e->out, "en_private<%s, %u> %s", type_name(e, s->var->type->elem), s->var->type->count,
+                          var_name(e, s->var));
+        else
+            en_buf_printf(e->out, "%s %s", type_name(e, s->var->type), var_name(e, s->var));
         if (s->value) {
             put(e, " = ");
             emit_expr(e, s->value);

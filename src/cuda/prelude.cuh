@@ -385,6 +385,23 @@ template <class T, int N> struct en_array {
     template <class I> __device__ __forceinline__ T &operator[](I i) { return e[i]; }
     template <class I> __device__ __forceinline__ const T &operator[](I i) const { return e[i]; }
 };
+// A thread's own array (a local variable). Indexing one out of its range is undefined in
+// Metal, and real kernels do it: MLX's layer_norm fills `thread_x[i]` for i from
+// axis_size - lid * N_READS, negative in the threads past the row. Apple's GPUs carry on;
+// a CUDA thread writing below its local frame faults or overwrites its other variables.
+// Here an index out of range reaches a spare element instead (writes go nowhere visible,
+// reads see what such a write left). Loops that unroll fold the test away; the checked mode
+// reports the access.
+template <class T, int N> struct en_private : en_array<T, N> {
+    T spare;
+    en_private() = default;
+    __device__ __forceinline__ en_private(const en_array<T, N> &a) : en_array<T, N>(a) {}
+    __device__ __forceinline__ en_private &operator=(const en_array<T, N> &a) { en_array<T, N>::operator=(a); return *this; }
+    template <class I> __device__ __forceinline__ T &operator[](I i) {
+        return (unsigned long long)(long long)i < (unsigned long long)N ? this->e[i] : spare; }
+    template <class I> __device__ __forceinline__ const T &operator[](I i) const {
+        return (unsigned long long)(long long)i < (unsigned long long)N ? this->e[i] : spare; }
+};
 
 // ---- lane numbering -------------------------------------------------------------------------
 // Metal's lane m of a SIMD group is the warp's lane en_hw_of_metal(m). Normally the two are

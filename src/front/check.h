@@ -368,6 +368,11 @@ EN_INTERNAL bool ck_has_method_inherited(checker *ck, const ir_type *t, const ch
  * the fields a constructor's initializer list `except` names (NULL: none) */
 EN_INTERNAL void ck_member_defaults(checker *ck, ir_type *owner, ir_expr *obj, const struct ast_decl *except);
 EN_INTERNAL bool ck_has_member_defaults(checker *ck, const ir_type *owner);
+/* default-initialises obj's members (a constructor's, except those its initializer list names;
+ * `S x;` of an S without constructors): default member initializers, then the members of
+ * class type (their default constructors, recursively) */
+EN_INTERNAL void ck_default_init_members(checker *ck, ir_type *owner, ir_expr *obj, const struct ast_decl *except,
+                                         en_loc loc);
 /* the i-th base of struct t (NULL past the last), and the field holding it (-1: empty) */
 EN_INTERNAL ir_type *ck_struct_base(checker *ck, const ir_type *t, int i, int *field);
 

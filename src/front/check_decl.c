@@ -602,9 +602,10 @@ static void local_var(checker *ck, const ast_decl *d) {
     }
     ir_var *v = ir_var_new(ck->m, ck->fn, d->name, t, d->loc);
     ck_emit(ck, ir_decl(ck->m, ck->fn, v, init, d->loc));
-    /* `S x;` of a struct without constructors: its default member initializers */
-    if (!init && t->kind == IR_T_STRUCT && !ck_has_constructor(ck, t) && ck_has_member_defaults(ck, t))
-        ck_member_defaults(ck, t, ir_var_ref(ck->m, v, d->loc), NULL);
+    /* `S x;` of a struct without constructors: its default member initializers, its members'
+     * constructors */
+    if (!init && t->kind == IR_T_STRUCT && !ck_has_constructor(ck, t))
+        ck_default_init_members(ck, t, ir_var_ref(ck->m, v, d->loc), NULL, d->loc);
     if (is_const) EN_PUSH(ck->a, ck->const_vars, v);
     ck_sym *s = ck_declare(ck, SYM_VAR, d->name, d->loc);
     s->var = v;

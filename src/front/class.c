@@ -429,8 +429,67 @@ void ck_member_defaults(checker *ck, ir_type *owner, ir_expr *obj, const ast_dec
     }
 }
 
+/* ---- default initialisation (C++ [dcl.init], [class.base.init]) ------------------------------
+ * `S x;` and a constructor that leaves a member out of its initializer list default-initialise:
+ * a class with constructors runs its default one; a class without runs its default member
+ * initializers and default-initialises its members of class type, arrays element by element.
+ * Scalars stay as they are. MLX's steel GEMM depends on it: BlockMMA's constructor says nothing
+ * of its MMATile members, whose `val_frags[] = {0}` must still zero the accumulators. */
+static bool default_init_runs_code(checker *ck, const ir_type *t) {
+    while (t->kind == IR_T_ARRAY) t = t->elem;
+    if (t->kind != IR_T_STRUCT) return false;
+    if (ck_has_constructor(ck, t) || ck_has_member_defaults(ck, t)) return true;
+    for (int i = 0; i < t->field_count; i++)
+        if (default_init_runs_code(ck, t->fields[i].type)) return true;
+    return false;
+}
+
+/* the largest array whose elements are default-initialised one by one (larger ones would
+ * need a loop; no target has them) */
+#define EN_DEFAULT_INIT_ELEMENTS_MAX 256
+
+static void default_init(checker *ck, ir_type *t, ir_expr *obj, en_loc loc) {
+    if (!default_init_runs_code(ck, t)) return;
+    if (t->kind == IR_T_ARRAY) {
+        if (t->count > EN_DEFAULT_INIT_ELEMENTS_MAX) {
+            en_error(ck->diags, loc, "not supported by enigma: default-initialising %u elements of '%s' that have "
+                     "constructors (at most %d)", t->count, ck_type_name(ck, t->elem), EN_DEFAULT_INIT_ELEMENTS_MAX);
+            return;
+        }
+        for (uint32_t i = 0; i < t->count; i++)
+            default_init(ck, t->elem,
+                         ir_index(ck->m, t->elem, obj, ir_const_int(ck->m, ck_t(ck, IR_T_I32), i, loc), loc), loc);
+        return;
+    }
+    const ast_decl *ctor = constructor_of(ck, t);
+    if (ctor) {
+        ck_call_method(ck, obj, ctor->name, NULL, NULL, 0, loc);
+        return;
+    }
+    ck_default_init_members(ck, t, obj, NULL, loc);
+}
+
+void ck_default_init_members(checker *ck, ir_type *owner, ir_expr *obj, const ast_decl *except, en_loc loc) {
+    ck_member_defaults(ck, owner, obj, except);
+    for (int f = 0; f < owner->field_count; f++) {
+        ir_type *ft = owner->fields[f].type;
+        if (!default_init_runs_code(ck, ft)) continue;
+        bool handled = false;
+        for (int i = 0; i < ck->member_defaults.count && !handled; i++)
+            handled = ck->member_defaults.items[i].owner == owner && ck->member_defaults.items[i].field == f;
+        for (int k = 0; except && k < except->ctor_inits.count && !handled; k++)
+            handled = en_streq(ast_name_last(&except->ctor_inits.items[k]->callee->name), owner->fields[f].name);
+        if (handled) continue;
+        ir_expr *place = ir_expr_new(ck->m, IR_E_FIELD, ft, loc, 1);
+        place->args[0] = obj;
+        place->field = f;
+        default_init(ck, ft, place, loc);
+    }
+}
+
 void ck_member_inits(checker *ck, const ast_decl *ctor, ir_type *owner) {
-    ck_member_defaults(ck, owner, ir_deref(ck->m, ir_var_ref(ck->m, ck->this_var, ctor->loc), ctor->loc), ctor);
+    ck_default_init_members(ck, owner, ir_deref(ck->m, ir_var_ref(ck->m, ck->this_var, ctor->loc), ctor->loc), ctor,
+                            ctor->loc);
     for (int i = 0; i < ctor->ctor_inits.count; i++) {
         const ast_expr *init = ctor->ctor_inits.items[i];
         const char *field = ast_name_last(&init->callee->name);
