@@ -74,6 +74,9 @@ EN_INTERNAL void ck_mark_assigned(ir_expr *place);
 /* ---- consteval.c -------------------------------------------------------------------- */
 /* the constant value of e, folded; NULL when it is not a constant expression */
 EN_INTERNAL ir_expr *ck_fold(checker *ck, ir_expr *e);
+/* a call of a constexpr function with constant arguments whose body is `return e;`: e's
+ * folded value, or NULL (constexpr_call.c) */
+EN_INTERNAL ir_expr *ck_constexpr_call(checker *ck, const ir_func *callee, ir_expr **args, int n);
 /* an integer constant's value; false when e is not an integer constant */
 EN_INTERNAL bool ck_const_int(checker *ck, ir_expr *e, int64_t *out);
 EN_INTERNAL bool ck_is_const(const ir_expr *e);

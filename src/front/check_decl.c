@@ -34,6 +34,9 @@ bool ck_targ_value(checker *ck, const ast_targ *ta, ir_type **type, int64_t *val
         if (!s) {
             ir_type *t = ck_named_builtin_type(ck->m, ast_name_last(&ta->expr->name));
             if (t) return (*type = t) != NULL;
+            /* a value trait written where a type goes (is_same<T, float> as an argument) */
+            const ast_name_part *last = &ta->expr->name.parts[ta->expr->name.count - 1];
+            if (last->has_targs && (t = ck_type_name_lookup(ck, &ta->expr->name, false))) return (*type = t) != NULL;
         }
     }
     return ck_const_expr(ck, ta->expr, value, "a template argument");
@@ -64,6 +67,18 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
         ck_sym *ts = ck_lookup(ck, n);
         if (ts && ts->kind == SYM_TYPE && ts->class_template) return ck_class_instantiate(ck, ts, last, n->loc);
         if (ts && ts->kind == SYM_TYPE && ts->other_template) return ck_alias_template_type(ck, ts, last, n->loc);
+        if (!ts) {
+            /* a built-in value trait used as a type (`_disjunction<is_same<T, int>, ...>`):
+             * the bool_constant of its value, true_type or false_type */
+            ast_name_part parts[2] = {*last, {.ident = "value"}};
+            ast_name as_value = {.parts = parts, .count = 2, .loc = n->loc};
+            bool handled = false;
+            ir_expr *v = ck_type_trait_value(ck, &as_value, n->loc, &handled);
+            if (handled) {
+                ck_sym *b = v ? ck_lookup_str(ck, v->c.u ? "metal::true_type" : "metal::false_type") : NULL;
+                return b && b->kind == SYM_TYPE ? b->type : NULL;
+            }
+        }
         if (report) {
             const char *why = ck_unsupported_type(id);
             if (why) en_error(ck->diags, n->loc, "%s", why);
@@ -2003,6 +2018,10 @@ static ir_expr *emit_call(checker *ck, const char *fname, ck_inst *sig, const as
             cargs[i] = ck_implicit(ck, a, pt, al);
             if (!cargs[i]) return NULL;
         }
+    }
+    if (!this_arg && d && (d->specs & AST_SPEC_CONSTEXPR)) {
+        ir_expr *value = ck_constexpr_call(ck, callee, cargs, np); /* constexpr_call.c */
+        if (value) return value;
     }
     ir_stmt *s = ir_stmt_new(ck->m, IR_S_CALL, loc);
     s->callee = callee;

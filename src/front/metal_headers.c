@@ -70,12 +70,23 @@ static const char stdlib_text[] =
     "template <typename T> struct remove_reference { typedef T type; };\n"
     "template <typename T> using remove_reference_t = T;\n"
     "template <typename T> struct type_identity { typedef T type; };\n"
+    /* Metal's internal _disjunction/_conjunction (MLX's atomic.h uses them under `#pragma
+     * METAL internals`): the traits' values or-ed / and-ed, for up to 8 of them (enigma does
+     * not instantiate variadic templates) */
+    "template <typename B1 = false_type, typename B2 = false_type, typename B3 = false_type, typename B4 = false_type,\n"
+    "          typename B5 = false_type, typename B6 = false_type, typename B7 = false_type, typename B8 = false_type>\n"
+    "struct _disjunction : bool_constant<B1::value || B2::value || B3::value || B4::value || B5::value ||\n"
+    "                                   B6::value || B7::value || B8::value> {};\n"
+    "template <typename B1 = true_type, typename B2 = true_type, typename B3 = true_type, typename B4 = true_type,\n"
+    "          typename B5 = true_type, typename B6 = true_type, typename B7 = true_type, typename B8 = true_type>\n"
+    "struct _conjunction : bool_constant<B1::value && B2::value && B3::value && B4::value && B5::value &&\n"
+    "                                   B6::value && B7::value && B8::value> {};\n"
     /* address spaces are not part of a value's type in enigma's IR */
     "template <typename T> using remove_addrspace_t = T;\n"
     /* uniform<T> (MSL 2.4: a value the compiler may assume the same in every thread of
      * the SIMD group) holds the value itself: uniformity is a hint */
     "template <typename T> using uniform = T;\n"
-    "template <typename T> METAL_FUNC T make_uniform(T x) { return x; }\n"
+    "template <typename T> constexpr METAL_FUNC T make_uniform(T x) { return x; }\n"
     "}\n";
 
 bool en_metal_header_known(const char *name) {
