@@ -37,6 +37,10 @@ typedef enum ck_rank {
     CK_RANK_EXACT,
     CK_RANK_PROMOTION,
     CK_RANK_CONVERSION,
+    /* a scalar splatted into a vector: a conversion, but one that loses to any conversion
+     * between scalars (clang's vector splat; MLX's elem_to_loc(uint3 ...) and
+     * elem_to_loc(IdxT ...) overloads called with a uint rely on it) */
+    CK_RANK_SPLAT,
     CK_RANK_NONE,
 } ck_rank;
 /* how an implicit conversion from `from` to `to` ranks for overload resolution; an
@@ -77,6 +81,9 @@ EN_INTERNAL ir_expr *ck_fold(checker *ck, ir_expr *e);
 /* a call of a constexpr function with constant arguments whose body is `return e;`: e's
  * folded value, or NULL (constexpr_call.c) */
 EN_INTERNAL ir_expr *ck_constexpr_call(checker *ck, const ir_func *callee, ir_expr **args, int n);
+/* an object of struct t built at program scope by a constructor that only assigns its fields
+ * from its parameters and constants: the IR_E_AGGREGATE of the fields, or NULL */
+EN_INTERNAL ir_expr *ck_constexpr_construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int n, en_loc loc);
 /* an integer constant's value; false when e is not an integer constant */
 EN_INTERNAL bool ck_const_int(checker *ck, ir_expr *e, int64_t *out);
 EN_INTERNAL bool ck_is_const(const ir_expr *e);

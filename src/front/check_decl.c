@@ -65,6 +65,15 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
             return ck_template_builtin_type(ck, id, types, values, count, n->loc);
         }
         ck_sym *ts = ck_lookup(ck, n);
+        if (ts && ts->kind == SYM_TYPE && !ts->class_template && !ts->other_template && ts->type &&
+            ts->type->kind == IR_T_STRUCT && ts->type->name && strchr(ts->type->name, '<')) {
+            /* inside a class template instance its name is the instance (C++'s injected-class
+             * name); with arguments it names the template again: LoopedElemToLoc<DIM - 1, ...>
+             * as a member of LoopedElemToLoc<DIM, ...> (MLX's utils.h) */
+            const char *tn = ts->type->name;
+            ck_sym *tmpl = ck_find_in_scope(ck->globals, en_strndup(ck->a, tn, (size_t)(strchr(tn, '<') - tn)));
+            if (tmpl && tmpl->kind == SYM_TYPE && tmpl->class_template) ts = tmpl;
+        }
         if (ts && ts->kind == SYM_TYPE && ts->class_template) return ck_class_instantiate(ck, ts, last, n->loc);
         if (ts && ts->kind == SYM_TYPE && ts->other_template) return ck_alias_template_type(ck, ts, last, n->loc);
         if (!ts) {
@@ -291,12 +300,9 @@ static void threadgroup_var(checker *ck, const ast_decl *d, ir_type *t) {
         en_error(ck->diags, d->loc, "threadgroup variable '%s' must be declared in a kernel function", d->name);
         return;
     }
-    if (ck->control_depth > 0) {
-        en_error(ck->diags, d->loc,
-                 "threadgroup variable '%s' must be declared at kernel function scope, not inside a loop, if or switch",
-                 d->name);
-        return;
-    }
+    /* inside an if, switch or loop of the kernel it is still one variable of the threadgroup
+     * (it has static storage, as at the kernel's top): Apple's compiler takes MLX's sort.h,
+     * which declares its scratch arrays in `if (ARG_SORT) { threadgroup ... }` */
     if (d->init && !all_zero_initializer(d->init, 0)) {
         en_error(ck->diags, d->loc, "threadgroup variable '%s' cannot have an initializer", d->name);
         return;
@@ -383,6 +389,8 @@ static void program_var(checker *ck, const ast_decl *d) {
     }
     if (!init) return;
     ir_expr *folded = ck_fold(ck, init);
+    if (!folded && init->kind == IR_E_VAR && init->var->storage == IR_VAR_CONSTANT && init->var->init)
+        folded = init->var->init; /* another program-scope constant (a struct's aggregate) */
     if (!folded) {
         en_error(ck->diags, d->init->loc, "the initializer of '%s' must be a constant expression", d->name);
         return;
@@ -2000,6 +2008,24 @@ static ir_expr *emit_call(checker *ck, const char *fname, ck_inst *sig, const as
             } else {
                 ir_expr *v = ck_implicit(ck, a, pt->elem, al);
                 if (!v) return NULL;
+                ir_expr *folded = pt->space == IR_SPACE_CONSTANT && pt->is_const ? ck_fold(ck, v) : NULL;
+                if (folded && folded->kind == IR_E_CONST) {
+                    /* a constant for a `const constant T&` (MLX's sort.h passes its program-scope
+                     * `constant constexpr int zero_helper`, which folds to its value): a
+                     * program-scope constant of its own to point to */
+                    ir_var *c = ir_var_new(ck->m, NULL, en_fmt(ck->a, "__constant_argument_%d", ck->m->globals.count),
+                                           pt->elem, al);
+                    c->storage = IR_VAR_CONSTANT;
+                    c->init = folded;
+                    EN_PUSH(ck->m->arena, ck->m->globals, c);
+                    cargs[i] = ck_addr_of(ck, ir_var_ref(ck->m, c, al), al);
+                    if (cargs[i]->type != pt) {
+                        ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, al, 1);
+                        p->args[0] = cargs[i];
+                        cargs[i] = p;
+                    }
+                    continue;
+                }
                 if (pt->space != IR_SPACE_THREAD) {
                     en_error(ck->diags, al, "argument %d of '%s' must be a variable in %s memory", w + 1, fname,
                              ir_space_name(pt->space));

@@ -755,6 +755,12 @@ static ir_expr *member_expr(checker *ck, const ast_expr *e) {
         if (!ir_is_place(obj)) obj = stash(ck, obj, e->loc);
         ir_expr *f = ck_member(ck, obj, name, e->loc);
         if (f) return f;
+        /* a static data member through an object (MLX's reductions read `op.init`): the
+         * object is not evaluated, as C++ allows for a side-effect-free operand */
+        ck_sym *st = t->name ? ck_lookup_str(ck, en_fmt(ck->a, "%s::%s", t->name, name)) : NULL;
+        if (st && st->kind == SYM_CONST && st->value) return st->value;
+        if (st && st->kind == SYM_VAR && st->var && st->var->storage == IR_VAR_CONSTANT)
+            return ir_var_ref(ck->m, st->var, e->loc);
         en_error(ck->diags, e->loc, "no member named '%s' in '%s'", name, ck_type_name(ck, t));
         return NULL;
     }

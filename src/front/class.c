@@ -388,9 +388,12 @@ bool ck_has_constructor(checker *ck, const ir_type *t) { return constructor_of(c
 ir_expr *ck_construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int n, en_loc loc) {
     const ast_decl *ctor = constructor_of(ck, t);
     if (!ck->fn) {
-        en_error(ck->diags, loc, "'%s' has constructors: it cannot be built outside a function in enigma",
-                 ck_type_name(ck, t));
-        return NULL;
+        /* at program scope: a constant, where the constructor only sets fields (constexpr_call.c) */
+        ir_expr *value = ck_constexpr_construct(ck, t, args, locs, n, loc);
+        if (!value)
+            en_error(ck->diags, loc, "'%s' built outside a function: enigma evaluates only constructors that "
+                     "set its fields from their arguments and constants", ck_type_name(ck, t));
+        return value;
     }
     ir_var *tmp = ck_temp(ck, t, loc);
     ir_expr *place = ir_var_ref(ck->m, tmp, loc);

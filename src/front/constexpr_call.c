@@ -59,3 +59,94 @@ ir_expr *ck_constexpr_call(checker *ck, const ir_func *callee, ir_expr **args, i
     ir_expr *f = ck_fold(ck, e);
     return f && f->kind == IR_E_CONST && f->type == callee->return_type ? f : NULL;
 }
+
+/* ---- constructors at program scope ----------------------------------------------------------
+ * `static constexpr constant complex64_t v = complex64_t(nan, nan);` (MLX's sort.h) builds an
+ * object where no code runs. The construction is checked as it would be in a function (into
+ * a scratch function, so overload resolution and member initializers work as usual), then
+ * run here: the constructor's body may only assign the object's fields from its parameters
+ * and constants; the fields' constants become the object's IR_E_AGGREGATE. */
+typedef struct ctor_eval {
+    checker *ck;
+    const ir_var *object;  /* the temporary being built */
+    ir_expr **fields;      /* its field values so far */
+    const ir_func *fn;     /* the constructor being run */
+    ir_expr **params;      /* its arguments: constants; NULL for `this` */
+} ctor_eval;
+
+/* the field index a place `(*this).f` or `object.f` assigns, or -1 */
+static int assigned_field(const ctor_eval *ev, const ir_expr *p) {
+    if (p->kind != IR_E_FIELD) return -1;
+    const ir_expr *base = p->args[0];
+    if (base->kind == IR_E_VAR && base->var == ev->object) return p->field;
+    if (base->kind == IR_E_DEREF && base->args[0]->kind == IR_E_VAR && ev->fn && ev->fn->param_count > 0 &&
+        base->args[0]->var == ev->fn->params[0])
+        return p->field;
+    return -1;
+}
+
+static bool run_ctor_stmt(ctor_eval *ev, const ir_stmt *s) {
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (!run_ctor_stmt(ev, s->stmts[i])) return false;
+        return true;
+    case IR_S_DECL: return s->var == ev->object && !s->value;
+    case IR_S_ASSIGN: {
+        int f = assigned_field(ev, s->place);
+        if (f < 0 || !ev->fn) return false;
+        ir_expr *v = substitute(ev->ck, ev->fn, ev->params, s->value);
+        v = v ? ck_fold(ev->ck, v) : NULL;
+        if (!v || (v->kind != IR_E_CONST && v->kind != IR_E_AGGREGATE)) return false;
+        ev->fields[f] = v;
+        return true;
+    }
+    case IR_S_CALL: { /* the constructor, called on &object with constant arguments */
+        const ir_func *callee = s->callee;
+        if (ev->fn || !callee || s->arg_count != callee->param_count || s->arg_count < 1) return false;
+        const ir_expr *self = s->args[0];
+        while (self->kind == IR_E_PTRCAST) self = self->args[0];
+        if (self->kind != IR_E_ADDR || self->args[0]->kind != IR_E_VAR || self->args[0]->var != ev->object)
+            return false;
+        ir_expr **params = en_alloc(ev->ck->a, sizeof(ir_expr *) * (size_t)s->arg_count);
+        for (int i = 1; i < s->arg_count; i++) {
+            params[i] = ck_fold(ev->ck, s->args[i]);
+            if (!params[i] || params[i]->kind != IR_E_CONST) return false;
+        }
+        ev->fn = callee;
+        ev->params = params;
+        bool ok = run_ctor_stmt(ev, callee->body);
+        ev->fn = NULL;
+        return ok;
+    }
+    case IR_S_RETURN: return !s->value;
+    default: return false;
+    }
+}
+
+ir_expr *ck_constexpr_construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int n, en_loc loc) {
+    ck_fnctx saved = ck_save_fn(ck);
+    int first_func = ck->m->funcs.count;
+    ir_func *scratch = ir_func_new(ck->m, "__constexpr_construction", loc);
+    ck->fn = scratch;
+    ck->block = scratch->body;
+    ck->is_kernel = false;
+    ck->control_depth = 0;
+    ck->this_var = NULL;
+    ck_push_scope(ck);
+    ir_expr *made = ck_construct(ck, t, args, locs, n, loc);
+    ck_restore_fn(ck, saved);
+    /* the scratch function leaves the module (what it instantiated stays) */
+    for (int i = first_func; i + 1 < ck->m->funcs.count; i++) ck->m->funcs.items[i] = ck->m->funcs.items[i + 1];
+    ck->m->funcs.count--;
+    if (!made || made->kind != IR_E_VAR) return NULL;
+    ctor_eval ev = {.ck = ck, .object = made->var,
+                    .fields = en_alloc(ck->a, sizeof(ir_expr *) * (size_t)(t->field_count ? t->field_count : 1))};
+    if (!run_ctor_stmt(&ev, scratch->body)) return NULL;
+    ir_expr *agg = ir_expr_new(ck->m, IR_E_AGGREGATE, t, loc, t->field_count);
+    for (int i = 0; i < t->field_count; i++) {
+        if (!ev.fields[i]) return NULL; /* a field the constructor leaves unset: no constant */
+        agg->args[i] = ev.fields[i];
+    }
+    return agg;
+}

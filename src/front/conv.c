@@ -66,7 +66,7 @@ ck_rank ck_conv_rank(const ir_type *from, const ir_type *to, bool is_const) {
             return CK_RANK_PROMOTION;
         return CK_RANK_CONVERSION;
     }
-    if (ir_is_scalar(from) && to->kind == IR_T_VEC) return CK_RANK_CONVERSION;
+    if (ir_is_scalar(from) && to->kind == IR_T_VEC) return CK_RANK_SPLAT;
     if (same_vector_shape(from, to)) return CK_RANK_EXACT; /* packed <-> unpacked */
     /* constant memory is read-only whether or not `const` is written (MSL): constant
      * const T* and constant T* convert both ways */
