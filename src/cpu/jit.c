@@ -109,8 +109,8 @@ static char *compiler_identity(const char *cc) {
     return r;
 }
 
-static enigma_status compile_c(const char *cc, const char *flags, const char *c_path,
-                               const char *so_path, en_buf *err) {
+static enigma_status compile_c_once(const char *cc, const char *flags, const char *c_path,
+                                    const char *so_path, en_buf *err) {
     char *storage = malloc(strlen(flags) + 1), *cc_storage = malloc(strlen(cc) + 1);
     char *argv[120];
     int n = 0;
@@ -150,6 +150,33 @@ static enigma_status compile_c(const char *cc, const char *flags, const char *c_
         st = ENIGMA_ERROR_INTERNAL;
     }
     en_buf_free(&output);
+    return st;
+}
+
+/* The C compiler can crash on correct code: gcc 12 stops with "internal compiler error: in
+ * extract_insn" when it vectorises MLX's merge sort (loops over shorts) for AVX-512. Such a
+ * crash is the compiler's bug, not the kernel's, so the kernel is built once more with loop
+ * vectorisation off, which avoids the crashing code path; the first error is kept if that
+ * fails too. */
+#define EN_CC_RETRY_FLAGS " -fno-tree-loop-vectorize"
+
+static enigma_status compile_c(const char *cc, const char *flags, const char *c_path, const char *so_path,
+                               en_buf *err) {
+    en_buf first = {0};
+    enigma_status st = compile_c_once(cc, flags, c_path, so_path, &first);
+    if (st == ENIGMA_ERROR_INTERNAL && first.data && strstr(first.data, "internal compiler error")) {
+        size_t n = strlen(flags) + sizeof EN_CC_RETRY_FLAGS;
+        char *safer = malloc(n);
+        if (safer) {
+            snprintf(safer, n, "%s%s", flags, EN_CC_RETRY_FLAGS);
+            en_buf second = {0};
+            if (compile_c_once(cc, safer, c_path, so_path, &second) == ENIGMA_OK) st = ENIGMA_OK;
+            en_buf_free(&second);
+            free(safer);
+        }
+    }
+    if (st != ENIGMA_OK) en_buf_printf(err, "%s", first.data ? first.data : "");
+    en_buf_free(&first);
     return st;
 }
 

@@ -176,6 +176,21 @@ int main(void) {
     if (f) fclose(f);
     CHECK(strstr(seen, "cc --version") && strstr(seen, "cc -std=gnu11"),
           "the launcher ran the compiler for its identity and the build: %s", seen);
+    /* a compiler that crashes (an "internal compiler error", gcc 12 on MLX's sort) is tried
+     * once more without loop vectorisation; this one crashes unless it is given that flag */
+    char crashing[512];
+    snprintf(crashing, sizeof crashing, "%s/crash.sh", cache_dir);
+    f = fopen(crashing, "w");
+    fprintf(f, "#!/bin/sh\ncase \"$*\" in *-fno-tree-loop-vectorize*) exec cc \"$@\" ;; esac\n"
+               "echo 'x.c:1:1: internal compiler error: in extract_insn, at recog.cc:2791' >&2\nexit 1\n");
+    fclose(f);
+    chmod(crashing, 0755);
+    setenv("ENIGMA_CC", crashing, 1);
+    make_scale(13.0);
+    err.len = 0;
+    CHECK(try_build(true, &p, &err) == ENIGMA_OK, "a crashing compiler is retried: %s", err.data ? err.data : "");
+    CHECK(p && scale_works(p, 13.0), "built by the retry and runs");
+    if (p) BE->program_free(&DEV, p), p = NULL;
     setenv("ENIGMA_CC", " \t", 1);
     err.len = 0;
     CHECK(try_build(true, &p, &err) == ENIGMA_ERROR_UNAVAILABLE && err.data && strstr(err.data, "names no C compiler"),

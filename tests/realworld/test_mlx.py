@@ -190,3 +190,32 @@ def test_steel_gemm_splitk(rt, rng, itype, dtype, tol):
     for p in range(parts):
         want = a64[:, p * k_per:(p + 1) * k_per] @ b64[p * k_per:(p + 1) * k_per, :]
         np.testing.assert_allclose(c[p], want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+# -- sort (block merge sort: one threadgroup sorts one segment of up to BLOCK_THREADS * N_PER_THREAD)
+@pytest.mark.parametrize("kernel,dtype", [("c_block_sort_float32_float32_bn32_tn4", np.float32),
+                                          ("c_block_sort_int32_int32_bn32_tn4", np.int32)])
+def test_block_sort(rt, rng, kernel, dtype):
+    segments, n = int(rng.integers(2, 6)), int(rng.integers(70, 129))
+    if dtype == np.float32:
+        x = rng.standard_normal((segments, n)).astype(np.float32)
+        x[rng.random((segments, n)) < 0.05] = np.nan  # MLX's LessThan puts NaNs last, as NumPy does
+    else:
+        x = rng.integers(-1000, 1000, (segments, n)).astype(np.int32)
+    out = np.zeros_like(x)
+    rt.launch(_compile("sort.metal", kernel), grid=(1, segments, 1), threads=(32, 1, 1), threadgroups=True,
+              inp=x, out=out, size_sorted_axis=np.int32(n), in_stride_sorted_axis=np.int32(1),
+              out_stride_sorted_axis=np.int32(1), in_stride_segment_axis=np.int32(n),
+              out_stride_segment_axis=np.int32(n))
+    np.testing.assert_array_equal(out, np.sort(x, axis=1))
+
+
+def test_arg_block_sort(rt, rng):
+    segments, n = int(rng.integers(2, 6)), int(rng.integers(70, 129))
+    x = rng.permutation(segments * n).reshape(segments, n).astype(np.float32) - 100.0  # distinct keys
+    out = np.zeros((segments, n), np.uint32)
+    rt.launch(_compile("sort.metal", "carg_block_sort_float32_uint32_bn32_tn4"), grid=(1, segments, 1),
+              threads=(32, 1, 1), threadgroups=True, inp=x, out=out, size_sorted_axis=np.int32(n),
+              in_stride_sorted_axis=np.int32(1), out_stride_sorted_axis=np.int32(1),
+              in_stride_segment_axis=np.int32(n), out_stride_segment_axis=np.int32(n))
+    np.testing.assert_array_equal(out, np.argsort(x, axis=1))
