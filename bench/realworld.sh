@@ -43,8 +43,8 @@ measure "ggml-metal.metal cpu, cold" "$E" compile $G --backend cpu -j "$jobs"
 measure "ggml-metal.metal cpu, from the cache" "$E" compile $G --backend cpu -j "$jobs"
 # every MLX file that compiles whole (tests/realworld/test_compile_all.py's MLX_COMPILING), with
 # the function constants its host sets
-for f in arange arg_reduce binary copy dot layer_norm logsumexp random rms_norm rope \
-         scaled_dot_product_attention softmax steel_gemm_splitk ternary unary; do
+for f in arange arg_reduce binary copy dot layer_norm logsumexp random rms_norm rope searchsorted sort \
+         scaled_dot_product_attention softmax steel_gemm_splitk steel_conv steel_conv_3d ternary unary; do
   c=""
   case $f in
     layer_norm|rms_norm) c="--constant has_w=true" ;;
@@ -53,7 +53,7 @@ for f in arange arg_reduce binary copy dot layer_norm logsumexp random rms_norm 
       --constant do_causal=false --constant bool_mask=false --constant float_mask=false \
       --constant has_sinks=false --constant blocks=4" ;;
   esac
-  src="$R/mlx/mlx/backend/metal/kernels/$f.metal"
+  src=$(find "$R/mlx/mlx/backend/metal/kernels" -name "$f.metal" | head -n 1)
   # shellcheck disable=SC2086
   measure "mlx $f.metal front end" "$E" compile "$src" -I "$R/mlx" $c --emit ir -o /dev/null
   # shellcheck disable=SC2086

@@ -219,3 +219,30 @@ def test_arg_block_sort(rt, rng):
               in_stride_sorted_axis=np.int32(1), out_stride_sorted_axis=np.int32(1),
               in_stride_segment_axis=np.int32(n), out_stride_segment_axis=np.int32(n))
     np.testing.assert_array_equal(out, np.argsort(x, axis=1))
+
+
+# -- scaled_dot_product_attention, the one-pass vector kernel (one query row per threadgroup of
+# 32 SIMD groups; each SIMD group walks every 32nd key), as MLX's host dispatches it
+SDPA_CONSTANTS = {"has_mask": False, "query_transposed": False, "do_causal": False, "bool_mask": False,
+                  "float_mask": False, "has_sinks": False, "blocks": 4}
+
+
+def test_sdpa_vector(rt, rng):
+    heads_q, gqa, lq, n, d = 4, 2, int(rng.integers(1, 4)), int(rng.integers(40, 200)), 64
+    heads_kv = heads_q // gqa
+    q = rng.standard_normal((heads_q, lq, d)).astype(np.float32)
+    k = rng.standard_normal((heads_kv, n, d)).astype(np.float32)
+    v = rng.standard_normal((heads_kv, n, d)).astype(np.float32)
+    out = np.zeros((heads_q, lq, d), np.float32)
+    scale = 1.0 / np.sqrt(d)
+    c = _compile("scaled_dot_product_attention.metal", "sdpa_vector_float_64_64", SDPA_CONSTANTS)
+    rt.launch(c, grid=(heads_q, lq, 1), threads=(1024, 1, 1), threadgroups=True,
+              queries=q, keys=k, values=v, out=out, gqa_factor=np.int32(gqa), N=np.int32(n),
+              k_head_stride=np.uint64(n * d), k_seq_stride=np.uint64(d),
+              v_head_stride=np.uint64(n * d), v_seq_stride=np.uint64(d), scale=np.float32(scale))
+    q64, k64, v64 = q.astype(np.float64), k.astype(np.float64), v.astype(np.float64)
+    kh, vh = k64[np.arange(heads_q) // gqa], v64[np.arange(heads_q) // gqa]
+    s = np.einsum("hqd,hkd->hqk", q64 * np.float32(scale), kh)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    want = np.einsum("hqk,hkd->hqd", p / p.sum(axis=-1, keepdims=True), vh)
+    np.testing.assert_allclose(out, want, rtol=2e-5, atol=2e-5)
