@@ -6,6 +6,10 @@
 #include "../base/ctx.h"
 #include "../ir/ir.h"
 
+/* tailcall.c: a void function's calls of itself in tail position become a loop over its
+ * body (the recursion MLX's LoopedElemToLoc uses); other recursion is left to inline.c.
+ * True when it rewrote any function. */
+EN_INTERNAL bool en_pass_tail_calls(en_ctx *c, ir_module *m);
 /* inline.c: every IR_S_CALL replaced by the callee's body; recursion is an error;
  * helper functions are dropped from the module afterwards. */
 EN_INTERNAL bool en_pass_inline(en_ctx *c, ir_module *m);

@@ -1,7 +1,8 @@
 /* compile.c — the pipeline, in order:
  *
- *   .metal ─► preprocess+lex ─► parse ─► check ─► [verify] ─► inline ─► [verify]
- *           ─► uniformity ─► [verify] ─► kernel IR  (then a backend: src/cpu, src/cuda)
+ *   .metal ─► preprocess+lex ─► parse ─► check ─► [verify] ─► tail calls ─► [verify]
+ *           ─► inline ─► [verify] ─► uniformity ─► [verify] ─► kernel IR
+ *           (then a backend: src/cpu, src/cuda)
  *
  * Each stage reports into the context's diagnostics. The verifier runs between passes,
  * so a pass that breaks an invariant is caught at the pass, not in a backend. */
@@ -34,6 +35,7 @@ ir_module *en_compile(en_ctx *c, int file, en_buf *dump) {
     ast_unit *unit = en_parse(c, toks);
     ir_module *m = en_check(c, unit);
     if (!after_pass(c, m, "check", dump)) return NULL;
+    if (en_pass_tail_calls(c, m) && !after_pass(c, m, "tailcall", dump)) return NULL; /* when it changed any */
     en_pass_inline(c, m);
     if (!after_pass(c, m, "inline", dump)) return NULL;
     en_pass_uniformity(c, m);
