@@ -43,7 +43,7 @@ measure "ggml-metal.metal cpu, cold" "$E" compile $G --backend cpu -j "$jobs"
 measure "ggml-metal.metal cpu, from the cache" "$E" compile $G --backend cpu -j "$jobs"
 # every MLX file that compiles whole (tests/realworld/test_compile_all.py's MLX_COMPILING), with
 # the function constants its host sets
-for f in arange arg_reduce binary copy dot layer_norm logsumexp random rms_norm rope searchsorted sort \
+for f in arange arg_reduce binary copy dot layer_norm logsumexp random reduce rms_norm rope searchsorted sort \
          scaled_dot_product_attention softmax steel_gemm_splitk steel_conv steel_conv_3d ternary unary; do
   c=""
   case $f in

@@ -246,3 +246,25 @@ def test_sdpa_vector(rt, rng):
     p = np.exp(s - s.max(axis=-1, keepdims=True))
     want = np.einsum("hqk,hkd->hqd", p / p.sum(axis=-1, keepdims=True), vh)
     np.testing.assert_allclose(out, want, rtol=2e-5, atol=2e-5)
+
+
+# -- reduce: the all-reduce kernel's first pass (one threadgroup per row of row_size elements
+# writes that row's partial result; MLX's host then reduces the partials with the same kernel)
+@pytest.mark.parametrize("kernel,dtype", [("all_reduce_sumfloat32", np.float32), ("all_reduce_sumint32", np.int32)])
+def test_all_reduce_sum(rt, rng, kernel, dtype):
+    rows, row_size = int(rng.integers(2, 9)), int(rng.integers(1000, 5000))
+    size = rows * row_size - int(rng.integers(0, row_size // 2))  # a short last row
+    if dtype == np.float32:
+        x = rng.standard_normal(size).astype(np.float32)
+    else:
+        x = rng.integers(-1000, 1000, size).astype(np.int32)
+    out = np.zeros(rows, dtype)
+    rt.launch(_compile("reduce.metal", kernel), grid=(1, rows, 1), threads=(256, 1, 1), threadgroups=True,
+              **{"in": x, "out": out, "in_size": np.uint64(size), "row_size": np.uint64(row_size)})
+    want = np.array([x[r * row_size:(r + 1) * row_size].astype(np.float64).sum() for r in range(rows)])
+    if dtype == np.int32:
+        np.testing.assert_array_equal(out, want.astype(np.int64))
+    else:
+        bound = 8 * np.sqrt(row_size) * 2.0 ** -24 * np.array(
+            [np.abs(x[r * row_size:(r + 1) * row_size]).astype(np.float64).sum() for r in range(rows)])
+        assert np.all(np.abs(out - want) <= bound), (out, want)
