@@ -842,9 +842,18 @@ void ck_struct_fill(checker *ck, const ast_decl *d, ir_type *t, const char *name
     ck->deferring_bodies = was_deferring;
     for (int i = first_deferred; i < ck->deferred_bodies.count; i++) {
         ck_func *cf = ck->deferred_bodies.items[i];
+        /* a class template instance's static member function is an instantiation too: its
+         * discarded `if constexpr` branches are not checked (MLX's CumMax<bool>::combine) */
+        bool was_in_template = ck->in_template;
+        ck->in_template = was_in_template || (cf->ns && strchr(cf->ns, '<'));
         function_body(ck, cf->definition, cf->sig.fn, &cf->sig, false, cf->outer ? cf->outer : ck->globals, cf->ns);
+        ck->in_template = was_in_template;
     }
     ck->deferred_bodies.count = first_deferred;
+    /* a class template instance's member functions are instantiated where they are used
+     * (C++ [temp.inst]): CumSum<complex64_t>::simd_scan_impl, which calls a SIMD prefix sum
+     * no complex type has, exists in MLX's scan.metal but is never called */
+    if (strchr(t->name, '<')) return;
     for (int i = 0; i < ck->methods.count; i++) {
         ck_func *cf = ck->methods.items[i];
         if (cf->owner != t || cf->is_template || !cf->definition) continue; /* templates: per call */

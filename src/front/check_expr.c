@@ -1035,6 +1035,9 @@ static ir_expr *conditional(checker *ck, const ast_expr *e) {
     ck->dead_code -= known && fc->c.u;
     ck->block = outer;
     if (!c || !a || !b) return NULL;
+    /* an array arm beside a pointer arm decays (MLX's gemv: `n == 0 ? nullptr : tgp_memory`) */
+    if (a->type->kind == IR_T_ARRAY && ir_is_place(a) && b->type->kind == IR_T_PTR) a = ck_decay(ck, a, e->loc);
+    if (b->type->kind == IR_T_ARRAY && ir_is_place(b) && a->type->kind == IR_T_PTR) b = ck_decay(ck, b, e->loc);
     ir_type *t;
     if (is_void(a) && is_void(b)) {
         t = a->type;

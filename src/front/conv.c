@@ -191,7 +191,7 @@ ir_expr *ck_implicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
         if (d) return d->type == to ? d : ck_implicit(ck, d, to, loc);
     }
     ck_rank r = ck_conv_rank(from, to, ck_is_const(e));
-    if (r == CK_RANK_NONE && to->kind == IR_T_STRUCT && ck->fn && ck_has_constructor(ck, to)) {
+    if (r == CK_RANK_NONE && to->kind == IR_T_STRUCT && ck_has_constructor(ck, to)) {
         /* a converting constructor of the destination (MLX: float to complex64_t) */
         en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
         en_diags *loud = ck->diags;
@@ -226,7 +226,7 @@ ir_expr *ck_explicit(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
         ir_expr *c = ck_struct_conversion(ck, e, to, loc);
         if (c) return c;
     }
-    if (to->kind == IR_T_STRUCT && ck->fn && ck_has_constructor(ck, to)) /* (complex64_t)x */
+    if (to->kind == IR_T_STRUCT && ck_has_constructor(ck, to)) /* (complex64_t)x; at program scope a constant */
         return ck_construct(ck, to, &e, &loc, 1, loc);
     if (ck_is_vote(from) && (ir_is_integer(to) || to->kind == IR_T_BOOL)) {
         ir_expr *bits = ir_convert(ck->m, ck_t(ck, IR_T_U64), e, loc);
