@@ -510,4 +510,9 @@ EN_INTERNAL ir_var *ck_temp(checker *ck, ir_type *t, en_loc loc);
 EN_INTERNAL ir_var *ck_temp_init(checker *ck, ir_type *t, ir_expr *init, en_loc loc);
 EN_INTERNAL ir_type *ck_t(checker *ck, ir_type_kind k);
 
+/* a call at program scope (a static member's initializer): its constant value when it is a
+ * constexpr call that folds, else NULL */
+EN_INTERNAL ir_expr *ck_call_at_program_scope(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args,
+                                              en_loc *locs, int n, en_loc loc);
+
 #endif

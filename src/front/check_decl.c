@@ -1512,6 +1512,9 @@ bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int 
     case AST_TYPE_REF:
         return ck_deduce(ck, pt->base, at, b, nb);
     case AST_TYPE_POINTER:
+        /* an array argument decays to a pointer to its first element (MLX passes its
+         * threadgroup tiles to `threadgroup T* As`) */
+        if (at->kind == IR_T_ARRAY) return ck_deduce(ck, pt->base, at->elem, b, nb);
         if (at->kind != IR_T_PTR) return true;
         return ck_deduce(ck, pt->base, at->elem, b, nb);
     case AST_TYPE_ARRAY:
@@ -1729,8 +1732,18 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
     }
     int np = d->params.count;
     if (n > np) return false;
-    for (int i = 0; i < n; i++)
-        if (!ck_deduce(ck, d->params.items[i].type, args[i]->type, b, nb)) return false;
+    for (int i = 0; i < n; i++) {
+        const ast_type *pt = d->params.items[i].type;
+        ir_type *at = args[i]->type;
+        /* an array given to a parameter taken by value decays: `W w_local` is U* for a U[N]
+         * argument ([temp.deduct.call]; MLX's dequantize) */
+        if (at->kind == IR_T_ARRAY && pt && pt->kind == AST_TYPE_NAME && ir_is_place(args[i])) {
+            bool is_const = false;
+            ir_space sp = ck_place_space(args[i], &is_const);
+            at = ir_type_ptr(ck->m, at->elem, sp, is_const);
+        }
+        if (!ck_deduce(ck, pt, at, b, nb)) return false;
+    }
     for (int i = 0; i < nb; i++) {
         if (b[i].set) continue;
         const ast_tparam *tp = &d->tparams.items[i];
@@ -2002,7 +2015,9 @@ static ir_expr *emit_call(checker *ck, const char *fname, ck_inst *sig, const as
                              ir_space_name(pt->space), ir_space_name(addr->type->space));
                     return NULL;
                 }
-                if (addr->type->is_const && !pt->is_const) {
+                /* (constant memory is read-only whether or not the reference says const:
+                 * MLX passes its `constant int&` arguments on as `constant int&`) */
+                if (addr->type->is_const && !pt->is_const && pt->space != IR_SPACE_CONSTANT) {
                     en_error(ck->diags, al, "argument %d of '%s' is read-only but the parameter is a non-const reference",
                              w + 1, fname);
                     return NULL;
@@ -2303,8 +2318,11 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
                       en_loc loc) {
     const char *fname = fs->name;
     if (!ck->fn) {
-        en_error(ck->diags, loc, "'%s' cannot be called outside a function", fname);
-        return NULL;
+        ir_expr *value = ck_call_at_program_scope(ck, fs, name, args, locs, n, loc); /* constexpr_call.c */
+        if (!value)
+            en_error(ck->diags, loc, "'%s' cannot be called outside a function (only constexpr functions "
+                     "with constant arguments can)", fname);
+        return value;
     }
     bool only_kernels = fs->funcs != NULL;
     for (ck_func *cf = fs->funcs; cf; cf = cf->next) only_kernels = only_kernels && cf->is_kernel;

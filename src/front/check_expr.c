@@ -965,7 +965,9 @@ static ir_expr *arith(checker *ck, ir_op op, ir_expr *a, ir_expr *b, en_loc loc)
     }
     if ((op == IR_OP_DIV || op == IR_OP_REM) && !ir_is_float(s)) {
         int64_t z;
-        if (ck_const_int(ck, b, &z) && z == 0 && t->kind != IR_T_VEC) {
+        /* (in code a constant condition leaves out, as the arm of MLX's quantize kernel that
+         * divides by writes_per_reduce when that is 0, it is never evaluated: no error) */
+        if (ck_const_int(ck, b, &z) && z == 0 && t->kind != IR_T_VEC && !ck->dead_code) {
             en_error(ck->diags, loc, "division by zero");
             return NULL;
         }
@@ -1002,6 +1004,9 @@ static ir_expr *logical(checker *ck, const ast_expr *e) {
     ck->block = outer;
     if (!a || !b) return NULL;
     if (a->type->kind != IR_T_BOOL || b->type->kind != IR_T_BOOL) return NULL;
+    /* a constant left side decides alone (false && x, true || x): the result is that
+     * constant, so an `if` on it leaves its dead branch out (MLX's quantize kernel) */
+    if (rhs_dead) return ir_const_bool(ck->m, !is_and, e->loc);
     if (rhs_block->stmt_count == 0 && !may_fault(b))
         return fold_or_keep(ck, ir_binary(ck->m, is_and ? IR_OP_LOGAND : IR_OP_LOGOR, ck_t(ck, IR_T_BOOL), a, b, e->loc));
     /* t = a; if (t) { rhs; t = b; }   (|| tests !t) */

@@ -533,6 +533,11 @@ ir_expr *ck_operator_call(checker *ck, const char *spelling, ir_expr **args, en_
         ck_user_viable(ck, s, NULL, args, n, loc) == CK_NOT_VIABLE)
         s = global;
     if (s && s->kind == SYM_FUNC) return ck_call_user(ck, s, NULL, args, locs, n, loc);
+    if (n == 1 && en_streq(spelling, "!") && args[0]->type->kind == IR_T_STRUCT) {
+        /* !x of a struct with a conversion to bool (MLX's _NoMask) */
+        ir_expr *b = ck_struct_conversion(ck, args[0], ck_t(ck, IR_T_BOOL), loc);
+        if (b) return ir_unary(ck->m, IR_OP_NOT, ck_t(ck, IR_T_BOOL), b, loc);
+    }
     if (n == 2)
         en_error(ck->diags, loc, "no operator '%s' for operands '%s' and '%s'", spelling, ck_type_name(ck, args[0]->type),
                  ck_type_name(ck, args[1]->type));

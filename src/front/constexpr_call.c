@@ -124,21 +124,15 @@ static bool run_ctor_stmt(ctor_eval *ev, const ir_stmt *s) {
     }
 }
 
+static ir_func *enter_scratch(checker *ck, ck_fnctx *saved, int *first_func, en_loc loc);
+static void leave_scratch(checker *ck, ck_fnctx saved, int first_func);
+
 ir_expr *ck_constexpr_construct(checker *ck, ir_type *t, ir_expr **args, en_loc *locs, int n, en_loc loc) {
-    ck_fnctx saved = ck_save_fn(ck);
-    int first_func = ck->m->funcs.count;
-    ir_func *scratch = ir_func_new(ck->m, "__constexpr_construction", loc);
-    ck->fn = scratch;
-    ck->block = scratch->body;
-    ck->is_kernel = false;
-    ck->control_depth = 0;
-    ck->this_var = NULL;
-    ck_push_scope(ck);
+    ck_fnctx saved;
+    int first_func;
+    ir_func *scratch = enter_scratch(ck, &saved, &first_func, loc);
     ir_expr *made = ck_construct(ck, t, args, locs, n, loc);
-    ck_restore_fn(ck, saved);
-    /* the scratch function leaves the module (what it instantiated stays) */
-    for (int i = first_func; i + 1 < ck->m->funcs.count; i++) ck->m->funcs.items[i] = ck->m->funcs.items[i + 1];
-    ck->m->funcs.count--;
+    leave_scratch(ck, saved, first_func);
     if (!made || made->kind != IR_E_VAR) return NULL;
     ctor_eval ev = {.ck = ck, .object = made->var,
                     .fields = en_alloc(ck->a, sizeof(ir_expr *) * (size_t)(t->field_count ? t->field_count : 1))};
@@ -149,4 +143,39 @@ ir_expr *ck_constexpr_construct(checker *ck, ir_type *t, ir_expr **args, en_loc 
         agg->args[i] = ev.fields[i];
     }
     return agg;
+}
+
+/* ---- calls at program scope --------------------------------------------------------------------
+ * `static constexpr constant short pack_factor = get_pack_factor<8, bits>();` as a member of
+ * a struct (MLX's quantized kernels) calls a function where no code runs. The call is checked
+ * in a scratch function, where emit_call folds a constexpr call; what comes back is kept only
+ * if it is a constant and no code was needed for it. */
+static ir_func *enter_scratch(checker *ck, ck_fnctx *saved, int *first_func, en_loc loc) {
+    *saved = ck_save_fn(ck);
+    *first_func = ck->m->funcs.count;
+    ir_func *scratch = ir_func_new(ck->m, "__constexpr_evaluation", loc);
+    ck->fn = scratch;
+    ck->block = scratch->body;
+    ck->is_kernel = false;
+    ck->control_depth = 0;
+    ck->this_var = NULL;
+    ck_push_scope(ck);
+    return scratch;
+}
+
+static void leave_scratch(checker *ck, ck_fnctx saved, int first_func) {
+    ck_restore_fn(ck, saved);
+    /* the scratch function leaves the module (what it instantiated stays) */
+    for (int i = first_func; i + 1 < ck->m->funcs.count; i++) ck->m->funcs.items[i] = ck->m->funcs.items[i + 1];
+    ck->m->funcs.count--;
+}
+
+ir_expr *ck_call_at_program_scope(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args, en_loc *locs, int n,
+                                  en_loc loc) {
+    ck_fnctx saved;
+    int first_func;
+    ir_func *scratch = enter_scratch(ck, &saved, &first_func, loc);
+    ir_expr *v = ck_call_user(ck, fs, name, args, locs, n, loc);
+    leave_scratch(ck, saved, first_func);
+    return v && v->kind == IR_E_CONST && scratch->body->stmt_count == 0 ? v : NULL;
 }

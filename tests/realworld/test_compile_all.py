@@ -119,6 +119,15 @@ MLX_CONSTANTS = {
     "rope.metal": ["forward=true", "traditional=false", "hs_transpose=false"],
     "scaled_dot_product_attention.metal": ["has_mask=false", "query_transposed=false", "do_causal=false",
                                            "bool_mask=false", "float_mask=false", "has_sinks=false", "blocks=4"],
+    "steel_attention.metal": ["align_Q=true", "align_K=true", "has_mask=false", "do_causal=false", "has_sinks=false"],
+    "steel_gemm_fused.metal": ["has_batch=false", "use_out_source=false", "do_axpby=false", "align_M=true",
+                               "align_N=true", "align_K=true"],
+    "steel_gemm_gather.metal": ["has_batch=false", "align_M=true", "align_N=true", "align_K=true"],
+    "steel_gemm_segmented.metal": ["segments_contiguous=true", "align_M=true", "align_N=true"],
+    "steel_conv_general.metal": ["align_C=true"],
+    "gemv.metal": ["gemv_wide_has_batch=false", "gemv_wide_do_axpby=false"],
+    "quantized.metal": ["align_M=true", "align_N=true", "align_K=true"],
+    "fp_quantized.metal": ["align_M=true", "align_N=true", "align_K=true"],
 }
 MLX_REFUSED = {  # file: the reason in its first error
     name: "MetalPerformancePrimitives" for name in (
@@ -127,6 +136,8 @@ MLX_REFUSED = {  # file: the reason in its first error
 }
 # files that compile whole today: they must keep compiling
 MLX_COMPILING = {"arange.metal", "arg_reduce.metal", "binary.metal", "copy.metal", "dot.metal", "unary.metal", "layer_norm.metal", "logsumexp.metal",
+                 "fp_quantized.metal", "gemv.metal", "gemv_masked.metal", "quantized.metal", "steel_conv_general.metal",
+                 "steel_gemm_gather.metal", "steel_gemm_masked.metal", "steel_gemm_segmented.metal",
                  "random.metal", "reduce.metal", "rms_norm.metal", "scan.metal", "rope.metal", "scaled_dot_product_attention.metal", "softmax.metal",
                  "searchsorted.metal", "sort.metal", "steel_conv.metal", "steel_conv_3d.metal", "steel_gemm_splitk.metal",
                  "ternary.metal"}
