@@ -335,7 +335,7 @@ struct ast_decl {
     bool is_const_method;   /* member function declared `const` after its parameters */
     bool is_operator;       /* name is "operator+", "operator[]", ... */
     bool is_constructor;    /* member function named like its struct */
-    ast_name qual_name;     /* FUNC defined out of line: `Foo::bar` (count 0 otherwise) */
+    ast_name qual_name;     /* FUNC defined out of line, VAR defining a static member: `Foo::bar` (count 0 otherwise) */
 
     /* STRUCT: members (fields as VAR, methods as FUNC, nested types). is_union, is_class
      * say which keyword was used; has_body false for `struct Foo;` (ENUM: false for

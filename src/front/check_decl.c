@@ -371,6 +371,18 @@ static void program_var(checker *ck, const ast_decl *d) {
         en_error(ck->diags, d->loc, "program-scope references are not supported by enigma ('%s')", d->name);
         return;
     }
+    /* (the parser keeps S<6, 3, 8>::x as a specialization's name, S::x as a qualified one) */
+    const ast_name *qualified = d->qual_name.count > 1 ? &d->qual_name : d->spec_name.count > 1 ? &d->spec_name : NULL;
+    if (!d->init && qualified) {
+        /* `constant constexpr const float S<6, 3, 8>::wt_transform[8][8];`: the definition C++14
+         * wanted beside a static constexpr member initialised in its class; the class has it */
+        ast_name owner_name = *qualified;
+        owner_name.count--;
+        ir_type *owner = ck_type_name_lookup(ck, &owner_name, false);
+        if (owner && owner->name && ck_lookup_str(ck, en_fmt(ck->a, "%s::%s", owner->name, d->name))) return;
+        en_error(ck->diags, d->loc, "'%s' is no static member declared in its class", ast_name_str(ck->a, qualified));
+        return;
+    }
     if (!d->init) {
         en_error(ck->diags, d->loc, "constant '%s' needs an initializer", d->name);
         return;

@@ -872,6 +872,15 @@ static ir_expr *arith(checker *ck, ir_op op, ir_expr *a, ir_expr *b, en_loc loc)
         en_error(ck->diags, loc, "invalid operands to binary expression: a void value");
         return NULL;
     }
+    if (op == IR_OP_MUL && a->type->kind == IR_T_SIMD_MATRIX && b->type->kind == IR_T_SIMD_MATRIX) {
+        /* a * b of simdgroup matrices is simdgroup_multiply into a new matrix (Metal's
+         * operator*; MLX's Winograd convolution writes it) */
+        ir_var *d = ck_temp(ck, a->type, loc);
+        ir_expr *args[3] = {ir_var_ref(ck->m, d, loc), a, b};
+        en_loc locs[3] = {loc, loc, loc};
+        if (!ck_builtin_call(ck, "simdgroup_multiply", false, args, locs, 3, NULL, 0, loc)) return NULL;
+        return ir_var_ref(ck->m, d, loc);
+    }
     /* pointer arithmetic */
     if (a->type->kind == IR_T_ARRAY && ir_is_place(a) && (op == IR_OP_ADD || op == IR_OP_SUB))
         a = ck_decay(ck, a, loc);

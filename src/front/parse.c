@@ -2684,9 +2684,9 @@ static void parse_explicit_inst(parser *p, ast_decls *out) {
     d->name = ast_name_last(&d->target);
     if (is(p, "(")) {
         /* template void f<float>(float); — a function's explicit instantiation with its
-         * parameter list: the parameters only select the overload */
-        ast_decl tmp = {0};
-        parse_params(p, &tmp.params);
+         * parameter list: the parameters select the overload, and where no template
+         * arguments are written they deduce them (MLX's conv.metal) */
+        parse_params(p, &d->params);
     }
     parse_attrs(p, &d->attrs);
     EN_PUSH(p->a, *out, d);
@@ -2925,6 +2925,7 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
             ast_decl *v = new_decl(p, AST_DECL_VAR, d.loc);
             v->name = d.name ? d.name : "<error>";
             v->spec_name = d.spec_name; /* a variable template's specialization */
+            v->qual_name = d.qual_name; /* S<6, 3, 8>::wt_transform: a static member's definition */
             v->type = d.type;
             v->specs = ds.specs;
             append_attrs(p, &v->attrs, &ds.attrs);

@@ -78,12 +78,37 @@ static void build_kernel(checker *ck, ck_func *cf, const ck_binding *b, const ch
 
 /* cf's parameters bound to the explicit arguments `args` (and defaults); NULL when they do
  * not fit, with *stop set when that was an error already reported */
-static ck_binding *bind_explicit(checker *ck, ck_func *cf, const ast_name_part *args, bool *stop) {
+/* the types an explicit instantiation's parameter list declares, as argument stand-ins that
+ * template arguments can be deduced from (`template [[host_name("k")]] [[kernel]] void
+ * f(const device float* in, ...);`), or NULL when it has none or one does not resolve */
+static ir_expr **declared_arguments(checker *ck, const ast_decl *d, int *n) {
+    *n = 0;
+    if (!d || d->params.count == 0) return NULL;
+    ir_expr **args = en_alloc(ck->a, sizeof(ir_expr *) * (size_t)d->params.count);
+    en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+    en_diags *loud = ck->diags;
+    ck->diags = &quiet;
+    for (int i = 0; i < d->params.count; i++) {
+        bool is_ref = false;
+        ir_type *t = ck_decl_type(ck, d->params.items[i].type, &is_ref, false);
+        if (!t) break;
+        args[i] = ir_expr_new(ck->m, IR_E_CONST, is_ref && t->kind == IR_T_PTR ? t->elem : t, d->params.items[i].loc, 0);
+        (*n)++;
+    }
+    ck->diags = loud;
+    return *n == d->params.count ? args : NULL;
+}
+
+static ck_binding *bind_explicit(checker *ck, ck_func *cf, const ast_name_part *args, const ast_decl *inst,
+                                 bool *stop) {
     int nb = cf->d->tparams.count;
     ck_binding *b = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(nb + 1));
     bool hard = false;
     int errors_before = ck->diags->errors;
-    if (ck_bind_targs(ck, cf->d, cf->qname, args, NULL, 0, b, &hard)) return b;
+    int n = 0;
+    ir_expr **declared = args && args->has_targs ? NULL : declared_arguments(ck, inst, &n);
+    if (declared && n != cf->d->params.count) return NULL; /* another overload */
+    if (ck_bind_targs(ck, cf->d, cf->qname, args, declared, n, b, &hard)) return b;
     *stop = hard || ck->diags->errors > errors_before;
     return NULL;
 }
@@ -116,7 +141,7 @@ void ck_explicit_inst(checker *ck, const ast_decl *d) {
         templates++;
         if (cf->is_kernel != want_kernel && want_kernel) continue;
         bool stop = false;
-        ck_binding *b = bind_explicit(ck, cf, last, &stop);
+        ck_binding *b = bind_explicit(ck, cf, last, d, &stop);
         if (stop) return;
         if (!b) continue;
         if (cf->is_kernel) {
@@ -157,7 +182,7 @@ void ck_add_specialization(checker *ck, ck_sym *set, const ast_decl *d) {
     for (ck_func *cf = set->funcs; cf; cf = cf->next) {
         if (!cf->is_template || cf->d->params.count != d->params.count) continue;
         bool stop = false;
-        ck_binding *b = bind_explicit(ck, cf, last, &stop);
+        ck_binding *b = bind_explicit(ck, cf, last, NULL, &stop);
         if (stop) return;
         if (!b) continue;
         const char *name = ck_binding_name(ck, cf->qname, b, cf->d->tparams.count);

@@ -127,6 +127,7 @@ MLX_CONSTANTS = {
     "steel_conv_general.metal": ["align_C=true"],
     "gemv.metal": ["gemv_wide_has_batch=false", "gemv_wide_do_axpby=false"],
     "quantized.metal": ["align_M=true", "align_N=true", "align_K=true"],
+    "conv.metal": ["ker_h=3", "ker_w=3", "str_h=1", "str_w=1", "tgp_h=8", "tgp_w=8", "do_flip=false"],
     "fp_quantized.metal": ["align_M=true", "align_N=true", "align_K=true"],
 }
 MLX_REFUSED = {  # file: the reason in its first error
@@ -136,7 +137,7 @@ MLX_REFUSED = {  # file: the reason in its first error
 }
 # files that compile whole today: they must keep compiling
 MLX_COMPILING = {"arange.metal", "arg_reduce.metal", "binary.metal", "copy.metal", "dot.metal", "unary.metal", "layer_norm.metal", "logsumexp.metal",
-                 "fp_quantized.metal", "gemv.metal", "gemv_masked.metal", "quantized.metal", "steel_conv_general.metal",
+                 "conv.metal", "fp_quantized.metal", "gemv.metal", "gemv_masked.metal", "quantized.metal", "steel_conv_general.metal",
                  "steel_gemm_gather.metal", "steel_gemm_masked.metal", "steel_gemm_segmented.metal",
                  "random.metal", "reduce.metal", "rms_norm.metal", "scan.metal", "rope.metal", "scaled_dot_product_attention.metal", "softmax.metal",
                  "searchsorted.metal", "sort.metal", "steel_conv.metal", "steel_conv_3d.metal", "steel_gemm_splitk.metal",
