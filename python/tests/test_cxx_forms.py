@@ -56,3 +56,29 @@ def test_explicit_instantiation_deduced_from_parameters(rt, rng):
     i = np.arange(n)
     want = x.astype(np.float64) * params[0]["scale"][i % 2].astype(np.float64) + np.array([-1.0, 0.5, 4.0])[i % 3]
     np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+
+
+DIVMOD = """
+#include <metal_stdlib>
+using namespace metal;
+struct DivMod {
+    template <typename T>
+    metal::array<T, 2> operator()(T x, T y) thread { return {T(x / y), T(x % y)}; }
+};
+kernel void divmod(const device int* a [[buffer(0)]], const device int* b [[buffer(1)]],
+                   device int* q [[buffer(2)]], device int* r [[buffer(3)]], uint i [[thread_position_in_grid]]) {
+    auto out = DivMod()(a[i], b[i]);
+    q[i] = out[0];
+    r[i] = out[1];
+}
+"""
+
+
+def test_function_returning_metal_array(rt, rng):
+    n = int(rng.integers(20, 200))
+    a = rng.integers(-1000, 1000, n).astype(np.int32)
+    b = rng.integers(1, 50, n).astype(np.int32)
+    q, r = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    rt.launch(enigma.compile_source(DIVMOD, "divmod"), grid=(n, 1, 1), threads=(min(n, 32), 1, 1), a=a, b=b, q=q, r=r)
+    np.testing.assert_array_equal(q, np.fix(a / b).astype(np.int32))  # C division truncates
+    np.testing.assert_array_equal(r, a - np.fix(a / b).astype(np.int32) * b)

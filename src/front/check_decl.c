@@ -1193,7 +1193,10 @@ static bool resolve_signature(checker *ck, const ast_decl *d, ck_inst *sig) {
             ok = false;
         }
     }
-    if (ret && ret->kind == IR_T_ARRAY) {
+    /* a C array cannot be returned; metal::array<T, N> (an array in enigma's IR too) can:
+     * MLX's DivMod returns {quotient, remainder} */
+    if (ret && ret->kind == IR_T_ARRAY && !(d->type && d->type->kind == AST_TYPE_NAME && d->type->name.count &&
+                                            en_streq(ast_name_last(&d->type->name), "array"))) {
         en_error(ck->diags, d->loc, "function '%s' cannot return an array", d->name ? d->name : "?");
         ok = false;
     }
