@@ -635,6 +635,11 @@ static void local_var(checker *ck, const ast_decl *d) {
             return;
         }
     }
+    if (t->kind == IR_T_STRUCT && t->size == 0) {
+        en_error(ck->diags, d->loc, "variable '%s' has incomplete type '%s'%s", d->name, ck_type_name(ck, t),
+                 strncmp(t->name, "simdgroup_matrix<", 17) == 0 ? " (simdgroup matrices hold float, half or bfloat)" : "");
+        return;
+    }
     ir_var *v = ir_var_new(ck->m, ck->fn, d->name, t, d->loc);
     ck_emit(ck, ir_decl(ck->m, ck->fn, v, init, d->loc));
     /* `S x;` of a struct without constructors: its default member initializers, its members'
@@ -1472,6 +1477,10 @@ static void function_decl(checker *ck, const ast_decl *d) {
     if (d->is_template) {
         cf->next = s->funcs;
         s->funcs = cf;
+        /* the instance's own symbol for the name sees every overload (MLX's attention
+         * fragment declares mma for fragments, then mma for matrices, which the first calls) */
+        ck_sym *here = ck->scope != ck->globals ? ck_find_in_scope(ck->scope, d->name) : NULL;
+        if (here && here != s && here->kind == SYM_FUNC) here->funcs = s->funcs;
         return;
     }
     if (!resolve_signature(ck, d, &cf->sig)) return;
@@ -1546,8 +1555,11 @@ bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int 
         return ck_deduce(ck, pt->base, at->elem, b, nb);
     case AST_TYPE_NAME: {
         const ast_name *n = &pt->name;
-        if (n->count != 1 || !n->parts || !n->parts[0].ident) return true;
-        const ast_name_part *p = &n->parts[0];
+        /* metal::vec<U, N> deduces as vec<U, N> does */
+        bool metal_qualified = n->count == 2 && n->parts && n->parts[0].ident && en_streq(n->parts[0].ident, "metal") &&
+                               !n->parts[0].has_targs;
+        if ((n->count != 1 && !metal_qualified) || !n->parts || !n->parts[n->count - 1].ident) return true;
+        const ast_name_part *p = &n->parts[n->count - 1];
         if (!p->has_targs) {
             for (int i = 0; i < nb; i++) {
                 if (!b[i].is_type || !en_streq(b[i].name, p->ident)) continue;
@@ -1586,6 +1598,16 @@ bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int 
                 }
             }
             return true;
+        }
+        if (!ts) ts = ck_lookup(ck, n);
+        if (ts && ts->kind == SYM_TYPE && ts->other_template) return ck_deduce_through_alias(ck, ts, p, at, b, nb);
+        /* simdgroup_matrix<T, 8, 8> */
+        if (en_streq(p->ident, "simdgroup_matrix") && p->targs.count == 3 && at->kind == IR_T_SIMD_MATRIX) {
+            const ast_targ *t0 = &p->targs.items[0];
+            ast_type tmp = {.kind = AST_TYPE_NAME, .loc = t0->loc};
+            if (t0->expr && t0->expr->kind == AST_EXPR_NAME) tmp.name = t0->expr->name;
+            const ast_type *et = t0->type ? t0->type : t0->expr && t0->expr->kind == AST_EXPR_NAME ? &tmp : NULL;
+            return !et || ck_deduce(ck, et, at->elem, b, nb);
         }
         /* vec<T, N> */
         if (en_streq(p->ident, "vec") && p->targs.count == 2 && at->kind == IR_T_VEC) {
@@ -1849,7 +1871,18 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
     int nb = cf->d->tparams.count;
     binding *b = en_alloc(ck->a, sizeof(binding) * (size_t)(nb + 1));
     ck->defaults_ns = cf->ns;
-    if (!ck_bind_targs(ck, cf->d, cf->qname, explicit_args, args, n, b, hard_error)) return NULL;
+    /* the parameter types name what the template's scope has (a class template instance's
+     * member types and alias templates, for its static member templates); explicit arguments
+     * are the caller's */
+    ck_scope *caller = ck->scope, *saved_targ_scope = ck->targ_scope;
+    if (cf->outer) {
+        ck->scope = cf->outer;
+        ck->targ_scope = caller;
+    }
+    bool bound = ck_bind_targs(ck, cf->d, cf->qname, explicit_args, args, n, b, hard_error);
+    ck->scope = caller;
+    ck->targ_scope = saved_targ_scope;
+    if (!bound) return NULL;
     const char *name = ck_binding_name(ck, cf->qname, b, nb);
     for (int i = 0; i < cf->insts.count; i++)
         if (en_streq(cf->insts.items[i]->name, name)) return cf->insts.items[i];

@@ -1229,7 +1229,21 @@ static ir_expr *assign_expr(checker *ck, const ast_expr *e) {
         ir_expr *pr[2] = {place, rhs};
         if (ck_wants_operator(pr, 2)) {
             en_loc locs[2] = {e->lhs->loc, e->rhs->loc};
-            return ck_operator_call(ck, en_fmt(ck->a, "%s=", ast_op_spelling(e->op)), pr, locs, 2, e->loc);
+            const char *spelling = en_fmt(ck->a, "%s=", ast_op_spelling(e->op));
+            if (place->type->kind == IR_T_STRUCT)
+                return ck_operator_call(ck, spelling, pr, locs, 2, e->loc);
+            /* a built-in place and a struct value: a user operator, else the built-in one on
+             * what the struct converts to (MLX: `src += off_x * str_y` with Int<1> strides) */
+            en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
+            en_diags *loud = ck->diags;
+            ck->diags = &quiet;
+            ir_expr *r = ck_operator_call(ck, spelling, pr, locs, 2, e->loc);
+            ir_type *want = place->type->kind == IR_T_PTR ? ck_t(ck, IR_T_I32) : place->type;
+            ir_expr *converted = r && !quiet.errors ? NULL : ck_struct_conversion(ck, rhs, want, e->rhs->loc);
+            ck->diags = loud;
+            if (r && !quiet.errors) return r;
+            if (!converted) return ck_operator_call(ck, spelling, pr, locs, 2, e->loc);
+            rhs = converted;
         }
     }
     if (!place || !rhs || !writable(ck, place, e->loc)) return NULL;

@@ -269,6 +269,8 @@ ir_type *ck_decltype(checker *ck, const ast_type *t) {
 struct ck_other_template {
     const ast_decl *d;
     const char *qname, *ns;
+    ck_scope *outer; /* where it was declared: a class template instance's scope for a member
+                      * alias template (its definition names the class's parameters) */
     EN_VEC(const ast_decl *) specs;
     EN_VEC(const char *) names;
     EN_VEC(void *) results; /* ir_expr * (variables) or ir_type * (aliases) */
@@ -279,6 +281,7 @@ static ck_other_template *other_template_new(checker *ck, const ast_decl *d, ck_
     t->d = d;
     t->qname = ck_qualify(ck, d->name);
     t->ns = ck->ns;
+    t->outer = ck->scope;
     s->other_template = t;
     return t;
 }
@@ -352,7 +355,7 @@ ir_expr *ck_var_template_value(checker *ck, ck_sym *s, const ast_name_part *args
         ir_stmt *block = ck->block;
         ck->fn = NULL;
         ck->ns = t->ns;
-        ck->scope = ck_template_scope(ck, d, b);
+        ck->scope = ck_template_scope_in(ck, d, b, t->outer ? t->outer : ck->globals);
         bool is_ref = false;
         ir_type *vt = ck_decl_type(ck, d->type, &is_ref, false);
         ir_expr *init = vt && d->init ? ck_expr_to(ck, d->init, vt) : NULL;
@@ -381,7 +384,7 @@ ir_type *ck_alias_template_type(checker *ck, ck_sym *s, const ast_name_part *arg
         ck_fnctx saved = ck_save_fn(ck);
         ck->fn = NULL;
         ck->ns = t->ns;
-        ck->scope = ck_template_scope(ck, d, b);
+        ck->scope = ck_template_scope_in(ck, d, b, t->outer ? t->outer : ck->globals);
         bool is_ref = false;
         type = ck_decl_type(ck, d->type, &is_ref, false);
         ck_restore_fn(ck, saved);
@@ -390,4 +393,42 @@ ir_type *ck_alias_template_type(checker *ck, ck_sym *s, const ast_name_part *arg
         EN_PUSH(ck->a, t->results, type);
     }
     return type;
+}
+
+/* ---- deduction through alias templates ---------------------------------------------------------
+ * A parameter written with an alias template, `thread dtype_frag_t<Atype>& A` where
+ * `template <typename U> using dtype_frag_t = vec<U, kElemsPerFrag>;` (MLX's attention MMA),
+ * deduces what the alias's own parameters are from the argument type through the alias's
+ * definition, then the pattern's arguments from those. */
+bool ck_deduce_through_alias(checker *ck, ck_sym *s, const ast_name_part *p, ir_type *at, ck_binding *b, int nb) {
+    const ast_decl *ad = s->other_template ? s->other_template->d : NULL;
+    if (!ad || ad->kind != AST_DECL_TYPEDEF || !ad->type) return true;
+    int na = ad->tparams.count;
+    ck_binding *ab = en_alloc(ck->a, sizeof(ck_binding) * (size_t)(na + 1));
+    for (int i = 0; i < na; i++) {
+        ab[i].name = ad->tparams.items[i].name;
+        ab[i].is_type = ad->tparams.items[i].is_type;
+    }
+    if (!ck_deduce(ck, ad->type, at, ab, na)) return false;
+    for (int k = 0; k < p->targs.count && k < na; k++) {
+        if (!ab[k].set) continue;
+        const ast_targ *ta = &p->targs.items[k];
+        if (ab[k].is_type) {
+            ast_type as_type = {.kind = AST_TYPE_NAME, .loc = ta->loc};
+            const ast_type *pt2 = ta->type;
+            if (!pt2 && ta->expr && ta->expr->kind == AST_EXPR_NAME) {
+                as_type.name = ta->expr->name;
+                pt2 = &as_type;
+            }
+            if (pt2 && !ck_deduce(ck, pt2, ab[k].value.type, b, nb)) return false;
+        } else if (ta->expr && ta->expr->kind == AST_EXPR_NAME && ta->expr->name.count == 1) {
+            for (int i = 0; i < nb; i++) {
+                if (b[i].is_type || b[i].given || !en_streq(b[i].name, ta->expr->name.parts[0].ident)) continue;
+                if (b[i].set && b[i].value.value != ab[k].value.value) return false;
+                b[i].set = true;
+                b[i].value.value = ab[k].value.value;
+            }
+        }
+    }
+    return true;
 }

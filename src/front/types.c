@@ -179,9 +179,13 @@ ir_type *ck_template_builtin_type(checker *ck, const char *name, ir_type **type_
                                   const int64_t *value_args, int arg_count, en_loc loc) {
     ir_module *m = ck->m;
     if (en_streq(name, "vec") || en_streq(name, "packed_vec")) {
+        /* vec<T, 1> is Apple's one-lane vector, which behaves as its scalar (MLX's attention
+         * fragments of one row are vec<T, 1>); enigma makes it the scalar */
+        if (arg_count == 2 && type_args[0] && !type_args[1] && ir_is_scalar(type_args[0]) && value_args[1] == 1)
+            return type_args[0];
         if (arg_count != 2 || !type_args[0] || type_args[1] || !ir_is_scalar(type_args[0]) ||
             value_args[1] < 2 || value_args[1] > 4) {
-            en_error(ck->diags, loc, "'%s' needs a scalar type and a length of 2, 3 or 4", name);
+            en_error(ck->diags, loc, "'%s' needs a scalar type and a length of 1, 2, 3 or 4", name);
             return NULL;
         }
         return ir_type_vec(m, type_args[0], (uint32_t)value_args[1], name[0] == 'p');
@@ -197,6 +201,16 @@ ir_type *ck_template_builtin_type(checker *ck, const char *name, ir_type **type_
     }
     if (en_streq(name, "simdgroup_matrix")) {
         ir_type *e = arg_count == 3 ? type_args[0] : NULL;
+        if (e && !type_args[1] && !type_args[2] && value_args[1] == 8 && value_args[2] == 8 &&
+            (ir_is_integer(e) || e->kind == IR_T_BOOL)) {
+            /* named but not usable, as in Apple's headers: MLX's fragment classes, instantiated
+             * for a mask's element type, typedef simdgroup_matrix<bool, 8, 8> and never make
+             * one. An incomplete struct of that name: declaring one is the error. */
+            const char *sname = en_fmt(ck->a, "simdgroup_matrix<%s, 8, 8>", ir_type_name(e, ck->a));
+            for (int i = 0; i < m->structs.count; i++)
+                if (en_streq(m->structs.items[i]->name, sname)) return m->structs.items[i];
+            return ir_type_struct(m, sname);
+        }
         if (!e || !(e->kind == IR_T_F32 || e->kind == IR_T_F16 || e->kind == IR_T_BF16) ||
             type_args[1] || type_args[2] || value_args[1] != 8 || value_args[2] != 8) {
             en_error(ck->diags, loc,
