@@ -82,3 +82,27 @@ def test_function_returning_metal_array(rt, rng):
     rt.launch(enigma.compile_source(DIVMOD, "divmod"), grid=(n, 1, 1), threads=(min(n, 32), 1, 1), a=a, b=b, q=q, r=r)
     np.testing.assert_array_equal(q, np.fix(a / b).astype(np.int32))  # C division truncates
     np.testing.assert_array_equal(r, a - np.fix(a / b).astype(np.int32) * b)
+
+
+CONVERTS = """
+#include <metal_stdlib>
+using namespace metal;
+struct cplx {
+    float re, im;
+    template <typename U, typename = enable_if_t<is_floating_point_v<U>>>
+    constexpr operator U() const thread { return U(re); }
+};
+static float twice(float x) { return 2.0f * x; }
+kernel void conv(const device float2* a [[buffer(0)]], device float* o [[buffer(1)]], uint i [[thread_position_in_grid]]) {
+    cplx c = {a[i].x, a[i].y};
+    o[i] = twice(c);   // through the conversion operator template, as MLX's epilogues take complex64_t
+}
+"""
+
+
+def test_argument_through_conversion_operator_template(rt, rng):
+    n = int(rng.integers(10, 100))
+    a = rng.standard_normal((n, 2)).astype(np.float32)
+    o = np.zeros(n, np.float32)
+    rt.launch(enigma.compile_source(CONVERTS, "conv"), grid=(n, 1, 1), threads=(min(n, 32), 1, 1), a=a, o=o)
+    np.testing.assert_array_equal(o, 2 * a[:, 0])

@@ -518,4 +518,8 @@ EN_INTERNAL ir_type *ck_t(checker *ck, ir_type_kind k);
 EN_INTERNAL ir_expr *ck_call_at_program_scope(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **args,
                                               en_loc *locs, int n, en_loc loc);
 
+/* does e (of a struct type) convert to the non-struct type `to` through a conversion
+ * operator of its struct (class.c)? For overload resolution: nothing is emitted */
+EN_INTERNAL bool ck_struct_converts(checker *ck, ir_expr *e, ir_type *to);
+
 #endif

@@ -1975,7 +1975,11 @@ static ck_rank arg_rank(checker *ck, ir_expr *a, ir_type *pt, bool is_ref) {
         return CK_RANK_EXACT;
     }
     (void)ck;
-    return ck_conv_rank(a->type, pt, ck_is_const(a));
+    ck_rank r = ck_conv_rank(a->type, pt, ck_is_const(a));
+    /* a user-defined conversion (complex64_t to float through its operator U()) ranks as a
+     * conversion; emit_call converts through it */
+    if (r == CK_RANK_NONE && ck_struct_converts(ck, a, pt)) r = CK_RANK_CONVERSION;
+    return r;
 }
 
 static bool rank_candidate(checker *ck, candidate *c, ck_inst *sig, const ast_decl *d, ir_expr **args, int n) {

@@ -577,11 +577,10 @@ ir_expr *ck_ref_return_value(checker *ck, const ast_expr *e, ir_type *ptr_type) 
 }
 
 /* ---- conversion operators ------------------------------------------------------------------------ */
-ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
-    if (!ck->fn) return NULL;
+/* the conversion operator of e's struct type that converts to `to` (exactly, else through a
+ * standard conversion), or NULL */
+static ck_func *conversion_operator(checker *ck, ir_expr *e, ir_type *to, ir_space space) {
     ir_type *st = e->type;
-    bool is_const = false;
-    ir_space space = ir_is_place(e) ? ck_place_space(e, &is_const) : IR_SPACE_THREAD;
     ck_func *exact = NULL, *convertible = NULL;
     for (int i = 0; i < ck->methods.count; i++) {
         ck_func *cf = ck->methods.items[i];
@@ -599,7 +598,21 @@ ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) 
         if (inst->fn->return_type == to) exact = cf;
         else if (!convertible && ck_conv_rank(inst->fn->return_type, to, false) != CK_RANK_NONE) convertible = cf;
     }
-    ck_func *pick = exact ? exact : convertible;
+    return exact ? exact : convertible;
+}
+
+bool ck_struct_converts(checker *ck, ir_expr *e, ir_type *to) {
+    if (!ck->fn || e->type->kind != IR_T_STRUCT || to->kind == IR_T_STRUCT) return false;
+    bool is_const = false;
+    ir_space space = ir_is_place(e) ? ck_place_space(e, &is_const) : IR_SPACE_THREAD;
+    return conversion_operator(ck, e, to, space) != NULL;
+}
+
+ir_expr *ck_struct_conversion(checker *ck, ir_expr *e, ir_type *to, en_loc loc) {
+    if (!ck->fn) return NULL;
+    bool is_const = false;
+    ir_space space = ir_is_place(e) ? ck_place_space(e, &is_const) : IR_SPACE_THREAD;
+    ck_func *pick = conversion_operator(ck, e, to, space);
     if (!pick) return NULL;
     if (pick->from_template) { /* an instance: called directly, not by name */
         ir_expr *v = ck_call_method_inst(ck, e, pick, loc);

@@ -139,7 +139,7 @@ MLX_REFUSED = {  # file: the reason in its first error
 MLX_COMPILING = {"arange.metal", "arg_reduce.metal", "binary.metal", "binary_two.metal", "copy.metal", "dot.metal", "unary.metal", "layer_norm.metal", "logsumexp.metal",
                  "conv.metal", "fp_quantized.metal", "gemv.metal", "gemv_masked.metal", "quantized.metal", "steel_conv_general.metal",
                  "steel_attention.metal", "steel_gemm_gather.metal", "steel_gemm_masked.metal",
-                 "steel_gemm_segmented.metal",
+                 "steel_gemm_fused.metal", "steel_gemm_segmented.metal",
                  "random.metal", "reduce.metal", "rms_norm.metal", "scan.metal", "rope.metal", "scaled_dot_product_attention.metal", "softmax.metal",
                  "searchsorted.metal", "sort.metal", "steel_conv.metal", "steel_conv_3d.metal", "steel_gemm_splitk.metal",
                  "ternary.metal"}
