@@ -147,6 +147,21 @@ EN_INTERNAL const char *cpu_var_lvalue(emitter *em, const ir_var *v) {
     case VK_THREADGROUP: return cpu_S(em, "_tg->%s", vi->cname);
     case VK_SCALAR: return vi->cname;
     case VK_SCALAR_SG: return cpu_S(em, "%s[_sg]", vi->cname);
+    case VK_WIDE_ATTR: {
+        const ir_type *t = v->type;
+        if (t->kind != IR_T_VEC) return cpu_S(em, "((%s)%s)", cpu_scalar_ctype(t->kind), cpu_attr_value(em, v->attr, 0));
+        en_buf b = {0};
+        en_buf_printf(&b, "((%s){{", cpu_ctype(em, t));
+        for (uint32_t c = 0; c < t->count; c++)
+            en_buf_printf(&b, "%s(%s)%s", c ? ", " : "", cpu_scalar_ctype(t->elem->kind), cpu_attr_value(em, v->attr, (int)c));
+        en_buf_puts(&b, "}})");
+        const char *r = cpu_S(em, "%s", b.data);
+        en_buf_free(&b);
+        return r;
+    }
+    case VK_WIDE_EXPR:
+        if (vi->cname) return vi->cname;
+        return cpu_S(em, "((%s)%s)", cpu_ctype(em, v->type), cpu_ex(em, em->inits[v->id], -1));
     default: return cpu_S(em, "%s[l]", vi->cname);
     }
 }
@@ -883,6 +898,8 @@ static const char *call_expr(emitter *em, const ir_expr *e, int comp);
 
 EN_INTERNAL const char *cpu_ex(emitter *em, const ir_expr *e, int comp) {
     const ir_type *t = e->type;
+    for (int i = 0; i < em->wide_index.count; i++) /* emit_wide.c: thread_loop */
+        if (em->wide_index.items[i].expr == e) return em->wide_index.items[i].temp;
     switch (e->kind) {
     case IR_E_CONST: return const_literal(em, t, e->c);
     case IR_E_VAR:
