@@ -1023,8 +1023,8 @@ static const char *float_fn1(ir_intrinsic i) {
 }
 static const char *float_fn2(ir_intrinsic i) {
     switch (i) {
-    case IR_I_MIN: case IR_I_FMIN: return "fminf";
-    case IR_I_MAX: case IR_I_FMAX: return "fmaxf";
+    case IR_I_MIN: case IR_I_FMIN: return "enk_fminf";
+    case IR_I_MAX: case IR_I_FMAX: return "enk_fmaxf";
     case IR_I_FMOD: return "fmodf";
     case IR_I_FDIM: return "fdimf";
     case IR_I_POW: case IR_I_POWR: return "powf";
@@ -1097,6 +1097,7 @@ static const char *call_expr(emitter *em, const ir_expr *e, int comp) {
     }
     if (ir_is_float(as) || (ir_is_float(rs) && i != IR_I_SELECT)) {
         const char *fn = float_fn1(i);
+        if (i == IR_I_EXP && !e->precise) fn = "enk_fast_exp"; /* fast:: (the default): vectorises */
         const char *r = NULL;
         if (fn) r = cpu_S(em, "%s(%s)", fn, a[0]);
         else if ((fn = float_fn2(i))) r = cpu_S(em, "%s(%s, %s)", fn, a[0], a[1]);

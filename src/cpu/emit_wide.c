@@ -648,6 +648,35 @@ static bool assigns_var(const ir_stmt *s, const ir_var *v) {
     }
 }
 
+static bool expr_reads(const ir_expr *e, const ir_var *v) {
+    if (!e) return false;
+    if (e->kind == IR_E_VAR) return e->var == v;
+    for (int i = 0; i < e->arg_count; i++)
+        if (expr_reads(e->args[i], v)) return true;
+    return false;
+}
+
+/* does any statement outside `loop` read v (its declaration's own value aside)? */
+static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop) {
+    if (!s || s == loop) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (var_read_outside(s->stmts[i], v, loop)) return true;
+        return false;
+    case IR_S_DECL: return expr_reads(s->value, v);
+    case IR_S_ASSIGN: return expr_reads(s->value, v) || (s->place->kind != IR_E_VAR && expr_reads(s->place, v));
+    case IR_S_IF: return expr_reads(s->cond, v) || var_read_outside(s->then_s, v, loop) || var_read_outside(s->else_s, v, loop);
+    case IR_S_LOOP: return var_read_outside(s->body, v, loop) || var_read_outside(s->latch, v, loop);
+    case IR_S_RETURN: return expr_reads(s->value, v);
+    case IR_S_INTRINSIC:
+        for (int i = 0; i < s->arg_count; i++)
+            if (expr_reads(s->args[i], v)) return true;
+        return false;
+    default: return false;
+    }
+}
+
 static const ir_expr *strip_u32(const ir_expr *e) {
     while (e->kind == IR_E_CONVERT && (e->args[0]->type->kind == IR_T_U16 || e->args[0]->type->kind == IR_T_U32))
         e = e->args[0];
@@ -685,6 +714,8 @@ static bool find_stride_index(wide *w, const ir_stmt *loop, stride_index *si) {
     }
     if (!(a->kind == IR_E_VAR && a->var == v) || !expr_uniform(w, b)) return false;
     if (assigns_var(loop->body, v)) return false;
+    /* threads leave at different steps, so no single base gives every thread's final i */
+    if (var_read_outside(w->em->f->body, v, loop)) return false;
     const ir_expr *init = w->em->inits[v->id];
     bool saved = w->needs_one_d;
     if (is_thread_index(w, init)) {
@@ -740,7 +771,29 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     open_threads(w, outer_nomask);
     cpu_line(em, "_a%d[l] = %s;", id, set.mask ? cpu_S(em, "%s[l]", set.mask) : "1");
     close_threads(w, outer_nomask);
+    const char *count = set.mask ? NULL : set.lo ? cpu_S(em, "%s - %s", set.hi, set.lo) : "_n";
+    const char *last = set.lo ? cpu_S(em, "((uint64_t)%s - 1u)", set.hi) : "((uint64_t)_n - 1u)";
+    /* `i < U` with i = _ib + l: while every thread is in, one test of the last thread's
+     * index replaces the per-thread tests (no wrap either: _ib + last < U) */
+    const ir_expr *limit = NULL;
+    if (strided && count && head->kind == IR_E_UNARY && head->op == IR_OP_NOT && head->args[0]->kind == IR_E_BINARY &&
+        head->args[0]->op == IR_OP_LT && head->args[0]->args[0]->kind == IR_E_VAR && head->args[0]->args[0]->var == si.var &&
+        expr_uniform(w, head->args[0]->args[1]))
+        limit = head->args[0]->args[1];
+    if (limit) cpu_line(em, "bool _all%d = true; /* every thread still in the loop */", id);
     OPEN("for (;;) {");
+    w->divergent++;
+    if (limit) {
+        OPEN("if (_all%d && (uint64_t)_ib%d + %s < (uint64_t)(%s)) {", id, id, last, uniform_value(w, limit));
+        ivi->cname = cpu_S(em, "((uint64_t)_ib%d + l)", id);
+        wset full = {set.lo, set.hi, NULL};
+        for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
+        flush_batch(w);
+        cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
+        cpu_line(em, "continue;");
+        CLOSE();
+        ivi->cname = cpu_S(em, "((uint32_t)(_ib%d + l))", id);
+    }
     cpu_line(em, "uint32_t _in%d = 0;", id);
     open_threads(w, inner);
     em->memos.count = 0;
@@ -753,12 +806,11 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     cpu_line(em, "_in%d += _a%d[l];", id, id);
     close_threads(w, outer_nomask);
     cpu_line(em, "if (!_in%d) break;", id);
-    w->divergent++;
-    const char *count = set.mask ? NULL : set.lo ? cpu_S(em, "%s - %s", set.hi, set.lo) : "_n";
+    if (limit) cpu_line(em, "_all%d = _in%d == %s;", id, id, count);
     if (count) {
         /* every thread still in: no mask, and a grid-stride index as base + l in 64 bits
          * where base + l cannot wrap (so the access is contiguous) */
-        const char *nowrap = strided ? cpu_S(em, " && (uint64_t)_ib%d + %s <= UINT32_MAX", id, set.lo ? set.hi : "_n") : "";
+        const char *nowrap = strided ? cpu_S(em, " && (uint64_t)_ib%d + %s <= UINT32_MAX", id, last) : "";
         OPEN("if (_in%d == %s%s) {", id, count, nowrap);
         if (strided) ivi->cname = cpu_S(em, "((uint64_t)_ib%d + l)", id);
         wset full = {set.lo, set.hi, NULL};
@@ -779,15 +831,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     w->divergent--;
     if (strided) cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
     CLOSE();
-    if (strided) {
-        /* the index's final value, for code after the loop */
-        *ivi = saved_i;
-        if (ivi->kind == VK_CONTEXT || ivi->kind == VK_GANG) {
-            open_threads(w, set);
-            cpu_line(em, "%s = (uint32_t)(_ib%d + l);", cpu_var_lvalue(em, si.var), id);
-            close_threads(w, set);
-        }
-    }
+    if (strided) *ivi = saved_i;
     CLOSE();
 }
 
