@@ -121,9 +121,41 @@ static bool exits_inside(const ir_stmt *s, const ir_stmt **loops, int depth) {
     }
 }
 
+static const ir_expr *loop_head(const ir_stmt *loop, int *first);
+static bool expr_uniform(wide *w, const ir_expr *e);
+static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop);
+static bool assigns_var(const ir_stmt *s, const ir_var *v);
+
+/* A loop the same in every thread, without barriers, whose body is per-thread statements
+ * and whose latch steps uniform counters only (a tiled GEMM's `for (k = 0; k < TILE;
+ * k++)`): it runs inside the loop over threads, each thread with its own copy of the
+ * counters, so gcc unrolls it and vectorises across threads with the accumulator in a
+ * register, instead of one pass over the threads (through memory) per step. */
+static bool loop_in_thread(wide *w, const ir_stmt *s) {
+    int first;
+    const ir_expr *head = loop_head(s, &first);
+    if (!head || !expr_uniform(w, head) || has_barrier(s)) return false;
+    const ir_stmt *b = s->body;
+    const ir_stmt *loops[32] = {s};
+    for (int i = first; i < b->stmt_count; i++)
+        if (!thread_ok(w, b->stmts[i], s) || !exits_inside(b->stmts[i], loops, 1)) return false;
+    const ir_stmt *latch = s->latch;
+    int n = latch ? (latch->kind == IR_S_BLOCK ? latch->stmt_count : 1) : 0;
+    for (int i = 0; i < n; i++) {
+        const ir_stmt *l = latch->kind == IR_S_BLOCK ? latch->stmts[i] : latch;
+        if (l->kind == IR_S_ASSIGN && l->place->kind == IR_E_VAR && is_uniform_var(w, l->place->var)) {
+            const ir_var *v = l->place->var;
+            if (assigns_var(b, v) || var_read_outside(w->em->f->body, v, s) || !ir_is_scalar(v->type)) return false;
+            continue;
+        }
+        if (!thread_ok(w, l, s) || !exits_inside(l, loops, 1)) return false;
+    }
+    return true;
+}
+
 /* a statement the batch can take: scalar C per thread inside the loop over threads */
 static bool batchable(wide *w, const ir_stmt *s) {
-    if (s->kind == IR_S_LOOP) return false; /* loops at group level run in lock step */
+    if (s->kind == IR_S_LOOP) return loop_in_thread(w, s); /* others run in lock step */
     if (has_barrier(s)) return false;
     const ir_stmt *loops[32];
     return thread_ok(w, s, s) && exits_inside(s, loops, 0);
@@ -283,14 +315,22 @@ static void thread_atomic(wide *w, const ir_stmt *s) {
     em->memos.count = 0;
 }
 
-/* labels per loop: the emitter's loop table gives each loop an id */
-static int loop_id(wide *w, const ir_stmt *loop) {
+/* Labels per loop: a loop may be emitted more than once (both versions of a loop over
+ * threads, both paths of a lock-step loop), so each emission pushes a fresh id, popped
+ * after it; break and continue take the innermost. */
+static int loop_push(wide *w, const ir_stmt *loop) {
     emitter *em = w->em;
-    for (int i = 0; i < em->loops.count; i++)
-        if (em->loops.items[i].loop == loop) return em->loops.items[i].id;
     int id = cpu_fresh(em);
     EN_PUSH(&em->arena, em->loops, ((loop_entry){loop, false, id}));
     return id;
+}
+static void loop_pop(wide *w) { w->em->loops.count--; }
+static int loop_id(wide *w, const ir_stmt *loop) {
+    emitter *em = w->em;
+    for (int i = em->loops.count - 1; i >= 0; i--)
+        if (em->loops.items[i].loop == loop) return em->loops.items[i].id;
+    wfail(w);
+    return 0;
 }
 
 static void thread_stmt(wide *w, const ir_stmt *s) {
@@ -302,7 +342,7 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
         break;
     case IR_S_DECL: {
         var_info *vi = cpu_info_of(em, s->var);
-        if (vi->kind == VK_WIDE_EXPR || !s->value) break; /* inline at each use */
+        if ((vi->kind == VK_WIDE_EXPR && !vi->cname) || !s->value) break; /* inline at each use */
         cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
         ir_expr place = {.kind = IR_E_VAR, .type = s->var->type, .var = s->var, .loc = s->loc};
         thread_assign(w, &place, s->value);
@@ -329,13 +369,47 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
         break;
     }
     case IR_S_LOOP: {
-        int id = loop_id(w, s);
-        OPEN("for (;;) { /* %s */", cpu_source_note(em, s->loc));
-        thread_stmt(w, s->body);
+        int id = loop_push(w, s);
+        /* uniform counters stepped by the latch (loop_in_thread): a private copy per thread */
+        const ir_stmt *latch = s->latch;
+        int n = latch ? (latch->kind == IR_S_BLOCK ? latch->stmt_count : 1) : 0;
+        var_info *priv[16];
+        const char *names[16];
+        int np = 0;
+        OPEN("{");
+        for (int i = 0; i < n && np < 16; i++) {
+            const ir_stmt *l = latch->kind == IR_S_BLOCK ? latch->stmts[i] : latch;
+            if (l->kind != IR_S_ASSIGN || l->place->kind != IR_E_VAR || !is_uniform_var(w, l->place->var)) continue;
+            var_info *vi = cpu_info_of(em, l->place->var);
+            const char *own = cpu_S(em, "_own%d_%s", id, vi->cname);
+            cpu_line(em, "%s %s = %s; /* this thread's copy */", cpu_ctype(em, l->place->var->type), own, vi->cname);
+            priv[np] = vi;
+            names[np++] = vi->cname;
+            vi->cname = own;
+        }
+        int first;
+        const ir_expr *head = loop_head(s, &first);
+        if (head && expr_uniform(w, head)) {
+            /* a counted loop the same in every thread: unrolled (at -O2 gcc only unrolls
+             * when asked), the loop over threads then vectorises across threads */
+            em->memos.count = 0;
+            inline_loads(w, head);
+            const char *c = wex(w, head, -1);
+            em->memos.count = 0;
+            cpu_line(em, "_Pragma(\"GCC unroll 16\")");
+            OPEN("for (; !%s; ) { /* %s */", c, cpu_source_note(em, s->loc));
+            for (int i = first; i < s->body->stmt_count; i++) thread_stmt(w, s->body->stmts[i]);
+        } else {
+            OPEN("for (;;) { /* %s */", cpu_source_note(em, s->loc));
+            thread_stmt(w, s->body);
+        }
         cpu_line(em, "_cont%d: ;", id);
         thread_stmt(w, s->latch);
         CLOSE();
         cpu_line(em, "_brk%d: ;", id);
+        CLOSE();
+        loop_pop(w);
+        for (int i = 0; i < np; i++) priv[i]->cname = names[i];
         break;
     }
     case IR_S_BREAK: cpu_line(em, "goto _brk%d;", loop_id(w, s->target)); break;
@@ -386,6 +460,8 @@ static wform wform_of(wide *w, const ir_expr *e, int comp, bool range, int depth
     if (depth > 24) return NO_FORM;
     const ir_type *t = comp >= 0 && e->type->kind == IR_T_VEC ? e->type->elem : e->type;
     if (t->kind != IR_T_U32 && !(e->kind == IR_E_VAR && t->kind == IR_T_U16)) return NO_FORM;
+    if (e->kind != IR_E_CONST && e->kind != IR_E_VAR && comp < 0 && expr_uniform(w, e)) /* `K`, `*K`: one value */
+        return (wform){true, cpu_S(em, "(uint32_t)%s", uniform_value(w, e)), NULL};
     switch (e->kind) {
     case IR_E_CONST: return (wform){true, cpu_S(em, "%lluu", (unsigned long long)(uint32_t)e->c.u), NULL};
     case IR_E_VAR: {
@@ -488,6 +564,90 @@ static void collect_stmt_forms(wide *w, const ir_stmt *s, bool range, wform_site
     }
 }
 
+/* ---- per-thread variables in registers ----------------------------------------------
+ * Inside one loop over threads, each per-thread variable of the context block that the
+ * statements use is copied into a local first (and back after, when assigned): with
+ * -fno-strict-aliasing gcc cannot keep `w_acc[l]` in a register across the loads of the
+ * tiles, but it can keep a local. */
+typedef EN_VEC(const ir_var *) var_list;
+
+static void vars_of_expr(wide *w, const ir_expr *e, var_list *vars) {
+    if (!e) return;
+    if (e->kind == IR_E_VAR) {
+        var_info *vi = cpu_info_of(w->em, e->var);
+        if (vi->kind == VK_WIDE_EXPR && !vi->cname) vars_of_expr(w, w->em->inits[e->var->id], vars);
+        if (vi->kind != VK_CONTEXT) return;
+        for (int i = 0; i < vars->count; i++)
+            if (vars->items[i] == e->var) return;
+        EN_PUSH(&w->em->arena, *vars, e->var);
+        return;
+    }
+    for (int i = 0; i < e->arg_count; i++) vars_of_expr(w, e->args[i], vars);
+}
+
+static void vars_of_stmt(wide *w, const ir_stmt *s, var_list *vars) {
+    if (!s) return;
+    ir_expr v = {.kind = IR_E_VAR};
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) vars_of_stmt(w, s->stmts[i], vars);
+        break;
+    case IR_S_DECL:
+        v.var = s->var;
+        vars_of_expr(w, &v, vars);
+        vars_of_expr(w, s->value, vars);
+        break;
+    case IR_S_ASSIGN:
+        vars_of_expr(w, s->place, vars);
+        vars_of_expr(w, s->value, vars);
+        break;
+    case IR_S_IF:
+        vars_of_expr(w, s->cond, vars);
+        vars_of_stmt(w, s->then_s, vars);
+        vars_of_stmt(w, s->else_s, vars);
+        break;
+    case IR_S_LOOP:
+        vars_of_stmt(w, s->body, vars);
+        vars_of_stmt(w, s->latch, vars);
+        break;
+    case IR_S_INTRINSIC:
+        if (s->result) {
+            v.var = s->result;
+            vars_of_expr(w, &v, vars);
+        }
+        for (int i = 0; i < s->arg_count; i++) vars_of_expr(w, s->args[i], vars);
+        break;
+    default: break;
+    }
+}
+
+/* the statements for thread l, with their per-thread variables in locals */
+static void thread_body(wide *w, const ir_stmt *const *stmts, int count) {
+    emitter *em = w->em;
+    var_list vars = {0};
+    for (int i = 0; i < count; i++) vars_of_stmt(w, stmts[i], &vars);
+    const char **names = en_alloc(&em->arena, sizeof(char *) * (size_t)(vars.count + 1));
+    bool *written = en_alloc(&em->arena, sizeof(bool) * (size_t)(vars.count + 1));
+    for (int i = 0; i < vars.count; i++) {
+        const ir_var *v = vars.items[i];
+        var_info *vi = cpu_info_of(em, v);
+        written[i] = false;
+        for (int k = 0; k < count && !written[i]; k++) written[i] = assigns_var(stmts[k], v);
+        names[i] = vi->cname;
+        const char *local = cpu_S(em, "%s_l", vi->cname);
+        cpu_line(em, "%s %s = %s[l];", cpu_ctype(em, v->type), local, vi->cname);
+        vi->kind = VK_WIDE_EXPR; /* read and written by this name (not uniform) */
+        vi->cname = local;
+    }
+    for (int i = 0; i < count; i++) thread_stmt(w, stmts[i]);
+    for (int i = 0; i < vars.count; i++) {
+        var_info *vi = cpu_info_of(em, vars.items[i]);
+        if (written[i]) cpu_line(em, "%s[l] = %s;", names[i], vi->cname);
+        vi->kind = VK_CONTEXT;
+        vi->cname = names[i];
+    }
+}
+
 /* the loop over threads for `stmts`, twice when some index has a form: the 64-bit
  * version where no such index wraps along the row, the exact one elsewhere */
 static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int count) {
@@ -497,7 +657,7 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
     for (int i = 0; i < count; i++) collect_stmt_forms(w, stmts[i], range, &sites);
     if (!sites.count) {
         open_threads(w, set);
-        for (int i = 0; i < count; i++) thread_stmt(w, stmts[i]);
+        thread_body(w, stmts, count);
         close_threads(w, set);
         return;
     }
@@ -523,7 +683,7 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
         EN_PUSH(&em->arena, em->wide_index,
                 ((memo_entry){sites.items[i].index, cpu_S(em, "((uint64_t)%s + (uint64_t)%s * _x)", sites.items[i].f.b,
                                                           sites.items[i].f.s ? sites.items[i].f.s : "0u")}));
-    for (int i = 0; i < count; i++) thread_stmt(w, stmts[i]);
+    thread_body(w, stmts, count);
     em->wide_index.count = 0;
     if (set.mask) CLOSE();
     CLOSE();
@@ -538,7 +698,7 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
         cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
     }
     if (set.mask) OPEN("if (%s[l]) {", set.mask);
-    for (int i = 0; i < count; i++) thread_stmt(w, stmts[i]);
+    thread_body(w, stmts, count);
     if (set.mask) CLOSE();
     CLOSE();
     CLOSE();
@@ -838,7 +998,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
 /* a loop the same in every thread: plain C, once */
 static void uniform_loop(wide *w, const ir_stmt *loop, wset set) {
     emitter *em = w->em;
-    int id = loop_id(w, loop);
+    int id = loop_push(w, loop);
     OPEN("for (;;) { /* the same in every thread: %s */", cpu_source_note(em, loop->loc));
     group_list(w, loop->body, set);
     flush_batch(w);
@@ -847,6 +1007,7 @@ static void uniform_loop(wide *w, const ir_stmt *loop, wset set) {
     flush_batch(w);
     CLOSE();
     cpu_line(em, "_brk%d: ;", id);
+    loop_pop(w);
 }
 
 static bool loop_uniform(wide *w, const ir_stmt *s) {
