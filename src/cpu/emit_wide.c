@@ -799,7 +799,14 @@ static bool assigns_var(const ir_stmt *s, const ir_var *v) {
         for (int i = 0; i < s->stmt_count; i++)
             if (assigns_var(s->stmts[i], v)) return true;
         return false;
-    case IR_S_ASSIGN: return s->place->kind == IR_E_VAR && s->place->var == v;
+    case IR_S_ASSIGN: { /* a whole variable, or part of it (`mine[i] = `, `v.x = `) */
+        const ir_expr *p = s->place;
+        while (p->kind == IR_E_INDEX || p->kind == IR_E_FIELD || p->kind == IR_E_SWIZZLE) {
+            if (p->kind == IR_E_INDEX && p->args[0]->type->kind == IR_T_PTR) return false;
+            p = p->args[0];
+        }
+        return p->kind == IR_E_VAR && p->var == v;
+    }
     case IR_S_DECL: return s->var == v;
     case IR_S_IF: return assigns_var(s->then_s, v) || assigns_var(s->else_s, v);
     case IR_S_LOOP: return assigns_var(s->body, v) || assigns_var(s->latch, v);
@@ -1217,7 +1224,8 @@ EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
             var_info *vi = cpu_info_of(em, v);
             if (vi->kind == VK_SCALAR) cpu_line(em, "%s %s; /* the same in every thread */", cpu_ctype(em, v->type), vi->cname);
             else if (vi->kind == VK_CONTEXT)
-                cpu_line(em, "%s *%s = _ctx->%s;", cpu_ctype(em, v->type), vi->cname, vi->cname);
+                /* restrict: the context block is reached through these pointers only */
+                cpu_line(em, "%s *__restrict %s = _ctx->%s;", cpu_ctype(em, v->type), vi->cname, vi->cname);
         }
         group_list(w, f->body, ALL);
         flush_batch(w);
