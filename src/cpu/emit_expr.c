@@ -167,6 +167,8 @@ EN_INTERNAL const char *cpu_var_lvalue(emitter *em, const ir_var *v) {
 }
 
 /* the C lvalue of a place for lane l (sub-expressions may hoist loads) */
+static const char *read_place(emitter *em, const ir_expr *e, int comp);
+
 EN_INTERNAL const char *cpu_lvalue(emitter *em, const ir_expr *e) {
     switch (e->kind) {
     case IR_E_VAR: return cpu_var_lvalue(em, e->var);
@@ -185,6 +187,9 @@ EN_INTERNAL const char *cpu_lvalue(emitter *em, const ir_expr *e) {
         return cpu_S(em, "%s.%s[%s]", b, base->type->kind == IR_T_VEC ? "v" : "a", index);
     }
     case IR_E_SWIZZLE: {
+        const ir_expr *a = e->args[0];
+        if (a->kind == IR_E_VAR && a->type->kind == IR_T_VEC && cpu_info_of(em, a->var)->kind == VK_WIDE_ATTR)
+            return read_place(em, e, 0); /* read only: attributes are never assigned here */
         const char *b = ir_is_place(e->args[0]) ? cpu_lvalue(em, e->args[0])
                                                 : cpu_S(em, "%s[l]", cpu_materialize(em, e->args[0]));
         return cpu_S(em, "%s.v[%d]", b, e->swizzle[0]);
@@ -799,6 +804,10 @@ static const char *read_place(emitter *em, const ir_expr *e, int comp) {
     if (e->kind == IR_E_SWIZZLE && e->args[0]->type->kind == IR_T_VEC)
         return read_place(em, e->args[0], e->swizzle[comp < 0 ? 0 : comp]);
     const ir_type *t = e->type;
+    if (e->kind == IR_E_VAR && t->kind == IR_T_VEC && cpu_info_of(em, e->var)->kind == VK_WIDE_ATTR)
+        /* a component of a position in wide mode: the value itself, not a compound literal
+         * (an addressable temporary that keeps gcc from vectorising) */
+        return cpu_S(em, "((%s)%s)", cpu_scalar_ctype(t->elem->kind), cpu_attr_value(em, e->var->attr, comp < 0 ? 0 : comp));
     const char *base = cpu_needs_access(e) ? load_value(em, e) : cpu_lvalue(em, e);
     if (t->kind == IR_T_VEC) {
         if (comp < 0) comp = 0;

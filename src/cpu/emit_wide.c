@@ -50,6 +50,8 @@ typedef struct wide {
     en_buf *fields;
     int divergent;     /* >0 inside per-thread control flow (lock-step loops) */
     EN_VEC(const ir_stmt *) batch;
+    EN_VEC(const ir_var *) hoisted; /* constant scalars read once (constant_scalar) */
+    en_buf hoisted_decls;
     int batch_count_was; /* flush_batch: the statements being emitted */
     wset batch_set;
 } wide;
@@ -179,6 +181,28 @@ static bool expr_uniform(wide *w, const ir_expr *e) {
     return true;
 }
 
+/* `K` of `constant uint &K`: memory the kernel cannot write, read once at the start into
+ * a local (`_kK`). Read through the pointer at each use, gcc must reload it after every
+ * store (-fno-strict-aliasing), and a loop that stores cannot vectorise. */
+static const char *constant_scalar(wide *w, const ir_expr *e) {
+    emitter *em = w->em;
+    const ir_expr *p = NULL;
+    if (e->kind == IR_E_DEREF) p = e->args[0];
+    else if (e->kind == IR_E_INDEX && e->args[1]->kind == IR_E_CONST && e->args[1]->c.u == 0) p = e->args[0];
+    if (!p || p->kind != IR_E_VAR || p->var->param_kind != IR_PARAM_BUFFER || p->var->is_assigned) return NULL;
+    const ir_type *pt = p->var->type;
+    if (pt->kind != IR_T_PTR || pt->space != IR_SPACE_CONSTANT || !ir_is_scalar(e->type)) return NULL;
+    var_info *vi = cpu_info_of(em, p->var);
+    const char *name = cpu_S(em, "_k%s", vi->cname);
+    for (int i = 0; i < w->hoisted.count; i++)
+        if (w->hoisted.items[i] == p->var) return name;
+    EN_PUSH(&em->arena, w->hoisted, p->var);
+    /* an unbound buffer reads as 0 here: the kernel faults where it reads it, as before */
+    en_buf_printf(&w->hoisted_decls, "%s %s = %s ? *%s : 0; /* constant: read once */\n",
+                  cpu_ctype(em, e->type), name, vi->cname, vi->cname);
+    return name;
+}
+
 /* Every load in e is read in place: memos map each to its C lvalue, so cpu_ex emits no
  * temporaries (the statement runs only for threads that execute it). Innermost first. */
 static void inline_loads(wide *w, const ir_expr *e) {
@@ -186,6 +210,11 @@ static void inline_loads(wide *w, const ir_expr *e) {
     emitter *em = w->em;
     for (int i = 0; i < e->arg_count; i++) inline_loads(w, e->args[i]);
     if (ir_is_place(e) && e->kind != IR_E_SWIZZLE && cpu_needs_access(e)) {
+        const char *hoisted = constant_scalar(w, e);
+        if (hoisted) {
+            EN_PUSH(&em->arena, em->memos, ((memo_entry){e, hoisted}));
+            return;
+        }
         if (e->type->kind == IR_T_SIMD_MATRIX) {
             wfail(w);
             return;
@@ -333,6 +362,66 @@ static int loop_id(wide *w, const ir_stmt *loop) {
     return 0;
 }
 
+static int count_assigns(const ir_stmt *s, const ir_var *v) {
+    if (!s) return 0;
+    switch (s->kind) {
+    case IR_S_BLOCK: {
+        int n = 0;
+        for (int i = 0; i < s->stmt_count; i++) n += count_assigns(s->stmts[i], v);
+        return n;
+    }
+    case IR_S_IF: return count_assigns(s->then_s, v) + count_assigns(s->else_s, v);
+    case IR_S_LOOP: return count_assigns(s->body, v) + count_assigns(s->latch, v);
+    case IR_S_ASSIGN: case IR_S_INTRINSIC: return assigns_var(s, v);
+    default: return 0;
+    }
+}
+
+static bool refers_to_loop(const ir_stmt *s, const ir_stmt *loop) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (refers_to_loop(s->stmts[i], loop)) return true;
+        return false;
+    case IR_S_IF: return refers_to_loop(s->then_s, loop) || refers_to_loop(s->else_s, loop);
+    case IR_S_LOOP: return refers_to_loop(s->body, loop) || refers_to_loop(s->latch, loop);
+    case IR_S_BREAK: case IR_S_CONTINUE: return s->target == loop;
+    default: return false;
+    }
+}
+
+/* `for (k = A; k < B; k += C)` with constants A, B, C (at most 64 steps), k a uniform
+ * counter assigned only by the latch, no other break or continue: the counter, else NULL */
+static const ir_var *counted_loop(wide *w, const ir_stmt *s, long long *from, long long *to, long long *step) {
+    emitter *em = w->em;
+    int first;
+    const ir_expr *head = loop_head(s, &first);
+    const ir_stmt *latch = s->latch;
+    if (latch && latch->kind == IR_S_BLOCK && latch->stmt_count == 1) latch = latch->stmts[0];
+    if (!head || !latch || latch->kind != IR_S_ASSIGN || latch->place->kind != IR_E_VAR) return NULL;
+    const ir_var *v = latch->place->var;
+    if (!is_uniform_var(w, v) || (v->type->kind != IR_T_U32 && v->type->kind != IR_T_I32)) return NULL;
+    const ir_expr *inc = latch->value, *init = em->inits[v->id];
+    if (inc->kind != IR_E_BINARY || inc->op != IR_OP_ADD || inc->args[0]->kind != IR_E_VAR || inc->args[0]->var != v ||
+        inc->args[1]->kind != IR_E_CONST || !init || init->kind != IR_E_CONST)
+        return NULL;
+    if (head->kind != IR_E_UNARY || head->op != IR_OP_NOT) return NULL;
+    const ir_expr *c = head->args[0];
+    if (c->kind != IR_E_BINARY || c->op != IR_OP_LT || c->args[0]->kind != IR_E_VAR || c->args[0]->var != v ||
+        c->args[1]->kind != IR_E_CONST)
+        return NULL;
+    bool sgn = v->type->kind == IR_T_I32;
+    *from = sgn ? init->c.i : (long long)init->c.u;
+    *to = sgn ? c->args[1]->c.i : (long long)c->args[1]->c.u;
+    *step = sgn ? inc->args[1]->c.i : (long long)inc->args[1]->c.u;
+    if (*step <= 0 || *from < 0 || *to > 4096 || (*to - *from) / *step > 64) return NULL;
+    if (count_assigns(em->f->body, v) != 1) return NULL;
+    for (int i = first; i < s->body->stmt_count; i++)
+        if (refers_to_loop(s->body->stmts[i], s)) return NULL;
+    return v;
+}
+
 static void thread_stmt(wide *w, const ir_stmt *s) {
     emitter *em = w->em;
     if (!s || w->failed) return;
@@ -369,6 +458,22 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
         break;
     }
     case IR_S_LOOP: {
+        long long from, to, step;
+        const ir_var *counter = counted_loop(w, s, &from, &to, &step);
+        if (counter) {
+            /* unrolled here: gcc at -O2 does not, and the loop over threads then vectorises
+             * with the accumulator in a register */
+            var_info *vi = cpu_info_of(em, counter);
+            const char *saved = vi->cname;
+            for (long long k = from; k < to; k += step) {
+                OPEN("{ /* %s, %s = %lld */", cpu_source_note(em, s->loc), counter->name, k);
+                vi->cname = cpu_S(em, "((%s)%lld)", cpu_ctype(em, counter->type), k);
+                for (int i = 1; i < s->body->stmt_count; i++) thread_stmt(w, s->body->stmts[i]);
+                CLOSE();
+            }
+            vi->cname = saved;
+            break;
+        }
         int id = loop_push(w, s);
         /* uniform counters stepped by the latch (loop_in_thread): a private copy per thread */
         const ir_stmt *latch = s->latch;
@@ -668,6 +773,45 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
                       sites.items[i].f.s ? sites.items[i].f.s : "0u", last);
     const char *g = cpu_S(em, "%s", guard.data ? guard.data : "1");
     en_buf_free(&guard);
+    bool has_loop = false;
+    for (int i = 0; i < count; i++) has_loop |= stmts[i]->kind == IR_S_LOOP;
+    bool blocked = !range && !set.mask && has_loop;
+    if (blocked) {
+        /* A loop inside the loop over threads (a GEMM's k loop) is a chain of dependent
+         * steps per thread: four rows of threads in one pass give the core four
+         * independent chains to overlap (and the loads they share are read once). */
+        OPEN("if (_sy %% 2u == 0u) { /* two rows at a time */");
+        OPEN("for (uint32_t _yb = 0; _yb < _sy; _yb += 2u) {");
+        cpu_line(em, "bool _fast = true;");
+        cpu_line(em, "for (uint32_t _y = _yb; _y < _yb + 2u; _y++) _fast = _fast && %s;", g);
+        OPEN("if (_fast) { /* no index of these rows wraps: 64-bit indices, contiguous */");
+        OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
+        for (int r = 0; r < 2; r++) {
+            OPEN("{");
+            cpu_line(em, "const uint32_t _y = _yb + %du;", r);
+            cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
+            for (int i = 0; i < sites.count; i++)
+                EN_PUSH(&em->arena, em->wide_index,
+                        ((memo_entry){sites.items[i].index, cpu_S(em, "((uint64_t)%s + (uint64_t)%s * _x)", sites.items[i].f.b,
+                                                                  sites.items[i].f.s ? sites.items[i].f.s : "0u")}));
+            thread_body(w, stmts, count);
+            em->wide_index.count = 0;
+            CLOSE();
+        }
+        CLOSE();
+        em->indent--;
+        cpu_line(em, "} else {");
+        em->indent++;
+        OPEN("for (uint32_t _y = _yb; _y < _yb + 2u; _y++) for (uint32_t _x = 0; _x < _sx; _x++) {");
+        cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
+        thread_body(w, stmts, count);
+        CLOSE();
+        CLOSE();
+        CLOSE();
+        em->indent--;
+        cpu_line(em, "} else {");
+        em->indent++;
+    }
     if (!range) {
         OPEN("for (uint32_t _y = 0; _y < _sy; _y++) {");
         OPEN("if (%s) { /* no index of this row wraps: 64-bit indices, contiguous */", g);
@@ -703,6 +847,7 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
     CLOSE();
     CLOSE();
     if (!range) CLOSE();
+    if (blocked) CLOSE();
 }
 
 /* `X < U` (or <=, or U > X, U >= X) where X is the linear thread index and U uniform:
@@ -1248,6 +1393,14 @@ EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
          * every loop over the threads and not vectorise */
         cpu_line(em, "const uint32_t _g0 = g->position[0] * g->group_size[0], _g1 = g->position[1] * g->group_size[1];");
         cpu_line(em, "(void)_g0; (void)_g1;");
+        if (w->hoisted_decls.data) { /* at the wide block's indent */
+            const char *p = w->hoisted_decls.data;
+            while (*p) {
+                const char *nl = strchr(p, '\n');
+                cpu_line(em, "%.*s", (int)(nl - p), p);
+                p = nl + 1;
+            }
+        }
         en_buf_puts(em->out, body.data);
         CLOSE();
         if (own_fields.data) en_buf_puts(fields, own_fields.data);
@@ -1256,5 +1409,6 @@ EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
     }
     en_buf_free(&own_fields);
     en_buf_free(&body);
+    en_buf_free(&w->hoisted_decls);
     return ok;
 }
