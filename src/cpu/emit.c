@@ -48,6 +48,10 @@ EN_INTERNAL int cpu_fresh(emitter *em) { return em->counter++; }
 /* a comment naming the source line, with its text, so the C reads beside the .metal */
 EN_INTERNAL const char *cpu_source_note(emitter *em, en_loc loc) {
     if (loc.line <= 0 || !em->m->sources) return cpu_S(em, "line ?");
+    /* finding a line scans its file from the start, and wide mode notes every statement in
+     * each copy of a loop: the notes made so far are kept, one slot per line number mod 64 */
+    note_entry *hit = &em->notes[loc.line & 63];
+    if (hit->text && hit->file == loc.file && hit->line == loc.line) return hit->text;
     int len = 0;
     const char *text = en_source_line(em->m->sources, loc.file, loc.line, &len);
     if (!text) return cpu_S(em, "line %d", loc.line);
@@ -62,7 +66,8 @@ EN_INTERNAL const char *cpu_source_note(emitter *em, en_loc loc) {
         clean[n++] = c;
     }
     clean[n] = 0;
-    return cpu_S(em, "line %d: %s", loc.line, clean);
+    *hit = (note_entry){loc.file, loc.line, cpu_S(em, "line %d: %s", loc.line, clean)};
+    return hit->text;
 }
 
 /* ---- types -------------------------------------------------------------------------- */

@@ -98,6 +98,11 @@ typedef struct memo_entry {
     const char *temp;
 } memo_entry;
 
+typedef struct note_entry { /* cpu_source_note's cache */
+    int file, line;
+    const char *text;
+} note_entry;
+
 typedef struct emitter {
     const ir_module *m;
     en_arena arena;
@@ -119,6 +124,7 @@ typedef struct emitter {
     int region_next;
     const char *mask;  /* the C variable holding the current gang's execution mask */
     bool wide;         /* emitting wide mode (emit_wide.c): attributes of thread l */
+    note_entry notes[64];
     EN_VEC(memo_entry) wide_index; /* wide mode: indices that cpu_ex reads in 64 bits */
     bool fast_paths;   /* lane-affine accesses and streaming loops */
     bool checked;      /* checked mode: an access the hook instruments keeps the general path */

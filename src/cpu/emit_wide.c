@@ -51,6 +51,8 @@ typedef struct wide {
     int divergent;     /* >0 inside per-thread control flow (lock-step loops) */
     int uniform_loops; /* >0 inside a loop the same in every thread */
     int prefetch_sites;
+    bool exact;        /* emitting a loop's rarely taken exact copy: no unrolling */
+    int unrolled;      /* >0 inside the copies of an unrolled loop */
     EN_VEC(const ir_stmt *) batch;
     EN_VEC(const ir_var *) hoisted; /* constant scalars read once (constant_scalar) */
     en_buf hoisted_decls;
@@ -434,13 +436,13 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
     case IR_S_DECL: {
         var_info *vi = cpu_info_of(em, s->var);
         if ((vi->kind == VK_WIDE_EXPR && !vi->cname) || !s->value) break; /* inline at each use */
-        cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
+        if (!w->unrolled) cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
         ir_expr place = {.kind = IR_E_VAR, .type = s->var->type, .var = s->var, .loc = s->loc};
         thread_assign(w, &place, s->value);
         break;
     }
     case IR_S_ASSIGN:
-        cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
+        if (!w->unrolled) cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
         thread_assign(w, s->place, s->value);
         break;
     case IR_S_IF: {
@@ -461,18 +463,21 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
     }
     case IR_S_LOOP: {
         long long from, to, step;
-        const ir_var *counter = counted_loop(w, s, &from, &to, &step);
+        const ir_var *counter = w->exact ? NULL : counted_loop(w, s, &from, &to, &step);
         if (counter) {
             /* unrolled here: gcc at -O2 does not, and the loop over threads then vectorises
              * with the accumulator in a register */
             var_info *vi = cpu_info_of(em, counter);
             const char *saved = vi->cname;
+            cpu_line(em, "/* %s: unrolled */", cpu_source_note(em, s->loc));
+            w->unrolled++; /* the copies' statements go without their source notes */
             for (long long k = from; k < to; k += step) {
-                OPEN("{ /* %s, %s = %lld */", cpu_source_note(em, s->loc), counter->name, k);
+                OPEN("{ /* %s = %lld */", counter->name, k);
                 vi->cname = cpu_S(em, "((%s)%lld)", cpu_ctype(em, counter->type), k);
                 for (int i = 1; i < s->body->stmt_count; i++) thread_stmt(w, s->body->stmts[i]);
                 CLOSE();
             }
+            w->unrolled--;
             vi->cname = saved;
             break;
         }
@@ -761,6 +766,14 @@ static void thread_body(wide *w, const ir_stmt *const *stmts, int count) {
     }
 }
 
+/* a site's index in 64 bits: B + S * _x, without the terms that are 0 or 1 */
+static const char *index_form(emitter *em, const wform_site *site) {
+    const char *b = site->f.b, *st = site->f.s ? site->f.s : "0u";
+    const char *step = !strcmp(st, "1u") ? "_x" : cpu_S(em, "(uint64_t)%s * _x", st);
+    if (!strcmp(b, "0u")) return cpu_S(em, "((uint64_t)%s)", step);
+    return cpu_S(em, "((uint64_t)%s + %s)", b, step);
+}
+
 /* Inside a loop the same in every thread (a GEMM's k0 loop), a row's device loads move
  * by the same distance each step: a tracker per row and load remembers the last address
  * of the row's first thread and prefetches two steps ahead (to L2). The hardware
@@ -823,8 +836,7 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
             cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
             for (int i = 0; i < sites.count; i++)
                 EN_PUSH(&em->arena, em->wide_index,
-                        ((memo_entry){sites.items[i].index, cpu_S(em, "((uint64_t)%s + (uint64_t)%s * _x)", sites.items[i].f.b,
-                                                                  sites.items[i].f.s ? sites.items[i].f.s : "0u")}));
+                        ((memo_entry){sites.items[i].index, index_form(em, &sites.items[i])}));
             thread_body(w, stmts, count);
             em->wide_index.count = 0;
             CLOSE();
@@ -835,7 +847,9 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
         em->indent++;
         OPEN("for (uint32_t _y = _yb; _y < _yb + 2u; _y++) for (uint32_t _x = 0; _x < _sx; _x++) {");
         cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
+        w->exact = true; /* rarely taken: kept short (no unrolling) */
         thread_body(w, stmts, count);
+        w->exact = false;
         CLOSE();
         CLOSE();
         CLOSE();
@@ -857,8 +871,7 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
     if (set.mask) OPEN("if (%s[l]) {", set.mask);
     for (int i = 0; i < sites.count; i++)
         EN_PUSH(&em->arena, em->wide_index,
-                ((memo_entry){sites.items[i].index, cpu_S(em, "((uint64_t)%s + (uint64_t)%s * _x)", sites.items[i].f.b,
-                                                          sites.items[i].f.s ? sites.items[i].f.s : "0u")}));
+                ((memo_entry){sites.items[i].index, index_form(em, &sites.items[i])}));
     thread_body(w, stmts, count);
     em->wide_index.count = 0;
     if (set.mask) CLOSE();
@@ -874,7 +887,9 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
         cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
     }
     if (set.mask) OPEN("if (%s[l]) {", set.mask);
+    w->exact = true; /* rarely taken: kept short (no unrolling) */
     thread_body(w, stmts, count);
+    w->exact = false;
     if (set.mask) CLOSE();
     CLOSE();
     CLOSE();
