@@ -52,6 +52,7 @@ typedef struct wide {
     int uniform_loops; /* >0 inside a loop the same in every thread */
     int prefetch_sites;
     bool exact;        /* emitting a loop's rarely taken exact copy: no unrolling */
+    bool has_atomics;  /* the kernel has atomics: iterations may depend on each other */
     int unrolled;      /* >0 inside the copies of an unrolled loop */
     EN_VEC(const ir_stmt *) batch;
     EN_VEC(const ir_var *) hoisted; /* constant scalars read once (constant_scalar) */
@@ -244,12 +245,23 @@ static const char *wlvalue(wide *w, const ir_expr *e) {
 }
 
 /* ---- the loop over threads ------------------------------------------------------------ */
+/* Before a loop over threads: the threads of one barrier interval that touch the same
+ * memory race (Metal leaves that undefined) unless through atomics, so without atomics no
+ * iteration depends on another and gcc need not test the pointers for overlap at run time
+ * (with more than 10 such tests it gives up vectorising) */
+static void no_dependence(wide *w) {
+    if (!w->has_atomics) cpu_line(w->em, "_Pragma(\"GCC ivdep\")");
+}
+
 static void open_threads(wide *w, wset set) {
     emitter *em = w->em;
     if (!set.lo) {
-        OPEN("for (uint32_t _y = 0; _y < _sy; _y++) for (uint32_t _x = 0; _x < _sx; _x++) {");
+        OPEN("for (uint32_t _y = 0; _y < _sy; _y++) {");
+        no_dependence(w);
+        OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
         cpu_line(em, "const size_t l = (size_t)_y * _sx + _x; /* 64-bit: no wrap, so w_x[l] is affine */");
     } else {
+        no_dependence(w);
         OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
         cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
     }
@@ -259,6 +271,7 @@ static void close_threads(wide *w, wset set) {
     emitter *em = w->em;
     if (set.mask) CLOSE();
     CLOSE();
+    if (!set.lo) CLOSE();
 }
 
 /* ---- per-thread statements (inside the loop over threads) ------------------------------ */
@@ -792,6 +805,8 @@ static void row_prefetches(wide *w, const wform_sites *sites, const char *row) {
     }
 }
 
+enum { ROWS = 4 }; /* rows of threads per pass around a loop inside the loop over threads */
+
 /* the loop over threads for `stmts`, twice when some index has a form: the 64-bit
  * version where no such index wraps along the row, the exact one elsewhere */
 static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int count) {
@@ -819,18 +834,19 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
         /* A loop inside the loop over threads (a GEMM's k loop) is a chain of dependent
          * steps per thread: four rows of threads in one pass give the core four
          * independent chains to overlap (and the loads they share are read once). */
-        OPEN("if (_sy %% 2u == 0u) { /* two rows at a time */");
-        OPEN("for (uint32_t _yb = 0; _yb < _sy; _yb += 2u) {");
+        OPEN("if (_sy %% %du == 0u) { /* %d rows at a time */", ROWS, ROWS);
+        OPEN("for (uint32_t _yb = 0; _yb < _sy; _yb += %du) {", ROWS);
         cpu_line(em, "bool _fast = true;");
-        cpu_line(em, "for (uint32_t _y = _yb; _y < _yb + 2u; _y++) _fast = _fast && %s;", g);
+        cpu_line(em, "for (uint32_t _y = _yb; _y < _yb + %du; _y++) _fast = _fast && %s;", ROWS, g);
         OPEN("if (_fast) { /* no index of these rows wraps: 64-bit indices, contiguous */");
         if (w->uniform_loops) {
-            OPEN("for (uint32_t _y = _yb; _y < _yb + 2u; _y++) {");
+            OPEN("for (uint32_t _y = _yb; _y < _yb + %du; _y++) {", ROWS);
             row_prefetches(w, &sites, "_y");
             CLOSE();
         }
+        no_dependence(w);
         OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
-        for (int r = 0; r < 2; r++) {
+        for (int r = 0; r < ROWS; r++) {
             OPEN("{");
             cpu_line(em, "const uint32_t _y = _yb + %du;", r);
             cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
@@ -845,7 +861,7 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
         em->indent--;
         cpu_line(em, "} else {");
         em->indent++;
-        OPEN("for (uint32_t _y = _yb; _y < _yb + 2u; _y++) for (uint32_t _x = 0; _x < _sx; _x++) {");
+        OPEN("for (uint32_t _y = _yb; _y < _yb + %du; _y++) for (uint32_t _x = 0; _x < _sx; _x++) {", ROWS);
         cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
         w->exact = true; /* rarely taken: kept short (no unrolling) */
         thread_body(w, stmts, count);
@@ -861,10 +877,12 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
         OPEN("for (uint32_t _y = 0; _y < _sy; _y++) {");
         OPEN("if (%s) { /* no index of this row wraps: 64-bit indices, contiguous */", g);
         row_prefetches(w, &sites, "_y");
+        no_dependence(w);
         OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
         cpu_line(em, "const size_t l = (size_t)_y * _sx + _x; /* 64-bit: no wrap, so w_x[l] is affine */");
     } else {
         OPEN("if (%s) { /* no index wraps: 64-bit indices, contiguous */", g);
+        no_dependence(w);
         OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
         cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
     }
@@ -1395,6 +1413,20 @@ static bool uses_simd_or_matrix(const ir_stmt *s) {
     }
 }
 
+static bool has_atomic(const ir_stmt *s) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (has_atomic(s->stmts[i])) return true;
+        return false;
+    case IR_S_IF: return has_atomic(s->then_s) || has_atomic(s->else_s);
+    case IR_S_LOOP: return has_atomic(s->body) || has_atomic(s->latch);
+    case IR_S_INTRINSIC: return ir_intrinsic_class_of(s->intrinsic) == IR_IC_ATOMIC;
+    default: return false;
+    }
+}
+
 EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
     if (em->checked || !has_barrier(f->body) || uses_simd_or_matrix(f->body)) return false;
     /* wide mode changes the classification: keep the region emitter's to restore */
@@ -1402,6 +1434,7 @@ EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
     memcpy(saved, em->vars, sizeof(var_info) * (size_t)em->var_count);
     wide ws = {0}, *w = &ws;
     w->em = em;
+    w->has_atomics = has_atomic(f->body);
     en_buf own_fields = {0}, body = {0};
     w->fields = &own_fields;
     classify(w, f);
