@@ -32,6 +32,14 @@
  * scalars. Loads are read in place: every statement runs only for the threads that
  * execute it, so no thread touches memory it would not.
  *
+ * Loops inside the loop over threads: a loop the same in every thread with no barrier and
+ * only per-thread statements (a tiled GEMM's inner k loop) runs inside it, each thread with
+ * its own counter, unrolled when its bounds are constants, four rows of threads per pass;
+ * gcc then vectorises across threads with the accumulators in registers. Loops over threads
+ * carry GCC ivdep when the kernel has no atomics (threads racing on memory between barriers
+ * is undefined in Metal), so gcc adds no run-time overlap tests. Device loads inside a
+ * uniform loop get a per-row stride tracker that prefetches two steps ahead.
+ *
  * Not taken (the region emitter runs them): checked builds, SIMD-group, quad-group and
  * simdgroup_matrix functions, returns, a barrier or a uniform variable's assignment under
  * divergent control, breaks that leave a per-thread loop early, 3-D threadgroups. */
@@ -46,7 +54,7 @@ typedef struct wset { /* the threads a statement runs for: l in [lo, hi) with ma
 typedef struct wide {
     emitter *em;
     bool failed;
-    bool needs_one_d;  /* a range narrowed on a position attribute: 1-D groups only */
+    bool needs_one_d;  /* a thread range is used (in it _x is l): 1-D groups only */
     en_buf *fields;
     int divergent;     /* >0 inside per-thread control flow (lock-step loops) */
     int uniform_loops; /* >0 inside a loop the same in every thread */
@@ -1229,13 +1237,12 @@ static void uniform_loop(wide *w, const ir_stmt *loop, wset set) {
     loop_pop(w);
 }
 
+/* Its head test is the same in every thread. Any other break or continue aimed at it is
+ * checked where it is emitted: under a divergent if it makes the kernel leave wide mode. */
 static bool loop_uniform(wide *w, const ir_stmt *s) {
-    /* every exit test uniform: each break or continue aimed at it sits under uniform ifs only */
     int first;
     const ir_expr *head = loop_head(s, &first);
-    if (head && !expr_uniform(w, head)) return false;
-    (void)w;
-    return true;
+    return !head || expr_uniform(w, head);
 }
 
 static void group_stmt(wide *w, const ir_stmt *s, wset set) {
