@@ -48,6 +48,10 @@ EN_INTERNAL int cpu_fresh(emitter *em) { return em->counter++; }
 /* a comment naming the source line, with its text, so the C reads beside the .metal */
 EN_INTERNAL const char *cpu_source_note(emitter *em, en_loc loc) {
     if (loc.line <= 0 || !em->m->sources) return cpu_S(em, "line ?");
+    /* finding a line scans its file from the start, and wide mode notes every statement in
+     * each copy of a loop: the notes made so far are kept, one slot per line number mod 64 */
+    note_entry *hit = &em->notes[loc.line & 63];
+    if (hit->text && hit->file == loc.file && hit->line == loc.line) return hit->text;
     int len = 0;
     const char *text = en_source_line(em->m->sources, loc.file, loc.line, &len);
     if (!text) return cpu_S(em, "line %d", loc.line);
@@ -62,7 +66,8 @@ EN_INTERNAL const char *cpu_source_note(emitter *em, en_loc loc) {
         clean[n++] = c;
     }
     clean[n] = 0;
-    return cpu_S(em, "line %d: %s", loc.line, clean);
+    *hit = (note_entry){loc.file, loc.line, cpu_S(em, "line %d: %s", loc.line, clean)};
+    return hit->text;
 }
 
 /* ---- types -------------------------------------------------------------------------- */
@@ -237,6 +242,15 @@ EN_INTERNAL bool cpu_attr_is_per_lane(ir_attr a) {
 
 /* the value of component d of an attribute, as uint32_t; per-lane ones use _sg and l */
 EN_INTERNAL const char *cpu_attr_value(emitter *em, ir_attr a, int d) {
+    if (em->wide) { /* thread l of the group, at column _x and row _y (emit_wide.c) */
+        const char *xy = d == 0 ? "_x" : d == 1 ? "_y" : "0u";
+        switch (a) {
+        case IR_ATTR_THREAD_POSITION_IN_GRID: return cpu_S(em, "(_g%d + %s)", d, xy);
+        case IR_ATTR_THREAD_POSITION_IN_THREADGROUP: return xy;
+        case IR_ATTR_THREAD_INDEX_IN_THREADGROUP: return "(uint32_t)l";
+        default: break;
+        }
+    }
     const char *lane = em->lane ? em->lane : "(uint32_t)l";
     const char *li = cpu_S(em, "(_sg * 32u + %s)", lane);
     /* in a 1-D threadgroup the position is the index; otherwise a table made once per
@@ -382,6 +396,8 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
         CLOSE();
     }
     em->region_next = 0;
+    en_buf wide_fields = {0};
+    cpu_wide_body(em, f, &wide_fields); /* tried first; the regions run other group shapes */
     cpu_tg_list(em, cpu_list_of(f->body));
     em->out = out;
 
@@ -399,6 +415,11 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
             context_fields++;
         }
     }
+    if (wide_fields.data) {
+        en_buf_puts(out, wide_fields.data);
+        context_fields++;
+    }
+    en_buf_free(&wide_fields);
     if (!context_fields) en_buf_puts(out, "    char _none;\n");
     en_buf_puts(out, "};\n");
     en_buf_printf(out, "struct enk_threadgroup_%d { /* `threadgroup` variables */\n", index);

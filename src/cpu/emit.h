@@ -8,6 +8,9 @@
  *                  functions, atomics, simdgroup_matrix
  *   emit_region.c  the threadgroup level: region analysis, variable classification, regions,
  *                  interleaved streaming loops, barriers
+ *   emit_wide.c    wide mode, tried first for kernels with barriers: the whole threadgroup
+ *                  as one gang, uniform control flow once, per-thread statements as loops
+ *                  over the threads
  * They share one `emitter` (the state of one module's emission) and the functions below;
  * nothing here is seen outside src/cpu.
  *
@@ -68,6 +71,8 @@ typedef enum var_kind {
     VK_GLOBAL,      /* a program-scope constant */
     VK_SCALAR,      /* uniform (the uniformity pass says so), one region: one C scalar */
     VK_SCALAR_SG,   /* uniform, several regions: one value per SIMD group, `x[_sg]` */
+    VK_WIDE_ATTR,   /* wide mode: a per-thread position attribute, from l, _x and _y */
+    VK_WIDE_EXPR,   /* wide mode: computed at each use, cname (or its initialiser) for thread l */
 } var_kind;
 
 typedef struct var_info {
@@ -93,6 +98,11 @@ typedef struct memo_entry {
     const char *temp;
 } memo_entry;
 
+typedef struct note_entry { /* cpu_source_note's cache */
+    int file, line;
+    const char *text;
+} note_entry;
+
 typedef struct emitter {
     const ir_module *m;
     en_arena arena;
@@ -113,6 +123,9 @@ typedef struct emitter {
     bool interleaving;  /* inside emit_interleaved_loop's phase: a tracker per SIMD group */
     int region_next;
     const char *mask;  /* the C variable holding the current gang's execution mask */
+    bool wide;         /* emitting wide mode (emit_wide.c): attributes of thread l */
+    note_entry notes[64];
+    EN_VEC(memo_entry) wide_index; /* wide mode: indices that cpu_ex reads in 64 bits */
     bool fast_paths;   /* lane-affine accesses and streaming loops */
     bool checked;      /* checked mode: an access the hook instruments keeps the general path */
     const ir_expr **inits; /* per local variable id: its declaration's value (lane_form) */
@@ -209,5 +222,8 @@ EN_INTERNAL ir_stmt *cpu_list_at(stmt_list l, int i);
 EN_INTERNAL void cpu_choose_interleaved(emitter *em, stmt_list list);
 EN_INTERNAL void cpu_tg_list(emitter *em, stmt_list list);
 EN_INTERNAL void cpu_classify_vars(emitter *em, const ir_func *f);
+
+/* ---- emit_wide.c: wide mode --------------------------------------------------------------- */
+EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields);
 
 #endif

@@ -147,11 +147,28 @@ EN_INTERNAL const char *cpu_var_lvalue(emitter *em, const ir_var *v) {
     case VK_THREADGROUP: return cpu_S(em, "_tg->%s", vi->cname);
     case VK_SCALAR: return vi->cname;
     case VK_SCALAR_SG: return cpu_S(em, "%s[_sg]", vi->cname);
+    case VK_WIDE_ATTR: {
+        const ir_type *t = v->type;
+        if (t->kind != IR_T_VEC) return cpu_S(em, "((%s)%s)", cpu_scalar_ctype(t->kind), cpu_attr_value(em, v->attr, 0));
+        en_buf b = {0};
+        en_buf_printf(&b, "((%s){{", cpu_ctype(em, t));
+        for (uint32_t c = 0; c < t->count; c++)
+            en_buf_printf(&b, "%s(%s)%s", c ? ", " : "", cpu_scalar_ctype(t->elem->kind), cpu_attr_value(em, v->attr, (int)c));
+        en_buf_puts(&b, "}})");
+        const char *r = cpu_S(em, "%s", b.data);
+        en_buf_free(&b);
+        return r;
+    }
+    case VK_WIDE_EXPR:
+        if (vi->cname) return vi->cname;
+        return cpu_S(em, "((%s)%s)", cpu_ctype(em, v->type), cpu_ex(em, em->inits[v->id], -1));
     default: return cpu_S(em, "%s[l]", vi->cname);
     }
 }
 
 /* the C lvalue of a place for lane l (sub-expressions may hoist loads) */
+static const char *read_place(emitter *em, const ir_expr *e, int comp);
+
 EN_INTERNAL const char *cpu_lvalue(emitter *em, const ir_expr *e) {
     switch (e->kind) {
     case IR_E_VAR: return cpu_var_lvalue(em, e->var);
@@ -170,6 +187,9 @@ EN_INTERNAL const char *cpu_lvalue(emitter *em, const ir_expr *e) {
         return cpu_S(em, "%s.%s[%s]", b, base->type->kind == IR_T_VEC ? "v" : "a", index);
     }
     case IR_E_SWIZZLE: {
+        const ir_expr *a = e->args[0];
+        if (a->kind == IR_E_VAR && a->type->kind == IR_T_VEC && cpu_info_of(em, a->var)->kind == VK_WIDE_ATTR)
+            return read_place(em, e, 0); /* read only: attributes are never assigned here */
         const char *b = ir_is_place(e->args[0]) ? cpu_lvalue(em, e->args[0])
                                                 : cpu_S(em, "%s[l]", cpu_materialize(em, e->args[0]));
         return cpu_S(em, "%s.v[%d]", b, e->swizzle[0]);
@@ -784,6 +804,10 @@ static const char *read_place(emitter *em, const ir_expr *e, int comp) {
     if (e->kind == IR_E_SWIZZLE && e->args[0]->type->kind == IR_T_VEC)
         return read_place(em, e->args[0], e->swizzle[comp < 0 ? 0 : comp]);
     const ir_type *t = e->type;
+    if (e->kind == IR_E_VAR && t->kind == IR_T_VEC && cpu_info_of(em, e->var)->kind == VK_WIDE_ATTR)
+        /* a component of a position in wide mode: the value itself, not a compound literal
+         * (an addressable temporary that keeps gcc from vectorising) */
+        return cpu_S(em, "((%s)%s)", cpu_scalar_ctype(t->elem->kind), cpu_attr_value(em, e->var->attr, comp < 0 ? 0 : comp));
     const char *base = cpu_needs_access(e) ? load_value(em, e) : cpu_lvalue(em, e);
     if (t->kind == IR_T_VEC) {
         if (comp < 0) comp = 0;
@@ -883,6 +907,8 @@ static const char *call_expr(emitter *em, const ir_expr *e, int comp);
 
 EN_INTERNAL const char *cpu_ex(emitter *em, const ir_expr *e, int comp) {
     const ir_type *t = e->type;
+    for (int i = 0; i < em->wide_index.count; i++) /* emit_wide.c: thread_loop */
+        if (em->wide_index.items[i].expr == e) return em->wide_index.items[i].temp;
     switch (e->kind) {
     case IR_E_CONST: return const_literal(em, t, e->c);
     case IR_E_VAR:
@@ -1006,8 +1032,8 @@ static const char *float_fn1(ir_intrinsic i) {
 }
 static const char *float_fn2(ir_intrinsic i) {
     switch (i) {
-    case IR_I_MIN: case IR_I_FMIN: return "fminf";
-    case IR_I_MAX: case IR_I_FMAX: return "fmaxf";
+    case IR_I_MIN: case IR_I_FMIN: return "enk_fminf";
+    case IR_I_MAX: case IR_I_FMAX: return "enk_fmaxf";
     case IR_I_FMOD: return "fmodf";
     case IR_I_FDIM: return "fdimf";
     case IR_I_POW: case IR_I_POWR: return "powf";
@@ -1080,6 +1106,7 @@ static const char *call_expr(emitter *em, const ir_expr *e, int comp) {
     }
     if (ir_is_float(as) || (ir_is_float(rs) && i != IR_I_SELECT)) {
         const char *fn = float_fn1(i);
+        if (i == IR_I_EXP && !e->precise) fn = "enk_fast_exp"; /* fast:: (the default): vectorises */
         const char *r = NULL;
         if (fn) r = cpu_S(em, "%s(%s)", fn, a[0]);
         else if ((fn = float_fn2(i))) r = cpu_S(em, "%s(%s, %s)", fn, a[0], a[1]);

@@ -537,7 +537,8 @@ static const char *gather_matrix(emitter *em, const ir_expr *m) {
     const char *name = cpu_S(em, "_mx%d", cpu_fresh(em));
     const char *lv = ir_is_place(m) ? cpu_lvalue(em, m) : cpu_S(em, "%s[l]", cpu_materialize(em, m));
     cpu_line(em, "float %s[64];", name);
-    cpu_line(em, "for (int l = 0; l < 32; l++) { %s[enk_mat_first(l)] = %s; %s[enk_mat_first(l) + 1] = %s; }", name,
+    /* unrolled, each lane's two elements land at constant offsets (no index arithmetic) */
+    cpu_line(em, "_Pragma(\"GCC unroll 32\") for (int l = 0; l < 32; l++) { %s[enk_mat_first(l)] = %s; %s[enk_mat_first(l) + 1] = %s; }", name,
          cpu_from_storage(em, et, cpu_S(em, "%s.e[0]", lv)), name, cpu_from_storage(em, et, cpu_S(em, "%s.e[1]", lv)));
     return name;
 }
@@ -546,7 +547,7 @@ static void scatter_matrix(emitter *em, const ir_var *v, const char *from) {
     if (!v) return;
     const ir_type *et = v->type->elem;
     const char *lv = cpu_var_lvalue(em, v);
-    cpu_line(em, "for (int l = 0; l < 32; l++) { %s.e[0] = %s; %s.e[1] = %s; }", lv,
+    cpu_line(em, "_Pragma(\"GCC unroll 32\") for (int l = 0; l < 32; l++) { %s.e[0] = %s; %s.e[1] = %s; }", lv,
          cpu_to_storage(em, et, cpu_S(em, "%s[enk_mat_first(l)]", from)), lv,
          cpu_to_storage(em, et, cpu_S(em, "%s[enk_mat_first(l) + 1]", from)));
 }

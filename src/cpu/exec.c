@@ -4,7 +4,10 @@
  * Guarantees: every threadgroup of the grid runs exactly once, each on one OS thread from
  * start to end (so threadgroup memory and context arrays are that thread's scratch);
  * threadgroups are handed out by an atomic counter; edge threadgroups of a dispatch by
- * threads get their real size. The pool is created on the first dispatch that can use it
+ * threads get their real size. Each executor takes a run of up to 64 consecutive
+ * threadgroups per visit to the counter (fewer when the grid is small, so the work still
+ * spreads): one atomic per run instead of per group, and each worker reads memory in long
+ * contiguous stretches. The pool is created on the first dispatch that can use it
  * and reused, so a dispatch creates no threads; a one-threadgroup dispatch runs on the
  * caller without waking anyone. The calling thread always works too. */
 #include "check_rt.h"
@@ -25,6 +28,11 @@ typedef struct dispatch_job {
     const en_launch *launch;
     uint64_t group_count;
     atomic_uint_fast64_t next_group;
+    uint64_t run_length;          /* threadgroups taken per visit to next_group */
+    struct started_count {        /* threadgroups each executor has started (a stop's message) */
+        atomic_uint_fast64_t n;
+        char pad[64 - sizeof(atomic_uint_fast64_t)]; /* one cache line each: no false sharing */
+    } *started;
     /* containment (fault.c): the first stop reason wins; a fault records where it was */
     atomic_int stop;
     int fault_signal;
@@ -108,10 +116,15 @@ static void run_groups(dispatch_job *job, scratch *sc, int executor) {
     cpu_altstack_ensure(); /* so that a kernel's stack overflow is a contained fault */
     cpu_guard_enter(&guard);
     atomic_store(&job->executing[executor], true);
+    uint64_t index = 0, run_end = 0, started = 0;
     for (;;) {
         if (atomic_load_explicit(&job->stop, memory_order_relaxed)) break;
-        uint64_t index = atomic_fetch_add_explicit(&job->next_group, 1, memory_order_relaxed);
-        if (index >= job->group_count) break;
+        if (index == run_end) {
+            index = atomic_fetch_add_explicit(&job->next_group, job->run_length, memory_order_relaxed);
+            if (index >= job->group_count) break;
+            run_end = index + job->run_length < job->group_count ? index + job->run_length : job->group_count;
+        }
+        atomic_store_explicit(&job->started[executor].n, ++started, memory_order_relaxed);
         g.position[0] = (uint32_t)(index % L->groups[0]);
         g.position[1] = (uint32_t)(index / L->groups[0] % L->groups[1]);
         g.position[2] = (uint32_t)(index / ((uint64_t)L->groups[0] * L->groups[1]));
@@ -143,6 +156,7 @@ static void run_groups(dispatch_job *job, scratch *sc, int executor) {
             job->run(&g);
         }
         guard.armed = 0;
+        index++;
     }
     atomic_store(&job->executing[executor], false);
     cpu_guard_leave();
@@ -236,9 +250,11 @@ void cpu_pool_destroy(cpu_pool *pool) {
     free(pool);
 }
 
+/* the threadgroups that had started (runs are claimed ahead, so not next_group) */
 static uint64_t started_groups(dispatch_job *job) {
-    uint64_t n = atomic_load(&job->next_group);
-    return n < job->group_count ? n : job->group_count;
+    uint64_t n = 0;
+    for (int i = 0; i < job->executor_count; i++) n += atomic_load(&job->started[i].n);
+    return n;
 }
 
 /* "N bytes past the end of buffer 'x' (buffer(i), S bytes)": where a faulting address lies
@@ -388,15 +404,23 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
     job.executor_count = helpers + 1;
     pthread_t few_executors[64]; /* no allocation per dispatch on machines of up to 64 cores */
     atomic_bool few_executing[64];
+    _Alignas(64) struct started_count few_started[64];
     bool few = job.executor_count <= 64;
     job.executors = few ? few_executors : calloc((size_t)job.executor_count, sizeof *job.executors);
     job.executing = few ? few_executing : calloc((size_t)job.executor_count, sizeof *job.executing);
+    job.started = few ? few_started : aligned_alloc(64, (size_t)job.executor_count * sizeof *job.started);
     for (int i = 0; few && i < job.executor_count; i++) atomic_init(&few_executing[i], false);
-    if (!job.executors || !job.executing || !cpu_fault_install()) {
+    for (int i = 0; job.started && i < job.executor_count; i++) atomic_init(&job.started[i].n, 0);
+    /* runs of up to 64 groups, at least 16 runs per executor so the tail still balances */
+    job.run_length = job.group_count / ((uint64_t)job.executor_count * 16u);
+    if (job.run_length < 1) job.run_length = 1;
+    if (job.run_length > 64) job.run_length = 64;
+    if (!job.executors || !job.executing || !job.started || !cpu_fault_install()) {
         pthread_mutex_unlock(&dev->lock);
         if (!few) {
             free(job.executors);
             free((void *)job.executing);
+            free(job.started);
         }
         cpu_check_dispatch_free(job.check);
         en_buf_puts(err, job.executors && job.executing ? "the fault handlers could not be installed"
@@ -448,9 +472,11 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
     cpu_check_dispatch_free(job.check);
     pthread_mutex_destroy(&job.watch_lock);
     pthread_cond_destroy(&job.watch_wake);
+    uint64_t started = started_groups(&job);
     if (!few) {
         free(job.executors);
         free((void *)job.executing);
+        free(job.started);
     }
     L->duration_ns = now_ns() - start;
     switch (atomic_load(&job.stop)) {
@@ -459,18 +485,18 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
         en_buf_printf(err, "the dispatch ran past its time limit of %.3f s and was stopped (%llu of %llu "
                            "threadgroups had started); the device is usable, the buffers hold what the "
                            "kernel had written",
-                      (double)L->timeout_ns / 1e9, (unsigned long long)started_groups(&job),
+                      (double)L->timeout_ns / 1e9, (unsigned long long)started,
                       (unsigned long long)job.group_count);
         return ENIGMA_ERROR_TIMEOUT;
     case STOP_CANCELLED:
         en_buf_printf(err, "the dispatch was cancelled (%llu of %llu threadgroups had started); the device "
                            "is usable, the buffers hold what the kernel had written",
-                      (unsigned long long)started_groups(&job), (unsigned long long)job.group_count);
+                      (unsigned long long)started, (unsigned long long)job.group_count);
         return ENIGMA_ERROR_CANCELLED;
     }
     if (atomic_load(&job.out_of_memory)) {
         /* the caller took every group a worker could not run, unless it had finished */
-        if (atomic_load(&job.next_group) < job.group_count) {
+        if (started < job.group_count) {
             en_buf_puts(err, "out of memory for threadgroup scratch in a worker thread");
             return ENIGMA_ERROR_OUT_OF_MEMORY;
         }

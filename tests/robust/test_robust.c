@@ -149,6 +149,23 @@ int main(void) {
     CHECK(strstr(msg, "kernel 'endless'") && strstr(msg, "time limit of 0.300 s"), "%s", msg);
     check_saxpy_still_right(100);
 
+    /* 1024 threadgroups: workers claim runs of them, but the message counts the groups
+     * that started, and an endless group never ends, so at most one per worker */
+    st = run_one("endless", 32768, 200u * 1000 * 1000, msg, sizeof msg);
+    CHECK(st == ENIGMA_ERROR_TIMEOUT, "endless x1024: %s: %s", enigma_status_name(st), msg);
+    enigma_device_info info;
+    REQUIRE(enigma_device_get_info(dev, &info));
+    const char *of = strstr(msg, " of 1024 threadgroups had started");
+    unsigned long long started = 0;
+    if (of) {
+        const char *p = of;
+        while (p > msg && p[-1] >= '0' && p[-1] <= '9') p--;
+        started = strtoull(p, NULL, 10);
+    }
+    CHECK(of && started >= 1 && started <= info.compute_units, "%llu groups started on %u workers: %s", started,
+          info.compute_units, msg);
+    check_saxpy_still_right(10);
+
     /* cancelled from another thread */
     enigma_pipeline *p;
     enigma_command *cmd = command_for("endless", &p);

@@ -1,0 +1,1503 @@
+/* emit_wide.c — wide mode: one gang per threadgroup, for kernels with threadgroup barriers.
+ *
+ * Needs: an emitter whose variables are classified (cpu_classify_vars) for an unchecked
+ *   build; the function's locals' initialisers in em->inits.
+ * Guarantees: cpu_wide_body() either appends to em->out one block, `if (<shape test>) {
+ *   ... return; }`, that runs the whole threadgroup, plus the per-thread arrays it needs to
+ *   *fields (lines of the context struct), and returns true; or appends nothing and returns
+ *   false, and the kernel keeps the region emitter (emit_region.c) alone. The region code
+ *   always follows, so a group of a shape the wide block does not take still runs.
+ *
+ * Why. The region emitter runs a threadgroup as its SIMD groups one after the other between
+ * barriers, with 32-bit lane masks and per-SIMD-group copies of every uniform value; a tree
+ * reduction's 8 levels of 8 SIMD groups spend their time in that bookkeeping, not in the
+ * additions. Here control flow that is the same in every thread of the threadgroup (the
+ * tree's `for (s = n / 2; s > 0; s /= 2)`, a GEMM's k loops) is plain C that runs once;
+ * every per-thread statement becomes one loop over the threads, written
+ * `for (l = lo; l < hi; l++)` or, for 2-D groups, a loop over rows and one over columns,
+ * which gcc vectorises. A barrier is then only a comment: every thread has finished the
+ * loops before it. Consecutive per-thread statements share one loop.
+ *
+ * Which threads run a statement: the whole group; a range narrowed by a test of the thread
+ * index against a uniform value (`if (lid < s)`); or a byte mask (other divergent tests,
+ * loops whose trip count differs per thread). Per-thread loops without barriers run in
+ * lock step: each iteration is one loop over the threads still in it, with no mask while
+ * all of them are; a grid-stride index (`for (i = lid; i < n; i += lsize)`) is then one
+ * uniform base plus the thread index, so its loads are contiguous (behind a test, per
+ * iteration, that base + thread index cannot wrap as a uint; the exact form otherwise).
+ *
+ * Where values live: per-thread locals in arrays of the context block (`w_x[1024]`), or,
+ * when never assigned and computed from positions, uniform values and constants, inline at
+ * each use (so `row * K + k` stays affine in the thread index); uniform locals are C
+ * scalars. Loads are read in place: every statement runs only for the threads that
+ * execute it, so no thread touches memory it would not.
+ *
+ * Loops inside the loop over threads: a loop the same in every thread with no barrier and
+ * only per-thread statements (a tiled GEMM's inner k loop) runs inside it, each thread with
+ * its own counter, unrolled when its bounds are constants, four rows of threads per pass;
+ * gcc then vectorises across threads with the accumulators in registers. Loops over threads
+ * carry GCC ivdep when the kernel has no atomics (threads racing on memory between barriers
+ * is undefined in Metal), so gcc adds no run-time overlap tests. Device loads inside a
+ * uniform loop get a per-row stride tracker that prefetches two steps ahead.
+ *
+ * Not taken (the region emitter runs them): checked builds, SIMD-group, quad-group and
+ * simdgroup_matrix functions, returns, a barrier or a uniform variable's assignment under
+ * divergent control, breaks that leave a per-thread loop early, 3-D threadgroups. */
+#include "emit.h"
+
+#include <string.h>
+
+typedef struct wset { /* the threads a statement runs for: l in [lo, hi) with mask[l] */
+    const char *lo, *hi, *mask; /* lo NULL: the whole group, by rows and columns */
+} wset;
+
+typedef struct wide {
+    emitter *em;
+    bool failed;
+    bool needs_one_d;  /* a thread range is used (in it _x is l): 1-D groups only */
+    en_buf *fields;
+    int divergent;     /* >0 inside per-thread control flow (lock-step loops) */
+    int uniform_loops; /* >0 inside a loop the same in every thread */
+    int prefetch_sites;
+    bool exact;        /* emitting a loop's rarely taken exact copy: no unrolling */
+    bool has_atomics;  /* the kernel has atomics: iterations may depend on each other */
+    int unrolled;      /* >0 inside the copies of an unrolled loop */
+    EN_VEC(const ir_stmt *) batch;
+    EN_VEC(const ir_var *) hoisted; /* constant scalars read once (constant_scalar) */
+    en_buf hoisted_decls;
+    int batch_count_was; /* flush_batch: the statements being emitted */
+    wset batch_set;
+} wide;
+
+static void wfail(wide *w) { w->failed = true; }
+
+static const wset ALL = {NULL, NULL, NULL};
+
+/* ---- what a statement contains ----------------------------------------------------- */
+static bool has_barrier(const ir_stmt *s) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (has_barrier(s->stmts[i])) return true;
+        return false;
+    case IR_S_IF: return has_barrier(s->then_s) || has_barrier(s->else_s);
+    case IR_S_LOOP: return has_barrier(s->body) || has_barrier(s->latch);
+    case IR_S_INTRINSIC: return s->intrinsic == IR_I_BARRIER_THREADGROUP;
+    default: return false;
+    }
+}
+
+static bool is_uniform_var(wide *w, const ir_var *v) { return cpu_info_of(w->em, v)->kind == VK_SCALAR; }
+
+/* can s run inside one loop over the threads, as scalar C per thread? */
+static bool thread_ok(wide *w, const ir_stmt *s, const ir_stmt *inside) {
+    if (!s) return true;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (!thread_ok(w, s->stmts[i], inside)) return false;
+        return true;
+    case IR_S_DECL: return !is_uniform_var(w, s->var);
+    case IR_S_ASSIGN:
+        return !(s->place->kind == IR_E_VAR && is_uniform_var(w, s->place->var));
+    case IR_S_IF: return thread_ok(w, s->then_s, inside) && thread_ok(w, s->else_s, inside);
+    case IR_S_LOOP: return inside && thread_ok(w, s->body, inside) && thread_ok(w, s->latch, inside);
+    case IR_S_BREAK:
+    case IR_S_CONTINUE: return inside != NULL; /* only loops wholly inside (checked by target below) */
+    case IR_S_INTRINSIC: {
+        ir_intrinsic_class c = ir_intrinsic_class_of(s->intrinsic);
+        return c == IR_IC_ATOMIC && !(s->result && is_uniform_var(w, s->result));
+    }
+    default: return false;
+    }
+}
+
+/* every break/continue in s targets a loop inside s */
+static bool exits_inside(const ir_stmt *s, const ir_stmt **loops, int depth) {
+    if (!s) return true;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (!exits_inside(s->stmts[i], loops, depth)) return false;
+        return true;
+    case IR_S_IF: return exits_inside(s->then_s, loops, depth) && exits_inside(s->else_s, loops, depth);
+    case IR_S_LOOP: {
+        if (depth >= 32) return false;
+        loops[depth] = s;
+        return exits_inside(s->body, loops, depth + 1) && exits_inside(s->latch, loops, depth + 1);
+    }
+    case IR_S_BREAK:
+    case IR_S_CONTINUE:
+        for (int i = 0; i < depth; i++)
+            if (loops[i] == s->target) return true;
+        return false;
+    default: return true;
+    }
+}
+
+static const ir_expr *loop_head(const ir_stmt *loop, int *first);
+static bool expr_uniform(wide *w, const ir_expr *e);
+static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop);
+static bool assigns_var(const ir_stmt *s, const ir_var *v);
+
+/* A loop the same in every thread, without barriers, whose body is per-thread statements
+ * and whose latch steps uniform counters only (a tiled GEMM's `for (k = 0; k < TILE;
+ * k++)`): it runs inside the loop over threads, each thread with its own copy of the
+ * counters, so gcc unrolls it and vectorises across threads with the accumulator in a
+ * register, instead of one pass over the threads (through memory) per step. */
+static bool loop_in_thread(wide *w, const ir_stmt *s) {
+    int first;
+    const ir_expr *head = loop_head(s, &first);
+    if (!head || !expr_uniform(w, head) || has_barrier(s)) return false;
+    const ir_stmt *b = s->body;
+    const ir_stmt *loops[32] = {s};
+    for (int i = first; i < b->stmt_count; i++)
+        if (!thread_ok(w, b->stmts[i], s) || !exits_inside(b->stmts[i], loops, 1)) return false;
+    const ir_stmt *latch = s->latch;
+    int n = latch ? (latch->kind == IR_S_BLOCK ? latch->stmt_count : 1) : 0;
+    for (int i = 0; i < n; i++) {
+        const ir_stmt *l = latch->kind == IR_S_BLOCK ? latch->stmts[i] : latch;
+        if (l->kind == IR_S_ASSIGN && l->place->kind == IR_E_VAR && is_uniform_var(w, l->place->var)) {
+            const ir_var *v = l->place->var;
+            if (assigns_var(b, v) || var_read_outside(w->em->f->body, v, s) || !ir_is_scalar(v->type)) return false;
+            continue;
+        }
+        if (!thread_ok(w, l, s) || !exits_inside(l, loops, 1)) return false;
+    }
+    return true;
+}
+
+/* a statement the batch can take: scalar C per thread inside the loop over threads */
+static bool batchable(wide *w, const ir_stmt *s) {
+    if (s->kind == IR_S_LOOP) return loop_in_thread(w, s); /* others run in lock step */
+    if (has_barrier(s)) return false;
+    const ir_stmt *loops[32];
+    return thread_ok(w, s, s) && exits_inside(s, loops, 0);
+}
+
+/* ---- expressions ------------------------------------------------------------------- */
+/* the same value in every thread: no per-thread variable, attribute or load through one */
+static bool expr_uniform(wide *w, const ir_expr *e) {
+    if (!e) return true;
+    if (e->kind == IR_E_VAR) {
+        const ir_var *v = e->var;
+        var_info *vi = cpu_info_of(w->em, v);
+        switch (vi->kind) {
+        case VK_UNIFORM: case VK_GLOBAL: case VK_THREADGROUP: case VK_SCALAR: return true;
+        default: return false;
+        }
+    }
+    if (e->kind == IR_E_ADDR) return expr_uniform(w, e->args[0]);
+    for (int i = 0; i < e->arg_count; i++)
+        if (!expr_uniform(w, e->args[i])) return false;
+    return true;
+}
+
+/* `K` of `constant uint &K`: memory the kernel cannot write, read once at the start into
+ * a local (`_kK`). Read through the pointer at each use, gcc must reload it after every
+ * store (-fno-strict-aliasing), and a loop that stores cannot vectorise. */
+static const char *constant_scalar(wide *w, const ir_expr *e) {
+    emitter *em = w->em;
+    const ir_expr *p = NULL;
+    if (e->kind == IR_E_DEREF) p = e->args[0];
+    else if (e->kind == IR_E_INDEX && e->args[1]->kind == IR_E_CONST && e->args[1]->c.u == 0) p = e->args[0];
+    if (!p || p->kind != IR_E_VAR || p->var->param_kind != IR_PARAM_BUFFER || p->var->is_assigned) return NULL;
+    const ir_type *pt = p->var->type;
+    if (pt->kind != IR_T_PTR || pt->space != IR_SPACE_CONSTANT || !ir_is_scalar(e->type)) return NULL;
+    var_info *vi = cpu_info_of(em, p->var);
+    const char *name = cpu_S(em, "_k%s", vi->cname);
+    for (int i = 0; i < w->hoisted.count; i++)
+        if (w->hoisted.items[i] == p->var) return name;
+    EN_PUSH(&em->arena, w->hoisted, p->var);
+    /* an unbound buffer reads as 0 here: the kernel faults where it reads it, as before */
+    en_buf_printf(&w->hoisted_decls, "%s %s = %s ? *%s : 0; /* constant: read once */\n",
+                  cpu_ctype(em, e->type), name, vi->cname, vi->cname);
+    return name;
+}
+
+/* Every load in e is read in place: memos map each to its C lvalue, so cpu_ex emits no
+ * temporaries (the statement runs only for threads that execute it). Innermost first. */
+static void inline_loads(wide *w, const ir_expr *e) {
+    if (!e) return;
+    emitter *em = w->em;
+    for (int i = 0; i < e->arg_count; i++) inline_loads(w, e->args[i]);
+    if (ir_is_place(e) && e->kind != IR_E_SWIZZLE && cpu_needs_access(e)) {
+        const char *hoisted = constant_scalar(w, e);
+        if (hoisted) {
+            EN_PUSH(&em->arena, em->memos, ((memo_entry){e, hoisted}));
+            return;
+        }
+        if (e->type->kind == IR_T_SIMD_MATRIX) {
+            wfail(w);
+            return;
+        }
+        const char *lv = cpu_lvalue(em, e);
+        EN_PUSH(&em->arena, em->memos, ((memo_entry){e, cpu_S(em, "(%s)", lv)}));
+    }
+}
+
+/* cpu_ex / cpu_lvalue for wide code: they must emit nothing (else the form is not one we
+ * read in place, and the kernel leaves wide mode) */
+static const char *wex(wide *w, const ir_expr *e, int comp) {
+    size_t before = w->em->out->len;
+    const char *r = cpu_ex(w->em, e, comp);
+    if (w->em->out->len != before) wfail(w);
+    return r;
+}
+static const char *wlvalue(wide *w, const ir_expr *e) {
+    size_t before = w->em->out->len;
+    const char *r = cpu_lvalue(w->em, e);
+    if (w->em->out->len != before) wfail(w);
+    return r;
+}
+
+/* ---- the loop over threads ------------------------------------------------------------ */
+/* Before a loop over threads: the threads of one barrier interval that touch the same
+ * memory race (Metal leaves that undefined) unless through atomics, so without atomics no
+ * iteration depends on another and gcc need not test the pointers for overlap at run time
+ * (with more than 10 such tests it gives up vectorising) */
+static void no_dependence(wide *w) {
+    if (!w->has_atomics) cpu_line(w->em, "_Pragma(\"GCC ivdep\")");
+}
+
+static void open_threads(wide *w, wset set) {
+    emitter *em = w->em;
+    if (!set.lo) {
+        OPEN("for (uint32_t _y = 0; _y < _sy; _y++) {");
+        no_dependence(w);
+        OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
+        cpu_line(em, "const size_t l = (size_t)_y * _sx + _x; /* 64-bit: no wrap, so w_x[l] is affine */");
+    } else {
+        no_dependence(w);
+        OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
+        cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
+    }
+    if (set.mask) OPEN("if (%s[l]) {", set.mask);
+}
+static void close_threads(wide *w, wset set) {
+    emitter *em = w->em;
+    if (set.mask) CLOSE();
+    CLOSE();
+    if (!set.lo) CLOSE();
+}
+
+/* ---- per-thread statements (inside the loop over threads) ------------------------------ */
+static void thread_stmt(wide *w, const ir_stmt *s);
+
+static void thread_assign(wide *w, const ir_expr *place, const ir_expr *value) {
+    emitter *em = w->em;
+    em->memos.count = 0;
+    inline_loads(w, value);
+    if (place->kind != IR_E_VAR) /* the place's own address may read memory too */
+        for (int i = 0; i < place->arg_count; i++) inline_loads(w, place->args[i]);
+    const ir_type *t = place->type;
+    const char *lv = wlvalue(w, place);
+    if (ir_is_scalar(t) || t->kind == IR_T_PTR) {
+        const char *v = wex(w, value, -1);
+        cpu_line(em, "%s = %s;", lv, cpu_to_storage(em, t, v));
+    } else if (t->kind == IR_T_VEC) {
+        en_buf b = {0};
+        en_buf_printf(&b, "(%s){{", cpu_ctype(em, t));
+        for (uint32_t c = 0; c < t->count; c++)
+            en_buf_printf(&b, "%s%s", c ? ", " : "", cpu_to_storage(em, t->elem, wex(w, value, (int)c)));
+        en_buf_puts(&b, "}}");
+        cpu_line(em, "%s = %s;", lv, b.data);
+        en_buf_free(&b);
+    } else {
+        wfail(w);
+    }
+    em->memos.count = 0;
+}
+
+static void thread_atomic(wide *w, const ir_stmt *s) {
+    emitter *em = w->em;
+    const ir_type *at = s->args[0]->type->elem;
+    const ir_type *t = at && at->kind == IR_T_ATOMIC ? at->elem : at;
+    if (!t || !(t->kind == IR_T_I32 || t->kind == IR_T_U32 || t->kind == IR_T_F32) ||
+        s->intrinsic == IR_I_ATOMIC_COMPARE_EXCHANGE_WEAK) {
+        wfail(w);
+        return;
+    }
+    const char *ct = cpu_ctype(em, t);
+    em->memos.count = 0;
+    for (int k = 0; k < s->arg_count; k++) inline_loads(w, s->args[k]);
+    const char *ptr = wex(w, s->args[0], -1);
+    const char *v = s->arg_count > 1 ? wex(w, s->args[1], -1) : "0";
+    const char *r = "_r";
+    OPEN("{ /* %s: %s */", ir_intrinsic_name(s->intrinsic), cpu_source_note(em, s->loc));
+    cpu_line(em, "%s *_p = (%s *)(%s);", ct, ct, ptr);
+    bool is_float = t->kind == IR_T_F32;
+    switch (s->intrinsic) {
+    case IR_I_ATOMIC_LOAD: cpu_line(em, "%s _r; __atomic_load(_p, &_r, __ATOMIC_RELAXED);", ct); break;
+    case IR_I_ATOMIC_STORE:
+        cpu_line(em, "%s _v = %s; __atomic_store(_p, &_v, __ATOMIC_RELAXED);", ct, v);
+        r = NULL;
+        break;
+    case IR_I_ATOMIC_EXCHANGE:
+        cpu_line(em, "%s _v = %s, _r; __atomic_exchange(_p, &_v, &_r, __ATOMIC_RELAXED);", ct, v);
+        break;
+    case IR_I_ATOMIC_FETCH_ADD:
+    case IR_I_ATOMIC_FETCH_SUB:
+        if (is_float)
+            cpu_line(em, "%s _r = enk_atomic_add_f32(_p, %s%s);", ct, s->intrinsic == IR_I_ATOMIC_FETCH_SUB ? "-" : "", v);
+        else
+            cpu_line(em, "%s _r = __atomic_fetch_%s(_p, %s, __ATOMIC_RELAXED);", ct,
+                     s->intrinsic == IR_I_ATOMIC_FETCH_ADD ? "add" : "sub", v);
+        break;
+    case IR_I_ATOMIC_FETCH_MIN:
+    case IR_I_ATOMIC_FETCH_MAX:
+        if (is_float) {
+            wfail(w);
+            break;
+        }
+        cpu_line(em, "%s _r = enk_atomic_%s_%s(_p, %s);", ct, s->intrinsic == IR_I_ATOMIC_FETCH_MIN ? "min" : "max",
+                 cpu_suffix_of(t), v);
+        break;
+    default: {
+        if (is_float) {
+            wfail(w);
+            break;
+        }
+        const char *name = s->intrinsic == IR_I_ATOMIC_FETCH_AND ? "and" : s->intrinsic == IR_I_ATOMIC_FETCH_OR ? "or" : "xor";
+        cpu_line(em, "%s _r = __atomic_fetch_%s(_p, %s, __ATOMIC_RELAXED);", ct, name, v);
+        break;
+    }
+    }
+    if (s->result && r) cpu_line(em, "%s = (%s)%s;", cpu_var_lvalue(em, s->result), cpu_ctype(em, s->result->type), r);
+    CLOSE();
+    em->memos.count = 0;
+}
+
+/* Labels per loop: a loop may be emitted more than once (both versions of a loop over
+ * threads, both paths of a lock-step loop), so each emission pushes a fresh id, popped
+ * after it; break and continue take the innermost. */
+static int loop_push(wide *w, const ir_stmt *loop) {
+    emitter *em = w->em;
+    int id = cpu_fresh(em);
+    EN_PUSH(&em->arena, em->loops, ((loop_entry){loop, false, id}));
+    return id;
+}
+static void loop_pop(wide *w) { w->em->loops.count--; }
+static int loop_id(wide *w, const ir_stmt *loop) {
+    emitter *em = w->em;
+    for (int i = em->loops.count - 1; i >= 0; i--)
+        if (em->loops.items[i].loop == loop) return em->loops.items[i].id;
+    wfail(w);
+    return 0;
+}
+
+static int count_assigns(const ir_stmt *s, const ir_var *v) {
+    if (!s) return 0;
+    switch (s->kind) {
+    case IR_S_BLOCK: {
+        int n = 0;
+        for (int i = 0; i < s->stmt_count; i++) n += count_assigns(s->stmts[i], v);
+        return n;
+    }
+    case IR_S_IF: return count_assigns(s->then_s, v) + count_assigns(s->else_s, v);
+    case IR_S_LOOP: return count_assigns(s->body, v) + count_assigns(s->latch, v);
+    case IR_S_ASSIGN: case IR_S_INTRINSIC: return assigns_var(s, v);
+    default: return 0;
+    }
+}
+
+static bool refers_to_loop(const ir_stmt *s, const ir_stmt *loop) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (refers_to_loop(s->stmts[i], loop)) return true;
+        return false;
+    case IR_S_IF: return refers_to_loop(s->then_s, loop) || refers_to_loop(s->else_s, loop);
+    case IR_S_LOOP: return refers_to_loop(s->body, loop) || refers_to_loop(s->latch, loop);
+    case IR_S_BREAK: case IR_S_CONTINUE: return s->target == loop;
+    default: return false;
+    }
+}
+
+/* `for (k = A; k < B; k += C)` with constants A, B, C (at most 64 steps), k a uniform
+ * counter assigned only by the latch, no other break or continue: the counter, else NULL */
+static const ir_var *counted_loop(wide *w, const ir_stmt *s, long long *from, long long *to, long long *step) {
+    emitter *em = w->em;
+    int first;
+    const ir_expr *head = loop_head(s, &first);
+    const ir_stmt *latch = s->latch;
+    if (latch && latch->kind == IR_S_BLOCK && latch->stmt_count == 1) latch = latch->stmts[0];
+    if (!head || !latch || latch->kind != IR_S_ASSIGN || latch->place->kind != IR_E_VAR) return NULL;
+    const ir_var *v = latch->place->var;
+    if (!is_uniform_var(w, v) || (v->type->kind != IR_T_U32 && v->type->kind != IR_T_I32)) return NULL;
+    const ir_expr *inc = latch->value, *init = em->inits[v->id];
+    if (inc->kind != IR_E_BINARY || inc->op != IR_OP_ADD || inc->args[0]->kind != IR_E_VAR || inc->args[0]->var != v ||
+        inc->args[1]->kind != IR_E_CONST || !init || init->kind != IR_E_CONST)
+        return NULL;
+    if (head->kind != IR_E_UNARY || head->op != IR_OP_NOT) return NULL;
+    const ir_expr *c = head->args[0];
+    if (c->kind != IR_E_BINARY || c->op != IR_OP_LT || c->args[0]->kind != IR_E_VAR || c->args[0]->var != v ||
+        c->args[1]->kind != IR_E_CONST)
+        return NULL;
+    bool sgn = v->type->kind == IR_T_I32;
+    *from = sgn ? init->c.i : (long long)init->c.u;
+    *to = sgn ? c->args[1]->c.i : (long long)c->args[1]->c.u;
+    *step = sgn ? inc->args[1]->c.i : (long long)inc->args[1]->c.u;
+    if (*step <= 0 || *from < 0 || *to > 4096 || (*to - *from) / *step > 64) return NULL;
+    if (count_assigns(em->f->body, v) != 1) return NULL;
+    for (int i = first; i < s->body->stmt_count; i++)
+        if (refers_to_loop(s->body->stmts[i], s)) return NULL;
+    return v;
+}
+
+static void thread_stmt(wide *w, const ir_stmt *s) {
+    emitter *em = w->em;
+    if (!s || w->failed) return;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) thread_stmt(w, s->stmts[i]);
+        break;
+    case IR_S_DECL: {
+        var_info *vi = cpu_info_of(em, s->var);
+        if ((vi->kind == VK_WIDE_EXPR && !vi->cname) || !s->value) break; /* inline at each use */
+        if (!w->unrolled) cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
+        ir_expr place = {.kind = IR_E_VAR, .type = s->var->type, .var = s->var, .loc = s->loc};
+        thread_assign(w, &place, s->value);
+        break;
+    }
+    case IR_S_ASSIGN:
+        if (!w->unrolled) cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
+        thread_assign(w, s->place, s->value);
+        break;
+    case IR_S_IF: {
+        em->memos.count = 0;
+        inline_loads(w, s->cond);
+        const char *c = wex(w, s->cond, -1);
+        em->memos.count = 0;
+        OPEN("if (%s) { /* %s */", c, cpu_source_note(em, s->loc));
+        thread_stmt(w, s->then_s);
+        if (s->else_s) {
+            em->indent--;
+            cpu_line(em, "} else {");
+            em->indent++;
+            thread_stmt(w, s->else_s);
+        }
+        CLOSE();
+        break;
+    }
+    case IR_S_LOOP: {
+        long long from, to, step;
+        const ir_var *counter = w->exact ? NULL : counted_loop(w, s, &from, &to, &step);
+        if (counter) {
+            /* unrolled here: gcc at -O2 does not, and the loop over threads then vectorises
+             * with the accumulator in a register */
+            var_info *vi = cpu_info_of(em, counter);
+            const char *saved = vi->cname;
+            cpu_line(em, "/* %s: unrolled */", cpu_source_note(em, s->loc));
+            w->unrolled++; /* the copies' statements go without their source notes */
+            for (long long k = from; k < to; k += step) {
+                OPEN("{ /* %s = %lld */", counter->name, k);
+                vi->cname = cpu_S(em, "((%s)%lld)", cpu_ctype(em, counter->type), k);
+                for (int i = 1; i < s->body->stmt_count; i++) thread_stmt(w, s->body->stmts[i]);
+                CLOSE();
+            }
+            w->unrolled--;
+            vi->cname = saved;
+            break;
+        }
+        int id = loop_push(w, s);
+        /* uniform counters stepped by the latch (loop_in_thread): a private copy per thread */
+        const ir_stmt *latch = s->latch;
+        int n = latch ? (latch->kind == IR_S_BLOCK ? latch->stmt_count : 1) : 0;
+        var_info *priv[16];
+        const char *names[16];
+        int np = 0;
+        OPEN("{");
+        for (int i = 0; i < n && np < 16; i++) {
+            const ir_stmt *l = latch->kind == IR_S_BLOCK ? latch->stmts[i] : latch;
+            if (l->kind != IR_S_ASSIGN || l->place->kind != IR_E_VAR || !is_uniform_var(w, l->place->var)) continue;
+            var_info *vi = cpu_info_of(em, l->place->var);
+            const char *own = cpu_S(em, "_own%d_%s", id, vi->cname);
+            cpu_line(em, "%s %s = %s; /* this thread's copy */", cpu_ctype(em, l->place->var->type), own, vi->cname);
+            priv[np] = vi;
+            names[np++] = vi->cname;
+            vi->cname = own;
+        }
+        int first;
+        const ir_expr *head = loop_head(s, &first);
+        if (head && expr_uniform(w, head)) {
+            /* a counted loop the same in every thread: unrolled (at -O2 gcc only unrolls
+             * when asked), the loop over threads then vectorises across threads */
+            em->memos.count = 0;
+            inline_loads(w, head);
+            const char *c = wex(w, head, -1);
+            em->memos.count = 0;
+            cpu_line(em, "_Pragma(\"GCC unroll 16\")");
+            OPEN("for (; !%s; ) { /* %s */", c, cpu_source_note(em, s->loc));
+            for (int i = first; i < s->body->stmt_count; i++) thread_stmt(w, s->body->stmts[i]);
+        } else {
+            OPEN("for (;;) { /* %s */", cpu_source_note(em, s->loc));
+            thread_stmt(w, s->body);
+        }
+        cpu_line(em, "_cont%d: ;", id);
+        thread_stmt(w, s->latch);
+        CLOSE();
+        cpu_line(em, "_brk%d: ;", id);
+        CLOSE();
+        loop_pop(w);
+        for (int i = 0; i < np; i++) priv[i]->cname = names[i];
+        break;
+    }
+    case IR_S_BREAK: cpu_line(em, "goto _brk%d;", loop_id(w, s->target)); break;
+    case IR_S_CONTINUE: cpu_line(em, "goto _cont%d;", loop_id(w, s->target)); break;
+    case IR_S_INTRINSIC: thread_atomic(w, s); break;
+    default: wfail(w); break;
+    }
+}
+
+static const ir_expr *strip_u32(const ir_expr *e);
+static const char *uniform_value(wide *w, const ir_expr *e);
+
+/* ---- group level ------------------------------------------------------------------------ */
+static void group_stmt(wide *w, const ir_stmt *s, wset set);
+
+static bool set_is_all(wset set) { return !set.lo && !set.mask; }
+
+/* ---- indices that move with the column ------------------------------------------------
+ * An index `(uint32_t)(a + b)` may wrap, so gcc must treat a load through it as a gather.
+ * wform() finds u32 indices of the form B + S * _x (B and S the same along a row of the
+ * loop over threads: uniform values, the row _y, constants); the loop is then emitted
+ * twice, and where B + S * (last _x) <= UINT32_MAX for every such index (tested once per
+ * row) the index is `(uint64_t)B + S * _x`, which is the same value and vectorises. */
+typedef struct wform {
+    bool ok;
+    const char *b, *s; /* C expressions (uint32_t); s NULL: 0 */
+} wform;
+
+static const wform NO_FORM = {false, NULL, NULL};
+
+static wform attr_wform(wide *w, ir_attr a, int d, bool range) {
+    emitter *em = w->em;
+    const char *y = range ? "0u" : "_y";
+    switch (a) {
+    case IR_ATTR_THREAD_POSITION_IN_THREADGROUP:
+        return d == 0 ? (wform){true, "0u", "1u"} : d == 1 ? (wform){true, y, NULL} : (wform){true, "0u", NULL};
+    case IR_ATTR_THREAD_POSITION_IN_GRID:
+        return d == 0 ? (wform){true, "_g0", "1u"}
+             : d == 1 ? (wform){true, cpu_S(em, "(_g1 + %s)", y), NULL} : NO_FORM;
+    case IR_ATTR_THREAD_INDEX_IN_THREADGROUP:
+        return (wform){true, range ? "0u" : "(_y * _sx)", "1u"};
+    default: return NO_FORM;
+    }
+}
+
+static wform wform_of(wide *w, const ir_expr *e, int comp, bool range, int depth) {
+    emitter *em = w->em;
+    if (depth > 24) return NO_FORM;
+    const ir_type *t = comp >= 0 && e->type->kind == IR_T_VEC ? e->type->elem : e->type;
+    if (t->kind != IR_T_U32 && !(e->kind == IR_E_VAR && t->kind == IR_T_U16)) return NO_FORM;
+    if (e->kind != IR_E_CONST && e->kind != IR_E_VAR && comp < 0 && expr_uniform(w, e)) /* `K`, `*K`: one value */
+        return (wform){true, cpu_S(em, "(uint32_t)%s", uniform_value(w, e)), NULL};
+    switch (e->kind) {
+    case IR_E_CONST: return (wform){true, cpu_S(em, "%lluu", (unsigned long long)(uint32_t)e->c.u), NULL};
+    case IR_E_VAR: {
+        var_info *vi = cpu_info_of(em, e->var);
+        if (vi->kind == VK_WIDE_ATTR) return attr_wform(w, e->var->attr, comp < 0 ? 0 : comp, range);
+        if (vi->kind == VK_WIDE_EXPR && !vi->cname && e->var->type->kind == IR_T_U32)
+            return wform_of(w, em->inits[e->var->id], -1, range, depth + 1);
+        if ((vi->kind == VK_SCALAR || vi->kind == VK_UNIFORM) && ir_is_scalar(e->var->type))
+            return (wform){true, cpu_S(em, "(uint32_t)%s", vi->cname), NULL};
+        return NO_FORM;
+    }
+    case IR_E_SWIZZLE:
+        if (e->args[0]->kind == IR_E_VAR && e->swizzle_len == 1)
+            return wform_of(w, e->args[0], e->swizzle[0], range, depth + 1);
+        return NO_FORM;
+    case IR_E_CONVERT: {
+        const ir_expr *a = e->args[0];
+        if (a->type->kind == IR_T_U32) return wform_of(w, a, comp, range, depth + 1);
+        if (a->type->kind == IR_T_U16 && a->kind == IR_E_VAR && a->var->param_kind == IR_PARAM_ATTR)
+            return wform_of(w, a, comp, range, depth + 1);
+        return NO_FORM;
+    }
+    case IR_E_BINARY: {
+        wform x = wform_of(w, e->args[0], comp, range, depth + 1);
+        if (!x.ok) return NO_FORM;
+        wform y = wform_of(w, e->args[1], comp, range, depth + 1);
+        if (!y.ok) return NO_FORM;
+        switch (e->op) {
+        case IR_OP_ADD:
+            return (wform){true, cpu_S(em, "(uint32_t)(%s + %s)", x.b, y.b),
+                           !x.s ? y.s : !y.s ? x.s : cpu_S(em, "(uint32_t)(%s + %s)", x.s, y.s)};
+        case IR_OP_SUB:
+            if (y.s) return NO_FORM; /* a negative step: left to the exact form */
+            return (wform){true, cpu_S(em, "(uint32_t)(%s - %s)", x.b, y.b), x.s};
+        case IR_OP_MUL:
+            if (x.s && y.s) return NO_FORM;
+            if (y.s) {
+                wform tmp = x;
+                x = y;
+                y = tmp;
+            }
+            return (wform){true, cpu_S(em, "(uint32_t)(%s * %s)", x.b, y.b), x.s ? cpu_S(em, "(uint32_t)(%s * %s)", x.s, y.b) : NULL};
+        default: return NO_FORM;
+        }
+    }
+    default: return NO_FORM;
+    }
+}
+
+typedef struct wform_site {
+    const ir_expr *index;
+    wform f;
+    const char *base; /* a device pointer the same for all threads, else NULL (prefetch) */
+} wform_site;
+typedef EN_VEC(wform_site) wform_sites;
+
+/* every index in e (and in the initialisers of inline locals it reads) with a form */
+static void collect_forms(wide *w, const ir_expr *e, bool range, wform_sites *sites, int depth) {
+    emitter *em = w->em;
+    if (!e || depth > 24) return;
+    if (e->kind == IR_E_VAR) {
+        var_info *vi = cpu_info_of(em, e->var);
+        if (vi->kind == VK_WIDE_EXPR && !vi->cname) collect_forms(w, em->inits[e->var->id], range, sites, depth + 1);
+        return;
+    }
+    for (int i = 0; i < e->arg_count; i++) collect_forms(w, e->args[i], range, sites, depth + 1);
+    if (e->kind == IR_E_INDEX && e->args[1]->type->kind == IR_T_U32) {
+        wform f = wform_of(w, e->args[1], -1, range, 0);
+        if (f.ok && f.s) {
+            for (int i = 0; i < sites->count; i++)
+                if (sites->items[i].index == e->args[1]) return;
+            const ir_expr *b = e->args[0];
+            const char *base = NULL;
+            if (b->type->kind == IR_T_PTR && b->type->space != IR_SPACE_THREADGROUP && b->type->space != IR_SPACE_THREAD &&
+                expr_uniform(w, b))
+                base = uniform_value(w, b);
+            EN_PUSH(&em->arena, *sites, ((wform_site){e->args[1], f, base}));
+        }
+    }
+}
+
+static void collect_stmt_forms(wide *w, const ir_stmt *s, bool range, wform_sites *sites) {
+    if (!s) return;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) collect_stmt_forms(w, s->stmts[i], range, sites);
+        break;
+    case IR_S_DECL: collect_forms(w, s->value, range, sites, 0); break;
+    case IR_S_ASSIGN:
+        collect_forms(w, s->place, range, sites, 0);
+        collect_forms(w, s->value, range, sites, 0);
+        break;
+    case IR_S_IF:
+        collect_forms(w, s->cond, range, sites, 0);
+        collect_stmt_forms(w, s->then_s, range, sites);
+        collect_stmt_forms(w, s->else_s, range, sites);
+        break;
+    case IR_S_LOOP:
+        collect_stmt_forms(w, s->body, range, sites);
+        collect_stmt_forms(w, s->latch, range, sites);
+        break;
+    case IR_S_INTRINSIC:
+        for (int i = 0; i < s->arg_count; i++) collect_forms(w, s->args[i], range, sites, 0);
+        break;
+    default: break;
+    }
+}
+
+/* ---- per-thread variables in registers ----------------------------------------------
+ * Inside one loop over threads, each per-thread variable of the context block that the
+ * statements use is copied into a local first (and back after, when assigned): with
+ * -fno-strict-aliasing gcc cannot keep `w_acc[l]` in a register across the loads of the
+ * tiles, but it can keep a local. */
+typedef EN_VEC(const ir_var *) var_list;
+
+static void vars_of_expr(wide *w, const ir_expr *e, var_list *vars) {
+    if (!e) return;
+    if (e->kind == IR_E_VAR) {
+        var_info *vi = cpu_info_of(w->em, e->var);
+        if (vi->kind == VK_WIDE_EXPR && !vi->cname) vars_of_expr(w, w->em->inits[e->var->id], vars);
+        if (vi->kind != VK_CONTEXT) return;
+        for (int i = 0; i < vars->count; i++)
+            if (vars->items[i] == e->var) return;
+        EN_PUSH(&w->em->arena, *vars, e->var);
+        return;
+    }
+    for (int i = 0; i < e->arg_count; i++) vars_of_expr(w, e->args[i], vars);
+}
+
+static void vars_of_stmt(wide *w, const ir_stmt *s, var_list *vars) {
+    if (!s) return;
+    ir_expr v = {.kind = IR_E_VAR};
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) vars_of_stmt(w, s->stmts[i], vars);
+        break;
+    case IR_S_DECL:
+        v.var = s->var;
+        vars_of_expr(w, &v, vars);
+        vars_of_expr(w, s->value, vars);
+        break;
+    case IR_S_ASSIGN:
+        vars_of_expr(w, s->place, vars);
+        vars_of_expr(w, s->value, vars);
+        break;
+    case IR_S_IF:
+        vars_of_expr(w, s->cond, vars);
+        vars_of_stmt(w, s->then_s, vars);
+        vars_of_stmt(w, s->else_s, vars);
+        break;
+    case IR_S_LOOP:
+        vars_of_stmt(w, s->body, vars);
+        vars_of_stmt(w, s->latch, vars);
+        break;
+    case IR_S_INTRINSIC:
+        if (s->result) {
+            v.var = s->result;
+            vars_of_expr(w, &v, vars);
+        }
+        for (int i = 0; i < s->arg_count; i++) vars_of_expr(w, s->args[i], vars);
+        break;
+    default: break;
+    }
+}
+
+/* the statements for thread l, with their per-thread variables in locals */
+static void thread_body(wide *w, const ir_stmt *const *stmts, int count) {
+    emitter *em = w->em;
+    var_list vars = {0};
+    for (int i = 0; i < count; i++) vars_of_stmt(w, stmts[i], &vars);
+    const char **names = en_alloc(&em->arena, sizeof(char *) * (size_t)(vars.count + 1));
+    bool *written = en_alloc(&em->arena, sizeof(bool) * (size_t)(vars.count + 1));
+    for (int i = 0; i < vars.count; i++) {
+        const ir_var *v = vars.items[i];
+        var_info *vi = cpu_info_of(em, v);
+        written[i] = false;
+        for (int k = 0; k < count && !written[i]; k++) written[i] = assigns_var(stmts[k], v);
+        names[i] = vi->cname;
+        const char *local = cpu_S(em, "%s_l", vi->cname);
+        cpu_line(em, "%s %s = %s[l];", cpu_ctype(em, v->type), local, vi->cname);
+        vi->kind = VK_WIDE_EXPR; /* read and written by this name (not uniform) */
+        vi->cname = local;
+    }
+    for (int i = 0; i < count; i++) thread_stmt(w, stmts[i]);
+    for (int i = 0; i < vars.count; i++) {
+        var_info *vi = cpu_info_of(em, vars.items[i]);
+        if (written[i]) cpu_line(em, "%s[l] = %s;", names[i], vi->cname);
+        vi->kind = VK_CONTEXT;
+        vi->cname = names[i];
+    }
+}
+
+/* a site's index in 64 bits: B + S * _x, without the terms that are 0 or 1 */
+static const char *index_form(emitter *em, const wform_site *site) {
+    const char *b = site->f.b, *st = site->f.s ? site->f.s : "0u";
+    const char *step = !strcmp(st, "1u") ? "_x" : cpu_S(em, "(uint64_t)%s * _x", st);
+    if (!strcmp(b, "0u")) return cpu_S(em, "((uint64_t)%s)", step);
+    return cpu_S(em, "((uint64_t)%s + %s)", b, step);
+}
+
+/* Inside a loop the same in every thread (a GEMM's k0 loop), a row's device loads move
+ * by the same distance each step: a tracker per row and load remembers the last address
+ * of the row's first thread and prefetches two steps ahead (to L2). The hardware
+ * prefetchers miss this pattern: 16 rows 4 KiB apart, then a jump. */
+static void row_prefetches(wide *w, const wform_sites *sites, const char *row) {
+    emitter *em = w->em;
+    if (!w->uniform_loops) return;
+    for (int i = 0; i < sites->count; i++) {
+        const wform_site *site = &sites->items[i];
+        if (!site->base) continue;
+        int id = w->prefetch_sites++;
+        en_buf_printf(&w->hoisted_decls, "uintptr_t _pf%d[64] = {0}; /* prefetch: last address per row */\n", id);
+        cpu_line(em, "{ uintptr_t _a = (uintptr_t)&(%s)[(uint64_t)%s], _d = _a - _pf%d[%s & 63u]; _pf%d[%s & 63u] = _a;", site->base,
+                 site->f.b, id, row, id, row);
+        cpu_line(em, "  if (_d - 64u < (1u << 24)) __builtin_prefetch((const char *)_a + 2 * _d, 0, 2); }");
+    }
+}
+
+enum { ROWS = 4 }; /* rows of threads per pass around a loop inside the loop over threads */
+
+/* the loop over threads for `stmts`, twice when some index has a form: the 64-bit
+ * version where no such index wraps along the row, the exact one elsewhere */
+static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int count) {
+    emitter *em = w->em;
+    bool range = set.lo != NULL;
+    wform_sites sites = {0};
+    for (int i = 0; i < count; i++) collect_stmt_forms(w, stmts[i], range, &sites);
+    if (!sites.count) {
+        open_threads(w, set);
+        thread_body(w, stmts, count);
+        close_threads(w, set);
+        return;
+    }
+    const char *last = range ? cpu_S(em, "((uint64_t)%s - 1u)", set.hi ? set.hi : "_n") : "(uint64_t)(_sx - 1u)";
+    en_buf guard = {0};
+    for (int i = 0; i < sites.count; i++)
+        en_buf_printf(&guard, "%s(uint64_t)%s + (uint64_t)%s * %s <= UINT32_MAX", i ? " && " : "", sites.items[i].f.b,
+                      sites.items[i].f.s ? sites.items[i].f.s : "0u", last);
+    const char *g = cpu_S(em, "%s", guard.data ? guard.data : "1");
+    en_buf_free(&guard);
+    bool has_loop = false;
+    for (int i = 0; i < count; i++) has_loop |= stmts[i]->kind == IR_S_LOOP;
+    bool blocked = !range && !set.mask && has_loop;
+    if (blocked) {
+        /* A loop inside the loop over threads (a GEMM's k loop) is a chain of dependent
+         * steps per thread: four rows of threads in one pass give the core four
+         * independent chains to overlap (and the loads they share are read once). */
+        OPEN("if (_sy %% %du == 0u) { /* %d rows at a time */", ROWS, ROWS);
+        OPEN("for (uint32_t _yb = 0; _yb < _sy; _yb += %du) {", ROWS);
+        cpu_line(em, "bool _fast = true;");
+        cpu_line(em, "for (uint32_t _y = _yb; _y < _yb + %du; _y++) _fast = _fast && %s;", ROWS, g);
+        OPEN("if (_fast) { /* no index of these rows wraps: 64-bit indices, contiguous */");
+        if (w->uniform_loops) {
+            OPEN("for (uint32_t _y = _yb; _y < _yb + %du; _y++) {", ROWS);
+            row_prefetches(w, &sites, "_y");
+            CLOSE();
+        }
+        no_dependence(w);
+        OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
+        for (int r = 0; r < ROWS; r++) {
+            OPEN("{");
+            cpu_line(em, "const uint32_t _y = _yb + %du;", r);
+            cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
+            for (int i = 0; i < sites.count; i++)
+                EN_PUSH(&em->arena, em->wide_index,
+                        ((memo_entry){sites.items[i].index, index_form(em, &sites.items[i])}));
+            thread_body(w, stmts, count);
+            em->wide_index.count = 0;
+            CLOSE();
+        }
+        CLOSE();
+        em->indent--;
+        cpu_line(em, "} else {");
+        em->indent++;
+        OPEN("for (uint32_t _y = _yb; _y < _yb + %du; _y++) for (uint32_t _x = 0; _x < _sx; _x++) {", ROWS);
+        cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
+        w->exact = true; /* rarely taken: kept short (no unrolling) */
+        thread_body(w, stmts, count);
+        w->exact = false;
+        CLOSE();
+        CLOSE();
+        CLOSE();
+        em->indent--;
+        cpu_line(em, "} else {");
+        em->indent++;
+    }
+    if (!range) {
+        OPEN("for (uint32_t _y = 0; _y < _sy; _y++) {");
+        OPEN("if (%s) { /* no index of this row wraps: 64-bit indices, contiguous */", g);
+        row_prefetches(w, &sites, "_y");
+        no_dependence(w);
+        OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
+        cpu_line(em, "const size_t l = (size_t)_y * _sx + _x; /* 64-bit: no wrap, so w_x[l] is affine */");
+    } else {
+        OPEN("if (%s) { /* no index wraps: 64-bit indices, contiguous */", g);
+        no_dependence(w);
+        OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
+        cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
+    }
+    if (set.mask) OPEN("if (%s[l]) {", set.mask);
+    for (int i = 0; i < sites.count; i++)
+        EN_PUSH(&em->arena, em->wide_index,
+                ((memo_entry){sites.items[i].index, index_form(em, &sites.items[i])}));
+    thread_body(w, stmts, count);
+    em->wide_index.count = 0;
+    if (set.mask) CLOSE();
+    CLOSE();
+    em->indent--;
+    cpu_line(em, "} else {");
+    em->indent++;
+    if (!range) {
+        OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
+        cpu_line(em, "const size_t l = (size_t)_y * _sx + _x; /* 64-bit: no wrap, so w_x[l] is affine */");
+    } else {
+        OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
+        cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
+    }
+    if (set.mask) OPEN("if (%s[l]) {", set.mask);
+    w->exact = true; /* rarely taken: kept short (no unrolling) */
+    thread_body(w, stmts, count);
+    w->exact = false;
+    if (set.mask) CLOSE();
+    CLOSE();
+    CLOSE();
+    if (!range) CLOSE();
+    if (blocked) CLOSE();
+}
+
+/* `X < U` (or <=, or U > X, U >= X) where X is the linear thread index and U uniform:
+ * the thread range [lo, min(hi, U)) computed once (in 64 bits: U + 1 may pass 2^32, and
+ * then every thread below hi is in). Returns the C name of the new upper end, or NULL. */
+static const char *range_bound(wide *w, const ir_expr *c, const char *lo, const char *hi, const char **new_lo) {
+    emitter *em = w->em;
+    if (c->kind != IR_E_BINARY) return NULL;
+    const ir_expr *x = c->args[0], *u = c->args[1];
+    ir_op op = c->op;
+    if (op == IR_OP_GT || op == IR_OP_GE) {
+        const ir_expr *t = x;
+        x = u;
+        u = t;
+        op = op == IR_OP_GT ? IR_OP_LT : IR_OP_LE;
+    }
+    if (op == IR_OP_EQ && strip_u32(u)->kind == IR_E_VAR && strip_u32(u)->var->param_kind == IR_PARAM_ATTR) {
+        const ir_expr *t = x; /* U == X */
+        x = u;
+        u = t;
+    }
+    if (op != IR_OP_LT && op != IR_OP_LE && op != IR_OP_EQ) return NULL;
+    if (x->type->kind != IR_T_U32 || u->type->kind != IR_T_U32) return NULL;
+    x = strip_u32(x);
+    if (x->kind != IR_E_VAR || x->var->param_kind != IR_PARAM_ATTR || x->var->type->kind == IR_T_VEC) return NULL;
+    ir_attr a = x->var->attr;
+    if (a != IR_ATTR_THREAD_POSITION_IN_THREADGROUP && a != IR_ATTR_THREAD_INDEX_IN_THREADGROUP) return NULL;
+    if (!expr_uniform(w, u)) return NULL;
+    const char *uv = uniform_value(w, u);
+    int id = cpu_fresh(em);
+    cpu_line(em, "const uint64_t _u%d = (uint64_t)(%s)%s;", id, uv, op == IR_OP_LT ? "" : " + 1u");
+    cpu_line(em, "const uint32_t _r%d = _u%d < (uint64_t)%s ? (uint32_t)_u%d : %s;", id, id, hi, id, hi);
+    *new_lo = lo;
+    if (op == IR_OP_EQ) { /* [U, U + 1), empty when U is past the end */
+        cpu_line(em, "const uint32_t _l%d = _u%d - 1u > (uint64_t)%s ? (uint32_t)(_u%d - 1u) : %s;", id, id, lo, id, lo);
+        *new_lo = cpu_S(em, "_l%d", id);
+    }
+    w->needs_one_d = true; /* in a range, _x is l: 1-D groups */
+    return cpu_S(em, "_r%d", id);
+}
+
+static void flush_batch(wide *w) {
+    emitter *em = w->em;
+    if (!w->batch.count) return;
+    wset set = w->batch_set;
+    w->batch_count_was = w->batch.count;
+    w->batch.count = 0;
+    /* one divergent if on the thread index: a narrower range instead of a test per thread */
+    const ir_stmt *only = w->batch.items[0];
+    if (only->kind == IR_S_IF && !only->else_s && !set.mask &&
+        !expr_uniform(w, only->cond) && w->batch_count_was == 1) {
+        const char *lo = set.lo ? set.lo : "0u", *hi = set.lo ? set.hi : "_n";
+        cpu_line(em, "/* %s */", cpu_source_note(em, only->loc));
+        const char *new_lo = lo;
+        const char *r = range_bound(w, only->cond, lo, hi, &new_lo);
+        if (r) {
+            wset narrow = {new_lo, r, NULL};
+            thread_loop(w, narrow, (const ir_stmt *const[]){only->then_s}, 1);
+            return;
+        }
+    }
+    thread_loop(w, set, w->batch.items, w->batch_count_was);
+}
+
+static void group_list(wide *w, const ir_stmt *s, wset set) {
+    if (!s) return;
+    if (s->kind != IR_S_BLOCK) {
+        group_stmt(w, s, set);
+        return;
+    }
+    for (int i = 0; i < s->stmt_count && !w->failed; i++) group_stmt(w, s->stmts[i], set);
+}
+
+/* the exit test of a loop whose body starts with `if (c) break;`: c, else NULL */
+static const ir_expr *loop_head(const ir_stmt *loop, int *first) {
+    const ir_stmt *b = loop->body;
+    *first = 0;
+    if (!b || b->kind != IR_S_BLOCK || b->stmt_count == 0) return NULL;
+    const ir_stmt *h = b->stmts[0];
+    if (h->kind != IR_S_IF || h->else_s) return NULL;
+    const ir_stmt *t = h->then_s;
+    if (t && t->kind == IR_S_BLOCK && t->stmt_count == 1) t = t->stmts[0];
+    if (!t || t->kind != IR_S_BREAK || t->target != loop) return NULL;
+    *first = 1;
+    return h->cond;
+}
+
+/* the grid-stride index of a lock-step loop: `i = i + U` as its latch, i a u32 local that
+ * starts as the thread index (plus a uniform value) and is assigned nowhere else */
+static bool assigns_var(const ir_stmt *s, const ir_var *v) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (assigns_var(s->stmts[i], v)) return true;
+        return false;
+    case IR_S_ASSIGN: { /* a whole variable, or part of it (`mine[i] = `, `v.x = `) */
+        const ir_expr *p = s->place;
+        while (p->kind == IR_E_INDEX || p->kind == IR_E_FIELD || p->kind == IR_E_SWIZZLE) {
+            if (p->kind == IR_E_INDEX && p->args[0]->type->kind == IR_T_PTR) return false;
+            p = p->args[0];
+        }
+        return p->kind == IR_E_VAR && p->var == v;
+    }
+    case IR_S_DECL: return s->var == v;
+    case IR_S_IF: return assigns_var(s->then_s, v) || assigns_var(s->else_s, v);
+    case IR_S_LOOP: return assigns_var(s->body, v) || assigns_var(s->latch, v);
+    case IR_S_INTRINSIC: return s->result == v;
+    default: return false;
+    }
+}
+
+static bool expr_reads(const ir_expr *e, const ir_var *v) {
+    if (!e) return false;
+    if (e->kind == IR_E_VAR) return e->var == v;
+    for (int i = 0; i < e->arg_count; i++)
+        if (expr_reads(e->args[i], v)) return true;
+    return false;
+}
+
+/* does any statement outside `loop` read v (its declaration's own value aside)? */
+static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop) {
+    if (!s || s == loop) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (var_read_outside(s->stmts[i], v, loop)) return true;
+        return false;
+    case IR_S_DECL: return expr_reads(s->value, v);
+    case IR_S_ASSIGN: return expr_reads(s->value, v) || (s->place->kind != IR_E_VAR && expr_reads(s->place, v));
+    case IR_S_IF: return expr_reads(s->cond, v) || var_read_outside(s->then_s, v, loop) || var_read_outside(s->else_s, v, loop);
+    case IR_S_LOOP: return var_read_outside(s->body, v, loop) || var_read_outside(s->latch, v, loop);
+    case IR_S_RETURN: return expr_reads(s->value, v);
+    case IR_S_INTRINSIC:
+        for (int i = 0; i < s->arg_count; i++)
+            if (expr_reads(s->args[i], v)) return true;
+        return false;
+    default: return false;
+    }
+}
+
+static const ir_expr *strip_u32(const ir_expr *e) {
+    while (e->kind == IR_E_CONVERT && (e->args[0]->type->kind == IR_T_U16 || e->args[0]->type->kind == IR_T_U32))
+        e = e->args[0];
+    return e;
+}
+static bool is_thread_index(wide *w, const ir_expr *e) {
+    e = strip_u32(e);
+    if (e->kind != IR_E_VAR || e->var->param_kind != IR_PARAM_ATTR || e->var->type->kind == IR_T_VEC) return false;
+    if (e->var->attr == IR_ATTR_THREAD_INDEX_IN_THREADGROUP) return true;
+    if (e->var->attr == IR_ATTR_THREAD_POSITION_IN_THREADGROUP) {
+        w->needs_one_d = true;
+        return true;
+    }
+    return false;
+}
+
+typedef struct stride_index {
+    const ir_var *var;
+    const ir_expr *start, *step; /* i starts as thread index + start (NULL: 0), steps by step */
+} stride_index;
+
+static bool find_stride_index(wide *w, const ir_stmt *loop, stride_index *si) {
+    const ir_stmt *latch = loop->latch;
+    if (latch && latch->kind == IR_S_BLOCK && latch->stmt_count == 1) latch = latch->stmts[0];
+    if (!latch || latch->kind != IR_S_ASSIGN || latch->place->kind != IR_E_VAR) return false;
+    const ir_var *v = latch->place->var;
+    const ir_expr *val = latch->value;
+    if (v->type->kind != IR_T_U32 || v->address_taken || !w->em->inits[v->id]) return false;
+    if (val->kind != IR_E_BINARY || val->op != IR_OP_ADD) return false;
+    const ir_expr *a = val->args[0], *b = val->args[1];
+    if (!(a->kind == IR_E_VAR && a->var == v)) {
+        const ir_expr *t = a;
+        a = b;
+        b = t;
+    }
+    if (!(a->kind == IR_E_VAR && a->var == v) || !expr_uniform(w, b)) return false;
+    if (assigns_var(loop->body, v)) return false;
+    /* threads leave at different steps, so no single base gives every thread's final i */
+    if (var_read_outside(w->em->f->body, v, loop)) return false;
+    const ir_expr *init = w->em->inits[v->id];
+    bool saved = w->needs_one_d;
+    if (is_thread_index(w, init)) {
+        si->start = NULL;
+    } else if (init->kind == IR_E_BINARY && init->op == IR_OP_ADD && is_thread_index(w, init->args[0]) &&
+               expr_uniform(w, init->args[1])) {
+        si->start = init->args[1];
+    } else if (init->kind == IR_E_BINARY && init->op == IR_OP_ADD && is_thread_index(w, init->args[1]) &&
+               expr_uniform(w, init->args[0])) {
+        si->start = init->args[0];
+    } else {
+        w->needs_one_d = saved;
+        return false;
+    }
+    si->var = v;
+    si->step = b;
+    return true;
+}
+
+static const char *uniform_value(wide *w, const ir_expr *e) {
+    w->em->memos.count = 0;
+    inline_loads(w, e);
+    const char *r = wex(w, e, -1);
+    w->em->memos.count = 0;
+    return r;
+}
+
+/* a loop whose exit differs per thread, with no barrier: lock step over the threads */
+static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr *head, int first) {
+    emitter *em = w->em;
+    const ir_stmt *b = loop->body;
+    for (int i = first; i < b->stmt_count; i++) /* no other way out of the loop */
+        if (!exits_inside(b->stmts[i], (const ir_stmt *[32]){0}, 0)) {
+            wfail(w);
+            return;
+        }
+    int id = cpu_fresh(em);
+    stride_index si = {0};
+    bool strided = find_stride_index(w, loop, &si);
+    var_info *ivi = strided ? cpu_info_of(em, si.var) : NULL;
+    var_info saved_i = ivi ? *ivi : (var_info){0};
+    OPEN("{ /* the threads step through this loop together: %s */", cpu_source_note(em, loop->loc));
+    cpu_line(em, "uint8_t _a%d[1024]; /* still in the loop */", id);
+    if (strided) {
+        /* i = thread index + _ib, _ib the same for all: one base instead of a stored index */
+        const char *start = si.start ? uniform_value(w, si.start) : "0u";
+        cpu_line(em, "uint32_t _ib%d = %s;", id, start);
+        ivi->kind = VK_WIDE_EXPR;
+        ivi->cname = cpu_S(em, "((uint32_t)(_ib%d + l))", id);
+    }
+    wset inner = {set.lo, set.hi, cpu_S(em, "_a%d", id)};
+    wset outer_nomask = {set.lo, set.hi, NULL};
+    open_threads(w, outer_nomask);
+    cpu_line(em, "_a%d[l] = %s;", id, set.mask ? cpu_S(em, "%s[l]", set.mask) : "1");
+    close_threads(w, outer_nomask);
+    const char *count = set.mask ? NULL : set.lo ? cpu_S(em, "%s - %s", set.hi, set.lo) : "_n";
+    const char *last = set.lo ? cpu_S(em, "((uint64_t)%s - 1u)", set.hi) : "((uint64_t)_n - 1u)";
+    /* `i < U` with i = _ib + l: while every thread is in, one test of the last thread's
+     * index replaces the per-thread tests (no wrap either: _ib + last < U) */
+    const ir_expr *limit = NULL;
+    if (strided && count && head->kind == IR_E_UNARY && head->op == IR_OP_NOT && head->args[0]->kind == IR_E_BINARY &&
+        head->args[0]->op == IR_OP_LT && head->args[0]->args[0]->kind == IR_E_VAR && head->args[0]->args[0]->var == si.var &&
+        expr_uniform(w, head->args[0]->args[1]))
+        limit = head->args[0]->args[1];
+    if (limit) cpu_line(em, "bool _all%d = true; /* every thread still in the loop */", id);
+    OPEN("for (;;) {");
+    w->divergent++;
+    if (limit) {
+        OPEN("if (_all%d && (uint64_t)_ib%d + %s < (uint64_t)(%s)) {", id, id, last, uniform_value(w, limit));
+        ivi->cname = cpu_S(em, "((uint64_t)_ib%d + l)", id);
+        wset full = {set.lo, set.hi, NULL};
+        for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
+        flush_batch(w);
+        cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
+        cpu_line(em, "continue;");
+        CLOSE();
+        ivi->cname = cpu_S(em, "((uint32_t)(_ib%d + l))", id);
+    }
+    cpu_line(em, "uint32_t _in%d = 0;", id);
+    open_threads(w, inner);
+    em->memos.count = 0;
+    inline_loads(w, head);
+    const char *c = wex(w, head, -1);
+    em->memos.count = 0;
+    cpu_line(em, "_a%d[l] = !(%s);", id, c);
+    close_threads(w, inner);
+    open_threads(w, outer_nomask);
+    cpu_line(em, "_in%d += _a%d[l];", id, id);
+    close_threads(w, outer_nomask);
+    cpu_line(em, "if (!_in%d) break;", id);
+    if (limit) cpu_line(em, "_all%d = _in%d == %s;", id, id, count);
+    if (count) {
+        /* every thread still in: no mask, and a grid-stride index as base + l in 64 bits
+         * where base + l cannot wrap (so the access is contiguous) */
+        const char *nowrap = strided ? cpu_S(em, " && (uint64_t)_ib%d + %s <= UINT32_MAX", id, last) : "";
+        OPEN("if (_in%d == %s%s) {", id, count, nowrap);
+        if (strided) ivi->cname = cpu_S(em, "((uint64_t)_ib%d + l)", id);
+        wset full = {set.lo, set.hi, NULL};
+        for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
+        flush_batch(w);
+        if (!strided) group_list(w, loop->latch, full);
+        flush_batch(w);
+        em->indent--;
+        cpu_line(em, "} else {");
+        em->indent++;
+        if (strided) ivi->cname = cpu_S(em, "((uint32_t)(_ib%d + l))", id);
+    }
+    for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], inner);
+    flush_batch(w);
+    if (!strided) group_list(w, loop->latch, inner);
+    flush_batch(w);
+    if (count) CLOSE();
+    w->divergent--;
+    if (strided) cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
+    CLOSE();
+    if (strided) *ivi = saved_i;
+    CLOSE();
+}
+
+/* a loop the same in every thread: plain C, once */
+static void uniform_loop(wide *w, const ir_stmt *loop, wset set) {
+    emitter *em = w->em;
+    int id = loop_push(w, loop);
+    OPEN("for (;;) { /* the same in every thread: %s */", cpu_source_note(em, loop->loc));
+    w->uniform_loops++;
+    group_list(w, loop->body, set);
+    flush_batch(w);
+    cpu_line(em, "_cont%d: ;", id);
+    group_list(w, loop->latch, set);
+    flush_batch(w);
+    w->uniform_loops--;
+    CLOSE();
+    cpu_line(em, "_brk%d: ;", id);
+    loop_pop(w);
+}
+
+/* Its head test is the same in every thread. Any other break or continue aimed at it is
+ * checked where it is emitted: under a divergent if it makes the kernel leave wide mode. */
+static bool loop_uniform(wide *w, const ir_stmt *s) {
+    int first;
+    const ir_expr *head = loop_head(s, &first);
+    return !head || expr_uniform(w, head);
+}
+
+static void group_stmt(wide *w, const ir_stmt *s, wset set) {
+    emitter *em = w->em;
+    if (!s || w->failed) return;
+    if (batchable(w, s)) {
+        if (w->batch.count && (w->batch_set.lo != set.lo || w->batch_set.mask != set.mask)) flush_batch(w);
+        w->batch_set = set;
+        EN_PUSH(&em->arena, w->batch, s);
+        return;
+    }
+    flush_batch(w);
+    switch (s->kind) {
+    case IR_S_BLOCK: group_list(w, s, set); break;
+    case IR_S_DECL:
+    case IR_S_ASSIGN: {
+        /* a uniform variable: once, by the group, where every thread runs the same code */
+        const ir_var *v = s->kind == IR_S_DECL ? s->var : s->place->var;
+        const ir_expr *value = s->value;
+        if (w->divergent || !set_is_all(set) || !value || !expr_uniform(w, value)) {
+            if (s->kind == IR_S_DECL && !value && !w->divergent) break;
+            wfail(w);
+            break;
+        }
+        const char *val = uniform_value(w, value);
+        cpu_line(em, "%s = %s; /* %s */", cpu_var_lvalue(em, v), cpu_to_storage(em, v->type, val),
+                 cpu_source_note(em, s->loc));
+        break;
+    }
+    case IR_S_IF: {
+        if (!expr_uniform(w, s->cond)) { /* a barrier or a uniform assignment under divergence */
+            wfail(w);
+            break;
+        }
+        const char *c = uniform_value(w, s->cond);
+        OPEN("if (%s) { /* the same in every thread: %s */", c, cpu_source_note(em, s->loc));
+        group_list(w, s->then_s, set);
+        flush_batch(w);
+        if (s->else_s) {
+            em->indent--;
+            cpu_line(em, "} else {");
+            em->indent++;
+            group_list(w, s->else_s, set);
+            flush_batch(w);
+        }
+        CLOSE();
+        break;
+    }
+    case IR_S_LOOP: {
+        int first;
+        const ir_expr *head = loop_head(s, &first);
+        if (loop_uniform(w, s)) uniform_loop(w, s, set);
+        else if (head && !has_barrier(s)) lockstep_loop(w, s, set, head, first);
+        else wfail(w);
+        break;
+    }
+    case IR_S_BREAK:
+    case IR_S_CONTINUE:
+        if (w->divergent) { /* a thread leaving a lock-step loop on its own */
+            wfail(w);
+            break;
+        }
+        cpu_line(em, "goto _%s%d;", s->kind == IR_S_BREAK ? "brk" : "cont", loop_id(w, s->target));
+        break;
+    case IR_S_INTRINSIC:
+        if (s->intrinsic == IR_I_BARRIER_THREADGROUP) {
+            if (w->divergent || !set_is_all(set)) {
+                wfail(w);
+                break;
+            }
+            cpu_line(em, "/* %s: every thread has run the loops above */", cpu_source_note(em, s->loc));
+            break;
+        }
+        wfail(w);
+        break;
+    default: wfail(w); break;
+    }
+}
+
+/* ---- variables ----------------------------------------------------------------------- */
+/* an expression that can stand for a never-assigned local at each of its uses: positions,
+ * parameters, constants and other such locals, no loads (their memory may change) */
+static bool inlinable(wide *w, const ir_expr *e) {
+    if (!e) return true;
+    switch (e->kind) {
+    case IR_E_CONST: return true;
+    case IR_E_VAR: {
+        const ir_var *v = e->var;
+        var_info *vi = cpu_info_of(w->em, v);
+        if (v->storage == IR_VAR_LOCAL && v->param_kind == IR_PARAM_NONE) return vi->kind == VK_WIDE_EXPR;
+        return (vi->kind == VK_UNIFORM || vi->kind == VK_WIDE_ATTR) && !v->is_assigned;
+    }
+    case IR_E_UNARY: case IR_E_BINARY: case IR_E_CONVERT: case IR_E_SELECT: case IR_E_SWIZZLE:
+    case IR_E_PTR_OFFSET: case IR_E_PTRCAST:
+        if (e->kind == IR_E_BINARY && (e->op == IR_OP_DIV || e->op == IR_OP_REM)) return false;
+        for (int i = 0; i < e->arg_count; i++)
+            if (!inlinable(w, e->args[i])) return false;
+        return true;
+    default: return false;
+    }
+}
+
+static bool wide_param(const ir_var *v) {
+    if (v->is_assigned) return false;
+    if (v->param_kind != IR_PARAM_ATTR) return true;
+    switch (v->attr) {
+    case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP:
+    case IR_ATTR_SIMDGROUP_INDEX_IN_THREADGROUP:
+    case IR_ATTR_THREAD_INDEX_IN_QUADGROUP:
+    case IR_ATTR_QUADGROUP_INDEX_IN_THREADGROUP:
+        return false;
+    default: return true;
+    }
+}
+
+static void classify(wide *w, const ir_func *f) {
+    emitter *em = w->em;
+    for (int k = 0; k < f->param_count; k++) {
+        const ir_var *v = f->params[k];
+        if (!wide_param(v)) {
+            wfail(w);
+            return;
+        }
+        var_info *vi = cpu_info_of(em, v);
+        if (vi->kind == VK_LANE_ATTR) vi->kind = VK_WIDE_ATTR;
+    }
+    for (int k = 0; k < f->locals.count; k++) { /* in declaration order: inits see earlier ones */
+        const ir_var *v = f->locals.items[k];
+        var_info *vi = cpu_info_of(em, v);
+        if (vi->kind == VK_UNUSED) continue;
+        const ir_type *t = v->type;
+        bool scalar_like = ir_is_scalar(t) || t->kind == IR_T_VEC || t->kind == IR_T_PTR;
+        if (!scalar_like && t->kind != IR_T_ARRAY && t->kind != IR_T_STRUCT) {
+            wfail(w);
+            return;
+        }
+        const char *name = cpu_S(em, "w_%s", vi->cname);
+        if (v->uniform && !v->address_taken && scalar_like && (t->kind != IR_T_PTR || t->space != IR_SPACE_THREAD)) {
+            vi->kind = VK_SCALAR;
+            vi->cname = name;
+            continue;
+        }
+        const ir_expr *init = em->inits[v->id];
+        if (!v->is_assigned && !v->address_taken && init && (ir_is_scalar(t) || t->kind == IR_T_PTR) && inlinable(w, init)) {
+            vi->kind = VK_WIDE_EXPR;
+            vi->cname = NULL; /* cpu_var_lvalue computes it at each use */
+            continue;
+        }
+        if (v->address_taken) { /* a pointer to a per-thread variable: its own storage per thread */
+            wfail(w);
+            return;
+        }
+        vi->kind = VK_CONTEXT;
+        vi->cname = name;
+        en_buf_printf(w->fields, "    %s %s[%d]; /* wide mode */\n", cpu_ctype(em, t), name, CPU_MAX_THREADS);
+    }
+}
+
+static bool uses_simd_or_matrix(const ir_stmt *s) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (uses_simd_or_matrix(s->stmts[i])) return true;
+        return false;
+    case IR_S_IF: return uses_simd_or_matrix(s->then_s) || uses_simd_or_matrix(s->else_s);
+    case IR_S_LOOP: return uses_simd_or_matrix(s->body) || uses_simd_or_matrix(s->latch);
+    case IR_S_INTRINSIC: {
+        ir_intrinsic_class c = ir_intrinsic_class_of(s->intrinsic);
+        return c == IR_IC_SIMD || c == IR_IC_QUAD || c == IR_IC_MATRIX || s->intrinsic == IR_I_BARRIER_SIMDGROUP;
+    }
+    case IR_S_RETURN:
+        return true;
+    default: return false;
+    }
+}
+
+static bool has_atomic(const ir_stmt *s) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (has_atomic(s->stmts[i])) return true;
+        return false;
+    case IR_S_IF: return has_atomic(s->then_s) || has_atomic(s->else_s);
+    case IR_S_LOOP: return has_atomic(s->body) || has_atomic(s->latch);
+    case IR_S_INTRINSIC: return ir_intrinsic_class_of(s->intrinsic) == IR_IC_ATOMIC;
+    default: return false;
+    }
+}
+
+EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
+    if (em->checked || !has_barrier(f->body) || uses_simd_or_matrix(f->body)) return false;
+    /* wide mode changes the classification: keep the region emitter's to restore */
+    var_info *saved = en_alloc(&em->arena, sizeof(var_info) * (size_t)em->var_count);
+    memcpy(saved, em->vars, sizeof(var_info) * (size_t)em->var_count);
+    wide ws = {0}, *w = &ws;
+    w->em = em;
+    w->has_atomics = has_atomic(f->body);
+    en_buf own_fields = {0}, body = {0};
+    w->fields = &own_fields;
+    classify(w, f);
+    en_buf *out = em->out;
+    int indent = em->indent;
+    int counter = em->counter;
+    int loops = em->loops.count;
+    if (!w->failed) {
+        em->out = &body;
+        em->indent = indent + 1;
+        em->wide = true;
+        for (int k = 0; k < f->locals.count; k++) {
+            const ir_var *v = f->locals.items[k];
+            var_info *vi = cpu_info_of(em, v);
+            if (vi->kind == VK_SCALAR) cpu_line(em, "%s %s; /* the same in every thread */", cpu_ctype(em, v->type), vi->cname);
+            else if (vi->kind == VK_CONTEXT)
+                /* restrict: the context block is reached through these pointers only */
+                cpu_line(em, "%s *__restrict %s = _ctx->%s;", cpu_ctype(em, v->type), vi->cname, vi->cname);
+        }
+        group_list(w, f->body, ALL);
+        flush_batch(w);
+        cpu_line(em, "return;");
+        em->wide = false;
+    }
+    em->out = out;
+    em->indent = indent;
+    memcpy(em->vars, saved, sizeof(var_info) * (size_t)em->var_count);
+    em->memos.count = 0;
+    em->loops.count = loops;
+    bool ok = !w->failed && !em->failed && !body.out_of_memory;
+    if (ok) {
+        cpu_line(em, "/* wide mode (emit_wide.c): the whole threadgroup as one gang; threadgroup-uniform");
+        cpu_line(em, " * control flow runs once, each per-thread statement is a loop over the threads */");
+        OPEN("if (g->size[2] == 1%s) {", w->needs_one_d ? " && _one_d" : "");
+        cpu_line(em, "const uint32_t _sx = g->size[0], _sy = g->size[1]; (void)_sx; (void)_sy;");
+        /* the group's first position in the grid, in locals: with -fno-strict-aliasing a
+         * store through any pointer could change g->position, so gcc would reload it in
+         * every loop over the threads and not vectorise */
+        cpu_line(em, "const uint32_t _g0 = g->position[0] * g->group_size[0], _g1 = g->position[1] * g->group_size[1];");
+        cpu_line(em, "(void)_g0; (void)_g1;");
+        if (w->hoisted_decls.data) { /* at the wide block's indent */
+            const char *p = w->hoisted_decls.data;
+            while (*p) {
+                const char *nl = strchr(p, '\n');
+                cpu_line(em, "%.*s", (int)(nl - p), p);
+                p = nl + 1;
+            }
+        }
+        en_buf_puts(em->out, body.data);
+        CLOSE();
+        if (own_fields.data) en_buf_puts(fields, own_fields.data);
+    } else {
+        em->counter = counter;
+    }
+    en_buf_free(&own_fields);
+    en_buf_free(&body);
+    en_buf_free(&w->hoisted_decls);
+    return ok;
+}

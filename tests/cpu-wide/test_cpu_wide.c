@@ -1,0 +1,431 @@
+/* test_cpu_wide.c — wide mode (emit_wide.c: the threadgroup as one gang, uniform control
+ * flow once, per-thread statements as loops over the threads) gives the results Metal
+ * defines, for what it must get right:
+ *   tree     a tree reduction in threadgroup memory (`if (lid < s)` as a thread range),
+ *            one atomic per group (`lid == 0`), edge groups of a dispatch by threads
+ *   bounds   range tests against uniform values at the ends of uint: `lid <= u` with
+ *            u = 2^32 - 1 (u + 1 passes 2^32: every thread), `lid < u`, `lid == u`,
+ *            `u > lid`, and a test of another attribute (a byte mask)
+ *   wrap     an index lid + base that wraps as a uint: the 64-bit fast form must not be
+ *            taken (the exact form reads in[lid - 8])
+ *   rows     a row softmax: grid-stride loops in lock step (rows shorter than the group,
+ *            not a multiple of it, a start offset), two reductions, fast::exp
+ *   tiled    a threadgroup-tiled GEMM on 2-D groups (an odd number of rows too)
+ *   diverge  a divergent if and a loop whose trip count differs per thread, between
+ *            barriers (byte masks)
+ * References are computed here from fresh random inputs (never zeros). The generated C is
+ * checked too, so a test cannot pass by wide mode silently not being used: these kernels
+ * have the wide block, checked mode and a kernel with a SIMD-group function do not. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "enigma.h"
+#include "../test_util.h"
+
+static float rndf(void) { return (float)((double)(rnd() % 2000001) / 1000000.0 - 1.0); }
+static int32_t rndi(void) { return (int32_t)(rnd() % 2001) - 1000; }
+
+static const char *source =
+    "#include <metal_stdlib>\n"
+    "using namespace metal;\n"
+    "kernel void tree(device const int *in [[buffer(0)]], device atomic_int *total [[buffer(1)]],\n"
+    "                 device int *partial [[buffer(2)]], constant uint &n [[buffer(3)]],\n"
+    "                 uint gid [[thread_position_in_grid]], uint lid [[thread_position_in_threadgroup]],\n"
+    "                 uint lsize [[threads_per_threadgroup]], uint group [[threadgroup_position_in_grid]]) {\n"
+    "    threadgroup int t[1024];\n"
+    "    int v = gid < n ? in[gid] : 0;\n"
+    "    t[lid] = v;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    for (uint s = 512; s > 0; s /= 2) {\n"
+    "        if (lid < s && lid + s < lsize) t[lid] += t[lid + s];\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    }\n"
+    "    if (lid == 0) {\n"
+    "        atomic_fetch_add_explicit(total, t[0], memory_order_relaxed);\n"
+    "        partial[group] = t[0];\n"
+    "    }\n"
+    "}\n"
+    "kernel void bounds(device uint *out [[buffer(0)]], constant uint &u [[buffer(1)]],\n"
+    "                   uint lid [[thread_index_in_threadgroup]], uint gid [[thread_position_in_grid]],\n"
+    "                   uint lsize [[threads_per_threadgroup]]) {\n"
+    "    threadgroup uint t[1024];\n"
+    "    t[lid] = 0u;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    /* one test between barriers each: a lone if on the thread index is a thread range */
+    "    if (lid <= u) t[lid] += 1u;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    if (lid < u) t[lid] += 2u;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    if (lid == u) t[lid] += 4u;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    if (u > lid) t[lid] += 8u;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    if (lid > u) t[lid] += 16u;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    if (u == lid) t[lid] += 32u;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    out[gid] = t[lsize - 1u - lid];\n"
+    "}\n"
+    "kernel void wrap(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                 constant uint &base [[buffer(2)]], uint lid [[thread_position_in_threadgroup]]) {\n"
+    "    threadgroup float t[1024];\n"
+    "    t[lid] = -1.0f;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    if (lid >= 8u) t[lid] = in[lid + base];\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    out[lid] = t[lid];\n"
+    "}\n"
+    "kernel void rows(device const float *x [[buffer(0)]], device float *y [[buffer(1)]],\n"
+    "                 constant uint &cols [[buffer(2)]], constant uint &start [[buffer(3)]],\n"
+    "                 uint row [[threadgroup_position_in_grid]], uint lid [[thread_position_in_threadgroup]],\n"
+    "                 uint lsize [[threads_per_threadgroup]]) {\n"
+    "    threadgroup float part[1024];\n"
+    "    device const float *xr = x + row * cols;\n"
+    "    float m = -INFINITY;\n"
+    "    for (uint i = lid + start; i < cols; i += lsize) m = fmax(m, xr[i]);\n"
+    "    part[lid] = m;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    for (uint s = lsize / 2; s > 0; s /= 2) {\n"
+    "        if (lid < s) part[lid] = fmax(part[lid], part[lid + s]);\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    }\n"
+    "    m = part[0];\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    float sum = 0.0f;\n"
+    "    for (uint i = lid + start; i < cols; i += lsize) sum += exp(xr[i] - m);\n"
+    "    part[lid] = sum;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    for (uint s = lsize / 2; s > 0; s /= 2) {\n"
+    "        if (lid < s) part[lid] += part[lid + s];\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    }\n"
+    "    float inv = 1.0f / part[0];\n"
+    "    for (uint i = lid + start; i < cols; i += lsize) y[row * cols + i] = exp(xr[i] - m) * inv;\n"
+    "}\n"
+    "kernel void tiled(device const float *A [[buffer(0)]], device const float *B [[buffer(1)]],\n"
+    "                  device float *C [[buffer(2)]], constant uint &K [[buffer(3)]], constant uint &N [[buffer(4)]],\n"
+    "                  uint2 pos [[thread_position_in_grid]], uint2 lpos [[thread_position_in_threadgroup]],\n"
+    "                  uint2 tsize [[threads_per_threadgroup]]) {\n"
+    "    threadgroup float at[32][32];\n"
+    "    threadgroup float bt[32][32];\n"
+    "    uint row = pos.y, col = pos.x;\n"
+    "    float acc = 0.0f;\n"
+    "    for (uint k0 = 0; k0 < K; k0 += 8) {\n"
+    "        for (uint k = lpos.x; k < 8; k += tsize.x) at[lpos.y][k] = A[row * K + k0 + k];\n"
+    "        for (uint k = lpos.y; k < 8; k += tsize.y) bt[k][lpos.x] = B[(k0 + k) * N + col];\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "        for (uint k = 0; k < 8; k++) acc = fma(at[lpos.y][k], bt[k][lpos.x], acc);\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    }\n"
+    "    C[row * N + col] = acc;\n"
+    "}\n"
+    "kernel void diverge(device const int *in [[buffer(0)]], device int *out [[buffer(1)]],\n"
+    "                    uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]],\n"
+    "                    uint lsize [[threads_per_threadgroup]]) {\n"
+    "    threadgroup int t[1024];\n"
+    "    int v = in[gid];\n"
+    "    int acc = 0;\n"
+    "    if (v > 0) acc = v * 3; else acc = -v + 1;\n"
+    "    for (uint k = 0; k < (uint(v) & 7u); k++) acc += int(k) * v;\n"
+    "    t[lid] = acc;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    int other = t[(lid + 1u) % lsize];\n"
+    "    if (other % 3 == 0) acc += other; else acc -= 1;\n"
+    "    out[gid] = acc;\n"
+    "}\n"
+    /* a grid-stride loop whose test is not `i < U`: every step tests each thread */
+    "kernel void strided_le(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                       constant uint &end [[buffer(2)]], uint lid [[thread_index_in_threadgroup]],\n"
+    "                       uint lsize [[threads_per_threadgroup]], uint group [[threadgroup_position_in_grid]]) {\n"
+    "    threadgroup float t[1024];\n"
+    "    float acc = 0.0f;\n"
+    "    for (uint i = lid; i <= end; i += lsize) acc += in[i] * float(i % 5u);\n"
+    "    t[lid] = acc;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    out[group * lsize + lid] = t[lsize - 1u - lid];\n"
+    "}\n"
+    /* a SIMD-group function: the region emitter runs it, not wide mode */
+    "kernel void with_simd(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                      uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]]) {\n"
+    "    threadgroup float t[1024];\n"
+    "    t[lid] = simd_sum(in[gid]);\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    out[gid] = t[lid];\n"
+    "}\n";
+
+/* does kernel `index`'s C hold the wide block? */
+static bool kernel_is_wide(const char *c, int index) {
+    char from[64], to[64];
+    snprintf(from, sizeof from, "void enk_kernel_%d(", index);
+    snprintf(to, sizeof to, "void enk_kernel_%d(", index + 1);
+    const char *start = strstr(c, from), *end = start ? strstr(start, to) : NULL;
+    if (!start) return false;
+    const char *hit = strstr(start, "wide mode (emit_wide.c)");
+    return hit && (!end || hit < end);
+}
+
+static void check_emitted(enigma_device *dev) {
+    enigma_library *lib = NULL;
+    OK(enigma_library_create_from_source(dev, source, strlen(source), "wide.metal", NULL, &lib));
+    char *c = NULL;
+    if (lib) OK(enigma_library_emit(lib, "c", &c));
+    if (c) {
+        static const char *names[] = {"tree", "bounds", "wrap", "rows", "tiled", "diverge", "strided_le"};
+        for (int k = 0; k < 7; k++) CHECK(kernel_is_wide(c, k), "kernel %s is not in wide mode", names[k]);
+        CHECK(!kernel_is_wide(c, 7), "kernel with_simd (a SIMD-group function) is in wide mode");
+        /* the forms the fast paths rest on */
+        CHECK(strstr(c, "no index of this row wraps") != NULL, "no 64-bit index form in the C");
+        CHECK(strstr(c, "the threads step through this loop together") != NULL, "no lock-step loop in the C");
+        CHECK(strstr(c, "for (size_t l = 0u; l < _r") != NULL, "no thread range in the C");
+    }
+    enigma_free(c);
+    enigma_library_destroy(lib);
+    enigma_compile_options checked = {.checked = true};
+    lib = NULL;
+    OK(enigma_library_create_from_source(dev, source, strlen(source), "wide.metal", &checked, &lib));
+    c = NULL;
+    if (lib) OK(enigma_library_emit(lib, "c", &c));
+    if (c) CHECK(strstr(c, "wide mode (emit_wide.c)") == NULL, "checked mode's C has a wide block");
+    enigma_free(c);
+    enigma_library_destroy(lib);
+}
+
+typedef struct slot {
+    void *host;
+    size_t bytes;
+} slot;
+
+/* binds slots[i] to [[buffer(i)]], dispatches, reads every slot back */
+static void dispatch(enigma_device *dev, enigma_pipeline *p, slot *slots, int count, enigma_dispatch_mode kind,
+                     enigma_size3 grid, enigma_size3 group) {
+    enigma_buffer *b[8] = {0};
+    enigma_command *cmd = NULL;
+    OK(enigma_command_create(p, &cmd));
+    for (int i = 0; i < count && cmd; i++) {
+        OK(enigma_buffer_create_with_data(dev, slots[i].host, slots[i].bytes, &b[i]));
+        OK(enigma_command_set_buffer(cmd, i, b[i], 0));
+    }
+    if (cmd) OK(enigma_command_dispatch(cmd, kind, grid, group));
+    for (int i = 0; i < count; i++) {
+        if (b[i]) OK(enigma_buffer_read(b[i], 0, slots[i].host, slots[i].bytes));
+        enigma_buffer_destroy(b[i]);
+    }
+    enigma_command_destroy(cmd);
+}
+
+static void run_tree(enigma_device *dev, enigma_pipeline *p, uint32_t n, uint32_t tsize) {
+    uint32_t groups = (n + tsize - 1) / tsize;
+    int32_t *in = malloc((size_t)n * 4), total = 0, *partial = calloc(groups, 4);
+    for (uint32_t i = 0; i < n; i++) in[i] = rndi();
+    slot s[] = {{in, (size_t)n * 4}, {&total, 4}, {partial, (size_t)groups * 4}, {&n, 4}};
+    dispatch(dev, p, s, 4, ENIGMA_DISPATCH_THREADS, (enigma_size3){n, 1, 1}, (enigma_size3){tsize, 1, 1});
+    int64_t want = 0;
+    for (uint32_t g = 0; g < groups; g++) {
+        int64_t part = 0;
+        for (uint32_t i = g * tsize; i < n && i < (g + 1) * tsize; i++) part += in[i];
+        want += part;
+        if (partial[g] != part) {
+            CHECK(0, "tree n %u tsize %u: group %u sums to %d, expected %lld", n, tsize, g, partial[g], (long long)part);
+            break;
+        }
+    }
+    CHECK(total == (int32_t)want, "tree n %u tsize %u: total %d, expected %lld", n, tsize, total, (long long)want);
+    free(in), free(partial);
+}
+
+static void run_bounds(enigma_device *dev, enigma_pipeline *p, uint32_t u, uint32_t tsize) {
+    uint32_t groups = 2, n = groups * tsize, *out = calloc(n, 4);
+    for (uint32_t i = 0; i < n; i++) out[i] = (uint32_t)rnd();
+    slot s[] = {{out, (size_t)n * 4}, {&u, 4}};
+    dispatch(dev, p, s, 2, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){tsize, 1, 1});
+    for (uint32_t g = 0; g < n; g++) {
+        uint32_t lid = tsize - 1 - g % tsize; /* out[gid] holds t[lsize - 1 - lid] */
+        uint32_t want = (lid <= u ? 1u : 0) + (lid < u ? 2u : 0) + (lid == u ? 4u : 0) + (u > lid ? 8u : 0) +
+                        (lid > u ? 16u : 0) + (u == lid ? 32u : 0);
+        if (out[g] != want) {
+            CHECK(0, "bounds u %u tsize %u: thread %u gives %u, expected %u", u, tsize, g, out[g], want);
+            break;
+        }
+    }
+    free(out);
+}
+
+static void run_wrap(enigma_device *dev, enigma_pipeline *p, uint32_t tsize) {
+    uint32_t base = 0xFFFFFFF8u; /* lid + base = lid - 8 as a uint */
+    float *in = malloc((size_t)tsize * 4), *out = calloc(tsize, 4);
+    for (uint32_t i = 0; i < tsize; i++) in[i] = rndf();
+    slot s[] = {{in, (size_t)tsize * 4}, {out, (size_t)tsize * 4}, {&base, 4}};
+    dispatch(dev, p, s, 3, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){1, 1, 1}, (enigma_size3){tsize, 1, 1});
+    for (uint32_t l = 0; l < tsize; l++) {
+        float want = l >= 8 ? in[l - 8] : -1.0f;
+        if (out[l] != want) {
+            CHECK(0, "wrap tsize %u: thread %u gives %g, expected %g", tsize, l, out[l], want);
+            break;
+        }
+    }
+    free(in), free(out);
+}
+
+static void run_rows(enigma_device *dev, enigma_pipeline *p, uint32_t nrows, uint32_t cols, uint32_t start,
+                     uint32_t tsize) {
+    size_t count = (size_t)nrows * cols;
+    float *x = malloc(count * 4), *y = malloc(count * 4);
+    for (size_t i = 0; i < count; i++) x[i] = rndf() * 30.0f;
+    for (size_t i = 0; i < count; i++) y[i] = 12345.0f;
+    slot s[] = {{x, count * 4}, {y, count * 4}, {&cols, 4}, {&start, 4}};
+    dispatch(dev, p, s, 4, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){nrows, 1, 1}, (enigma_size3){tsize, 1, 1});
+    for (uint32_t r = 0; r < nrows; r++) {
+        const float *xr = x + (size_t)r * cols, *yr = y + (size_t)r * cols;
+        double m = -INFINITY, sum = 0;
+        for (uint32_t i = start; i < cols; i++) m = xr[i] > m ? xr[i] : m;
+        for (uint32_t i = start; i < cols; i++) sum += exp((double)xr[i] - m);
+        for (uint32_t i = 0; i < cols; i++) {
+            double want = i < start ? 12345.0 : exp((double)xr[i] - m) / sum;
+            if (i < start && yr[i] != 12345.0f) {
+                CHECK(0, "rows: y[%u][%u] before the start was written", r, i);
+                r = nrows;
+                break;
+            }
+            /* float rounds x - m (up to |x - m| * 2^-24 relative after exp), then about
+             * one ulp each for exp, the sum and the product */
+            double tol = want * (fabs((double)xr[i] - m) * 1.2e-7 + 2e-6) + 1e-37;
+            if (i >= start && fabs(yr[i] - want) > tol) {
+                CHECK(0, "rows %ux%u start %u tsize %u: y[%u][%u] = %.9g, expected %.9g", nrows, cols, start, tsize, r,
+                      i, yr[i], want);
+                r = nrows;
+                break;
+            }
+        }
+    }
+    free(x), free(y);
+}
+
+static void run_tiled(enigma_device *dev, enigma_pipeline *p, uint32_t M, uint32_t N, uint32_t K, uint32_t tx,
+                      uint32_t ty) {
+    float *A = malloc((size_t)M * K * 4), *B = malloc((size_t)K * N * 4), *C = malloc((size_t)M * N * 4);
+    for (size_t i = 0; i < (size_t)M * K; i++) A[i] = rndf();
+    for (size_t i = 0; i < (size_t)K * N; i++) B[i] = rndf();
+    slot s[] = {{A, (size_t)M * K * 4}, {B, (size_t)K * N * 4}, {C, (size_t)M * N * 4}, {&K, 4}, {&N, 4}};
+    dispatch(dev, p, s, 5, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, M, 1}, (enigma_size3){tx, ty, 1});
+    for (uint32_t i = 0; i < M; i++)
+        for (uint32_t j = 0; j < N; j++) {
+            double want = 0, mag = 0;
+            for (uint32_t k = 0; k < K; k++) {
+                want += (double)A[i * K + k] * B[k * N + j];
+                mag += fabs((double)A[i * K + k] * B[k * N + j]);
+            }
+            if (fabs(C[i * N + j] - want) > 1e-5 * mag + 1e-6) {
+                CHECK(0, "tiled %ux%ux%u group %ux%u: C[%u][%u] = %g, expected %g", M, N, K, tx, ty, i, j, C[i * N + j],
+                      want);
+                i = M;
+                break;
+            }
+        }
+    free(A), free(B), free(C);
+}
+
+static void run_diverge(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize) {
+    uint32_t n = groups * tsize;
+    int32_t *in = malloc((size_t)n * 4), *out = calloc(n, 4), *acc = malloc((size_t)n * 4);
+    for (uint32_t i = 0; i < n; i++) in[i] = rndi();
+    slot s[] = {{in, (size_t)n * 4}, {out, (size_t)n * 4}};
+    dispatch(dev, p, s, 2, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){tsize, 1, 1});
+    for (uint32_t g = 0; g < n; g++) {
+        int32_t v = in[g], a = v > 0 ? v * 3 : -v + 1;
+        for (uint32_t k = 0; k < ((uint32_t)v & 7u); k++) a += (int32_t)k * v;
+        acc[g] = a;
+    }
+    for (uint32_t g = 0; g < n; g++) {
+        uint32_t base = g / tsize * tsize, lid = g % tsize;
+        int32_t other = acc[base + (lid + 1) % tsize], want = other % 3 == 0 ? acc[g] + other : acc[g] - 1;
+        if (out[g] != want) {
+            CHECK(0, "diverge %ux%u: thread %u gives %d, expected %d", groups, tsize, g, out[g], want);
+            break;
+        }
+    }
+    free(in), free(out), free(acc);
+}
+
+static void run_strided_le(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize, uint32_t end) {
+    uint32_t n = groups * tsize;
+    float *in = malloc(((size_t)end + 1) * 4), *out = calloc(n, 4);
+    for (uint32_t i = 0; i <= end; i++) in[i] = rndf();
+    slot s[] = {{in, ((size_t)end + 1) * 4}, {out, (size_t)n * 4}, {&end, 4}};
+    dispatch(dev, p, s, 3, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){tsize, 1, 1});
+    for (uint32_t g = 0; g < n; g++) {
+        uint32_t lid = tsize - 1 - g % tsize; /* out holds t[lsize - 1 - lid] */
+        float want = 0.0f;
+        for (uint32_t i = lid; i <= end; i += tsize) want += in[i] * (float)(i % 5u);
+        if (fabsf(out[g] - want) > 1e-5f * (1.0f + fabsf(want))) {
+            CHECK(0, "strided_le %ux%u end %u: thread %u gives %g, expected %g", groups, tsize, end, g, out[g], want);
+            break;
+        }
+    }
+    free(in), free(out);
+}
+
+static enigma_pipeline *pipeline(enigma_library *lib, const char *name) {
+    enigma_pipeline *p = NULL;
+    OK(enigma_pipeline_create(lib, name, &p));
+    return p;
+}
+
+int main(void) {
+    rnd_seed_from_clock();
+    enigma_device *dev = NULL;
+    OK(enigma_device_open("cpu", &dev));
+    if (!dev) return 1;
+    check_emitted(dev);
+    enigma_library *lib = NULL;
+    if (enigma_library_create_from_source(dev, source, strlen(source), "wide.metal", NULL, &lib) != ENIGMA_OK) {
+        fprintf(stderr, "%s\n", lib ? enigma_library_diagnostics_text(lib) : enigma_last_error());
+        return 1;
+    }
+    enigma_pipeline *tree = pipeline(lib, "tree"), *bounds = pipeline(lib, "bounds"), *wrap = pipeline(lib, "wrap"),
+                    *rows = pipeline(lib, "rows"), *tiled = pipeline(lib, "tiled"), *diverge = pipeline(lib, "diverge");
+    /* whole groups, an edge group (dispatch by threads), sizes that are not powers of 2 */
+    static const uint32_t tree_shapes[][2] = {{256 * 40, 256}, {1024 * 3 + 77, 1024}, {64 * 5 + 1, 64}, {300, 96}, {33, 32}};
+    for (size_t i = 0; tree && i < sizeof tree_shapes / sizeof tree_shapes[0]; i++)
+        run_tree(dev, tree, tree_shapes[i][0], tree_shapes[i][1]);
+    static const uint32_t us[] = {0, 5, 63, 64, 200, 1023, 0x7FFFFFFFu, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    for (size_t i = 0; bounds && i < sizeof us / sizeof us[0]; i++) {
+        run_bounds(dev, bounds, us[i], 64);
+        run_bounds(dev, bounds, us[i], 200);
+    }
+    if (wrap) {
+        run_wrap(dev, wrap, 64);
+        run_wrap(dev, wrap, 1000);
+    }
+    /* {rows, cols, start, threads}: cols a multiple of the group, not one, shorter than it,
+     * and a start offset */
+    static const uint32_t row_shapes[][4] = {{6, 4096, 0, 256}, {5, 1000, 0, 256}, {4, 100, 0, 128},
+                                             {3, 777, 5, 64},   {2, 64, 0, 1024}, {3, 4099, 3, 512},
+                                             {3, 255, 0, 64},   {3, 260, 5, 64}}; /* the last step ends at cols */
+    for (size_t i = 0; rows && i < sizeof row_shapes / sizeof row_shapes[0]; i++)
+        run_rows(dev, rows, row_shapes[i][0], row_shapes[i][1], row_shapes[i][2], row_shapes[i][3]);
+    /* {M, N, K, group x, group y}: square groups, rows of 4 (pairs of rows), 3 rows (odd), 1-D */
+    static const uint32_t tiled_shapes[][5] = {{64, 64, 64, 16, 16}, {48, 40, 24, 8, 4}, {24, 30, 16, 6, 3},
+                                               {8, 64, 32, 32, 1},   {40, 24, 8, 8, 8}};
+    for (size_t i = 0; tiled && i < sizeof tiled_shapes / sizeof tiled_shapes[0]; i++)
+        run_tiled(dev, tiled, tiled_shapes[i][0], tiled_shapes[i][1], tiled_shapes[i][2], tiled_shapes[i][3],
+                  tiled_shapes[i][4]);
+    enigma_pipeline *le = pipeline(lib, "strided_le");
+    if (le) {
+        run_strided_le(dev, le, 2, 64, 64 * 9 - 1); /* every thread to the end: the unmasked step */
+        run_strided_le(dev, le, 2, 64, 1000);
+        run_strided_le(dev, le, 1, 256, 100);
+    }
+    enigma_pipeline_destroy(le);
+    if (diverge) {
+        run_diverge(dev, diverge, 3, 256);
+        run_diverge(dev, diverge, 2, 100);
+    }
+    enigma_pipeline_destroy(tree), enigma_pipeline_destroy(bounds), enigma_pipeline_destroy(wrap);
+    enigma_pipeline_destroy(rows), enigma_pipeline_destroy(tiled), enigma_pipeline_destroy(diverge);
+    enigma_library_destroy(lib);
+    enigma_device_close(dev);
+    printf("%s\n", failures ? "FAILED" : "ok");
+    return failures ? 1 : 0;
+}
