@@ -363,5 +363,7 @@ def test_simd_functions_on_vectors_and_half(run, rng):
         for j, t in enumerate(g):
             want[t] = s + (x[g[j + 1]] if j + 1 < 32 else x[t])
         wh[g] = h[g].max(axis=0)
-    close(r["out"], want, rtol=2e-6, atol=2e-6, what="simd_sum/shuffle_down of float4")
+    # a float32 sum of 32 terms in any order is exact to about sqrt(32) * 2^-24 of the sum of
+    # their magnitudes (up to 96 here): 2e-6 absolute was too tight for some draws
+    close(r["out"], want, rtol=2e-6, atol=4 * np.sqrt(32) * 2.0 ** -24 * 96, what="simd_sum/shuffle_down of float4")
     exact(r["hout"], wh, "simd_max of half2")
