@@ -1,0 +1,453 @@
+"""tensor.py — tensors (seed 002): a buffer plus a layout, on the host and inside kernels.
+
+    >>> a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    >>> t = enigma.make_tensor(a)                 # layout (3,4):(4,1), row-major as NumPy
+    >>> t[(1, 2)], t[(1, None)].layout
+    (6.0, Layout(4:1))
+
+A Tensor is an engine (a NumPy array or an enigma Buffer on the host; a kernel buffer
+parameter inside a traced kernel), a Layout from coordinates to element offsets, and a base
+offset. Indexing by a full coordinate gives an element; a coordinate with None in some modes
+gives the tensor of those modes (CuTe's slicing: `t[(i, None)]` is row i's tensor).
+
+Inside a kernel every layout is known while tracing, so all layout arithmetic happens in
+Python (through the C algebra of layout.py) and only what depends on a kernel value (the
+thread or threadgroup position, a loop index) becomes MSL: a slice by a symbolic index emits
+one `uint` variable holding the view's offset, and each element access is that variable plus
+a folded constant. `.load()` unrolls into one load per value of the view into a Fragment (a
+thread-private array of MSL variables); `.store(fragment)` writes them back.
+
+A symbolic index into a mode is taken modulo the mode's size (its coordinate in each
+sub-mode is (i / stride_of_index) % extent), so thread_position_in_grid selects the thread
+inside its threadgroup when the threadgroup is exactly the mode's size, as seed 002 launches
+it. Constant indices are checked: an index outside its mode raises TraceError (in a kernel)
+or InvalidArgumentError (on the host).
+"""
+
+import numpy as np
+
+from . import dtypes as T
+from .errors import InvalidArgumentError, TraceError
+from .layout import Layout, coalesce, composition, make_layout, size, zipped_divide, _text
+from . import trace
+
+
+def _is_symbolic(x):
+    return isinstance(x, trace.Value) or getattr(x, "_enigma_value", None) is not None
+
+
+def _flat(shape, stride):
+    if isinstance(shape, tuple):
+        out = []
+        for s, d in zip(shape, stride):
+            out.extend(_flat(s, d))
+        return out
+    return [(shape, stride)]
+
+
+def _error(in_kernel, message):
+    return TraceError(message) if in_kernel else InvalidArgumentError(message)
+
+
+class Tensor:
+    """A buffer and a layout. `Tensor` is also the annotation of @enigma.jit parameters that
+    take arrays (seed 002: `mA: enigma.Tensor`)."""
+
+    def __init__(self, engine, layout, offset=0, dtype=None, divided=False):
+        if not isinstance(layout, Layout):
+            layout = Layout(layout)
+        self.engine = engine
+        self.layout = layout
+        self.offset = offset       # int, or (symbolic Value, int) inside a kernel
+        self.divided = divided     # made by tensor_zipped_divide: mode 1 counts the tiles
+        if dtype is None:
+            dtype = engine.dtype if isinstance(engine, trace.Buffer) else T.as_dtype(engine.dtype)
+        self.dtype = dtype
+
+    # -- what it is
+    @property
+    def in_kernel(self):
+        return isinstance(self.engine, trace.Buffer)
+
+    @property
+    def shape(self):
+        return self.layout.shape
+
+    @property
+    def stride(self):
+        return self.layout.stride
+
+    def __len__(self):
+        return len(self.layout)
+
+    def __repr__(self):
+        where = "kernel buffer %s" % self.engine.name if self.in_kernel else "host array"
+        return "Tensor(%s of %s, %s)" % (self.layout, self.dtype.name, where)
+
+    # -- offsets
+    def _base(self):
+        if isinstance(self.offset, tuple):
+            return self.offset
+        return (None, int(self.offset))
+
+    def _mode_offset(self, mode, coord, where):
+        """(symbolic part or None, constant part) of `coord` in layout mode `mode`."""
+        if coord is None:
+            raise AssertionError("slices are handled by the caller")
+        if isinstance(coord, tuple):
+            if not isinstance(mode.shape, tuple) or len(coord) != len(mode.shape):
+                raise _error(self.in_kernel, "coordinate %r has rank %d but %s has shape %s"
+                             % (coord, len(coord), where, _text(mode.shape)))
+            sym, const = None, 0
+            for k, c in enumerate(coord):
+                s, c0 = self._mode_offset(mode[k], c, "%s, mode %d" % (where, k))
+                sym = s if sym is None else (sym if s is None else sym + s)
+                const += c0
+            return sym, const
+        if _is_symbolic(coord):
+            if not self.in_kernel:
+                raise InvalidArgumentError("a kernel value indexes a host tensor (%s)" % where)
+            return _symbolic_offset(mode, trace.as_value(coord)), 0   # sym may be None
+        try:
+            i = int(coord)
+        except (TypeError, ValueError):
+            raise _error(self.in_kernel, "tensor coordinates are integers, kernel values, None "
+                         "or tuples of those, not %r" % (coord,)) from None
+        n = size(mode)
+        if not 0 <= i < n:
+            raise _error(self.in_kernel, "index %d is outside %s, which has %d elements "
+                         "(layout %s)" % (i, where, n, mode))
+        return None, mode(i)
+
+    def _locate(self, coord):
+        """(kept layout modes or None, offset (sym, const)) for a coordinate."""
+        sym, const = self._base()
+        if not isinstance(coord, tuple):
+            if coord is None:
+                return [self.layout], (sym, const)
+            s, c = self._mode_offset(self.layout, coord, "the tensor")
+            return None, (_add(sym, s), const + c)
+        rank = len(self.layout)
+        if len(coord) != rank:
+            raise _error(self.in_kernel, "a coordinate of rank %d indexes a tensor of rank %d "
+                         "(shape %s)" % (len(coord), rank, _text(self.layout.shape)))
+        kept = []
+        for k, c in enumerate(coord):
+            if c is None:
+                kept.append(self.layout[k])
+                continue
+            s, c0 = self._mode_offset(self.layout[k], c, "mode %d of the tensor" % k)
+            sym, const = _add(sym, s), const + c0
+        return (kept or None), (sym, const)
+
+    # -- indexing
+    def __getitem__(self, coord):
+        kept, (sym, const) = self._locate(coord)
+        if kept is not None:
+            layout = kept[0] if len(kept) == 1 else make_layout(*kept)
+            fresh = None
+            if sym is not None and not isinstance(sym, trace.Var):
+                # one variable per view: every access is then that variable plus a constant
+                sym = fresh = trace.current().new_var("view_offset", sym)
+            view = Tensor(self.engine, layout, self._offset_value(sym, const), self.dtype)
+            if fresh is not None:
+                _mark_fresh(view, fresh)
+            return view
+        if self.in_kernel:
+            return self.engine[_index(sym, const)]
+        return self._host_flat()[const]
+
+    def __setitem__(self, coord, value):
+        kept, (sym, const) = self._locate(coord)
+        if kept is not None:
+            raise _error(self.in_kernel, "assign to one element: the coordinate %r leaves "
+                         "modes open (None)" % (coord,))
+        if self.in_kernel:
+            self.engine[_index(sym, const)] = value
+        else:
+            self._host_flat()[const] = value
+
+    def _offset_value(self, sym, const):
+        if sym is None:
+            return const
+        return (sym, const)
+
+    def _host_flat(self):
+        e = self.engine
+        arr = e if isinstance(e, np.ndarray) else None
+        if arr is None:
+            raise InvalidArgumentError("this host tensor's engine (%r) cannot be read on the "
+                                       "host" % (e,))
+        return arr.reshape(-1)
+
+    def shifted(self, index, stride=1):
+        """The same view index * stride elements further into the buffer; `index` is an
+        int or, in a kernel, a kernel value such as a loop index (a stride of 1 or 0 folds
+        away)."""
+        sym, const = self._base()
+        if stride == 0:
+            return self
+        elements = index if stride == 1 else index * stride
+        if _is_symbolic(elements):
+            if not self.in_kernel:
+                raise InvalidArgumentError("a kernel value shifts a host tensor")
+            return Tensor(self.engine, self.layout, (_add(sym, trace.as_value(elements)), const),
+                          self.dtype)
+        if sym is None:
+            return Tensor(self.engine, self.layout, const + int(elements), self.dtype)
+        return Tensor(self.engine, self.layout, (sym, const + int(elements)), self.dtype)
+
+    # -- fragments
+    def load(self):
+        """Every value of this view into a Fragment of MSL variables (kernel only), in the
+        layout's (column-major) order."""
+        self._need_kernel("load")
+        tr = trace.current()
+        sym, const = self._base()
+        values = []
+        for v in range(size(self.layout)):
+            values.append(tr.new_var("frag", self.engine[_index(sym, const + self.layout(v))]))
+        frag = Fragment(values, Layout(self.layout.shape), self.dtype)
+        _mark_fresh(frag, *values)
+        return frag
+
+    def store(self, fragment):
+        """Writes a Fragment (or a list of values) to this view, value v to element v."""
+        self._need_kernel("store")
+        values = list(fragment)
+        n = size(self.layout)
+        if len(values) != n:
+            raise TraceError("store: the fragment has %d values but the tensor view has %d "
+                             "(layout %s)" % (len(values), n, self.layout))
+        sym, const = self._base()
+        for v, value in enumerate(values):
+            self.engine[_index(sym, const + self.layout(v))] = value
+
+    def _need_kernel(self, what):
+        if not self.in_kernel:
+            raise InvalidArgumentError("Tensor.%s moves values between memory and registers "
+                                       "inside a kernel; on the host, read the array" % what)
+
+
+class Fragment:
+    """A thread's values (a thread-private array of MSL variables), as `Tensor.load()` makes
+    them: `frag[i]` reads value i, `frag[i] = v` assigns it (so a loop can accumulate into
+    it), `len(frag)` and enigma.size(frag) count them."""
+
+    def __init__(self, values, layout, dtype):
+        self.values = list(values)
+        self.layout = layout
+        self.dtype = dtype
+
+    def __len__(self):
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def _at(self, i):
+        if isinstance(i, tuple):
+            i = _colex_index(i, self.layout.shape)
+        if _is_symbolic(i):
+            raise TraceError("a fragment lives in registers: index it with Python integers "
+                             "(a Python loop unrolls), not kernel values")
+        i = int(i)
+        if not 0 <= i < len(self.values):
+            raise TraceError("index %d is outside the fragment of %d values" % (i, len(self.values)))
+        return i
+
+    def __getitem__(self, i):
+        return self.values[self._at(i)]
+
+    def __setitem__(self, i, value):
+        from .dsl import assign
+        assign(self.values[self._at(i)], value)
+
+    def __repr__(self):
+        return "<enigma fragment of %d %s>" % (len(self.values), self.dtype.name)
+
+
+def _colex_index(coord, shape):
+    index, scale = 0, 1
+    for c, s in zip(coord, shape):
+        index += int(c) * scale
+        scale *= size(s)
+    return index
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def _index(sym, const):
+    if sym is None:
+        return const
+    return sym + const if const else sym
+
+
+def _symbolic_offset(mode, i):
+    """MSL for the offset of index i (a kernel value) in `mode`, modulo its size."""
+    flat = [(s, d) for s, d in _flat(*_shape_stride(coalesce(mode)))]
+    total, extent = None, 1
+    for s, d in flat:
+        if s != 1 and d != 0:
+            c = i if extent == 1 else i / extent
+            c = c % s
+            term = c if d == 1 else c * d
+            total = term if total is None else total + term
+        extent *= s
+    return total   # None: the offset does not depend on i (one element, or stride 0)
+
+
+def _shape_stride(layout):
+    return layout.shape, layout.stride
+
+
+def _mark_fresh(obj, *variables):
+    """Remembers the MSL variables an object just declared, so that binding it to a Python
+    name (rewrite.bind) can give them that name."""
+    obj._enigma_fresh = [v for v in variables if isinstance(v, trace.Var)]
+
+
+def rename_fresh(obj, name):
+    """Called by rewrite.bind: the variables `obj` declared take the Python name `name`."""
+    fresh = getattr(obj, "_enigma_fresh", None)
+    if not fresh:
+        return
+    obj._enigma_fresh = None
+    tr = fresh[0].trace
+    if tr is not trace.current(required=False):
+        return
+    from .rewrite import _rename
+    renames = []
+    for k, var in enumerate(fresh):
+        hint = "%s_off" % name if len(fresh) == 1 and isinstance(obj, Tensor) else \
+            "%s_%d" % (name, k) if len(fresh) > 1 else name
+        tr.names.discard(var.name)
+        new = tr.unique(hint)
+        renames.append((var.name, new))
+        var.name = var.expr = new
+    first = len(tr.body)
+    for k in range(len(tr.body) - 1, -1, -1):
+        if any(old in tr.body[k][1] for old, _ in renames):
+            first = k
+        else:
+            if first != len(tr.body):
+                break
+    for k in range(first, len(tr.body)):
+        d, text, loc = tr.body[k]
+        for old, new in renames:
+            text = _rename(text, old, new)
+        tr.body[k] = (d, text, loc)
+
+
+# ---- making and dividing tensors ----------------------------------------------------------
+
+def make_tensor(data, layout=None, dtype=None):
+    """A host tensor over `data`: a NumPy array (its layout defaults to the array's own
+    shape and strides, row-major for a C-contiguous array), an enigma Buffer (layout and
+    dtype needed), or a Tensor (the same memory under another layout)."""
+    if isinstance(data, Tensor):
+        if data.in_kernel:
+            base = data._base()
+            return Tensor(data.engine, layout if layout is not None else data.layout,
+                          data.offset if base[0] is not None else base[1], data.dtype)
+        return make_tensor(data.engine, layout if layout is not None else data.layout,
+                           dtype or data.dtype)
+    if isinstance(data, np.ndarray):
+        if not data.flags.c_contiguous:
+            raise InvalidArgumentError("make_tensor: the array (shape %s) is not C-contiguous; "
+                                       "pass np.ascontiguousarray(a)" % (data.shape,))
+        if data.ndim == 0:
+            raise InvalidArgumentError("make_tensor: a 0-d array has no layout; pass an array")
+        if layout is None:
+            strides = tuple(s // data.itemsize for s in data.strides)
+            layout = Layout(data.shape if data.ndim > 1 else data.shape[0],
+                            strides if data.ndim > 1 else strides[0])
+        layout = layout if isinstance(layout, Layout) else Layout(layout)
+        _check_fits(layout, data.size, "the array of %d elements" % data.size)
+        return Tensor(data, layout, 0, T.as_dtype(dtype or data.dtype))
+    from .runtime import Buffer as RuntimeBuffer
+    if isinstance(data, RuntimeBuffer):
+        if layout is None or dtype is None:
+            raise InvalidArgumentError("make_tensor of an enigma Buffer needs layout= and dtype=")
+        dt = T.as_dtype(dtype)
+        layout = layout if isinstance(layout, Layout) else Layout(layout)
+        _check_fits(layout, data.nbytes // dt.size, "the buffer of %d bytes" % data.nbytes)
+        return Tensor(data, layout, 0, dt)
+    raise InvalidArgumentError("make_tensor needs a NumPy array, an enigma Buffer or a "
+                               "Tensor, not %s" % type(data).__name__)
+
+
+def _check_fits(layout, n, what):
+    from .layout import cosize
+    lo = sum(d * (s - 1) for s, d in _flat(layout.shape, layout.stride) if d < 0)
+    hi = cosize(layout)
+    if lo < 0 or hi > n:
+        raise InvalidArgumentError("layout %s reaches offsets up to %d, outside %s"
+                                   % (layout, hi - 1, what))
+
+
+def tensor_zipped_divide(tensor, tiler):
+    """The tensor under zipped_divide(layout, tiler): mode 0 is one tile, mode 1 indexes the
+    tiles. Every mode must be a multiple of its tile (InvalidArgumentError names it). A
+    kernel that takes such a tensor sees the tile of its threadgroup (see jit.py)."""
+    if not isinstance(tensor, Tensor):
+        raise InvalidArgumentError("tensor_zipped_divide needs a Tensor, not %s"
+                                   % type(tensor).__name__)
+    tiles = tiler if isinstance(tiler, (tuple, list)) else (tiler,)
+    if isinstance(tiler, Layout):
+        tiles = (tiler,)
+    shape = tensor.layout.shape if isinstance(tensor.layout.shape, tuple) else \
+        (tensor.layout.shape,)
+    if len(tiles) > len(shape):
+        raise InvalidArgumentError("tensor_zipped_divide: the tiler %s has rank %d but the "
+                                   "tensor (shape %s) has rank %d"
+                                   % (_tiler_str(tiler), len(tiles), _text(tensor.layout.shape),
+                                      len(shape)))
+    for k, t in enumerate(tiles):
+        extent, tile = size(shape[k]), size(t)
+        if extent % tile:
+            raise InvalidArgumentError(
+                "tensor_zipped_divide: mode %d of the tensor has %d elements, not a multiple "
+                "of the tile's %d (shape %s, tiler %s); pad the array to a multiple of the tile "
+                "or choose a tile that divides it" % (k, extent, tile, _text(tensor.layout.shape),
+                                                      _tiler_str(tiler)))
+    return Tensor(tensor.engine, zipped_divide(tensor.layout, tiler), tensor.offset,
+                  tensor.dtype, divided=True)
+
+
+def _tiler_str(t):
+    if isinstance(t, (tuple, list)):
+        return "(" + ",".join(_tiler_str(e) for e in t) + ")"
+    return str(t)
+
+
+def tensor_composition(tensor, layout, tiler=None):
+    """The tensor seen through `layout` (layout ∘ tensor's layout: CuTe's composition):
+    with a thread-value layout, `tensor_composition(tile, tv, tiler)[(thread, None)]` is the
+    thread's values. `tiler`, if given, must be the tile's shape (a check that the tv
+    layout was made for this tile)."""
+    if not isinstance(tensor, Tensor):
+        raise InvalidArgumentError("tensor_composition needs a Tensor, not %s"
+                                   % type(tensor).__name__)
+    if tiler is not None:
+        want = tuple(size(t) for t in (tiler if isinstance(tiler, (tuple, list)) else (tiler,)))
+        shape = tensor.layout.shape if isinstance(tensor.layout.shape, tuple) else \
+            (tensor.layout.shape,)
+        have = tuple(size(s) for s in shape)
+        if have != want:
+            raise _error(tensor.in_kernel, "tensor_composition: the tensor's tile is %s but "
+                         "the tiler is %s (pass the tile of a tensor_zipped_divide by that "
+                         "tiler)" % (_text(have), _text(want)))
+    if isinstance(layout, Layout) and size(layout) > size(tensor.layout):
+        raise _error(tensor.in_kernel, "tensor_composition: the layout %s has %d elements, more "
+                     "than the tensor's %d" % (layout, size(layout), size(tensor.layout)))
+    return Tensor(tensor.engine, composition(tensor.layout, layout), tensor.offset, tensor.dtype)
+
+
+__all__ = ["Tensor", "Fragment", "make_tensor", "tensor_zipped_divide", "tensor_composition"]
