@@ -204,11 +204,15 @@ class Tensor:
         self._need_kernel("load")
         tr = trace.current()
         sym, const = self._base()
-        values = []
+        values, by_offset = [], {}
         for v in range(size(self.layout)):
-            values.append(tr.new_var("frag", self.engine[_index(sym, const + self.layout(v))]))
+            # a view that repeats an element (a stride-0 mode) loads it once
+            off = self.layout(v)
+            if off not in by_offset:
+                by_offset[off] = tr.new_var("frag", self.engine[_index(sym, const + off)])
+            values.append(by_offset[off])
         frag = Fragment(values, Layout(self.layout.shape), self.dtype)
-        _mark_fresh(frag, *values)
+        _mark_fresh(frag, *by_offset.values())
         return frag
 
     def store(self, fragment):
@@ -261,7 +265,19 @@ class Fragment:
 
     def __setitem__(self, i, value):
         from .dsl import assign
-        assign(self.values[self._at(i)], value)
+        i = self._at(i)
+        var = self.values[i]
+        if sum(v is var for v in self.values) > 1:
+            # loaded once for several values (a repeated element): give value i its own
+            # register, declared here; only possible where the fragment was loaded
+            tr = trace.current()
+            if isinstance(var, trace.Var) and tr.depth > var.depth:
+                raise TraceError("value %d of this fragment shares its register with other "
+                                 "values (the view repeats an element) and is assigned inside "
+                                 "a block: copy the fragment first, where it was loaded" % i)
+            self.values[i] = tr.new_var("frag", value, dtype=self.dtype)
+            return
+        assign(var, value)
 
     def __repr__(self):
         return "<enigma fragment of %d %s>" % (len(self.values), self.dtype.name)
