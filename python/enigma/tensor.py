@@ -340,9 +340,11 @@ def rename_fresh(obj, name):
         return
     from .rewrite import _rename
     renames = []
-    for k, var in enumerate(fresh):
-        hint = "%s_off" % name if len(fresh) == 1 and isinstance(obj, Tensor) else \
-            "%s_%d" % (name, k) if len(fresh) > 1 else name
+    for var in fresh:
+        if isinstance(obj, Fragment):   # named after the first value it holds
+            hint = "%s_%d" % (name, next(i for i, v in enumerate(obj.values) if v is var))
+        else:
+            hint = "%s_off" % name
         tr.names.discard(var.name)
         new = tr.unique(hint)
         renames.append((var.name, new))

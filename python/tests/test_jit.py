@@ -1,0 +1,106 @@
+"""@enigma.jit (seed 002): the seed's tiled GEMM with its accumulation and the layout-written
+transpose, checked against NumPy (float64) from fresh random inputs; the MSL they trace to
+(layout work folded into constants and plain index expressions); the divisibility error."""
+
+import os
+import re
+import runpy
+
+import numpy as np
+import pytest
+
+import enigma
+
+EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                       "layout_gemm.py")
+ex = runpy.run_path(EXAMPLE, run_name="layout_gemm")
+tiled_gemm, transpose = ex["tiled_gemm"], ex["transpose"]
+
+
+def _gemm_reference(a, b, c):
+    return c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+
+
+@pytest.mark.parametrize("m,n,k", [(256, 256, 256), (32, 512, 80)])
+def test_seed002_tiled_gemm_matches_numpy(rt, rng, m, n, k):
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    want = _gemm_reference(a, b, c)
+    tiled_gemm(a, b, c, runtime=rt)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4 * np.sqrt(k))
+    used_rt, compiled, _, grid, block = tiled_gemm.last_launch
+    assert used_rt is rt
+    assert grid == ((m // 16) * (n // 256), 1, 1) and block == (256, 1, 1)
+
+
+def test_seed002_tiled_gemm_refuses_sizes_that_are_not_multiples_of_the_tile(rt):
+    a = np.ones((200, 256), np.float32)
+    b = np.ones((256, 256), np.float32)
+    c = np.zeros((200, 256), np.float32)
+    with pytest.raises(enigma.InvalidArgumentError,
+                       match=r"mode 0 of the tensor has 200 elements, not a multiple of the "
+                             r"tile's 16 \(shape \(200,256\), tiler \(16,256\)\)"):
+        tiled_gemm(a, b, c, runtime=rt)
+    assert not c.any()      # nothing ran
+    with pytest.raises(enigma.InvalidArgumentError, match="mode 1 .* 300 elements, not a "
+                                                          "multiple of the tile's 256"):
+        tiled_gemm(np.ones((16, 8), np.float32), np.ones((8, 300), np.float32),
+                   np.zeros((16, 300), np.float32), runtime=rt)
+
+
+def test_seed002_tiled_gemm_source_is_folded(rt, rng):
+    a = rng.standard_normal((32, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 256)).astype(np.float32)
+    c = np.zeros((32, 256), np.float32)
+    tiled_gemm(a, b, c, runtime=rt)
+    src = tiled_gemm.last_launch[1].source
+    # one offset variable per tile and per thread view, in thread and threadgroup position
+    assert "uint blkC_tile = (threadgroup_position_in_grid.x % 2u) * 4096u;" in src
+    assert "uint blkB_tile" not in src     # B's tiles all start at k = 0: folded away
+    assert ("uint thrC_off = blkC_tile + (((thread_idx % 64u) * 4u) + "
+            "(((thread_idx / 64u) % 4u) * 1024u));") in src
+    # each value an offset constant: C rows are 256 apart, 4 values in a row
+    stores = re.findall(r"blkC\[thrC_off(?: \+ (\d+)u)?\] = c_frag_(\d+);", src)
+    assert [(int(o or 0), int(v)) for o, v in stores] == [
+        (256 * i + j, 4 * i + j) for i in range(4) for j in range(4)]
+    # the k loop is a compile-time bound; A and B load 4 distinct values each per step
+    assert "for (int k = 0; k < 64; k += 1) {" in src
+    assert len(re.findall(r"= blkA\[", src)) == 4 and len(re.findall(r"= blkB\[", src)) == 4
+    assert "float a_frag_4 = blkA[(thrA_off + k) + 64u];" in src
+    assert src.count("fma(") == 16
+    for leftover in ("Layout", "composition", "zipped", "* 1u", "* 1)", "* 0u", "+ 0u"):
+        assert leftover not in src
+
+
+def test_layout_transpose_matches_numpy(rt, rng):
+    for m, n in ((96, 160), (256, 32)):
+        s = rng.standard_normal((m, n)).astype(np.float32)
+        d = np.zeros((n, m), np.float32)
+        transpose(s, d, runtime=rt)
+        np.testing.assert_array_equal(d, s.T)
+
+
+def test_jit_arguments_and_launch_errors(rt):
+    with pytest.raises(enigma.InvalidArgumentError, match="parameter mS is an enigma.Tensor; "
+                                                          "pass a NumPy array"):
+        transpose([1, 2, 3], np.zeros(3, np.float32), runtime=rt)
+    with pytest.raises(enigma.InvalidArgumentError, match="transpose: missing a required"):
+        transpose(np.zeros((32, 32), np.float32), runtime=rt)
+
+    @enigma.kernel
+    def two(x, y):
+        pass
+
+    with pytest.raises(enigma.InvalidArgumentError, match=r"kernel two takes 2 arguments "
+                                                          r"\(x, y\), got 1"):
+        two(enigma.make_tensor(np.zeros(4, np.float32)))
+
+
+def test_jit_default_runtime_follows_the_environment(monkeypatch):
+    import importlib
+    jit_module = importlib.import_module("enigma.jit")
+    monkeypatch.setenv("ENIGMA_BACKEND", "cpu")
+    monkeypatch.setattr(jit_module, "_default", {})
+    assert enigma.default_runtime().backend == "cpu"
+    assert enigma.default_runtime() is enigma.default_runtime()
