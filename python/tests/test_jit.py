@@ -104,3 +104,17 @@ def test_jit_default_runtime_follows_the_environment(monkeypatch):
     monkeypatch.setattr(jit_module, "_default", {})
     assert enigma.default_runtime().backend == "cpu"
     assert enigma.default_runtime() is enigma.default_runtime()
+
+
+def test_readme_layout_example_runs(tmp_path, monkeypatch):
+    readme = os.path.join(os.path.dirname(EXAMPLE), "..", "README.md")
+    text = open(readme, encoding="utf-8").read()
+    section = text[text.index("\n### Tensors and `@enigma.jit`\n"):]
+    section = section[:section.index("\n## ")]
+    block = re.findall(r"```python\n(.*?)```", section, re.S)[0]
+    path = tmp_path / "readme_layout.py"     # from a file, so the tracer reads its source
+    path.write_text(block)
+    monkeypatch.setenv("ENIGMA_BACKEND", os.environ.get("ENIGMA_TEST_BACKEND", "cpu"))
+    ns = runpy.run_path(str(path), run_name="readme_layout")
+    np.testing.assert_array_equal(ns["d"], ns["s"].T)
+    assert "uint thrS_off = " in ns["transpose"].last_launch[1].source
