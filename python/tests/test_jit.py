@@ -118,3 +118,17 @@ def test_readme_layout_example_runs(tmp_path, monkeypatch):
     ns = runpy.run_path(str(path), run_name="readme_layout")
     np.testing.assert_array_equal(ns["d"], ns["s"].T)
     assert "uint thrS_off = " in ns["transpose"].last_launch[1].source
+
+
+def test_tensors_over_enigma_buffers(rt, rng):
+    m, n = 64, 96
+    s = rng.standard_normal((m, n)).astype(np.float32)
+    bs, bd = rt.buffer(s), rt.buffer(nbytes=s.nbytes)
+    mS = enigma.make_tensor(bs, enigma.Layout((m, n), (n, 1)), dtype=enigma.f32)
+    mD = enigma.make_tensor(bd, enigma.Layout((n, m), (m, 1)), dtype=enigma.f32)
+    transpose(mS, mD, runtime=rt)
+    np.testing.assert_array_equal(bd.numpy(np.float32).reshape(n, m), s.T)
+    with pytest.raises(enigma.InvalidArgumentError, match="needs layout= and dtype="):
+        enigma.make_tensor(bs)
+    with pytest.raises(enigma.InvalidArgumentError, match="outside the buffer of 24576 bytes"):
+        enigma.make_tensor(bs, enigma.Layout((m + 1, n), (n, 1)), dtype=enigma.f32)
