@@ -208,7 +208,7 @@ def main():
               % (opt.backend, str(e).splitlines()[0]))
         return 0
     n = opt.size or (512 if opt.backend == "cpu" else 2048)
-    runs = opt.runs or (7 if opt.backend == "cpu" else 21)
+    runs = opt.runs or (15 if opt.backend == "cpu" else 21)
     if n % TILE:
         print("layout_bench: --size must be a multiple of %d" % TILE)
         return 2
