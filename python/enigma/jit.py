@@ -67,7 +67,10 @@ def _context():
 
 
 class JitFunction:
-    """A host function decorated with @enigma.jit; call it with arrays or tensors."""
+    """A host function decorated with @enigma.jit; call it with arrays or tensors (and
+    runtime=, optionally). `last_launch` is (runtime, Compiled, {parameter: array}, grid,
+    block) of its latest kernel launch: `.source` of the Compiled is the MSL, and
+    Runtime.launch(compiled, grid, block, args, threadgroups=True) runs it again (benches)."""
 
     def __init__(self, fn):
         functools.update_wrapper(self, fn)
@@ -88,15 +91,22 @@ class JitFunction:
             if isinstance(value, np.ndarray) or ann is Tensor and not isinstance(value, Tensor):
                 bound.arguments[name] = _as_tensor(value, name, self.fn.__name__)
         prev = _context()
-        _state.jit = self
-        self.runtime = runtime
+        _state.jit = _Call(self, runtime)
         try:
             return self.fn(*bound.args, **bound.kwargs)
         finally:
             _state.jit = prev
 
+
+class _Call:
+    """One running call of a jit function: where its launches go and are recorded."""
+
+    def __init__(self, function, runtime):
+        self.function = function
+        self.runtime = runtime
+
     def _runtime(self):
-        return self.runtime if getattr(self, "runtime", None) is not None else default_runtime()
+        return self.runtime if self.runtime is not None else default_runtime()
 
 
 def jit(fn):
@@ -159,7 +169,7 @@ class BoundKernel:
         rt = runtime or (ctx._runtime() if ctx is not None else default_runtime())
         rt.launch(compiled, grid=grid3, threads=block3, args=values, threadgroups=True)
         if ctx is not None:
-            ctx.last_launch = (rt, compiled, values, grid3, block3)
+            ctx.function.last_launch = (rt, compiled, values, grid3, block3)
 
 
 def _dims(what, v):
