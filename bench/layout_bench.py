@@ -8,7 +8,8 @@ threadgroup each accumulating a 4x4 block of C over K, 64x64 tiles) and a transp
 algebra (@enigma.jit, tensors, make_layout_tv) and once as hand-written MSL with the same
 thread mapping and the sizes as compile-time constants. Both go through Runtime.launch
 (threadgroup dispatch) and are timed by the runtime's own dispatch clock
-(Runtime.last_duration_ns); each result is checked against NumPy (float64) before timing.
+(Runtime.last_duration_ns), best of R interleaved runs; each result is checked against NumPy
+(float64) before timing.
 Prints each time, the layout/hand ratio (1.00 = as fast; the goal is <= 1.10) and exits 0;
 exits 0 with a message when the backend is not available on this machine.
 """
@@ -184,13 +185,14 @@ def time_launches(rt, compiled, args, grid, block, runs):
 
 
 def interleaved(rt, a, b, runs):
-    """Median times of two (compiled, args, grid, block) launches, alternated so that both
-    see the same machine load."""
+    """Best times of two (compiled, args, grid, block) launches, alternated so that both
+    see the same machine load (the best of several, as bench/RESULTS.md's CPU figures: the
+    machines are shared, and load only ever adds time)."""
     ta, tb = [], []
     for _ in range(runs):
         ta.append(time_launches(rt, *a, runs=1))
         tb.append(time_launches(rt, *b, runs=1))
-    return statistics.median(ta), statistics.median(tb)
+    return min(ta), min(tb)
 
 
 def main():
@@ -213,7 +215,7 @@ def main():
         print("layout_bench: --size must be a multiple of %d" % TILE)
         return 2
     rng = np.random.default_rng()
-    print("layout_bench on %s (%s), %d timed runs each (median)" % (
+    print("layout_bench on %s (%s), best of %d interleaved runs each" % (
         rt.device_capabilities().name, opt.backend, runs))
 
     # GEMM
