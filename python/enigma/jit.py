@@ -235,18 +235,21 @@ def _specialise(kernel, names, args):
     return c, tensor_params
 
 
-def _device_view(a, buf, tr, name):
+def _device_view(a, buf, tr, name, divided=None):
     """The kernel's view of host tensor `a`: its layout over `buf`, or, for a divided
-    tensor, the tile of this threadgroup."""
-    if not a.divided:
-        return Tensor(buf, a.layout, _host_offset(a), a.dtype)
+    tensor, the tile of this threadgroup; its coordinate tensors (partial tiles) alike."""
+    divided = a.divided if divided is None else divided
+    bounds = [(_device_view(ct, buf, tr, "%s_coord%d" % (name, k), divided), extent)
+              for k, (ct, extent) in enumerate(a.bounds)]
+    if not divided:
+        return Tensor(buf, a.layout, _host_offset(a), a.dtype, bounds=bounds)
     from .dsl import threadgroup_position_in_grid
     block = _symbolic_offset(a.layout[1], threadgroup_position_in_grid("x"))
     const = _host_offset(a)
     if block is None:   # one tile, or tiles that all start at the same element
-        return Tensor(buf, a.layout[0], const, a.dtype)
+        return Tensor(buf, a.layout[0], const, a.dtype, bounds=bounds)
     var = tr.new_var("%s_tile" % name, block)
-    return Tensor(buf, a.layout[0], (var, const), a.dtype)
+    return Tensor(buf, a.layout[0], (var, const), a.dtype, bounds=bounds)
 
 
 def _host_offset(a):

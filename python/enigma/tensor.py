@@ -17,6 +17,12 @@ one `uint` variable holding the view's offset, and each element access is that v
 a folded constant. `.load()` unrolls into one load per value of the view into a Fragment (a
 thread-private array of MSL variables); `.store(fragment)` writes them back.
 
+A tensor divided into tiles that do not fit its shape (tensor_zipped_divide) carries, for
+each such mode, a coordinate tensor of the same layout structure: every view of the data
+is taken of the coordinates too, so each value knows its coordinate as one more `uint`
+variable plus a constant, and its load or store is predicated on that coordinate being
+below the real extent.
+
 A symbolic index into a mode is taken modulo the mode's size (its coordinate in each
 sub-mode is (i / stride_of_index) % extent), so thread_position_in_grid selects the thread
 inside its threadgroup when the threadgroup is exactly the mode's size, as seed 002 launches
@@ -53,13 +59,17 @@ class Tensor:
     """A buffer and a layout. `Tensor` is also the annotation of @enigma.jit parameters that
     take arrays (seed 002: `mA: enigma.Tensor`)."""
 
-    def __init__(self, engine, layout, offset=0, dtype=None, divided=False):
+    def __init__(self, engine, layout, offset=0, dtype=None, divided=False, bounds=()):
         if not isinstance(layout, Layout):
             layout = Layout(layout)
         self.engine = engine
         self.layout = layout
         self.offset = offset       # int, or (symbolic Value, int) inside a kernel
         self.divided = divided     # made by tensor_zipped_divide: mode 1 counts the tiles
+        # a tensor divided into partial tiles: [(coordinate tensor, extent)], one per padded
+        # mode; the coordinate tensor has this tensor's layout structure and gives each
+        # element's coordinate in that mode, which must stay below the extent
+        self.bounds = list(bounds)
         if dtype is None:
             dtype = engine.dtype if isinstance(engine, trace.Buffer) else T.as_dtype(engine.dtype)
         self.dtype = dtype
@@ -144,17 +154,24 @@ class Tensor:
     def __getitem__(self, coord):
         kept, (sym, const) = self._locate(coord)
         if kept is not None:
-            layout = kept[0] if len(kept) == 1 else make_layout(*kept)
-            fresh = None
-            if sym is not None and not isinstance(sym, trace.Var):
-                # one variable per view: every access is then that variable plus a constant
-                sym = fresh = trace.current().new_var("view_offset", sym)
-            view = Tensor(self.engine, layout, self._offset_value(sym, const), self.dtype)
-            if fresh is not None:
-                _mark_fresh(view, fresh)
+            fresh = []
+            view = self._slice(kept, sym, const, fresh, "view_offset")
+            view.bounds = []
+            for k, (ct, extent) in enumerate(self.bounds):
+                ckept, (csym, cconst) = ct._locate(coord)
+                view.bounds.append((ct._slice(ckept, csym, cconst, fresh, "view_coord"), extent))
+            if fresh:
+                _mark_fresh(view, *fresh)
             return view
+        pred = self._predicate(coord)
         if self.in_kernel:
-            return self.engine[_index(sym, const)]
+            if pred is True:
+                return self.engine[_index(sym, const)]
+            from .dsl import load_if
+            return load_if(self.engine, _index(sym, const), pred, 0)
+        if pred is not True:
+            raise InvalidArgumentError("coordinate %r is in the padding of a partial tile, "
+                                       "outside the tensor" % (coord,))
         return self._host_flat()[const]
 
     def __setitem__(self, coord, value):
@@ -162,10 +179,48 @@ class Tensor:
         if kept is not None:
             raise _error(self.in_kernel, "assign to one element: the coordinate %r leaves "
                          "modes open (None)" % (coord,))
+        pred = self._predicate(coord)
         if self.in_kernel:
-            self.engine[_index(sym, const)] = value
+            if pred is True:
+                self.engine[_index(sym, const)] = value
+            else:
+                from .dsl import store_if
+                store_if(self.engine, _index(sym, const), value, pred)
         else:
+            if pred is not True:
+                raise InvalidArgumentError("coordinate %r is in the padding of a partial "
+                                           "tile, outside the tensor" % (coord,))
             self._host_flat()[const] = value
+
+    def _slice(self, kept, sym, const, fresh, hint):
+        layout = kept[0] if len(kept) == 1 else make_layout(*kept)
+        if sym is not None and not isinstance(sym, trace.Var):
+            # one variable per view: every access is then that variable plus a constant
+            sym = trace.current().new_var(hint, sym)
+            fresh.append(sym)
+        return Tensor(self.engine, layout, self._offset_value(sym, const), self.dtype)
+
+    def _predicate(self, coord=None, value=None):
+        """True, False or a kernel bool: whether the element at `coord` (or value index
+        `value` of this view) lies inside every padded mode's extent."""
+        conds = []
+        for ct, extent in self.bounds:
+            if coord is not None:
+                _, (csym, cconst) = ct._locate(coord)
+            else:
+                csym, cconst = ct._base()
+                cconst += ct.layout(value)
+            if csym is None:
+                if cconst >= extent:
+                    return False
+                continue
+            conds.append(_index(csym, cconst) < extent)
+        if not conds:
+            return True
+        out = conds[0]
+        for c in conds[1:]:
+            out = out & c
+        return out
 
     def _offset_value(self, sym, const):
         if sym is None:
@@ -191,11 +246,13 @@ class Tensor:
         if _is_symbolic(elements):
             if not self.in_kernel:
                 raise InvalidArgumentError("a kernel value shifts a host tensor")
-            return Tensor(self.engine, self.layout, (_add(sym, trace.as_value(elements)), const),
-                          self.dtype)
-        if sym is None:
-            return Tensor(self.engine, self.layout, const + int(elements), self.dtype)
-        return Tensor(self.engine, self.layout, (sym, const + int(elements)), self.dtype)
+            offset = (_add(sym, trace.as_value(elements)), const)
+        elif sym is None:
+            offset = const + int(elements)
+        else:
+            offset = (sym, const + int(elements))
+        # the coordinates stay: a shift moves along a mode the view does not have
+        return Tensor(self.engine, self.layout, offset, self.dtype, bounds=self.bounds)
 
     # -- fragments
     def load(self):
@@ -205,12 +262,23 @@ class Tensor:
         tr = trace.current()
         sym, const = self._base()
         values, by_offset = [], {}
+        from .dsl import load_if
         for v in range(size(self.layout)):
-            # a view that repeats an element (a stride-0 mode) loads it once
+            # a view that repeats an element (a stride-0 mode) loads it once; an element in
+            # the padding of a partial tile reads as 0
             off = self.layout(v)
-            if off not in by_offset:
-                by_offset[off] = tr.new_var("frag", self.engine[_index(sym, const + off)])
-            values.append(by_offset[off])
+            pred = self._predicate(value=v)
+            key = (off, pred if isinstance(pred, bool) else pred.expr)
+            if key not in by_offset:
+                index = _index(sym, const + off)
+                if pred is True:
+                    value = self.engine[index]
+                elif pred is False:
+                    value = trace.cast(0, self.dtype)
+                else:
+                    value = load_if(self.engine, index, pred, 0)
+                by_offset[key] = tr.new_var("frag", value, dtype=self.dtype)
+            values.append(by_offset[key])
         frag = Fragment(values, Layout(self.layout.shape), self.dtype)
         _mark_fresh(frag, *by_offset.values())
         return frag
@@ -224,8 +292,14 @@ class Tensor:
             raise TraceError("store: the fragment has %d values but the tensor view has %d "
                              "(layout %s)" % (len(values), n, self.layout))
         sym, const = self._base()
+        from .dsl import store_if
         for v, value in enumerate(values):
-            self.engine[_index(sym, const + self.layout(v))] = value
+            pred = self._predicate(value=v)
+            index = _index(sym, const + self.layout(v))
+            if pred is True:
+                self.engine[index] = value
+            elif pred is not False:   # in the padding of a partial tile: not stored
+                store_if(self.engine, index, value, pred)
 
     def _need_kernel(self, what):
         if not self.in_kernel:
@@ -340,9 +414,13 @@ def rename_fresh(obj, name):
         return
     from .rewrite import _rename
     renames = []
+    coords = 0
     for var in fresh:
         if isinstance(obj, Fragment):   # named after the first value it holds
             hint = "%s_%d" % (name, next(i for i, v in enumerate(obj.values) if v is var))
+        elif var.name.startswith("view_coord"):
+            hint = "%s_coord%d" % (name, coords)
+            coords += 1
         else:
             hint = "%s_off" % name
         tr.names.discard(var.name)
@@ -410,10 +488,15 @@ def _check_fits(layout, n, what):
                                    % (layout, hi - 1, what))
 
 
-def tensor_zipped_divide(tensor, tiler):
+def tensor_zipped_divide(tensor, tiler, partial=True):
     """The tensor under zipped_divide(layout, tiler): mode 0 is one tile, mode 1 indexes the
-    tiles. Every mode must be a multiple of its tile (InvalidArgumentError names it). A
-    kernel that takes such a tensor sees the tile of its threadgroup (see jit.py)."""
+    tiles. A kernel that takes such a tensor sees the tile of its threadgroup (see jit.py).
+
+    A mode that is not a multiple of its tile gets a last, partial tile: the layout is
+    divided as if the mode were rounded up to whole tiles, and the tensor remembers the real
+    extent, so that loads and stores of elements past it are predicated off (a load reads
+    0, a store does nothing). That needs a flat mode and a tile given as an int (or a
+    compact n:1 layout); partial=False refuses partial tiles instead, naming the mode."""
     if not isinstance(tensor, Tensor):
         raise InvalidArgumentError("tensor_zipped_divide needs a Tensor, not %s"
                                    % type(tensor).__name__)
@@ -427,16 +510,43 @@ def tensor_zipped_divide(tensor, tiler):
                                    "tensor (shape %s) has rank %d"
                                    % (_tiler_str(tiler), len(tiles), _text(tensor.layout.shape),
                                       len(shape)))
+    padded, bounds = list(shape), []
     for k, t in enumerate(tiles):
         extent, tile = size(shape[k]), size(t)
-        if extent % tile:
+        if extent % tile == 0:
+            continue
+        why = None
+        if not partial:
+            why = "partial tiles are refused (partial=False)"
+        elif isinstance(shape[k], tuple):
+            why = "a partial tile needs a flat mode, and this one is %s" % _text(shape[k])
+        elif isinstance(t, Layout) and t != Layout(tile):
+            why = "a partial tile needs a tile of n:1, not %s" % t
+        elif tensor.bounds:
+            why = "the tensor already has partial tiles"
+        if why:
             raise InvalidArgumentError(
                 "tensor_zipped_divide: mode %d of the tensor has %d elements, not a multiple "
-                "of the tile's %d (shape %s, tiler %s); pad the array to a multiple of the tile "
-                "or choose a tile that divides it" % (k, extent, tile, _text(tensor.layout.shape),
-                                                      _tiler_str(tiler)))
-    return Tensor(tensor.engine, zipped_divide(tensor.layout, tiler), tensor.offset,
-                  tensor.dtype, divided=True)
+                "of the tile's %d (shape %s, tiler %s), and %s"
+                % (k, extent, tile, _text(tensor.layout.shape), _tiler_str(tiler), why))
+        padded[k] = -(-extent // tile) * tile
+        bounds.append((k, extent))
+    if not bounds:
+        return Tensor(tensor.engine, zipped_divide(tensor.layout, tiler), tensor.offset,
+                      tensor.dtype, divided=True,
+                      bounds=[(Tensor(ct.engine, zipped_divide(ct.layout, tiler), ct.offset,
+                                      ct.dtype), extent) for ct, extent in tensor.bounds])
+    rank1 = not isinstance(tensor.layout.shape, tuple)
+    full_shape = padded[0] if rank1 else tuple(padded)
+    layout = Layout(full_shape, tensor.layout.stride)
+    coords = []
+    for k, extent in bounds:
+        stride = 1 if rank1 else tuple(1 if j == k else 0 for j in range(len(padded)))
+        coord = Tensor(tensor.engine, zipped_divide(Layout(full_shape, stride), tiler), 0,
+                       tensor.dtype)
+        coords.append((coord, extent))
+    return Tensor(tensor.engine, zipped_divide(layout, tiler), tensor.offset, tensor.dtype,
+                  divided=True, bounds=coords)
 
 
 def _tiler_str(t):
@@ -465,7 +575,9 @@ def tensor_composition(tensor, layout, tiler=None):
     if isinstance(layout, Layout) and size(layout) > size(tensor.layout):
         raise _error(tensor.in_kernel, "tensor_composition: the layout %s has %d elements, more "
                      "than the tensor's %d" % (layout, size(layout), size(tensor.layout)))
-    return Tensor(tensor.engine, composition(tensor.layout, layout), tensor.offset, tensor.dtype)
+    return Tensor(tensor.engine, composition(tensor.layout, layout), tensor.offset, tensor.dtype,
+                  bounds=[(Tensor(ct.engine, composition(ct.layout, layout), ct.offset, ct.dtype),
+                           extent) for ct, extent in tensor.bounds])
 
 
 __all__ = ["Tensor", "Fragment", "make_tensor", "tensor_zipped_divide", "tensor_composition"]

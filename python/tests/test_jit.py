@@ -34,19 +34,46 @@ def test_seed002_tiled_gemm_matches_numpy(rt, rng, m, n, k):
     assert grid == ((m // 16) * (n // 256), 1, 1) and block == (256, 1, 1)
 
 
-def test_seed002_tiled_gemm_refuses_sizes_that_are_not_multiples_of_the_tile(rt):
-    a = np.ones((200, 256), np.float32)
-    b = np.ones((256, 256), np.float32)
-    c = np.zeros((200, 256), np.float32)
+@pytest.mark.parametrize("m,n,k", [(200, 256, 256), (37, 300, 19), (250, 260, 33)])
+def test_seed002_tiled_gemm_handles_partial_tiles(rt, rng, m, n, k):
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    want = _gemm_reference(a, b, c)
+    guard = np.full(64, 7.0, np.float32)   # memory right after C, never to be written
+    c_and_guard = np.concatenate([c.ravel(), guard])
+    c = c_and_guard[:m * n].reshape(m, n)
+    tiled_gemm(a, b, c, runtime=rt)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4 * np.sqrt(k))
+    assert (c_and_guard[m * n:] == 7.0).all()
+    _, compiled, _, grid, _ = tiled_gemm.last_launch
+    assert grid == (-(-m // 16) * -(-n // 256), 1, 1)
+    src = compiled.source
+    # only the partial modes are predicated, by a compare against the real extent
+    if m % 16 and n % 256 == 0:
+        assert "thrC_coord0 < %du ? blkC[thrC_off] : 0.0f" % m in src
+        assert "if ((thrC_coord0 + 3u) < %du) {" % m in src
+        assert "coord1" not in src
+    if m % 16 and n % 256:
+        assert "if (((thrC_coord0 + 3u) < %du) && ((thrC_coord1 + 3u) < %du)) {" % (m, n) in src
+
+
+def test_partial_tiles_can_be_refused_and_say_why():
+    a = enigma.make_tensor(np.zeros((200, 256), np.float32))
     with pytest.raises(enigma.InvalidArgumentError,
                        match=r"mode 0 of the tensor has 200 elements, not a multiple of the "
-                             r"tile's 16 \(shape \(200,256\), tiler \(16,256\)\)"):
-        tiled_gemm(a, b, c, runtime=rt)
-    assert not c.any()      # nothing ran
-    with pytest.raises(enigma.InvalidArgumentError, match="mode 1 .* 300 elements, not a "
-                                                          "multiple of the tile's 256"):
-        tiled_gemm(np.ones((16, 8), np.float32), np.ones((8, 300), np.float32),
-                   np.zeros((16, 300), np.float32), runtime=rt)
+                             r"tile's 16 \(shape \(200,256\), tiler \(16,256\)\), and partial "
+                             r"tiles are refused \(partial=False\)"):
+        enigma.tensor_zipped_divide(a, (16, 256), partial=False)
+    nested = enigma.make_tensor(np.zeros(60, np.float32), enigma.Layout((6, 10), (10, 1)))
+    g = enigma.tensor_zipped_divide(nested, (4, 5))     # 6 rows: a partial tile of 2
+    with pytest.raises(enigma.InvalidArgumentError, match="a partial tile needs a flat mode, "
+                                                          "and this one is \\(4,5\\)"):
+        enigma.tensor_zipped_divide(g, (3, 4))
+    with pytest.raises(enigma.InvalidArgumentError, match="already has partial tiles"):
+        enigma.tensor_zipped_divide(g[(None, 0)], (3, 4))
+    with pytest.raises(enigma.InvalidArgumentError, match="in the padding of a partial tile"):
+        g[((2, 0), (1, 0))]     # row 2 of the second row of tiles: row 6 of 6
 
 
 def test_seed002_tiled_gemm_source_is_folded(rt, rng):

@@ -47,6 +47,22 @@ def test_zipped_divide_tiles_match_numpy_blocks(rng):
         np.testing.assert_array_equal(got, a[4 * bm:4 * bm + 4, 8 * bn:8 * bn + 8])
 
 
+def test_partial_tiles_on_the_host(rng):
+    a = rng.standard_normal((6, 10)).astype(np.float32)
+    g = enigma.tensor_zipped_divide(enigma.make_tensor(a), (4, 4))
+    assert enigma.size(g, mode=[1]) == 6          # 2 x 3 tiles, the last row and column partial
+    for tile in range(6):
+        bm, bn = tile % 2, tile // 2
+        blk = g[(None, tile)]
+        for i in range(4):
+            for j in range(4):
+                if 4 * bm + i < 6 and 4 * bn + j < 10:
+                    assert blk[(i, j)] == a[4 * bm + i, 4 * bn + j]
+                else:
+                    with pytest.raises(enigma.InvalidArgumentError, match="in the padding"):
+                        blk[(i, j)]
+
+
 def test_tv_partition_covers_the_tile_once(rng):
     thr = enigma.make_ordered_layout((4, 8), order=(1, 0))
     val = enigma.make_ordered_layout((2, 2), order=(1, 0))
@@ -71,7 +87,7 @@ def test_errors_name_what_is_wrong():
     with pytest.raises(enigma.InvalidArgumentError,
                        match="mode 1 of the tensor has 10 elements, not a multiple of the "
                              "tile's 4"):
-        enigma.tensor_zipped_divide(t, (2, 4))
+        enigma.tensor_zipped_divide(t, (2, 4), partial=False)
     with pytest.raises(enigma.InvalidArgumentError, match="tiler .* has rank 3 but the tensor"):
         enigma.tensor_zipped_divide(t, (2, 2, 2))
     with pytest.raises(enigma.InvalidArgumentError, match="the tensor's tile is \\(6,10\\) but "
