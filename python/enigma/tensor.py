@@ -3,7 +3,7 @@
     >>> a = np.arange(12, dtype=np.float32).reshape(3, 4)
     >>> t = enigma.make_tensor(a)                 # layout (3,4):(4,1), row-major as NumPy
     >>> t[(1, 2)], t[(1, None)].layout
-    (6.0, Layout(4:1))
+    (np.float32(6.0), Layout(4:1))
 
 A Tensor is an engine (a NumPy array or an enigma Buffer on the host; a kernel buffer
 parameter inside a traced kernel), a Layout from coordinates to element offsets, and a base
@@ -117,7 +117,11 @@ class Tensor:
         if _is_symbolic(coord):
             if not self.in_kernel:
                 raise InvalidArgumentError("a kernel value indexes a host tensor (%s)" % where)
-            return _symbolic_offset(mode, trace.as_value(coord)), 0   # sym may be None
+            value = trace.as_value(coord)
+            if not value.dtype.is_int:
+                raise TraceError("a tensor coordinate must be an integer, not %s (%s)"
+                                 % (value.dtype.name, where))
+            return _symbolic_offset(mode, value), 0   # sym may be None
         try:
             i = int(coord)
         except (TypeError, ValueError):

@@ -186,6 +186,13 @@ def test_kernel_errors():
     with pytest.raises(enigma.TraceError, match="index it with Python integers"):
         symbolic_fragment_index(g).source
 
+    @enigma.kernel
+    def float_coordinate(blk):
+        blk[(enigma.f32(1.5), None)].load()
+
+    with pytest.raises(enigma.TraceError, match="coordinate must be an integer, not f32"):
+        float_coordinate(g).source
+
     with pytest.raises(enigma.InvalidArgumentError, match="grid has 3 threadgroups but blk "
                                                           "has 2 tiles"):
         out_of_range(g).launch(grid=3, block=8)
