@@ -157,6 +157,11 @@ class BoundKernel:
         groups = grid3[0] * grid3[1] * grid3[2]
         for name, a in zip(self.names, self.args):
             if isinstance(a, Tensor) and a.divided:
+                if grid3[1:] != (1, 1):
+                    raise InvalidArgumentError(
+                        "kernel %s: %s is divided into tiles, which threadgroups take by "
+                        "threadgroup_position_in_grid.x: launch a 1-D grid (%d, 1, 1), not %s"
+                        % (self.kernel.name, name, groups, grid3))
                 tiles = size(a, mode=[1])
                 if groups > tiles:
                     raise InvalidArgumentError(

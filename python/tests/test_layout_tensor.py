@@ -196,6 +196,8 @@ def test_kernel_errors():
     with pytest.raises(enigma.InvalidArgumentError, match="grid has 3 threadgroups but blk "
                                                           "has 2 tiles"):
         out_of_range(g).launch(grid=3, block=8)
+    with pytest.raises(enigma.InvalidArgumentError, match=r"launch a 1-D grid \(2, 1, 1\)"):
+        out_of_range(g).launch(grid=(1, 2), block=8)
     with pytest.raises(enigma.InvalidArgumentError, match="needs the kernel's arguments"):
         out_of_range.launch(grid=2, block=8)
 
