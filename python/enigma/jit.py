@@ -255,7 +255,7 @@ def _device_view(a, buf, tr, name, divided=None):
         block = _linear([(ct._base()[0], d) for ct, _, d in bounds])
         offset = const if block is None else (block, const)
         return Tensor(buf, a.layout[0], offset, a.dtype, bounds=bounds, complete=True)
-    block = _symbolic_offset(a.layout[1], threadgroup_position_in_grid("x"))
+    block = _symbolic_offset(a.layout[1], threadgroup_position_in_grid("x"), wrap=False)
     if block is None:   # one tile, or tiles that all start at the same element
         return Tensor(buf, a.layout[0], const, a.dtype, bounds=bounds)
     var = tr.new_var("%s_tile" % name, block)

@@ -435,14 +435,19 @@ def _index(sym, const):
     return sym + const if const else sym
 
 
-def _symbolic_offset(mode, i):
-    """MSL for the offset of index i (a kernel value) in `mode`, modulo its size."""
+def _symbolic_offset(mode, i, wrap=True):
+    """MSL for the offset of index i (a kernel value) in `mode`, modulo its size; with
+    wrap=False the caller guarantees i < size(mode), and the outermost coordinate is not
+    reduced (jit.py: the tile index, which launch keeps below the number of tiles; the
+    modulo there cost NVRTC's GEMM 8%)."""
     flat = [(s, d) for s, d in _flat(*_shape_stride(coalesce(mode)))]
+    outer = max([k for k, (s, _) in enumerate(flat) if s != 1], default=-1)
     total, extent = None, 1
-    for s, d in flat:
+    for k, (s, d) in enumerate(flat):
         if s != 1 and d != 0:
             c = i if extent == 1 else i / extent
-            c = c % s
+            if wrap or k != outer:
+                c = c % s
             term = c if d == 1 else c * d
             total = term if total is None else total + term
         extent *= s

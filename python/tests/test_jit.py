@@ -85,7 +85,8 @@ def test_seed002_tiled_gemm_source_is_folded(rt, rng):
     src = tiled_gemm.last_launch[1].source
     # coordinates of the tile and of the thread's first value, in threadgroup and thread
     # position, then the offset as row * ld + col, as index code is written by hand
-    assert "uint blkC_coord0_tile = (threadgroup_position_in_grid.x % 2u) * 16u;" in src
+    # (the tile index needs no modulo: launch keeps the grid within the tiles)
+    assert "uint blkC_coord0_tile = threadgroup_position_in_grid.x * 16u;" in src
     assert "blkB_coord" not in src     # B's tiles all start at column 0: folded away
     assert ("uint thrC_coord0 = blkC_coord0_tile + (((thread_idx / 64u) % 4u) * 4u);"
             in src)
@@ -102,6 +103,12 @@ def test_seed002_tiled_gemm_source_is_folded(rt, rng):
     assert src.count("fma(") == 16
     for leftover in ("Layout", "composition", "zipped", "* 1u", "* 1)", "* 0u", "+ 0u"):
         assert leftover not in src
+    # 4 x 2 tiles: the threadgroup index splits into the tile's row (modulo 4) and column
+    tiled_gemm(np.zeros((64, 8), np.float32), np.zeros((8, 512), np.float32),
+               np.zeros((64, 512), np.float32), runtime=rt)
+    src = tiled_gemm.last_launch[1].source
+    assert "uint blkC_coord0_tile = (threadgroup_position_in_grid.x % 4u) * 16u;" in src
+    assert "uint blkC_coord1_tile = (threadgroup_position_in_grid.x / 4u) * 256u;" in src
 
 
 def test_layout_transpose_matches_numpy(rt, rng):

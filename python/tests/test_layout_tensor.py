@@ -141,7 +141,7 @@ def test_kernel_source_is_plain_index_code():
     src = rows(gX, gX).source
     # the tile of threadgroup g starts at row g * 8, thread t's row is t below it, and the
     # offset is row * 12: coordinates first, then one multiply by the row stride
-    assert "uint blkX_coord0_tile = (threadgroup_position_in_grid.x % 8u) * 8u;" in src
+    assert "uint blkX_coord0_tile = threadgroup_position_in_grid.x * 8u;" in src
     assert "uint src_coord0 = blkX_coord0_tile + (t % 8u);" in src
     assert "uint src_off = src_coord0 * 12u;" in src
     loads = re.findall(r"float values_(\d+) = blkX\[src_off(?: \+ (\d+)u)?\];", src)
