@@ -244,22 +244,22 @@ def _device_view(a, buf, tr, name, divided=None):
     """The kernel's view of host tensor `a`: its layout over `buf`, or, for a divided
     tensor, the tile of this threadgroup; its coordinate tensors alike."""
     divided = a.divided if divided is None else divided
-    bounds = [(_device_view(ct, buf, tr, "%s_coord%d" % (name, k), divided), extent, d)
-              for k, (ct, extent, d) in enumerate(a.bounds)]
+    coords = [(_device_view(ct, buf, tr, "%s_coord%d" % (name, k), divided), extent, d)
+              for k, (ct, extent, d) in enumerate(a.coords)]
     const = _host_offset(a)
     if not divided:
-        return Tensor(buf, a.layout, const, a.dtype, bounds=bounds, complete=a.complete)
+        return Tensor(buf, a.layout, const, a.dtype, coords=coords, complete=a.complete)
     from .dsl import threadgroup_position_in_grid
     if a.complete:
         # the tile's offset from its coordinates (row * ld + col), not a variable of its own
-        block = _linear([(ct._base()[0], d) for ct, _, d in bounds])
+        block = _linear([(ct._base()[0], d) for ct, _, d in coords])
         offset = const if block is None else (block, const)
-        return Tensor(buf, a.layout[0], offset, a.dtype, bounds=bounds, complete=True)
+        return Tensor(buf, a.layout[0], offset, a.dtype, coords=coords, complete=True)
     block = _symbolic_offset(a.layout[1], threadgroup_position_in_grid("x"), wrap=False)
     if block is None:   # one tile, or tiles that all start at the same element
-        return Tensor(buf, a.layout[0], const, a.dtype, bounds=bounds)
+        return Tensor(buf, a.layout[0], const, a.dtype, coords=coords)
     var = tr.new_var("%s_tile" % name, block)
-    return Tensor(buf, a.layout[0], (var, const), a.dtype, bounds=bounds)
+    return Tensor(buf, a.layout[0], (var, const), a.dtype, coords=coords)
 
 
 def _host_offset(a):

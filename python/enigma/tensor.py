@@ -61,7 +61,7 @@ class Tensor:
     """A buffer and a layout. `Tensor` is also the annotation of @enigma.jit parameters that
     take arrays (seed 002: `mA: enigma.Tensor`)."""
 
-    def __init__(self, engine, layout, offset=0, dtype=None, divided=False, bounds=(),
+    def __init__(self, engine, layout, offset=0, dtype=None, divided=False, coords=(),
                  complete=False):
         if not isinstance(layout, Layout):
             layout = Layout(layout)
@@ -78,7 +78,7 @@ class Tensor:
         # which is how a view's offset variable is computed (the form hand-written index
         # code has: row * ld + col, which compilers do better with than the decomposed
         # thread index times the composed layout's strides).
-        self.bounds = list(bounds)
+        self.coords = list(coords)
         self.complete = complete
         if dtype is None:
             dtype = engine.dtype if isinstance(engine, trace.Buffer) else T.as_dtype(engine.dtype)
@@ -168,16 +168,16 @@ class Tensor:
     def __getitem__(self, coord):
         kept, (sym, const) = self._locate(coord)
         if kept is not None:
-            fresh, bounds = [], []
-            for ct, extent, stride in self.bounds:
+            fresh, coords = [], []
+            for ct, extent, stride in self.coords:
                 ckept, (csym, cconst) = ct._locate(coord)
-                bounds.append((ct._slice(ckept, csym, cconst, fresh, "view_coord"), extent,
+                coords.append((ct._slice(ckept, csym, cconst, fresh, "view_coord"), extent,
                                stride))
             if self.complete and sym is not None:
-                linear = _linear([(c._base()[0], d) for c, _, d in bounds])
+                linear = _linear([(c._base()[0], d) for c, _, d in coords])
                 sym = sym if linear is None else linear
             view = self._slice(kept, sym, const, fresh, "view_offset")
-            view.bounds, view.complete = bounds, self.complete
+            view.coords, view.complete = coords, self.complete
             if fresh:
                 _mark_fresh(view, *fresh)
             return view
@@ -224,7 +224,7 @@ class Tensor:
         modes of stride 0 (a broadcast): past their extent it still reads inside the
         tensor, the element it repeats."""
         conds = []
-        for ct, extent, stride in self.bounds:
+        for ct, extent, stride in self.coords:
             if extent is None or (load and stride == 0):
                 continue
             if coord is not None:
@@ -274,7 +274,7 @@ class Tensor:
         else:
             offset = (sym, const + int(elements))
         # the coordinates stay: a shift moves along a mode the view does not have
-        return Tensor(self.engine, self.layout, offset, self.dtype, bounds=self.bounds,
+        return Tensor(self.engine, self.layout, offset, self.dtype, coords=self.coords,
                       complete=self.complete)
 
     # -- fragments
@@ -420,7 +420,7 @@ def _unit_stride(shape, leaf):
 
 
 def _coordinates(engine, layout, dtype):
-    """The coordinate entries of a tensor made with `layout` (see Tensor.bounds)."""
+    """The coordinate entries of a tensor made with `layout` (see Tensor.coords)."""
     out = []
     for j, (s, d) in enumerate(_flat(layout.shape, layout.stride)):
         if d != 0 and s != 1:
@@ -531,7 +531,7 @@ def make_tensor(data, layout=None, dtype=None):
         layout = layout if isinstance(layout, Layout) else Layout(layout)
         _check_fits(layout, data.size, "the array of %d elements" % data.size)
         dt = T.as_dtype(dtype or data.dtype)
-        return Tensor(data, layout, 0, dt, bounds=_coordinates(data, layout, dt), complete=True)
+        return Tensor(data, layout, 0, dt, coords=_coordinates(data, layout, dt), complete=True)
     from .runtime import Buffer as RuntimeBuffer
     if isinstance(data, RuntimeBuffer):
         if layout is None or dtype is None:
@@ -539,7 +539,7 @@ def make_tensor(data, layout=None, dtype=None):
         dt = T.as_dtype(dtype)
         layout = layout if isinstance(layout, Layout) else Layout(layout)
         _check_fits(layout, data.nbytes // dt.size, "the buffer of %d bytes" % data.nbytes)
-        return Tensor(data, layout, 0, dt, bounds=_coordinates(data, layout, dt), complete=True)
+        return Tensor(data, layout, 0, dt, coords=_coordinates(data, layout, dt), complete=True)
     raise InvalidArgumentError("make_tensor needs a NumPy array, an enigma Buffer or a "
                                "Tensor, not %s" % type(data).__name__)
 
@@ -588,7 +588,7 @@ def tensor_zipped_divide(tensor, tiler, partial=True):
             why = "a partial tile needs a flat mode, and this one is %s" % _text(shape[k])
         elif isinstance(t, Layout) and t != Layout(tile):
             why = "a partial tile needs a tile of n:1, not %s" % t
-        elif any(e is not None for _, e, _ in tensor.bounds):
+        elif any(e is not None for _, e, _ in tensor.coords):
             why = "the tensor already has partial tiles"
         if why:
             raise InvalidArgumentError(
@@ -602,20 +602,20 @@ def tensor_zipped_divide(tensor, tiler, partial=True):
     def divide(layout):   # the same strides over the shape rounded up to whole tiles
         return zipped_divide(Layout(full_shape, layout.stride), tiler)
 
-    bounds = [(Tensor(ct.engine, divide(ct.layout), ct.offset, ct.dtype), extent, d)
-              for ct, extent, d in tensor.bounds]
+    coords = [(Tensor(ct.engine, divide(ct.layout), ct.offset, ct.dtype), extent, d)
+              for ct, extent, d in tensor.coords]
     for k, extent in partial_modes:
         leaf = sum(len(_flat(shape[i], shape[i])) for i in range(k))   # mode k is one leaf
         unit = _unit_stride(full_shape, leaf)
-        for n, (ct, _, d) in enumerate(tensor.bounds):
+        for n, (ct, _, d) in enumerate(tensor.coords):
             if ct.layout.stride == unit and ct.offset == 0:   # mode k's own coordinate
-                bounds[n] = (bounds[n][0], extent, d)
+                coords[n] = (coords[n][0], extent, d)
                 break
         else:
-            bounds.append((Tensor(tensor.engine, divide(Layout(full_shape, unit)), 0,
+            coords.append((Tensor(tensor.engine, divide(Layout(full_shape, unit)), 0,
                                   tensor.dtype), extent, 0))
     return Tensor(tensor.engine, divide(tensor.layout), tensor.offset, tensor.dtype,
-                  divided=True, bounds=bounds, complete=tensor.complete)
+                  divided=True, coords=coords, complete=tensor.complete)
 
 
 def _tiler_str(t):
@@ -645,8 +645,8 @@ def tensor_composition(tensor, layout, tiler=None):
         raise _error(tensor.in_kernel, "tensor_composition: the layout %s has %d elements, more "
                      "than the tensor's %d" % (layout, size(layout), size(tensor.layout)))
     return Tensor(tensor.engine, composition(tensor.layout, layout), tensor.offset, tensor.dtype,
-                  bounds=[(Tensor(ct.engine, composition(ct.layout, layout), ct.offset, ct.dtype),
-                           extent, d) for ct, extent, d in tensor.bounds],
+                  coords=[(Tensor(ct.engine, composition(ct.layout, layout), ct.offset, ct.dtype),
+                           extent, d) for ct, extent, d in tensor.coords],
                   complete=tensor.complete)
 
 
