@@ -42,7 +42,7 @@ from . import rewrite
 from . import trace
 from .errors import InvalidArgumentError, TraceError
 from .layout import Layout, size
-from .tensor import Tensor, _linear, _symbolic_offset, make_tensor
+from .tensor import Tensor, _symbolic_offset, make_tensor
 
 _state = threading.local()
 _default = {}
@@ -242,24 +242,19 @@ def _specialise(kernel, names, args):
 
 def _device_view(a, buf, tr, name, divided=None):
     """The kernel's view of host tensor `a`: its layout over `buf`, or, for a divided
-    tensor, the tile of this threadgroup; its coordinate tensors alike."""
+    tensor, the tile of this threadgroup; its coordinate tensors (partial tiles) alike."""
     divided = a.divided if divided is None else divided
-    coords = [(_device_view(ct, buf, tr, "%s_coord%d" % (name, k), divided), extent, d)
-              for k, (ct, extent, d) in enumerate(a.coords)]
-    const = _host_offset(a)
+    bounds = [(_device_view(ct, buf, tr, "%s_coord%d" % (name, k), divided), extent)
+              for k, (ct, extent) in enumerate(a.bounds)]
     if not divided:
-        return Tensor(buf, a.layout, const, a.dtype, coords=coords, complete=a.complete)
+        return Tensor(buf, a.layout, _host_offset(a), a.dtype, bounds=bounds)
     from .dsl import threadgroup_position_in_grid
-    if a.complete:
-        # the tile's offset from its coordinates (row * ld + col), not a variable of its own
-        block = _linear([(ct._base()[0], d) for ct, _, d in coords])
-        offset = const if block is None else (block, const)
-        return Tensor(buf, a.layout[0], offset, a.dtype, coords=coords, complete=True)
     block = _symbolic_offset(a.layout[1], threadgroup_position_in_grid("x"), wrap=False)
+    const = _host_offset(a)
     if block is None:   # one tile, or tiles that all start at the same element
-        return Tensor(buf, a.layout[0], const, a.dtype, coords=coords)
+        return Tensor(buf, a.layout[0], const, a.dtype, bounds=bounds)
     var = tr.new_var("%s_tile" % name, block)
-    return Tensor(buf, a.layout[0], (var, const), a.dtype, coords=coords)
+    return Tensor(buf, a.layout[0], (var, const), a.dtype, bounds=bounds)
 
 
 def _host_offset(a):

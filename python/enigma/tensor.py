@@ -13,10 +13,8 @@ gives the tensor of those modes (CuTe's slicing: `t[(i, None)]` is row i's tenso
 Inside a kernel every layout is known while tracing, so all layout arithmetic happens in
 Python (through the C algebra of layout.py) and only what depends on a kernel value (the
 thread or threadgroup position, a loop index) becomes MSL: a slice by a symbolic index emits
-one `uint` variable per coordinate of the view's first element (its row, its column, as
-coordinate tensors that follow every view of the data compute them) and one for its offset,
-row * stride + column * stride, the form of hand-written index code; each element access is
-that variable plus a folded constant. `.load()` unrolls into one load per value of the view into a Fragment (a
+one `uint` variable holding the view's offset, and each element access is that variable plus
+a folded constant. `.load()` unrolls into one load per value of the view into a Fragment (a
 thread-private array of MSL variables); `.store(fragment)` writes them back.
 
 A tensor divided into tiles that do not fit its shape (tensor_zipped_divide) carries, for
@@ -61,25 +59,17 @@ class Tensor:
     """A buffer and a layout. `Tensor` is also the annotation of @enigma.jit parameters that
     take arrays (seed 002: `mA: enigma.Tensor`)."""
 
-    def __init__(self, engine, layout, offset=0, dtype=None, divided=False, coords=(),
-                 complete=False):
+    def __init__(self, engine, layout, offset=0, dtype=None, divided=False, bounds=()):
         if not isinstance(layout, Layout):
             layout = Layout(layout)
         self.engine = engine
         self.layout = layout
         self.offset = offset       # int, or (symbolic Value, int) inside a kernel
         self.divided = divided     # made by tensor_zipped_divide: mode 1 counts the tiles
-        # coordinates: [(coordinate tensor, extent or None, stride)], one per leaf mode of
-        # the layout the tensor was made with (make_tensor) whose stride is not 0, and one
-        # per mode padded to whole tiles (tensor_zipped_divide). A coordinate tensor has
-        # this tensor's layout structure and gives each element's coordinate in its leaf;
-        # where an extent is given, the coordinate must stay below it (partial tiles).
-        # `complete`: the offset is the sum of coordinate times stride over the entries,
-        # which is how a view's offset variable is computed (the form hand-written index
-        # code has: row * ld + col, which compilers do better with than the decomposed
-        # thread index times the composed layout's strides).
-        self.coords = list(coords)
-        self.complete = complete
+        # a tensor divided into partial tiles: [(coordinate tensor, extent)], one per padded
+        # mode; the coordinate tensor has this tensor's layout structure and gives each
+        # element's coordinate in that mode, which must stay below the extent
+        self.bounds = list(bounds)
         if dtype is None:
             dtype = engine.dtype if isinstance(engine, trace.Buffer) else T.as_dtype(engine.dtype)
         self.dtype = dtype
@@ -168,20 +158,16 @@ class Tensor:
     def __getitem__(self, coord):
         kept, (sym, const) = self._locate(coord)
         if kept is not None:
-            fresh, coords = [], []
-            for ct, extent, stride in self.coords:
-                ckept, (csym, cconst) = ct._locate(coord)
-                coords.append((ct._slice(ckept, csym, cconst, fresh, "view_coord"), extent,
-                               stride))
-            if self.complete and sym is not None:
-                linear = _linear([(c._base()[0], d) for c, _, d in coords])
-                sym = sym if linear is None else linear
+            fresh = []
             view = self._slice(kept, sym, const, fresh, "view_offset")
-            view.coords, view.complete = coords, self.complete
+            view.bounds = []
+            for k, (ct, extent) in enumerate(self.bounds):
+                ckept, (csym, cconst) = ct._locate(coord)
+                view.bounds.append((ct._slice(ckept, csym, cconst, fresh, "view_coord"), extent))
             if fresh:
                 _mark_fresh(view, *fresh)
             return view
-        pred = self._predicate(coord, load=True)
+        pred = self._predicate(coord)
         if self.in_kernel:
             if pred is True:
                 return self.engine[_index(sym, const)]
@@ -218,15 +204,11 @@ class Tensor:
             fresh.append(sym)
         return Tensor(self.engine, layout, self._offset_value(sym, const), self.dtype)
 
-    def _predicate(self, coord=None, value=None, load=False):
+    def _predicate(self, coord=None, value=None):
         """True, False or a kernel bool: whether the element at `coord` (or value index
-        `value` of this view) lies inside every padded mode's extent. A load skips the
-        modes of stride 0 (a broadcast): past their extent it still reads inside the
-        tensor, the element it repeats."""
+        `value` of this view) lies inside every padded mode's extent."""
         conds = []
-        for ct, extent, stride in self.coords:
-            if extent is None or (load and stride == 0):
-                continue
+        for ct, extent in self.bounds:
             if coord is not None:
                 _, (csym, cconst) = ct._locate(coord)
             else:
@@ -274,8 +256,7 @@ class Tensor:
         else:
             offset = (sym, const + int(elements))
         # the coordinates stay: a shift moves along a mode the view does not have
-        return Tensor(self.engine, self.layout, offset, self.dtype, coords=self.coords,
-                      complete=self.complete)
+        return Tensor(self.engine, self.layout, offset, self.dtype, bounds=self.bounds)
 
     # -- fragments
     def load(self):
@@ -290,7 +271,7 @@ class Tensor:
             # a view that repeats an element (a stride-0 mode) loads it once; an element in
             # the padding of a partial tile reads as 0
             off = self.layout(v)
-            pred = self._predicate(value=v, load=True)
+            pred = self._predicate(value=v)
             key = (off, pred if isinstance(pred, bool) else pred.expr)
             if key not in by_offset:
                 index = _index(sym, const + off)
@@ -396,39 +377,6 @@ def _add(a, b):
     return a + b
 
 
-def _linear(terms):
-    """sum of symbolic coordinate times stride over (symbolic value or None, stride)."""
-    total = None
-    for c, d in terms:
-        if c is None or d == 0:
-            continue
-        term = c if d == 1 else c * d
-        total = term if total is None else total + term
-    return total
-
-
-def _unit_stride(shape, leaf):
-    """A stride tree of `shape`'s structure, 1 at flat leaf `leaf` and 0 elsewhere."""
-    counter = [0]
-
-    def walk(s):
-        if isinstance(s, tuple):
-            return tuple(walk(e) for e in s)
-        counter[0] += 1
-        return 1 if counter[0] - 1 == leaf else 0
-    return walk(shape)
-
-
-def _coordinates(engine, layout, dtype):
-    """The coordinate entries of a tensor made with `layout` (see Tensor.coords)."""
-    out = []
-    for j, (s, d) in enumerate(_flat(layout.shape, layout.stride)):
-        if d != 0 and s != 1:
-            out.append((Tensor(engine, Layout(layout.shape, _unit_stride(layout.shape, j)), 0,
-                               dtype), None, d))
-    return out
-
-
 def _index(sym, const):
     if sym is None:
         return const
@@ -438,8 +386,8 @@ def _index(sym, const):
 def _symbolic_offset(mode, i, wrap=True):
     """MSL for the offset of index i (a kernel value) in `mode`, modulo its size; with
     wrap=False the caller guarantees i < size(mode), and the outermost coordinate is not
-    reduced (jit.py: the tile index, which launch keeps below the number of tiles; the
-    modulo there cost NVRTC's GEMM 8%)."""
+    reduced (jit.py: the tile index, which launch keeps below the number of tiles; on an
+    H100 that one modulo cost the layout GEMM 8%)."""
     flat = [(s, d) for s, d in _flat(*_shape_stride(coalesce(mode)))]
     outer = max([k for k, (s, _) in enumerate(flat) if s != 1], default=-1)
     total, extent = None, 1
@@ -509,15 +457,12 @@ def make_tensor(data, layout=None, dtype=None):
     shape and strides, row-major for a C-contiguous array), an enigma Buffer (layout and
     dtype needed), or a Tensor (the same memory under another layout)."""
     if isinstance(data, Tensor):
-        layout = layout if layout is not None else data.layout
-        layout = layout if isinstance(layout, Layout) else Layout(layout)
         if data.in_kernel:
             base = data._base()
-            return Tensor(data.engine, layout, data.offset if base[0] is not None else base[1],
-                          data.dtype)
-        out = make_tensor(data.engine, layout, dtype or data.dtype) if data.offset == 0 else \
-            Tensor(data.engine, layout, data.offset, dtype or data.dtype)
-        return out
+            return Tensor(data.engine, layout if layout is not None else data.layout,
+                          data.offset if base[0] is not None else base[1], data.dtype)
+        return make_tensor(data.engine, layout if layout is not None else data.layout,
+                           dtype or data.dtype)
     if isinstance(data, np.ndarray):
         if not data.flags.c_contiguous:
             raise InvalidArgumentError("make_tensor: the array (shape %s) is not C-contiguous; "
@@ -530,8 +475,7 @@ def make_tensor(data, layout=None, dtype=None):
                             strides if data.ndim > 1 else strides[0])
         layout = layout if isinstance(layout, Layout) else Layout(layout)
         _check_fits(layout, data.size, "the array of %d elements" % data.size)
-        dt = T.as_dtype(dtype or data.dtype)
-        return Tensor(data, layout, 0, dt, coords=_coordinates(data, layout, dt), complete=True)
+        return Tensor(data, layout, 0, T.as_dtype(dtype or data.dtype))
     from .runtime import Buffer as RuntimeBuffer
     if isinstance(data, RuntimeBuffer):
         if layout is None or dtype is None:
@@ -539,7 +483,7 @@ def make_tensor(data, layout=None, dtype=None):
         dt = T.as_dtype(dtype)
         layout = layout if isinstance(layout, Layout) else Layout(layout)
         _check_fits(layout, data.nbytes // dt.size, "the buffer of %d bytes" % data.nbytes)
-        return Tensor(data, layout, 0, dt, coords=_coordinates(data, layout, dt), complete=True)
+        return Tensor(data, layout, 0, dt)
     raise InvalidArgumentError("make_tensor needs a NumPy array, an enigma Buffer or a "
                                "Tensor, not %s" % type(data).__name__)
 
@@ -560,8 +504,7 @@ def tensor_zipped_divide(tensor, tiler, partial=True):
     A mode that is not a multiple of its tile gets a last, partial tile: the layout is
     divided as if the mode were rounded up to whole tiles, and the tensor remembers the real
     extent, so that loads and stores of elements past it are predicated off (a load reads
-    0, a store does nothing; along a mode of stride 0, a broadcast, a load reads the element
-    it repeats, which is inside the tensor). That needs a flat mode and a tile given as an int (or a
+    0, a store does nothing). That needs a flat mode and a tile given as an int (or a
     compact n:1 layout); partial=False refuses partial tiles instead, naming the mode."""
     if not isinstance(tensor, Tensor):
         raise InvalidArgumentError("tensor_zipped_divide needs a Tensor, not %s"
@@ -576,7 +519,7 @@ def tensor_zipped_divide(tensor, tiler, partial=True):
                                    "tensor (shape %s) has rank %d"
                                    % (_tiler_str(tiler), len(tiles), _text(tensor.layout.shape),
                                       len(shape)))
-    padded, partial_modes = list(shape), []
+    padded, bounds = list(shape), []
     for k, t in enumerate(tiles):
         extent, tile = size(shape[k]), size(t)
         if extent % tile == 0:
@@ -588,7 +531,7 @@ def tensor_zipped_divide(tensor, tiler, partial=True):
             why = "a partial tile needs a flat mode, and this one is %s" % _text(shape[k])
         elif isinstance(t, Layout) and t != Layout(tile):
             why = "a partial tile needs a tile of n:1, not %s" % t
-        elif any(e is not None for _, e, _ in tensor.coords):
+        elif tensor.bounds:
             why = "the tensor already has partial tiles"
         if why:
             raise InvalidArgumentError(
@@ -596,26 +539,23 @@ def tensor_zipped_divide(tensor, tiler, partial=True):
                 "of the tile's %d (shape %s, tiler %s), and %s"
                 % (k, extent, tile, _text(tensor.layout.shape), _tiler_str(tiler), why))
         padded[k] = -(-extent // tile) * tile
-        partial_modes.append((k, extent))
-    full_shape = tuple(padded) if isinstance(tensor.layout.shape, tuple) else padded[0]
-
-    def divide(layout):   # the same strides over the shape rounded up to whole tiles
-        return zipped_divide(Layout(full_shape, layout.stride), tiler)
-
-    coords = [(Tensor(ct.engine, divide(ct.layout), ct.offset, ct.dtype), extent, d)
-              for ct, extent, d in tensor.coords]
-    for k, extent in partial_modes:
-        leaf = sum(len(_flat(shape[i], shape[i])) for i in range(k))   # mode k is one leaf
-        unit = _unit_stride(full_shape, leaf)
-        for n, (ct, _, d) in enumerate(tensor.coords):
-            if ct.layout.stride == unit and ct.offset == 0:   # mode k's own coordinate
-                coords[n] = (coords[n][0], extent, d)
-                break
-        else:
-            coords.append((Tensor(tensor.engine, divide(Layout(full_shape, unit)), 0,
-                                  tensor.dtype), extent, 0))
-    return Tensor(tensor.engine, divide(tensor.layout), tensor.offset, tensor.dtype,
-                  divided=True, coords=coords, complete=tensor.complete)
+        bounds.append((k, extent))
+    if not bounds:
+        return Tensor(tensor.engine, zipped_divide(tensor.layout, tiler), tensor.offset,
+                      tensor.dtype, divided=True,
+                      bounds=[(Tensor(ct.engine, zipped_divide(ct.layout, tiler), ct.offset,
+                                      ct.dtype), extent) for ct, extent in tensor.bounds])
+    rank1 = not isinstance(tensor.layout.shape, tuple)
+    full_shape = padded[0] if rank1 else tuple(padded)
+    layout = Layout(full_shape, tensor.layout.stride)
+    coords = []
+    for k, extent in bounds:
+        stride = 1 if rank1 else tuple(1 if j == k else 0 for j in range(len(padded)))
+        coord = Tensor(tensor.engine, zipped_divide(Layout(full_shape, stride), tiler), 0,
+                       tensor.dtype)
+        coords.append((coord, extent))
+    return Tensor(tensor.engine, zipped_divide(layout, tiler), tensor.offset, tensor.dtype,
+                  divided=True, bounds=coords)
 
 
 def _tiler_str(t):
@@ -645,9 +585,8 @@ def tensor_composition(tensor, layout, tiler=None):
         raise _error(tensor.in_kernel, "tensor_composition: the layout %s has %d elements, more "
                      "than the tensor's %d" % (layout, size(layout), size(tensor.layout)))
     return Tensor(tensor.engine, composition(tensor.layout, layout), tensor.offset, tensor.dtype,
-                  coords=[(Tensor(ct.engine, composition(ct.layout, layout), ct.offset, ct.dtype),
-                           extent, d) for ct, extent, d in tensor.coords],
-                  complete=tensor.complete)
+                  bounds=[(Tensor(ct.engine, composition(ct.layout, layout), ct.offset, ct.dtype),
+                           extent) for ct, extent in tensor.bounds])
 
 
 __all__ = ["Tensor", "Fragment", "make_tensor", "tensor_zipped_divide", "tensor_composition"]

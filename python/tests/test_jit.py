@@ -53,8 +53,7 @@ def test_seed002_tiled_gemm_handles_partial_tiles(rt, rng, m, n, k):
     if m % 16 and n % 256 == 0:
         assert "thrC_coord0 < %du ? blkC[thrC_off] : 0.0f" % m in src
         assert "if ((thrC_coord0 + 3u) < %du) {" % m in src
-        # B is broadcast along m (stride 0): its loads stay inside B and need no predicate
-        assert len(re.findall(r"= blkB\[", src)) == 4
+        assert "coord1" not in src
     if m % 16 and n % 256:
         assert "if (((thrC_coord0 + 3u) < %du) && ((thrC_coord1 + 3u) < %du)) {" % (m, n) in src
 
@@ -83,15 +82,13 @@ def test_seed002_tiled_gemm_source_is_folded(rt, rng):
     c = np.zeros((32, 256), np.float32)
     tiled_gemm(a, b, c, runtime=rt)
     src = tiled_gemm.last_launch[1].source
-    # coordinates of the tile and of the thread's first value, in threadgroup and thread
-    # position, then the offset as row * ld + col, as index code is written by hand
-    # (the tile index needs no modulo: launch keeps the grid within the tiles)
-    assert "uint blkC_coord0_tile = threadgroup_position_in_grid.x * 16u;" in src
-    assert "blkB_coord" not in src     # B's tiles all start at column 0: folded away
-    assert ("uint thrC_coord0 = blkC_coord0_tile + (((thread_idx / 64u) % 4u) * 4u);"
-            in src)
-    assert "uint thrC_coord1 = (thread_idx % 64u) * 4u;" in src
-    assert "uint thrC_off = (thrC_coord0 * 256u) + thrC_coord1;" in src
+    # one offset variable per tile and per thread view, in thread and threadgroup position
+    # (the tile index needs no modulo on its outermost coordinate: launch keeps the grid
+    # within the tiles)
+    assert "uint blkC_tile = threadgroup_position_in_grid.x * 4096u;" in src
+    assert "uint blkB_tile" not in src     # B's tiles all start at k = 0: folded away
+    assert ("uint thrC_off = blkC_tile + (((thread_idx % 64u) * 4u) + "
+            "(((thread_idx / 64u) % 4u) * 1024u));") in src
     # each value an offset constant: C rows are 256 apart, 4 values in a row
     stores = re.findall(r"blkC\[thrC_off(?: \+ (\d+)u)?\] = c_frag_(\d+);", src)
     assert [(int(o or 0), int(v)) for o, v in stores] == [
@@ -107,8 +104,8 @@ def test_seed002_tiled_gemm_source_is_folded(rt, rng):
     tiled_gemm(np.zeros((64, 8), np.float32), np.zeros((8, 512), np.float32),
                np.zeros((64, 512), np.float32), runtime=rt)
     src = tiled_gemm.last_launch[1].source
-    assert "uint blkC_coord0_tile = (threadgroup_position_in_grid.x % 4u) * 16u;" in src
-    assert "uint blkC_coord1_tile = (threadgroup_position_in_grid.x / 4u) * 256u;" in src
+    assert ("uint blkC_tile = ((threadgroup_position_in_grid.x % 4u) * 8192u) + "
+            "((threadgroup_position_in_grid.x / 4u) * 256u);") in src
 
 
 def test_layout_transpose_matches_numpy(rt, rng):

@@ -139,11 +139,9 @@ def test_kernel_source_is_plain_index_code():
         dst.store(values)
 
     src = rows(gX, gX).source
-    # the tile of threadgroup g starts at row g * 8, thread t's row is t below it, and the
-    # offset is row * 12: coordinates first, then one multiply by the row stride
-    assert "uint blkX_coord0_tile = threadgroup_position_in_grid.x * 8u;" in src
-    assert "uint src_coord0 = blkX_coord0_tile + (t % 8u);" in src
-    assert "uint src_off = src_coord0 * 12u;" in src
+    # the tile of threadgroup g starts at g * 8 rows of 12; the row of thread t at t * 12
+    assert "uint blkX_tile = threadgroup_position_in_grid.x * 96u;" in src
+    assert "uint src_off = blkX_tile + ((t % 8u) * 12u);" in src
     loads = re.findall(r"float values_(\d+) = blkX\[src_off(?: \+ (\d+)u)?\];", src)
     assert [int(c or 0) for _, c in loads] == list(range(12))
     assert "blkY[dst_off + 11u] = values_11;" in src
