@@ -1,7 +1,7 @@
 """Seed 002's tiled GEMM and a transposing copy, written with enigma's layout algebra.
 
-    python3 examples/layout_gemm.py            # the runtime's default device (cuda if present)
-    ENIGMA_BACKEND=cpu python3 examples/layout_gemm.py
+    PYTHONPATH=python python3 examples/layout_gemm.py      # default device (cuda if present)
+    ENIGMA_BACKEND=cpu PYTHONPATH=python python3 examples/layout_gemm.py
 
 tiled_gemm is the seed's, with the accumulation the seed leaves out. Where it differs from
 the seed's text, and why:
