@@ -42,6 +42,9 @@ from .layout import (Layout, blocked_product, coalesce, complement, composition,
                      left_inverse, logical_divide, logical_product, make_layout, make_layout_tv,
                      make_ordered_layout, raked_product, rank, right_inverse, size, tiled_divide,
                      tiled_product, zipped_divide, zipped_product)
+from .tensor import (Fragment, Tensor, make_tensor, tensor_composition,
+                     tensor_zipped_divide)
+from .jit import BoundKernel, JitFunction, default_runtime, jit
 from .runtime import (Buffer, DeviceCapabilities, MetalRuntime, Runtime, available_backends,
                       library_path, version)
 from .trace import Value, Var, cast

@@ -38,11 +38,31 @@ class Kernel:
         if trace.current(required=False) is not None:
             # a kernel used as a helper inside another kernel: inline its body
             return self.fn(*args, **kwargs)
+        from .jit import BoundKernel, _context
+        from .tensor import Tensor
+        if not kwargs and (_context() is not None or any(isinstance(a, Tensor) for a in args)):
+            # seed 002: kernel(tensors, layouts...).launch(grid=..., block=...)
+            return BoundKernel(self, args)
         raise TypeError("a @enigma.kernel function is not called directly: compile it with "
                         "enigma.compile(%s) and run it with Runtime.execute" % self.name)
 
     def __repr__(self):
         return "<enigma.kernel %s>" % self.name
+
+    def launch(self, *args, grid=None, block=None, runtime=None):
+        """kernel.launch(args..., grid=, block=) is kernel(args...).launch(grid=, block=):
+        grid counts threadgroups, block the threads of one (see jit.py)."""
+        from .errors import InvalidArgumentError
+        if not args:
+            raise InvalidArgumentError(
+                "%s.launch needs the kernel's arguments: write %s(tensors, layouts...)"
+                ".launch(grid=..., block=...) or %s.launch(tensors, ..., grid=..., block=...)"
+                % (self.name, self.name, self.name))
+        if grid is None or block is None:
+            raise InvalidArgumentError("%s.launch needs grid= (threadgroups) and block= "
+                                       "(threads per threadgroup)" % self.name)
+        from .jit import BoundKernel
+        return BoundKernel(self, args).launch(grid, block, runtime=runtime)
 
     def trace(self):
         """Traces the function (once) and returns the trace."""

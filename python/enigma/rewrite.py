@@ -45,6 +45,11 @@ def bind(name, value, scope):
     if isinstance(value, trace.Buffer):
         value.rename(name)
         return value
+    if getattr(value, "_enigma_fresh", None):
+        # a tensor view or fragment that just declared variables: they take the name
+        from .tensor import rename_fresh
+        rename_fresh(value, name)
+        return value
     from .dsl import Attribute
     if isinstance(value, Attribute) and value.vector:
         # the name becomes a variable holding .x, and keeps .y/.z of the attribute

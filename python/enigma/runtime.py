@@ -481,6 +481,12 @@ class Runtime:
         compare them to tell a missing operand, bound as src0, from a real one). Callers bind
         the parameters the kernel writes first: their binding checks that the array can be
         written and copies the kernel's writes back where the buffer is a copy."""
+        if isinstance(value, Buffer):
+            # an enigma Buffer binds as itself (seed 002's tensors over enigma buffers)
+            if value.device is not self.device:
+                raise InvalidArgumentError("the Buffer for %s of kernel %s belongs to another "
+                                           "runtime's device" % (p.name, kernel))
+            return value
         key = id(value) if interop.is_array_like(value) else None
         if key is not None and key in shared:
             _check_element_type(p, interop.view(value), kernel)

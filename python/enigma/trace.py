@@ -577,8 +577,10 @@ class ParamSpec:
                                         " (written)" if self.written else "")
 
 
-def run(fn, name, annotations, param_names, kernel_code=None, assignment_tracking=False):
-    """Traces `fn` and returns the finished Trace."""
+def run(fn, name, annotations, param_names, kernel_code=None, assignment_tracking=False,
+        make_args=None):
+    """Traces `fn` and returns the finished Trace. `make_args(trace)`, if given, declares
+    the parameters and returns the arguments itself (jit.py: tensors of known layouts)."""
     tr = Trace(name, kernel_code)
     tr.name = tr.unique(name)   # a Python name may be an MSL word ("double")
     tr.assignment_tracking = assignment_tracking
@@ -604,6 +606,8 @@ def run(fn, name, annotations, param_names, kernel_code=None, assignment_trackin
     prev = getattr(_state, "trace", None)
     _state.trace = tr
     try:
+        if make_args is not None:
+            args = make_args(tr)
         fn(*args)
     finally:
         _state.trace = prev
