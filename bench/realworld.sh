@@ -4,10 +4,12 @@
 # backend and through NVRTC (cuda, no GPU needed) kernel by kernel, cold (an empty cache)
 # and again from the cache. Prints one line per measurement; bench/RESULTS.md keeps them.
 #   sh bench/realworld.sh build            ggml whole, MLX files that compile
+#   sh bench/realworld.sh build mlx        only MLX (or ggml: only ggml)
 #   ENIGMA_REALWORLD=/path sh bench/realworld.sh build
 set -u
 cd "$(dirname "$0")/.."
 build=${1:-build}
+what=${2:-all}
 E=$PWD/$build/enigma
 R=${ENIGMA_REALWORLD:-$PWD/../shared/realworld}
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -31,6 +33,7 @@ while read -r line; do
 done < tests/realworld/ggml_constants.txt
 G="$R/ggml/src/ggml-metal/ggml-metal.metal -I $R/ggml/src -I $R/ggml/src/ggml-metal -DGGML_METAL_HAS_BF16 $consts"
 echo "machine: $(nproc) cores; builds run $jobs at a time"
+if [ "$what" != mlx ]; then
 # shellcheck disable=SC2086
 measure "ggml-metal.metal front end (689 kernels)" "$E" compile $G --emit ir -o /dev/null
 # shellcheck disable=SC2086
@@ -41,25 +44,21 @@ measure "ggml-metal.metal cuda/NVRTC, from the cache" "$E" compile $G --backend 
 measure "ggml-metal.metal cpu, cold" "$E" compile $G --backend cpu -j "$jobs"
 # shellcheck disable=SC2086
 measure "ggml-metal.metal cpu, from the cache" "$E" compile $G --backend cpu -j "$jobs"
-# every MLX file that compiles whole (tests/realworld/test_compile_all.py's MLX_COMPILING), with
-# the function constants its host sets
-for f in arange arg_reduce binary copy dot layer_norm logsumexp random reduce rms_norm rope searchsorted sort \
-         scaled_dot_product_attention softmax steel_gemm_splitk steel_conv steel_conv_3d ternary unary; do
+fi
+# every MLX file that compiles whole, with the function constants its host sets
+# (tests/realworld/mlx_files.txt, which tests/realworld/test_compile_all.py keeps true)
+[ "$what" = ggml ] && exit 0
+grep -v '^#' tests/realworld/mlx_files.txt | while read -r f rest; do
+  [ -n "$f" ] || continue
   c=""
-  case $f in
-    layer_norm|rms_norm) c="--constant has_w=true" ;;
-    rope) c="--constant forward=true --constant traditional=false --constant hs_transpose=false" ;;
-    scaled_dot_product_attention) c="--constant has_mask=false --constant query_transposed=false \
-      --constant do_causal=false --constant bool_mask=false --constant float_mask=false \
-      --constant has_sinks=false --constant blocks=4" ;;
-  esac
-  src=$(find "$R/mlx/mlx/backend/metal/kernels" -name "$f.metal" | head -n 1)
+  for kv in $rest; do c="$c --constant $kv"; done
+  src=$(find "$R/mlx/mlx/backend/metal/kernels" -name "$f" | head -n 1)
   # shellcheck disable=SC2086
-  measure "mlx $f.metal front end" "$E" compile "$src" -I "$R/mlx" $c --emit ir -o /dev/null
+  measure "mlx $f front end" "$E" compile "$src" -I "$R/mlx" $c --emit ir -o /dev/null
   # shellcheck disable=SC2086
-  measure "mlx $f.metal cuda/NVRTC, cold" "$E" compile "$src" -I "$R/mlx" $c --backend cuda -j "$jobs"
+  measure "mlx $f cuda/NVRTC, cold" "$E" compile "$src" -I "$R/mlx" $c --backend cuda -j "$jobs"
   # shellcheck disable=SC2086
-  measure "mlx $f.metal cpu, cold" "$E" compile "$src" -I "$R/mlx" $c --backend cpu -j "$jobs"
+  measure "mlx $f cpu, cold" "$E" compile "$src" -I "$R/mlx" $c --backend cpu -j "$jobs"
   # shellcheck disable=SC2086
-  measure "mlx $f.metal cpu, from the cache" "$E" compile "$src" -I "$R/mlx" $c --backend cpu -j "$jobs"
+  measure "mlx $f cpu, from the cache" "$E" compile "$src" -I "$R/mlx" $c --backend cpu -j "$jobs"
 done

@@ -114,35 +114,25 @@ def test_ggml_kernels_build_on_the_cpu_backend(ggml_kernels, capsys):
 
 # MLX: what each file needs that the host gives (function constants), and the files refused
 # for a stated reason
-MLX_CONSTANTS = {
-    "rms_norm.metal": ["has_w=true"], "layer_norm.metal": ["has_w=true"],
-    "rope.metal": ["forward=true", "traditional=false", "hs_transpose=false"],
-    "scaled_dot_product_attention.metal": ["has_mask=false", "query_transposed=false", "do_causal=false",
-                                           "bool_mask=false", "float_mask=false", "has_sinks=false", "blocks=4"],
-    "steel_attention.metal": ["align_Q=true", "align_K=true", "has_mask=false", "do_causal=false", "has_sinks=false"],
-    "steel_gemm_fused.metal": ["has_batch=false", "use_out_source=false", "do_axpby=false", "align_M=true",
-                               "align_N=true", "align_K=true"],
-    "steel_gemm_gather.metal": ["has_batch=false", "align_M=true", "align_N=true", "align_K=true"],
-    "steel_gemm_segmented.metal": ["segments_contiguous=true", "align_M=true", "align_N=true"],
-    "steel_conv_general.metal": ["align_C=true"],
-    "gemv.metal": ["gemv_wide_has_batch=false", "gemv_wide_do_axpby=false"],
-    "quantized.metal": ["align_M=true", "align_N=true", "align_K=true"],
-    "conv.metal": ["ker_h=3", "ker_w=3", "str_h=1", "str_w=1", "tgp_h=8", "tgp_w=8", "do_flip=false"],
-    "fp_quantized.metal": ["align_M=true", "align_N=true", "align_K=true"],
-}
+def _mlx_files():
+    """tests/realworld/mlx_files.txt: FILE NAME=VALUE... per line"""
+    files = {}
+    for line in (REPO / "tests" / "realworld" / "mlx_files.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, *constants = line.split()
+            files[name] = constants
+    return files
+
+
+MLX_FILES = _mlx_files()
+MLX_CONSTANTS = MLX_FILES
 MLX_REFUSED = {  # file: the reason in its first error
     name: "MetalPerformancePrimitives" for name in (
         "fp_quantized_nax.metal", "quantized_nax.metal", "steel_attention_nax.metal", "steel_gemm_fused_nax.metal",
         "steel_gemm_gather_nax.metal", "steel_gemm_segmented_nax.metal", "steel_gemm_splitk_nax.metal")
 }
 # files that compile whole today: they must keep compiling
-MLX_COMPILING = {"arange.metal", "arg_reduce.metal", "binary.metal", "binary_two.metal", "copy.metal", "dot.metal", "unary.metal", "layer_norm.metal", "logsumexp.metal",
-                 "conv.metal", "fp_quantized.metal", "gemv.metal", "gemv_masked.metal", "quantized.metal", "steel_conv_general.metal",
-                 "steel_attention.metal", "steel_gemm_gather.metal", "steel_gemm_masked.metal",
-                 "steel_gemm_fused.metal", "steel_gemm_segmented.metal",
-                 "random.metal", "reduce.metal", "rms_norm.metal", "scan.metal", "rope.metal", "scaled_dot_product_attention.metal", "softmax.metal",
-                 "searchsorted.metal", "sort.metal", "steel_conv.metal", "steel_conv_3d.metal", "steel_gemm_splitk.metal",
-                 "ternary.metal"}
+MLX_COMPILING = set(MLX_FILES)
 
 
 def test_mlx_kernel_files(capsys):
