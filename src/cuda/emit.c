@@ -65,6 +65,10 @@ typedef struct emitter {
     const int64_t *env;   /* the values of its loop variables (plan->vars) here */
     en_align align;       /* the kernel's alignment facts (align.c) */
     en_cuda_shared_layout shared;
+    /* per local variable id: a pointer to vectors that may not be aligned as one (see
+     * "vectors at unproven addresses" below) */
+    bool *loose_vars;
+    int place_depth;      /* > 0 while a place is emitted as a place (assigned, address taken) */
 } emitter;
 
 static void fail(emitter *e, en_loc loc, const char *what) {
@@ -301,6 +305,71 @@ static const char *var_name(emitter *e, const ir_var *v) {
 static const char lane_letters[] = "xyzw";
 
 /* a base of [] or . : parenthesised unless it is a plain name */
+/* ---- vectors at unproven addresses ------------------------------------------------------------
+ * Metal lets code take a float4 at any float's address: ggml's mul_mm stores its partial tiles
+ * through `(device float4 *) D` with D a float pointer into a row of 70 floats, and Apple's
+ * GPUs (and the cpu backend) do the access. A CUDA vector access must be aligned as the
+ * vector or it faults. A pointer to vectors made by casting a pointer to something less
+ * aligned (float * to float4 *), pointer arithmetic on one, and a local variable assigned
+ * one are "loose"; a whole-vector load or store through a loose pointer tests the address
+ * at run time (en_vload_u / en_vstore_u, prelude) and goes element by element when it is
+ * not aligned. Pointers that are vector pointers from the start (a `device float4 *` buffer)
+ * keep plain accesses: Metal requires their bindings to be aligned. */
+static bool vector_pointer(const ir_type *t) {
+    return t && t->kind == IR_T_PTR && t->elem && t->elem->kind == IR_T_VEC && !t->elem->packed &&
+           t->elem->elem && t->elem->align > t->elem->elem->align;
+}
+
+static bool loose_pointer(const emitter *e, const ir_expr *p) {
+    if (!p || !vector_pointer(p->type)) return false;
+    switch (p->kind) {
+    case IR_E_PTRCAST: {
+        const ir_type *from = p->args[0]->type;
+        if (from->kind != IR_T_PTR || !from->elem) return true;
+        if ((from->elem->align ? from->elem->align : 1) < p->type->elem->align) return true;
+        return loose_pointer(e, p->args[0]);
+    }
+    case IR_E_PTR_OFFSET: return loose_pointer(e, p->args[0]);
+    case IR_E_SELECT: return loose_pointer(e, p->args[1]) || loose_pointer(e, p->args[2]);
+    case IR_E_VAR:
+        return e->loose_vars && p->var->storage == IR_VAR_LOCAL && p->var->id >= 0 && p->var->id < e->name_count &&
+               e->loose_vars[p->var->id];
+    default: return false;
+    }
+}
+
+/* marks the local variables that are assigned a loose pointer; true when it marked any new */
+static bool mark_loose(emitter *e, const ir_stmt *s) {
+    if (!s) return false;
+    bool changed = false;
+    const ir_var *v = NULL;
+    const ir_expr *value = NULL;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) changed |= mark_loose(e, s->stmts[i]);
+        return changed;
+    case IR_S_IF: changed |= mark_loose(e, s->then_s); changed |= mark_loose(e, s->else_s); return changed;
+    case IR_S_LOOP: changed |= mark_loose(e, s->body); changed |= mark_loose(e, s->latch); return changed;
+    case IR_S_DECL: v = s->var; value = s->value; break;
+    case IR_S_ASSIGN: if (s->place->kind == IR_E_VAR) { v = s->place->var; value = s->value; } break;
+    default: break;
+    }
+    if (v && value && v->storage == IR_VAR_LOCAL && v->id >= 0 && v->id < e->name_count && !e->loose_vars[v->id] &&
+        loose_pointer(e, value)) {
+        e->loose_vars[v->id] = true;
+        changed = true;
+    }
+    return changed;
+}
+
+/* a whole vector read or written through a loose pointer */
+static bool loose_vector_place(const emitter *e, const ir_expr *x) {
+    if (!x || x->type->kind != IR_T_VEC) return false;
+    if (x->kind == IR_E_DEREF) return loose_pointer(e, x->args[0]);
+    if (x->kind == IR_E_INDEX) return x->args[0]->type->kind == IR_T_PTR && loose_pointer(e, x->args[0]);
+    return false;
+}
+
 static void emit_base(emitter *e, const ir_expr *x) {
     if (x->kind == IR_E_VAR) { emit_expr(e, x); return; }
     put(e, "(");
@@ -470,6 +539,15 @@ static void emit_call(emitter *e, const ir_expr *x) {
 }
 
 static void emit_expr(emitter *e, const ir_expr *x) {
+    if (e->place_depth == 0 && loose_vector_place(e, x)) {
+        /* a whole vector read through a pointer of unproven alignment */
+        put(e, "en_vload_u(&");
+        e->place_depth++;
+        emit_expr(e, x);
+        e->place_depth--;
+        put(e, ")");
+        return;
+    }
     if (!x) { fail(e, (en_loc){-1, 0, 0}, "a missing expression"); return; }
     switch (x->kind) {
     case IR_E_CONST: emit_const(e, x); return;
@@ -524,7 +602,9 @@ static void emit_expr(emitter *e, const ir_expr *x) {
         return;
     case IR_E_ADDR:
         put(e, "(&");
+        e->place_depth++;
         emit_expr(e, x->args[0]);
+        e->place_depth--;
         put(e, ")");
         return;
     case IR_E_UNARY: emit_unary(e, x); return;
@@ -851,14 +931,28 @@ static void emit_assign(emitter *e, const ir_stmt *s) {
         put(e, ";");
         for (int i = 0; i < p->swizzle_len; i++) {
             put(e, " (");
+            e->place_depth++;
             emit_expr(e, p->args[0]);
+            e->place_depth--;
             en_buf_printf(e->out, ").%c = en_value.%c;", lane_letters[p->swizzle[i] & 3], lane_letters[i]);
         }
         put(e, " }\n");
         return;
     }
     line_start(e);
+    if (loose_vector_place(e, p)) { /* a whole vector written through a pointer of unproven alignment */
+        put(e, "en_vstore_u(&");
+        e->place_depth++;
+        emit_expr(e, p);
+        e->place_depth--;
+        en_buf_printf(e->out, ", (%s)(", type_name(e, p->type));
+        emit_expr(e, s->value);
+        put(e, "));\n");
+        return;
+    }
+    e->place_depth++;
     emit_expr(e, p);
+    e->place_depth--;
     put(e, " = ");
     emit_expr(e, s->value);
     put(e, ";\n");
@@ -1209,6 +1303,10 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     }
     scan_stmt(&vs, f->body);
     name_vars(e, f, &vs);
+    e->loose_vars = en_alloc(&e->arena, sizeof(bool) * (size_t)(e->name_count + 1));
+    memset(e->loose_vars, 0, sizeof(bool) * (size_t)(e->name_count + 1));
+    while (mark_loose(e, f->body)) {
+    }
     e->shared = en_cuda_shared_layout_of(f);
     /* static __shared__ variables are declared __align__(16); carved from the dynamic
      * memory, they have their type's alignment */

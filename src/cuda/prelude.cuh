@@ -385,6 +385,15 @@ template <class T, int N> struct en_array {
     template <class I> __device__ __forceinline__ T &operator[](I i) { return e[i]; }
     template <class I> __device__ __forceinline__ const T &operator[](I i) const { return e[i]; }
 };
+// A whole vector through a pointer whose alignment the compiler could not prove (emit.c:
+// "vectors at unproven addresses"): one vector access when the address is aligned as the
+// vector, else byte by byte (Metal's float4 at a float's address; CUDA faults on it).
+template <class V> __device__ __forceinline__ V en_vload_u(const V *p) {
+    if (((size_t)p & (alignof(V) - 1)) == 0) return *p;
+    V r; memcpy(&r, p, sizeof(V)); return r; }
+template <class V> __device__ __forceinline__ void en_vstore_u(V *p, V v) {
+    if (((size_t)p & (alignof(V) - 1)) == 0) { *p = v; return; }
+    memcpy(p, &v, sizeof(V)); }
 // A thread's own array (a local variable). Indexing one out of its range is undefined in
 // Metal, and real kernels do it: MLX's layer_norm fills `thread_x[i]` for i from
 // axis_size - lid * N_READS, negative in the threads past the row. Apple's GPUs carry on;
