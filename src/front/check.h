@@ -445,6 +445,11 @@ EN_INTERNAL bool ck_targ_value(checker *ck, const ast_targ *ta, ir_type **type, 
 /* binds the parameters among b (nb) that parameter type pt mentions from argument type at;
  * false on a conflict with a binding made before */
 EN_INTERNAL bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int nb);
+/* the arguments written in `pattern` (S<T, N>, alias<U>) against arguments known for them
+ * (an instance's, or what an alias's definition deduced): binds the parameters among b they
+ * name; false on a conflict */
+EN_INTERNAL bool ck_deduce_targs(checker *ck, const ast_name_part *pattern, const ck_binding *known,
+                                 int known_count, ck_binding *b, int nb);
 /* ck_deduce for a pattern written with alias template s (template.c) */
 EN_INTERNAL bool ck_deduce_through_alias(checker *ck, ck_sym *s, const ast_name_part *p, ir_type *at, ck_binding *b,
                                          int nb);

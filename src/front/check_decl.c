@@ -1530,6 +1530,34 @@ static void function_decl(checker *ck, const ast_decl *d) {
 typedef ck_binding binding;
 
 /* matches a written parameter type against an argument type, binding template parameters */
+bool ck_deduce_targs(checker *ck, const ast_name_part *pattern, const ck_binding *known, int known_count,
+                     ck_binding *b, int nb) {
+    for (int k = 0; k < pattern->targs.count && k < known_count; k++) {
+        if (!known[k].set) continue;
+        const ast_targ *ta = &pattern->targs.items[k];
+        if (known[k].is_type) {
+            /* a type argument: the written one (a name the parser took for an expression too)
+             * against the known type */
+            ast_type as_type = {.kind = AST_TYPE_NAME, .loc = ta->loc};
+            const ast_type *pt = ta->type;
+            if (!pt && ta->expr && ta->expr->kind == AST_EXPR_NAME) {
+                as_type.name = ta->expr->name;
+                pt = &as_type;
+            }
+            if (pt && known[k].value.type && !ck_deduce(ck, pt, known[k].value.type, b, nb)) return false;
+        } else if (ta->expr && ta->expr->kind == AST_EXPR_NAME && ta->expr->name.count == 1) {
+            /* a value argument written as one parameter's name: that parameter's value */
+            for (int i = 0; i < nb; i++) {
+                if (b[i].is_type || b[i].given || !en_streq(b[i].name, ta->expr->name.parts[0].ident)) continue;
+                if (b[i].set && b[i].value.value != known[k].value.value) return false;
+                b[i].set = true;
+                b[i].value.value = known[k].value.value;
+            }
+        }
+    }
+    return true;
+}
+
 bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int nb) {
     if (!pt || !at) return true;
     switch (pt->kind) {
@@ -1577,28 +1605,8 @@ bool ck_deduce(checker *ck, const ast_type *pt, ir_type *at, ck_binding *b, int 
         ck_sym *ts = at->kind == IR_T_STRUCT ? ck_lookup(ck, n) : NULL;
         const ck_binding *ia;
         int ic;
-        if (ts && ts->kind == SYM_TYPE && ts->class_template && ck_class_instance_args(ts, at, &ia, &ic)) {
-            for (int k = 0; k < p->targs.count && k < ic; k++) {
-                const ast_targ *ta = &p->targs.items[k];
-                if (ia[k].is_type) {
-                    ast_type as_type = {.kind = AST_TYPE_NAME, .loc = ta->loc};
-                    const ast_type *pt2 = ta->type;
-                    if (!pt2 && ta->expr && ta->expr->kind == AST_EXPR_NAME) {
-                        as_type.name = ta->expr->name;
-                        pt2 = &as_type;
-                    }
-                    if (pt2 && ia[k].value.type && !ck_deduce(ck, pt2, ia[k].value.type, b, nb)) return false;
-                } else if (ta->expr && ta->expr->kind == AST_EXPR_NAME && ta->expr->name.count == 1) {
-                    for (int i = 0; i < nb; i++) {
-                        if (b[i].is_type || b[i].given || !en_streq(b[i].name, ta->expr->name.parts[0].ident)) continue;
-                        if (b[i].set && b[i].value.value != ia[k].value.value) return false;
-                        b[i].set = true;
-                        b[i].value.value = ia[k].value.value;
-                    }
-                }
-            }
-            return true;
-        }
+        if (ts && ts->kind == SYM_TYPE && ts->class_template && ck_class_instance_args(ts, at, &ia, &ic))
+            return ck_deduce_targs(ck, p, ia, ic, b, nb);
         if (!ts) ts = ck_lookup(ck, n);
         if (ts && ts->kind == SYM_TYPE && ts->other_template) return ck_deduce_through_alias(ck, ts, p, at, b, nb);
         /* simdgroup_matrix<T, 8, 8> */

@@ -195,25 +195,7 @@ static bool spec_matches(checker *ck, const ast_decl *primary, const char *qname
     for (int k = 0; k < ns; k++)
         sb[k] = (ck_binding){.name = sd->tparams.items[k].name ? sd->tparams.items[k].name : "",
                              .is_type = sd->tparams.items[k].is_type};
-    for (int i = 0; i < pat->targs.count; i++) {
-        const ast_targ *ta = &pat->targs.items[i];
-        if (b[i].is_type) {
-            ast_type as_type = {.kind = AST_TYPE_NAME, .loc = ta->loc};
-            const ast_type *pt = ta->type;
-            if (!pt && ta->expr && ta->expr->kind == AST_EXPR_NAME) {
-                as_type.name = ta->expr->name;
-                pt = &as_type;
-            }
-            if (pt && b[i].value.type && !ck_deduce(ck, pt, b[i].value.type, sb, ns)) return false;
-        } else if (ta->expr && ta->expr->kind == AST_EXPR_NAME && ta->expr->name.count == 1) {
-            for (int k = 0; k < ns; k++) {
-                if (sb[k].is_type || !en_streq(sb[k].name, ta->expr->name.parts[0].ident)) continue;
-                if (sb[k].set && sb[k].value.value != b[i].value.value) return false;
-                sb[k].set = true;
-                sb[k].value.value = b[i].value.value;
-            }
-        }
-    }
+    if (!ck_deduce_targs(ck, pat, b, nb, sb, ns)) return false;
     for (int k = 0; k < ns; k++)
         if (!sb[k].set) return false;
     /* the pattern rebuilt from the deduced bindings must give the arguments exactly; what

@@ -410,25 +410,5 @@ bool ck_deduce_through_alias(checker *ck, ck_sym *s, const ast_name_part *p, ir_
         ab[i].is_type = ad->tparams.items[i].is_type;
     }
     if (!ck_deduce(ck, ad->type, at, ab, na)) return false;
-    for (int k = 0; k < p->targs.count && k < na; k++) {
-        if (!ab[k].set) continue;
-        const ast_targ *ta = &p->targs.items[k];
-        if (ab[k].is_type) {
-            ast_type as_type = {.kind = AST_TYPE_NAME, .loc = ta->loc};
-            const ast_type *pt2 = ta->type;
-            if (!pt2 && ta->expr && ta->expr->kind == AST_EXPR_NAME) {
-                as_type.name = ta->expr->name;
-                pt2 = &as_type;
-            }
-            if (pt2 && !ck_deduce(ck, pt2, ab[k].value.type, b, nb)) return false;
-        } else if (ta->expr && ta->expr->kind == AST_EXPR_NAME && ta->expr->name.count == 1) {
-            for (int i = 0; i < nb; i++) {
-                if (b[i].is_type || b[i].given || !en_streq(b[i].name, ta->expr->name.parts[0].ident)) continue;
-                if (b[i].set && b[i].value.value != ab[k].value.value) return false;
-                b[i].set = true;
-                b[i].value.value = ab[k].value.value;
-            }
-        }
-    }
-    return true;
+    return ck_deduce_targs(ck, p, ab, na, b, nb);
 }
