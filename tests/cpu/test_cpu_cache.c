@@ -186,6 +186,7 @@ int main(void) {
     fclose(f);
     chmod(crashing, 0755);
     setenv("ENIGMA_CC", crashing, 1);
+    kb_end(); /* (the launcher's kernel) */
     make_scale(13.0);
     err.len = 0;
     CHECK(try_build(true, &p, &err) == ENIGMA_OK, "a crashing compiler is retried: %s", err.data ? err.data : "");

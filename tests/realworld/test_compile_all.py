@@ -15,8 +15,10 @@ import time
 
 import pytest
 
+from .conftest import realworld_dir
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
-REALWORLD = pathlib.Path(os.environ.get("ENIGMA_REALWORLD", REPO.parent / "shared" / "realworld"))
+REALWORLD = realworld_dir()
 GGML = REALWORLD / "ggml"
 GGML_FILE = GGML / "src" / "ggml-metal" / "ggml-metal.metal"
 MLX = REALWORLD / "mlx"

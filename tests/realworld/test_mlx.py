@@ -4,16 +4,15 @@ fixed threadgroup), against float64 NumPy from fresh random inputs. Runs on the 
 on cuda with ENIGMA_TEST_BACKEND=cuda."""
 
 import os
-import pathlib
 
 import numpy as np
 import pytest
 
 import enigma
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-REALWORLD = pathlib.Path(os.environ.get("ENIGMA_REALWORLD", REPO.parent / "shared" / "realworld"))
-MLX = REALWORLD / "mlx"
+from .conftest import realworld_dir
+
+MLX = realworld_dir() / "mlx"
 KERNELS = MLX / "mlx" / "backend" / "metal" / "kernels"
 
 pytestmark = pytest.mark.skipif(not KERNELS.is_dir(), reason="../shared/realworld is not here")
