@@ -2045,6 +2045,15 @@ static const char *arg_types_text(checker *ck, ir_expr **args, int n) {
     return r;
 }
 
+/* the address of a reference parameter's argument as the parameter's pointer type (const
+ * added, address space the same) */
+static ir_expr *reference_to(checker *ck, ir_expr *addr, ir_type *pt, en_loc loc) {
+    if (addr->type == pt) return addr;
+    ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, loc, 1);
+    p->args[0] = addr;
+    return p;
+}
+
 /* converts the arguments of a resolved call (filling default arguments), emits the
  * IR_S_CALL and returns the read of its result; this_arg is a method's object pointer */
 static ir_expr *emit_call(checker *ck, const char *fname, ck_inst *sig, const ast_decl *d, ir_expr *this_arg,
@@ -2083,46 +2092,29 @@ static ir_expr *emit_call(checker *ck, const char *fname, ck_inst *sig, const as
                     return NULL;
                 }
                 if (!pt->is_const) ck_mark_assigned(a);
-                if (addr->type != pt) {
-                    ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, al, 1);
-                    p->args[0] = addr;
-                    addr = p;
-                }
-                cargs[i] = addr;
+                cargs[i] = reference_to(ck, addr, pt, al);
             } else {
                 ir_expr *v = ck_implicit(ck, a, pt->elem, al);
                 if (!v) return NULL;
                 ir_expr *folded = pt->space == IR_SPACE_CONSTANT && pt->is_const ? ck_fold(ck, v) : NULL;
+                ir_var *holder;
                 if (folded && folded->kind == IR_E_CONST) {
                     /* a constant for a `const constant T&` (MLX's sort.h passes its program-scope
                      * `constant constexpr int zero_helper`, which folds to its value): a
                      * program-scope constant of its own to point to */
-                    ir_var *c = ir_var_new(ck->m, NULL, en_fmt(ck->a, "__constant_argument_%d", ck->m->globals.count),
-                                           pt->elem, al);
-                    c->storage = IR_VAR_CONSTANT;
-                    c->init = folded;
-                    EN_PUSH(ck->m->arena, ck->m->globals, c);
-                    cargs[i] = ck_addr_of(ck, ir_var_ref(ck->m, c, al), al);
-                    if (cargs[i]->type != pt) {
-                        ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, al, 1);
-                        p->args[0] = cargs[i];
-                        cargs[i] = p;
-                    }
-                    continue;
-                }
-                if (pt->space != IR_SPACE_THREAD) {
+                    holder = ir_var_new(ck->m, NULL, en_fmt(ck->a, "__constant_argument_%d", ck->m->globals.count),
+                                        pt->elem, al);
+                    holder->storage = IR_VAR_CONSTANT;
+                    holder->init = folded;
+                    EN_PUSH(ck->m->arena, ck->m->globals, holder);
+                } else if (pt->space != IR_SPACE_THREAD) {
                     en_error(ck->diags, al, "argument %d of '%s' must be a variable in %s memory", w + 1, fname,
                              ir_space_name(pt->space));
                     return NULL;
+                } else {
+                    holder = ck_temp_init(ck, pt->elem, v, al);
                 }
-                ir_var *tmp = ck_temp_init(ck, pt->elem, v, al);
-                ir_expr *addr = ck_addr_of(ck, ir_var_ref(ck->m, tmp, al), al);
-                if (addr->type != pt) {
-                    ir_expr *p = ir_expr_new(ck->m, IR_E_PTRCAST, pt, al, 1);
-                    p->args[0] = addr;
-                    addr = p;
-                }
-                cargs[i] = addr;
+                cargs[i] = reference_to(ck, ck_addr_of(ck, ir_var_ref(ck->m, holder, al), al), pt, al);
             }
         } else {
             cargs[i] = ck_implicit(ck, a, pt, al);

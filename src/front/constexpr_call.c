@@ -109,6 +109,7 @@ static bool run_ctor_stmt(ctor_eval *ev, const ir_stmt *s) {
         if (self->kind != IR_E_ADDR || self->args[0]->kind != IR_E_VAR || self->args[0]->var != ev->object)
             return false;
         ir_expr **params = en_alloc(ev->ck->a, sizeof(ir_expr *) * (size_t)s->arg_count);
+        params[0] = NULL; /* `this`: no constant; substitute() gives up where it is read */
         for (int i = 1; i < s->arg_count; i++) {
             params[i] = ck_fold(ev->ck, s->args[i]);
             if (!params[i] || params[i]->kind != IR_E_CONST) return false;
