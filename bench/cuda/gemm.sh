@@ -37,12 +37,13 @@ if [ "$what" != test ]; then
   nvcc -cubin -arch=sm_90 -std=c++17 -O3 -Xptxas -v $work/gemm_simdgroup.cu -o $work/gemm_simdgroup.cubin \
     >$work/ptxas.log 2>&1
   cuobjdump -sass $work/gemm_simdgroup.cubin >$work/gemm_simdgroup.sass 2>&1
-  for k in gemm_f16__en_fast gemm_f16_pipelined__en_fast gemm_bf16__en_fast gemm_f32__en_fast gemm_f32_pipelined__en_fast; do
+  for k in gemm_f16__en_fast gemm_f16_pipelined__en_fast gemm_f16_prefetch2__en_fast gemm_bf16__en_fast \
+           gemm_f32__en_fast gemm_f32_pipelined__en_fast; do
     awk -v k="$k" '/Function : /{on = ($3 == k)} on' $work/gemm_simdgroup.sass >$work/$k.sass
-    echo "$k SASS: $(grep -c HMMA $work/$k.sass) HMMA, $(grep -c MOVM $work/$k.sass) MOVM, $(grep -c -E 'LDS' $work/$k.sass) LDS, $(grep -c -E 'LDL|STL' $work/$k.sass) local-memory accesses"
+    echo "$k SASS: $(grep -c HMMA.16816 $work/$k.sass) HMMA.16816, $(grep -c HMMA.1688 $work/$k.sass) HMMA.1688, $(grep -c MOVM $work/$k.sass) MOVM, $(grep -c LDSM $work/$k.sass) LDSM, $(grep -E 'LDS' $work/$k.sass | grep -c -v LDSM) other LDS, $(grep -c -E 'LDL|STL' $work/$k.sass) local-memory accesses"
   done | tee "$OUT/sass.txt"
   grep -A2 "_en_fast'" $work/ptxas.log | grep -E "Compiling|registers" | sed 's/ptxas info *: //' >>"$OUT/sass.txt"
-  cp $work/gemm_f16__en_fast.sass "$OUT/gemm_f16.sass"
+  cp $work/gemm_f16_pipelined__en_fast.sass "$OUT/gemm_f16_pipelined.sass"
   stamp "bench: running (alone on the GPU)"
   timeout 200 $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" 2>&1 | tee "$OUT/bench.log"
 fi
@@ -64,7 +65,8 @@ fi
 
 if [ "$what" != test ] && command -v ncu >/dev/null 2>&1; then
   # one dispatch of each enigma kernel (GEMM_PROFILE=1): tensor pipe, L2, shared memory, occupancy
-  GEMM_PROFILE=1 timeout 200 ncu --kernel-name regex:"gemm_(f16|bf16|f32)" \
+  # (and the warp-state section: what the warps wait for)
+  GEMM_PROFILE=1 timeout 200 ncu --kernel-name regex:"gemm_(f16|bf16|f32)" --section WarpStateStats \
     --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
     $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" >"$OUT/ncu.log" 2>&1
   stamp "ncu: exit $?"

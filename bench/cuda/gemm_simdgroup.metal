@@ -13,6 +13,7 @@
 // during this one's multiplies (read into registers first, written to the other of two
 // threadgroup buffers after), one barrier per K step: what a GPU that hides less latency
 // per thread than Apple's needs from the kernel.
+// gemm_*_prefetch2: the same, with the copies two K steps ahead (K a multiple of 64).
 #include <metal_stdlib>
 using namespace metal;
 
@@ -137,9 +138,82 @@ kernel void NAME(device const T *A [[buffer(0)]], device const T *B [[buffer(1)]
             simdgroup_store(acc[i][j], C + (row0 + sr + i * 8) * N + col0 + sc + j * 8, N);       \
 }
 
+// the pipelined form two K steps deep: two sets of registers, each holding a slice loaded two
+// steps before the multiplies that use it (at 4 threadgroups an SM, one step of multiplies is
+// shorter than a load's round trip through a busy L2). K a multiple of 2 * BK.
+#define GEMM_FETCH(CHUNK, ra, rb, KOFF)                                                           \
+    for (ushort u = 0; u < A_CHUNKS; u++) {                                                       \
+        ushort c = tid + u * 128, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK; \
+        ra[u] = *(device const CHUNK *)(A + (row0 + r) * K + (KOFF) + k);                         \
+    }                                                                                             \
+    for (ushort u = 0; u < B_CHUNKS; u++) {                                                       \
+        ushort c = tid + u * 128, r = c / (BN / PER_CHUNK), n = (c % (BN / PER_CHUNK)) * PER_CHUNK; \
+        rb[u] = *(device const CHUNK *)(B + ((KOFF) + r) * N + col0 + n);                         \
+    }
+#define GEMM_STAGE(CHUNK, ra, rb, BUF)                                                            \
+    for (ushort u = 0; u < A_CHUNKS; u++) {                                                       \
+        ushort c = tid + u * 128, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK; \
+        *(threadgroup CHUNK *)(&As[BUF][r * AP + k]) = ra[u];                                     \
+    }                                                                                             \
+    for (ushort u = 0; u < B_CHUNKS; u++) {                                                       \
+        ushort c = tid + u * 128, r = c / (BN / PER_CHUNK), n = (c % (BN / PER_CHUNK)) * PER_CHUNK; \
+        *(threadgroup CHUNK *)(&Bs[BUF][r * BP + n]) = rb[u];                                     \
+    }
+#define GEMM_MULTIPLY(T, BUF)                                                                     \
+    for (short kk = 0; kk < BK; kk += 8) {                                                        \
+        simdgroup_matrix<T, 8, 8> a[4], b[4];                                                     \
+        for (short i = 0; i < 4; i++) simdgroup_load(a[i], &As[BUF][(sr + i * 8) * AP + kk], AP); \
+        for (short j = 0; j < 4; j++) simdgroup_load(b[j], &Bs[BUF][kk * BP + sc + j * 8], BP);   \
+        for (short i = 0; i < 4; i++)                                                             \
+            for (short j = 0; j < 4; j++)                                                         \
+                simdgroup_multiply_accumulate(acc[i][j], a[i], b[j], acc[i][j]);                  \
+    }
+#define GEMM_PREFETCH2(NAME, T, CHUNK, PAD)                                                       \
+kernel void NAME(device const T *A [[buffer(0)]], device const T *B [[buffer(1)]],                \
+                 device float *C [[buffer(2)]], constant uint &M [[buffer(3)]],                   \
+                 constant uint &N [[buffer(4)]], constant uint &K [[buffer(5)]],                  \
+                 uint2 tg [[threadgroup_position_in_grid]],                                       \
+                 ushort sg [[simdgroup_index_in_threadgroup]],                                    \
+                 ushort tid [[thread_index_in_threadgroup]]) {                                    \
+    const ushort AP = BK + PAD, BP = BN + PAD, PER_CHUNK = 16 / sizeof(T);                        \
+    const ushort A_CHUNKS = BM * BK / PER_CHUNK / 128, B_CHUNKS = BK * BN / PER_CHUNK / 128;      \
+    threadgroup T As[2][BM * (BK + PAD)];                                                         \
+    threadgroup T Bs[2][BK * (BN + PAD)];                                                         \
+    const uint row0 = tg.y * BM, col0 = tg.x * BN;                                                \
+    const ushort sr = (sg / 2) * 32, sc = (sg % 2) * 32;                                          \
+    CHUNK ra0[BM * BK / (16 / sizeof(T)) / 128], rb0[BK * BN / (16 / sizeof(T)) / 128];           \
+    CHUNK ra1[BM * BK / (16 / sizeof(T)) / 128], rb1[BK * BN / (16 / sizeof(T)) / 128];           \
+    GEMM_FETCH(CHUNK, ra0, rb0, 0)                                                                \
+    GEMM_STAGE(CHUNK, ra0, rb0, 0)                                                                \
+    GEMM_FETCH(CHUNK, ra1, rb1, BK)                                                               \
+    threadgroup_barrier(mem_flags::mem_threadgroup);                                              \
+    simdgroup_float8x8 acc[4][4];                                                                 \
+    for (short i = 0; i < 4; i++)                                                                 \
+        for (short j = 0; j < 4; j++)                                                             \
+            acc[i][j] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);                          \
+    for (uint k0 = 0; k0 < K; k0 += 2 * BK) {                                                     \
+        /* step k0 from buffer 0, while k0 + 2 BK comes into ra0/rb0 */                           \
+        if (k0 + 2 * BK < K) { GEMM_FETCH(CHUNK, ra0, rb0, k0 + 2 * BK) }                         \
+        GEMM_MULTIPLY(T, 0)                                                                       \
+        GEMM_STAGE(CHUNK, ra1, rb1, 1)                                                            \
+        threadgroup_barrier(mem_flags::mem_threadgroup);                                          \
+        /* step k0 + BK from buffer 1, while k0 + 3 BK comes into ra1/rb1 */                      \
+        if (k0 + 3 * BK < K) { GEMM_FETCH(CHUNK, ra1, rb1, k0 + 3 * BK) }                         \
+        GEMM_MULTIPLY(T, 1)                                                                       \
+        if (k0 + 2 * BK < K) { GEMM_STAGE(CHUNK, ra0, rb0, 0) }                                   \
+        threadgroup_barrier(mem_flags::mem_threadgroup);                                          \
+    }                                                                                             \
+    for (short i = 0; i < 4; i++)                                                                 \
+        for (short j = 0; j < 4; j++)                                                             \
+            simdgroup_store(acc[i][j], C + (row0 + sr + i * 8) * N + col0 + sc + j * 8, N);       \
+}
+
 GEMM_KERNEL(gemm_f16, half, uint4, 8)
 GEMM_KERNEL(gemm_bf16, bfloat, uint4, 8)
 GEMM_KERNEL(gemm_f32, float, float4, 8)
 GEMM_PIPELINED(gemm_f16_pipelined, half, uint4, 8)
 GEMM_PIPELINED(gemm_bf16_pipelined, bfloat, uint4, 8)
 GEMM_PIPELINED(gemm_f32_pipelined, float, float4, 8)
+GEMM_PREFETCH2(gemm_f16_prefetch2, half, uint4, 8)
+GEMM_PREFETCH2(gemm_bf16_prefetch2, bfloat, uint4, 8)
+GEMM_PREFETCH2(gemm_f32_prefetch2, float, float4, 8)

@@ -62,7 +62,9 @@ typedef struct emitter {
     bool failed;
     bool apple_lanes;     /* EN_APPLE_LANES: blocks are whole warps (internal.h) */
     const en_mad_plan *plan; /* while emitting an unrolled nest of multiplies: */
-    const int64_t *env;   /* the values of its loop variables (plan->vars) here */
+    const en_mad *at;     /* the operation whose operands are emitted: its loop variables'
+                           * values and the copies of the nest's matrix variables */
+    bool b_layout;        /* matrix types are printed as mma.sync's B layout (en_matrix_b) */
     en_align align;       /* the kernel's alignment facts (align.c) */
     en_cuda_shared_layout shared;
     /* per local variable id: a pointer to vectors that may not be aligned as one (see
@@ -179,6 +181,7 @@ static const char *type_name(emitter *e, const ir_type *t) {
         }
         break;
     case IR_T_SIMD_MATRIX:
+        if (e->b_layout) return en_fmt(&e->arena, "en_matrix_b<%s>", type_name(e, t->elem));
         switch (t->elem->kind) {
         case IR_T_F32: return "simdgroup_float8x8";
         case IR_T_F16: return "simdgroup_half8x8";
@@ -300,6 +303,20 @@ static const char *var_name(emitter *e, const ir_var *v) {
         return e->names[v->id];
     }
     return identifier(&e->arena, v->name);
+}
+
+/* copy n of a matrix variable declared inside an unrolled nest (matrix_pairs.c): `a_u0`,
+ * `a_u1`, ..., with underscores added while the name is some variable's */
+static const char *copy_name(emitter *e, const ir_var *v, int n) {
+    const char *name = en_fmt(&e->arena, "%s_u%d", var_name(e, v), n);
+    for (bool clash = true; clash;) {
+        clash = false;
+        for (int i = 0; i < e->name_count && !clash; i++) clash = e->names[i] && strcmp(e->names[i], name) == 0;
+        for (int i = 0; i < e->global_name_count && !clash; i++)
+            clash = e->global_names[i] && strcmp(e->global_names[i], name) == 0;
+        if (clash) name = en_fmt(&e->arena, "%s_", name);
+    }
+    return name;
 }
 
 static const char lane_letters[] = "xyzw";
@@ -552,12 +569,18 @@ static void emit_expr(emitter *e, const ir_expr *x) {
     switch (x->kind) {
     case IR_E_CONST: emit_const(e, x); return;
     case IR_E_VAR:
-        if (e->env)
+        if (e->at) {
             for (int i = 0; i < e->plan->var_count; i++)
                 if (e->plan->vars[i] == x->var) {
-                    en_buf_printf(e->out, "((%s)%lld)", type_name(e, x->type), (long long)e->env[i]);
+                    en_buf_printf(e->out, "((%s)%lld)", type_name(e, x->type), (long long)e->at->values[i]);
                     return;
                 }
+            for (int i = 0; i < e->plan->decl_count; i++)
+                if (e->plan->decls[i] == x->var) {
+                    put(e, copy_name(e, x->var, e->at->copies[i]));
+                    return;
+                }
+        }
         put(e, var_name(e, x->var));
         return;
     case IR_E_INDEX: {
@@ -824,6 +847,25 @@ static int matrix_access_alignment(emitter *e, const ir_stmt *s, int first) {
     return rows16 && ptr->type->space == IR_SPACE_THREADGROUP ? 2 : 1;
 }
 
+/* a simdgroup_load/store's (pointer, elements per row, origin, transpose) from args[first] */
+static void emit_matrix_access_args(emitter *e, const ir_stmt *s, int first) {
+    emit_expr(e, s->args[first]);
+    put(e, ", ");
+    if (s->arg_count > first + 1) emit_expr(e, s->args[first + 1]); else put(e, "8");
+    put(e, ", ");
+    if (s->arg_count > first + 2) emit_expr(e, s->args[first + 2]); else put(e, "ulong2{0, 0}");
+    put(e, ", ");
+    if (s->arg_count > first + 3) emit_expr(e, s->args[first + 3]); else put(e, "false");
+}
+
+/* the call that loads a simdgroup_load's matrix: in Metal's layout, or in mma.sync's B layout */
+static void emit_matrix_load(emitter *e, const ir_stmt *s, bool b_layout) {
+    en_buf_printf(e->out, "%s<%s, %d>(", b_layout ? "en_matrix_load_b" : "en_matrix_load", elem_name(e, s->result->type),
+                  matrix_access_alignment(e, s, 0));
+    emit_matrix_access_args(e, s, 0);
+    put(e, ")");
+}
+
 static void emit_result_prefix(emitter *e, const ir_stmt *s) {
     line_start(e);
     if (s->result) en_buf_printf(e->out, "%s = ", var_name(e, s->result));
@@ -879,23 +921,17 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
             bool load = s->intrinsic == IR_I_MATRIX_LOAD;
             int first = load ? 0 : 1; /* store: (matrix, ptr, ...), load: (ptr, ...) */
             if (s->arg_count < first + 1 || (load && !s->result)) break;
-            int level = matrix_access_alignment(e, s, first);
             if (load) {
                 emit_result_prefix(e, s);
-                en_buf_printf(e->out, "en_matrix_load<%s, %d>(", elem_name(e, s->result->type), level);
-            } else {
-                line_start(e);
-                en_buf_printf(e->out, "en_matrix_store<%d>(", level);
-                emit_expr(e, s->args[0]);
-                put(e, ", ");
+                emit_matrix_load(e, s, false);
+                put(e, ";\n");
+                return;
             }
-            emit_expr(e, s->args[first]);
+            line_start(e);
+            en_buf_printf(e->out, "en_matrix_store<%d>(", matrix_access_alignment(e, s, first));
+            emit_expr(e, s->args[0]);
             put(e, ", ");
-            if (s->arg_count > first + 1) emit_expr(e, s->args[first + 1]); else put(e, "8");
-            put(e, ", ");
-            if (s->arg_count > first + 2) emit_expr(e, s->args[first + 2]); else put(e, "ulong2{0, 0}");
-            put(e, ", ");
-            if (s->arg_count > first + 3) emit_expr(e, s->args[first + 3]); else put(e, "false");
+            emit_matrix_access_args(e, s, first);
             put(e, ");\n");
             return;
         }
@@ -959,25 +995,158 @@ static void emit_assign(emitter *e, const ir_stmt *s) {
 }
 
 /* ---- unrolled nests of simdgroup multiplies (matrix_pairs.c) ------------------------------ */
-/* one operand of a multiply of the plan, with its loop variables' values */
+/* one operand of an operation of the plan, with its loop variables' values */
 static void emit_mad_arg(emitter *e, const en_mad *m, const ir_expr *x) {
-    e->env = m->values;
+    e->at = m;
     emit_expr(e, x);
-    e->env = NULL;
+    e->at = NULL;
 }
 
 static void emit_mad_dest(emitter *e, const en_mad *m) {
-    if (m->dest) emit_mad_arg(e, m, m->dest);
-    else put(e, var_name(e, m->op->result));
+    if (m->dest) {
+        emit_mad_arg(e, m, m->dest);
+        return;
+    }
+    for (int i = 0; i < e->plan->decl_count; i++)
+        if (e->plan->decls[i] == m->op->result) {
+            put(e, copy_name(e, m->op->result, m->copies[i]));
+            return;
+        }
+    put(e, var_name(e, m->op->result));
+}
+
+/* true when the load m writes a matrix variable held in the B layout */
+static bool in_b_layout(const en_mad_plan *plan, const en_mad *m) {
+    const ir_expr *place = m->dest;
+    while (place && (place->kind == IR_E_INDEX || place->kind == IR_E_FIELD)) place = place->args[0];
+    const ir_var *v = place && place->kind == IR_E_VAR ? place->var : place ? NULL : m->op->result;
+    for (int i = 0; v && i < plan->decl_count; i++)
+        if (plan->decls[i] == v) return plan->b_layout[i];
+    return false;
+}
+
+/* a copy of a matrix variable declared in the nest */
+static void emit_mad_decl(emitter *e, const en_mad_plan *plan, const en_mad *m) {
+    const ir_var *v = m->op->var;
+    int d = 0;
+    while (d < plan->decl_count && plan->decls[d] != v) d++;
+    line_start(e);
+    e->b_layout = d < plan->decl_count && plan->b_layout[d];
+    if (v->type->kind == IR_T_ARRAY)
+        en_buf_printf(e->out, "en_private<%s, %u>", type_name(e, v->type->elem), v->type->count);
+    else
+        put(e, type_name(e, v->type));
+    e->b_layout = false;
+    en_buf_printf(e->out, " %s;%s\n", copy_name(e, v, m->copies[d]),
+                  d < plan->decl_count && plan->b_layout[d] ? " // as mma.sync's B operand" : "");
+}
+
+/* x as text, with m's loop variables' values */
+static char *mad_arg_text(emitter *e, const en_mad *m, const ir_expr *x) {
+    en_buf text = {0}, *out = e->out;
+    e->out = &text;
+    emit_mad_arg(e, m, x);
+    e->out = out;
+    char *s = en_fmt(&e->arena, "%s", text.data ? text.data : "");
+    en_buf_free(&text);
+    return s;
+}
+
+/* four loads from mads[i] on that ldmatrix.x4 can do in one: 16-bit matrices of one type and
+ * layout, rows on 16 bytes of threadgroup memory, the same row length, origin and transpose */
+static bool load_quad(emitter *e, const en_mad_plan *plan, int i) {
+    if (i + 4 > plan->count) return false;
+    const en_mad *m0 = &plan->mads[i];
+    for (int k = 0; k < 4; k++) {
+        const en_mad *m = &plan->mads[i + k];
+        if (m->kind != EN_MAD_LOAD || m->op->arg_count != m0->op->arg_count || m->op->arg_count < 2 ||
+            m->op->result->type != m0->op->result->type || m->op->result->type->elem->size != 2 ||
+            matrix_access_alignment(e, m->op, 0) != 2 || in_b_layout(plan, m) != in_b_layout(plan, m0))
+            return false;
+        for (int a = 1; k > 0 && a < m->op->arg_count; a++)
+            if (strcmp(mad_arg_text(e, m, m->op->args[a]), mad_arg_text(e, m0, m0->op->args[a])) != 0) return false;
+    }
+    return true;
+}
+
+static void emit_load_quad(emitter *e, const en_mad_plan *plan, int i) {
+    const en_mad *m0 = &plan->mads[i];
+    en_buf_printf(e->out, "%s<%s>(", in_b_layout(plan, m0) ? "en_matrix_load_b_x4" : "en_matrix_load_x4",
+                  elem_name(e, m0->op->result->type));
+    for (int k = 0; k < 4; k++) {
+        emit_mad_dest(e, &plan->mads[i + k]);
+        put(e, ", ");
+    }
+    for (int k = 0; k < 4; k++) {
+        emit_mad_arg(e, &plan->mads[i + k], plan->mads[i + k].op->args[0]);
+        put(e, ", ");
+    }
+    /* the row length, origin and transpose, which the four share */
+    e->at = m0;
+    for (int a = 1; a < 4; a++) {
+        if (a > 1) put(e, ", ");
+        if (a < m0->op->arg_count) emit_expr(e, m0->op->args[a]);
+        else put(e, a == 2 ? "ulong2{0, 0}" : "false");
+    }
+    e->at = NULL;
+    put(e, ");\n");
+}
+
+/* the operands of a multiply: a, b or c (k = 0, 1, 2) */
+static void emit_mad_operand(emitter *e, const en_mad *m, int k) {
+    put(e, ", ");
+    emit_mad_arg(e, m, m->op->args[k]);
 }
 
 static void emit_mad_plan(emitter *e, const en_mad_plan *plan) {
     e->plan = plan;
+    if (plan->decl_count > 0) { /* the copies of the nest's variables live in a block of their own */
+        line_start(e);
+        put(e, "{\n");
+        e->indent++;
+    }
     for (int i = 0; i < plan->count && !e->failed; i++) {
         const en_mad *m = &plan->mads[i];
         if (m->fused) continue;
         emit_source_comment(e, m->op->loc);
+        if (m->kind == EN_MAD_DECL) {
+            emit_mad_decl(e, plan, m);
+            continue;
+        }
         line_start(e);
+        if (m->kind == EN_MAD_LOAD && load_quad(e, plan, i)) {
+            /* four matrices in one ldmatrix.x4 */
+            emit_load_quad(e, plan, i);
+            i += 3;
+            continue;
+        }
+        if (m->kind == EN_MAD_LOAD) {
+            emit_mad_dest(e, m);
+            put(e, " = ");
+            e->at = m;
+            emit_matrix_load(e, m->op, in_b_layout(plan, m));
+            e->at = NULL;
+            put(e, ";\n");
+            continue;
+        }
+        if (m->k_first >= 0) {
+            /* two K steps as one m16n8k16: d1 = a1*b + a1'*b' + c1 (and d2 with a2, a2', c2) */
+            const en_mad *f = &plan->mads[m->k_first];
+            const en_mad *fq = f->partner >= 0 ? &plan->mads[f->partner] : NULL, *q = m->partner >= 0 ? &plan->mads[m->partner] : NULL;
+            put(e, fq ? "en_matrix_multiply_accumulate2k(" : "en_matrix_multiply_accumulate1k(");
+            emit_mad_dest(e, m);
+            if (q) { put(e, ", "); emit_mad_dest(e, q); }
+            emit_mad_operand(e, f, 0);
+            if (fq) emit_mad_operand(e, fq, 0);
+            emit_mad_operand(e, m, 0);
+            if (q) emit_mad_operand(e, q, 0);
+            emit_mad_operand(e, f, 1);
+            emit_mad_operand(e, m, 1);
+            emit_mad_operand(e, f, 2);
+            if (fq) emit_mad_operand(e, fq, 2);
+            put(e, ");\n");
+            continue;
+        }
         if (m->partner >= 0) {
             /* d1 = a1*b + c1 and d2 = a2*b + c2 as one tensor-core tile */
             const en_mad *q = &plan->mads[m->partner];
@@ -985,11 +1154,11 @@ static void emit_mad_plan(emitter *e, const en_mad_plan *plan) {
             emit_mad_dest(e, m);
             put(e, ", ");
             emit_mad_dest(e, q);
-            for (int k = 0; k < 5; k++) {
-                const en_mad *from = k == 1 || k == 4 ? q : m;
-                put(e, ", ");
-                emit_mad_arg(e, from, from->op->args[k == 0 || k == 1 ? 0 : k == 2 ? 1 : 2]);
-            }
+            emit_mad_operand(e, m, 0);
+            emit_mad_operand(e, q, 0);
+            emit_mad_operand(e, m, 1);
+            emit_mad_operand(e, m, 2);
+            emit_mad_operand(e, q, 2);
             put(e, ");\n");
             continue;
         }
@@ -1002,6 +1171,11 @@ static void emit_mad_plan(emitter *e, const en_mad_plan *plan) {
             emit_mad_arg(e, m, m->op->args[k]);
         }
         put(e, ");\n");
+    }
+    if (plan->decl_count > 0) {
+        e->indent--;
+        line_start(e);
+        put(e, "}\n");
     }
     e->plan = NULL;
 }

@@ -50,23 +50,38 @@ typedef struct en_cuda_shared_layout {
 EN_INTERNAL en_cuda_shared_layout en_cuda_shared_layout_of(const ir_func *kernel);
 
 /* ---- matrix_pairs.c --------------------------------------------------------------------- */
-/* A loop nest of simdgroup multiplies, unrolled at emit time so that multiplies sharing a B
- * operand run two to a tensor-core instruction (matrix_pairs.c says which nests qualify). */
+/* A loop nest of simdgroup loads and multiplies, unrolled at emit time so that multiplies
+ * sharing a B operand run two to a tensor-core instruction, and two such pairs on consecutive
+ * K steps of the same accumulators four to one (m16n8k16) (matrix_pairs.c says which nests
+ * qualify). */
 #define EN_MAD_MAX_VARS 8
+#define EN_MAD_MAX_DECLS 8
+typedef enum en_mad_kind {
+    EN_MAD_MULTIPLY,          /* simdgroup_multiply(_accumulate) */
+    EN_MAD_LOAD,              /* simdgroup_load into a place */
+    EN_MAD_DECL,              /* a new copy of a matrix variable declared inside the nest */
+} en_mad_kind;
 typedef struct en_mad {
-    const ir_stmt *op;        /* the simdgroup_multiply(_accumulate) */
+    en_mad_kind kind;
+    const ir_stmt *op;        /* the intrinsic; for EN_MAD_DECL the declaration */
     const ir_expr *dest;      /* the place its result is copied to; NULL: op->result itself */
     int64_t *values;          /* the nest's loop variables here (en_mad_plan.vars order) */
+    int *copies;              /* which copy of each variable declared in the nest (en_mad_plan.decls) */
     const char *reads[3];     /* a, b, c named with constant indices; NULL if they cannot be */
     const char *writes;       /* the destination, likewise */
-    int partner;              /* the multiply done by this one's instruction too, or -1 */
-    bool fused;               /* done by an earlier multiply's instruction */
+    int partner;              /* the multiply done by this one's instruction too (rows 8-15), or -1 */
+    int k_first;              /* the multiply, with its partner, whose K step this one's
+                               * instruction does first (m16n8k16), or -1 */
+    bool fused;               /* done by another multiply's instruction */
 } en_mad;
 typedef struct en_mad_plan {
     en_mad *mads;             /* in program order */
     int count;
     const ir_var *vars[EN_MAD_MAX_VARS];
     int var_count;
+    const ir_var *decls[EN_MAD_MAX_DECLS]; /* matrix variables declared inside the nest */
+    bool b_layout[EN_MAD_MAX_DECLS];       /* ... held as mma.sync's B fragment (prelude: en_matrix_b) */
+    int decl_count;
 } en_mad_plan;
 /* the plan for the nest whose outer loop is stmts[at] (its variable's declaration) and
  * stmts[at + 1] (the loop), or for the straight-line multiplies from stmts[at]: the number

@@ -755,7 +755,11 @@ template <class T, class V> __device__ __forceinline__ T en_atomic_fetch_xor(T *
 // accuracy (about 2^-21 relative per product; plain TF32 is 2^-11). Defining
 // ENIGMA_MATRIX_TF32 (an NVRTC option: -DENIGMA_MATRIX_TF32) trades that for one TF32 multiply.
 // The result is rounded to the destination's element type once, at the end, as before.
+// B layout: a 16-bit matrix that a kernel only loads and uses as the b of 16-bit multiplies
+// is held as mma.sync's B fragment instead (en_matrix_b, chosen per variable by emit.c:
+// matrix_pairs.c), loaded transposed by ldmatrix.trans, and no multiply transposes it.
 template <class T> struct en_matrix { en_vec<T, 2, false> v; }; // this lane's 2 of the 64 elements
+template <class T> struct en_matrix_b { en_vec<T, 2, false> v; }; // ... in the B layout where EN_MMA is defined
 typedef en_matrix<float> simdgroup_float8x8;
 typedef en_matrix<__half> simdgroup_half8x8;
 typedef en_matrix<__nv_bfloat16> simdgroup_bfloat8x8;
@@ -890,12 +894,97 @@ __device__ __forceinline__ void en_tf32_split(float x, uint &big, uint &small) {
 }
 #endif
 
+// b as mma.sync's B fragment (one register of two 16-bit elements), and as Metal's layout
+#ifdef EN_MMA
+template <class T> __device__ __forceinline__ uint en_b_fragment(en_matrix<T> b) { return en_movmatrix_t(en_bits2(b)); }
+template <class T> __device__ __forceinline__ uint en_b_fragment(en_matrix_b<T> b) {
+    static_assert(sizeof(T) == 2, "16-bit elements"); uint r; memcpy(&r, &b.v, 4); return r; }
+#endif
+template <class T> __device__ __forceinline__ en_matrix<T> en_metal_layout(en_matrix<T> b) { return b; }
+#ifndef EN_MMA
+template <class T> __device__ __forceinline__ en_matrix<T> en_metal_layout(en_matrix_b<T> b) { en_matrix<T> r; r.v = b.v; return r; }
+#endif
+template <class T> struct en_elem_of;
+template <class T> struct en_elem_of<en_matrix<T>> { typedef T type; };
+template <class T> struct en_elem_of<en_matrix_b<T>> { typedef T type; };
+
+// a simdgroup_load into the B layout: the fragment of the loaded matrix (of its transpose when
+// `transpose`), read by ldmatrix(.trans) from 16-byte rows of threadgroup memory, or loaded in
+// Metal's layout and transposed by movmatrix
+template <class T, int AL = EN_ALIGNED_NONE, class P>
+__device__ __forceinline__ en_matrix_b<T> en_matrix_load_b(const P *src, ulong elements_per_row, ulong2 origin, bool transpose) {
+    en_matrix_b<T> r;
+#ifdef EN_MMA
+    const P *base = src + origin.y * elements_per_row + origin.x;
+    if (sizeof(P) == 2 && sizeof(T) == 2 &&
+        (AL == EN_ALIGNED_ROWS || (AL == EN_ALIGNED_NONE && __isShared(base) && ((size_t)base & 15u) == 0 &&
+                                   ((elements_per_row * 2) & 15u) == 0))) {
+        uint addr = (uint)__cvta_generic_to_shared(base + (en_hw_lane() & 7u) * elements_per_row), x;
+        if (transpose) asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(x) : "r"(addr));
+        else asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(x) : "r"(addr));
+        en_vec<P, 2, false> px; memcpy(&px, &x, 4);
+        r.v.x = en_cvt<T>(px.x); r.v.y = en_cvt<T>(px.y);
+        return r;
+    }
+    uint x = en_b_fragment(en_matrix_load<T, AL>(src, elements_per_row, origin, transpose));
+    memcpy(&r.v, &x, 4);
+#else
+    r.v = en_matrix_load<T, AL>(src, elements_per_row, origin, transpose).v;
+#endif
+    return r;
+}
+
+// four 16-bit matrices whose rows start on 16 bytes of threadgroup memory (EN_ALIGNED_ROWS, as
+// emit.c proved) in one ldmatrix.x4: lanes 8q to 8q+7 give the addresses of matrix q's rows.
+// Metal's layout is ldmatrix's own (.trans for a transposed load); the B layout the other way.
+template <bool B_LAYOUT, class M, class P>
+__device__ __forceinline__ void en_ldmatrix_x4(M &d0, M &d1, M &d2, M &d3, const P *s0, const P *s1, const P *s2, const P *s3,
+                                               ulong elements_per_row, ulong2 origin, bool transpose) {
+    static_assert(sizeof(P) == 2 && sizeof(d0.v) == 4, "16-bit matrices");
+    const uint lane = en_hw_lane();
+    const P *s = lane & 16u ? (lane & 8u ? s3 : s2) : (lane & 8u ? s1 : s0);
+    uint addr = (uint)__cvta_generic_to_shared(s + (origin.y + (lane & 7u)) * elements_per_row + origin.x), x[4];
+    if (transpose != B_LAYOUT)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                     : "=r"(x[0]), "=r"(x[1]), "=r"(x[2]), "=r"(x[3]) : "r"(addr));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                     : "=r"(x[0]), "=r"(x[1]), "=r"(x[2]), "=r"(x[3]) : "r"(addr));
+    memcpy(&d0.v, &x[0], 4); memcpy(&d1.v, &x[1], 4); memcpy(&d2.v, &x[2], 4); memcpy(&d3.v, &x[3], 4);
+}
+template <class T, class P>
+__device__ __forceinline__ void en_matrix_load_x4(en_matrix<T> &d0, en_matrix<T> &d1, en_matrix<T> &d2, en_matrix<T> &d3,
+                                                  const P *s0, const P *s1, const P *s2, const P *s3,
+                                                  ulong elements_per_row, ulong2 origin, bool transpose) {
+#if __CUDA_ARCH__ >= 750
+    if constexpr (en_is_same<T, P>::value) { en_ldmatrix_x4<false>(d0, d1, d2, d3, s0, s1, s2, s3, elements_per_row, origin, transpose); return; }
+#endif
+    d0 = en_matrix_load<T, EN_ALIGNED_ROWS>(s0, elements_per_row, origin, transpose);
+    d1 = en_matrix_load<T, EN_ALIGNED_ROWS>(s1, elements_per_row, origin, transpose);
+    d2 = en_matrix_load<T, EN_ALIGNED_ROWS>(s2, elements_per_row, origin, transpose);
+    d3 = en_matrix_load<T, EN_ALIGNED_ROWS>(s3, elements_per_row, origin, transpose);
+}
+template <class T, class P>
+__device__ __forceinline__ void en_matrix_load_b_x4(en_matrix_b<T> &d0, en_matrix_b<T> &d1, en_matrix_b<T> &d2, en_matrix_b<T> &d3,
+                                                    const P *s0, const P *s1, const P *s2, const P *s3,
+                                                    ulong elements_per_row, ulong2 origin, bool transpose) {
+#ifdef EN_MMA
+    if constexpr (en_is_same<T, P>::value) { en_ldmatrix_x4<true>(d0, d1, d2, d3, s0, s1, s2, s3, elements_per_row, origin, transpose); return; }
+#endif
+    d0 = en_matrix_load_b<T, EN_ALIGNED_ROWS>(s0, elements_per_row, origin, transpose);
+    d1 = en_matrix_load_b<T, EN_ALIGNED_ROWS>(s1, elements_per_row, origin, transpose);
+    d2 = en_matrix_load_b<T, EN_ALIGNED_ROWS>(s2, elements_per_row, origin, transpose);
+    d3 = en_matrix_load_b<T, EN_ALIGNED_ROWS>(s3, elements_per_row, origin, transpose);
+}
+
 // a1 * b + c[0..1] and a2 * b + c[2..3] as one 16x8x8 tile: a1 gives rows 0-7, a2 rows 8-15
-template <class A, class B> __device__ __forceinline__ void en_mma2(en_matrix<A> a1, en_matrix<A> a2, en_matrix<B> b, float c[4], float d[4]) {
+template <class A, class BM> __device__ __forceinline__ void en_mma2(en_matrix<A> a1, en_matrix<A> a2, BM b, float c[4], float d[4]) {
+    typedef typename en_elem_of<BM>::type B;
 #ifdef EN_MMA
     if constexpr (sizeof(A) == 2 && en_is_same<A, B>::value) {
-        en_mma16<A>::k8(d, en_bits2(a1), en_bits2(a2), en_movmatrix_t(en_bits2(b)), c);
+        en_mma16<A>::k8(d, en_bits2(a1), en_bits2(a2), en_b_fragment(b), c);
     } else {
+        static_assert(en_is_same<BM, en_matrix<B>>::value, "the B layout is for 16-bit multiplies");
         uint big1[2], small1[2], big2[2], small2[2], bt[2], bb[2], bs[2];
         en_tf32_split(en_f(a1.v.x), big1[0], small1[0]); en_tf32_split(en_f(a1.v.y), big1[1], small1[1]);
         en_tf32_split(en_f(a2.v.x), big2[0], small2[0]); en_tf32_split(en_f(a2.v.y), big2[1], small2[1]);
@@ -910,32 +999,65 @@ template <class A, class B> __device__ __forceinline__ void en_mma2(en_matrix<A>
         en_mma_tf32(d, a_big, bb[0], bb[1], c);
     }
 #else
-    float2 top = en_mma_fma(a1, b, float2{c[0], c[1]}), bottom = en_mma_fma(a2, b, float2{c[2], c[3]});
+    float2 top = en_mma_fma(a1, en_metal_layout(b), float2{c[0], c[1]}), bottom = en_mma_fma(a2, en_metal_layout(b), float2{c[2], c[3]});
     d[0] = top.x; d[1] = top.y; d[2] = bottom.x; d[3] = bottom.y;
 #endif
 }
+// two K steps, a1 * b + a1k * bk + c[0..1] and a2 * b + a2k * bk + c[2..3], as one 16x8x16
+// tile (16-bit operands of one type): K 0-7 from a1, a2, b and K 8-15 from a1k, a2k, bk
+template <class A, class BM> __device__ __forceinline__ void en_mma2k(en_matrix<A> a1, en_matrix<A> a2, en_matrix<A> a1k, en_matrix<A> a2k,
+                                                                     BM b, BM bk, float c[4], float d[4]) {
+#ifdef EN_MMA
+    static_assert(sizeof(A) == 2 && en_is_same<A, typename en_elem_of<BM>::type>::value, "16-bit operands of one type");
+    const uint a[4] = {en_bits2(a1), en_bits2(a2), en_bits2(a1k), en_bits2(a2k)};
+    en_mma16<A>::k16(d, a, en_b_fragment(b), en_b_fragment(bk), c);
+#else
+    float t[4];
+    en_mma2(a1, a2, b, c, t);
+    en_mma2(a1k, a2k, bk, t, d);
+#endif
+}
 // one 8x8x8 product into float accumulators (rows 8-15 of the tile unused)
-template <class A, class B> __device__ __forceinline__ float2 en_mma(en_matrix<A> a, en_matrix<B> b, float2 acc) {
+template <class A, class BM> __device__ __forceinline__ float2 en_mma(en_matrix<A> a, BM b, float2 acc) {
     float c[4] = {acc.x, acc.y, 0.0f, 0.0f}, d[4];
     en_matrix<A> none; none.v.x = none.v.y = en_cvt<A>(0);
     en_mma2(a, none, b, c, d);
     return float2{d[0], d[1]};
 }
-template <class D, class A, class B> __device__ __forceinline__ en_matrix<D> en_matrix_multiply(en_matrix<A> a, en_matrix<B> b) {
+template <class D, class A, class BM> __device__ __forceinline__ en_matrix<D> en_matrix_multiply(en_matrix<A> a, BM b) {
     float2 d = en_mma(a, b, float2{0.0f, 0.0f});
     en_matrix<D> r; r.v.x = en_cvt<D>(d.x); r.v.y = en_cvt<D>(d.y); return r;
 }
-template <class D, class A, class B, class C> __device__ __forceinline__ en_matrix<D> en_matrix_multiply_accumulate(en_matrix<A> a, en_matrix<B> b, en_matrix<C> c) {
+template <class D, class A, class BM, class C> __device__ __forceinline__ en_matrix<D> en_matrix_multiply_accumulate(en_matrix<A> a, BM b, en_matrix<C> c) {
     float2 d = en_mma(a, b, float2{en_f(c.v.x), en_f(c.v.y)});
     en_matrix<D> r; r.v.x = en_cvt<D>(d.x); r.v.y = en_cvt<D>(d.y); return r;
 }
 // d1 = a1 * b + c1 and d2 = a2 * b + c2 in one instruction (emit.c pairs them: matrix_pairs.c)
-template <class D1, class D2, class A, class B, class C1, class C2>
+template <class D1, class D2, class A, class BM, class C1, class C2>
 __device__ __forceinline__ void en_matrix_multiply_accumulate2(en_matrix<D1> &d1, en_matrix<D2> &d2, en_matrix<A> a1, en_matrix<A> a2,
-                                                               en_matrix<B> b, en_matrix<C1> c1, en_matrix<C2> c2) {
+                                                               BM b, en_matrix<C1> c1, en_matrix<C2> c2) {
     float c[4] = {en_f(c1.v.x), en_f(c1.v.y), en_f(c2.v.x), en_f(c2.v.y)}, d[4];
     en_mma2(a1, a2, b, c, d);
     d1.v.x = en_cvt<D1>(d[0]); d1.v.y = en_cvt<D1>(d[1]); d2.v.x = en_cvt<D2>(d[2]); d2.v.y = en_cvt<D2>(d[3]);
+}
+// ... and the next K step of both, d1 = a1 * b + a1k * bk + c1 (d2 likewise), as one
+// m16n8k16 (matrix_pairs.c joins the two steps). Rounded to D once, after both steps: the
+// steps' sum is one reassociation of the float sums (exact for float accumulators).
+template <class D1, class D2, class A, class BM, class C1, class C2>
+__device__ __forceinline__ void en_matrix_multiply_accumulate2k(en_matrix<D1> &d1, en_matrix<D2> &d2, en_matrix<A> a1, en_matrix<A> a2,
+                                                                en_matrix<A> a1k, en_matrix<A> a2k, BM b, BM bk,
+                                                                en_matrix<C1> c1, en_matrix<C2> c2) {
+    float c[4] = {en_f(c1.v.x), en_f(c1.v.y), en_f(c2.v.x), en_f(c2.v.y)}, d[4];
+    en_mma2k(a1, a2, a1k, a2k, b, bk, c, d);
+    d1.v.x = en_cvt<D1>(d[0]); d1.v.y = en_cvt<D1>(d[1]); d2.v.x = en_cvt<D2>(d[2]); d2.v.y = en_cvt<D2>(d[3]);
+}
+// one matrix's two K steps, d = a * b + ak * bk + c (rows 8-15 of the tile unused)
+template <class D, class A, class BM, class C>
+__device__ __forceinline__ void en_matrix_multiply_accumulate1k(en_matrix<D> &d1, en_matrix<A> a, en_matrix<A> ak, BM b, BM bk, en_matrix<C> c1) {
+    en_matrix<A> none; none.v.x = none.v.y = en_cvt<A>(0);
+    float c[4] = {en_f(c1.v.x), en_f(c1.v.y), 0.0f, 0.0f}, d[4];
+    en_mma2k(a, none, ak, none, b, bk, c, d);
+    d1.v.x = en_cvt<D>(d[0]); d1.v.y = en_cvt<D>(d[1]);
 }
 
 } // namespace metal

@@ -12,6 +12,7 @@
  *                             ("pairs: N" fused simdgroup multiplies, "cuda: TEXT")
  *   test_cuda offline         compile_offline for ENIGMA_CUDA_ARCH=sm_80 (no device)
  * Exit 77 (ctest SKIP) when NVRTC or the CUDA headers are absent. */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,6 +393,7 @@ static void walk(const char *dir) {
 /* ---- the shape of generated code, as the .metal file's comments promise ---------------------- */
 /* Each kernel of FILE follows comment lines that say what its generated CUDA must hold:
  *   // pairs: N        N calls of en_matrix_multiply_accumulate2 (src/cuda/matrix_pairs.c)
+ *   // k pairs: N      N calls of en_matrix_multiply_accumulate2k or 1k (two K steps in one)
  *   // cuda: TEXT      TEXT somewhere in the kernel's code
  * and the whole file must compile. */
 static int count_in(const char *from, const char *end, const char *text) {
@@ -410,9 +412,14 @@ static void test_shapes(const char *path) {
     if (m && !c.diags.errors && compile_module(m, path, &src)) {
         const char *text = c.sources.files.items[file].text;
         int checks = 0;
-        for (const char *k = strstr(text, "\nkernel void "); k; k = strstr(k + 1, "\nkernel void ")) {
+        for (const char *k = strchr(text, '\n'); k; k = strchr(k + 1, '\n')) {
+            /* a kernel: `kernel void NAME(`, or a macro that defines one, `MACRO(NAME, ...)`,
+             * at the start of a line outside a #define */
             char name[64] = {0}, marker[96];
-            sscanf(k + 13, "%63[A-Za-z0-9_]", name);
+            if (k[-1] == '\\') continue;
+            if (strncmp(k + 1, "kernel void ", 12) == 0) sscanf(k + 13, "%63[A-Za-z0-9_]", name);
+            else if (isupper((unsigned char)k[1])) sscanf(k + 1, "%*[A-Z0-9_](%63[A-Za-z0-9_],", name);
+            if (!name[0]) continue;
             snprintf(marker, sizeof marker, "// kernel %s (", name);
             const char *body = strstr(src.data, marker);
             CHECK(body != NULL, "no kernel %s in the generated CUDA", name);
@@ -429,6 +436,11 @@ static void test_shapes(const char *path) {
                 if (strncmp(line, "// pairs: ", 10) == 0) {
                     int n = atoi(line + 10), got = count_in(body, end, "en_matrix_multiply_accumulate2(");
                     CHECK(got == n, "%s: %d paired multiplies, expected %d", name, got, n);
+                    checks++;
+                } else if (strncmp(line, "// k pairs: ", 12) == 0) {
+                    int n = atoi(line + 12), got = count_in(body, end, "en_matrix_multiply_accumulate2k(") +
+                                                   count_in(body, end, "en_matrix_multiply_accumulate1k(");
+                    CHECK(got == n, "%s: %d multiplies of two K steps, expected %d", name, got, n);
                     checks++;
                 } else if (strncmp(line, "// cuda: ", 9) == 0) {
                     memcpy(want, line + 9, len - 9);

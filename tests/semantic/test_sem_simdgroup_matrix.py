@@ -360,13 +360,23 @@ def pairs_reference(name, A, B, C):
         return {0: C[0] + mm(A[0], B[0]), 1: t, 2: t + mm(A[2], B[0])}
     if name == "half_accumulators":
         return {i: C[i] + mm(A[i], B[0]) for i in range(4)}
+    if name.startswith("k_steps") and name != "k_steps_transposed":
+        # a 32x16 tile of A times a 16x32 tile of B, K in two steps of 8 through threadgroup memory
+        At, Bt = A.reshape(32, 16), B.reshape(16, 32)
+        acc = {(i, j): (i - j) + mm(At[8 * i:8 * i + 8], Bt[:, 8 * j:8 * j + 8]) for i in range(4) for j in range(4)}
+        return {**{i: acc[i, i] for i in range(4)}, **{4 + i: acc[i, 3 - i] for i in range(4)}}
+    if name == "k_steps_transposed":
+        # rows 0-7 of an 8x16 A times the transpose of a 32x16 B, b loaded transposed
+        At, Bt = A.reshape(-1)[:128].reshape(8, 16), B.reshape(32, 16)
+        return {j: C[j] + mm(At, Bt[8 * j:8 * j + 8].T) for j in range(4)}
     raise KeyError(name)
 
 
 PAIRS_KERNELS = {  # name: (operand type, accumulator type)
     "gemm_tile": ("half", "float"), "llama_style": ("float", "float"), "chain": ("float", "float"),
     "straight": ("float", "float"), "in_between": ("bfloat", "float"), "hazard": ("half", "float"),
-    "half_accumulators": ("half", "half"),
+    "half_accumulators": ("half", "half"), "k_steps": ("half", "float"), "k_steps_half_acc": ("half", "half"),
+    "k_steps_float": ("float", "float"), "k_steps_transposed": ("bfloat", "float"),
 }
 
 

@@ -94,3 +94,72 @@ kernel void half_accumulators(PARAMS(half, half)) {
         simdgroup_multiply_accumulate(acc[i], a[i], b, acc[i]);
     for (short i = 0; i < 4; i++) STORE(acc[i], i);
 }
+
+// A GEMM's K loop, as the bench's kernels write it: each step loads its a and b from
+// threadgroup memory and multiplies. K pairs (src/cuda/matrix_pairs.c): the two steps of
+// each accumulator pair run as one m16n8k16; b is only ever a B operand, so it is held in
+// mma.sync's B layout; four loads of one shape are one ldmatrix.x4.
+// A is a 32x16 tile (row-major, 512 values), B a 16x32 one; acc[i][j] = (i - j) + A rows
+// 8i.. times B columns 8j..
+#define K_STEPS(NAME, T, ACC)                                                                  \
+kernel void NAME(PARAMS(T, ACC), ushort lid [[thread_index_in_threadgroup]]) {                 \
+    threadgroup T As[32 * 24], Bs[16 * 40];                                                     \
+    for (ushort i = lid; i < 512; i += 32) {                                                    \
+        As[(i / 16) * 24 + i % 16] = A[i];                                                      \
+        Bs[(i / 32) * 40 + i % 32] = B[i];                                                      \
+    }                                                                                           \
+    threadgroup_barrier(mem_flags::mem_threadgroup);                                            \
+    simdgroup_matrix<ACC, 8, 8> acc[4][4];                                                      \
+    for (short i = 0; i < 4; i++)                                                               \
+        for (short j = 0; j < 4; j++) acc[i][j] = make_filled_simdgroup_matrix<ACC, 8, 8>(ACC(i - j)); \
+    for (short kk = 0; kk < 16; kk += 8) {                                                      \
+        simdgroup_matrix<T, 8, 8> a[4], b[4];                                                   \
+        for (short i = 0; i < 4; i++) simdgroup_load(a[i], As + i * 8 * 24 + kk, 24);          \
+        for (short j = 0; j < 4; j++) simdgroup_load(b[j], Bs + kk * 40 + j * 8, 40);          \
+        for (short i = 0; i < 4; i++)                                                           \
+            for (short j = 0; j < 4; j++)                                                       \
+                simdgroup_multiply_accumulate(acc[i][j], a[i], b[j], acc[i][j]);               \
+    }                                                                                           \
+    for (short i = 0; i < 4; i++) { STORE(acc[i][i], i); STORE(acc[i][3 - i], 4 + i); }       \
+}
+
+// pairs: 0
+// k pairs: 8
+// cuda: en_matrix_load_x4<half>(
+// cuda: en_matrix_load_b_x4<half>(
+// cuda: en_private<en_matrix_b<half>, 4> b_u1;
+K_STEPS(k_steps, half, float)
+
+// pairs: 16  (half accumulators are rounded after each step: no K pairs, the row pairs stay)
+// k pairs: 0
+K_STEPS(k_steps_half_acc, half, half)
+
+// pairs: 16  (float operands: 3xTF32 has no K pairs, and no B layout)
+// k pairs: 0
+// cuda: en_private<simdgroup_float8x8, 4> b_u0;
+K_STEPS(k_steps_float, float, float)
+
+// One a per step, the b matrices loaded transposed (B is stored as the transpose of the 16x32
+// tile): K pairs without row pairs (m16n8k16 with rows 8-15 unused), and an ldmatrix.x4 that
+// reads b's transposes without .trans. acc[j] = A rows 0-7 times B^T columns 8j..
+// pairs: 0
+// k pairs: 4
+// cuda: en_matrix_multiply_accumulate1k(
+// cuda: en_matrix_load_b_x4<bfloat>(
+kernel void k_steps_transposed(PARAMS(bfloat, float), ushort lid [[thread_index_in_threadgroup]]) {
+    threadgroup bfloat As[8 * 24], Bs[32 * 24];
+    for (ushort i = lid; i < 512; i += 32) {
+        if (i < 128) As[(i / 16) * 24 + i % 16] = A[i];
+        Bs[(i / 16) * 24 + i % 16] = B[i];
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    simdgroup_float8x8 acc[4];
+    for (short j = 0; j < 4; j++) simdgroup_load(acc[j], C + 64 * j, 8);
+    for (short kk = 0; kk < 16; kk += 8) {
+        simdgroup_bfloat8x8 a, b[4];
+        simdgroup_load(a, As + kk, 24);
+        for (short j = 0; j < 4; j++) simdgroup_load(b[j], Bs + j * 8 * 24 + kk, 24, ulong2(0, 0), true);
+        for (short j = 0; j < 4; j++) simdgroup_multiply_accumulate(acc[j], a, b[j], acc[j]);
+    }
+    for (short j = 0; j < 4; j++) STORE(acc[j], j);
+}
