@@ -1052,33 +1052,143 @@ static char *mad_arg_text(emitter *e, const en_mad *m, const ir_expr *x) {
     return s;
 }
 
-/* four loads from mads[i] on that ldmatrix.x4 can do in one: 16-bit matrices of one type and
- * layout, rows on 16 bytes of threadgroup memory, the same row length, origin and transpose */
-static bool load_quad(emitter *e, const en_mad_plan *plan, int i) {
-    if (i + 4 > plan->count) return false;
-    const en_mad *m0 = &plan->mads[i];
+/* ---- four loads in one ldmatrix.x4 ----
+ * ldmatrix.x4 reads four 16-bit 8x8 matrices into four registers of each lane. Grouped in the
+ * order a tensor-core instruction takes its operands (the A of an m16n8k16 is a1 a2 a1' a2';
+ * the B operands b b' of two of them are four), the registers go to the instructions as they
+ * are; grouped any other way, ptxas copies them into place (a copy per register). */
+typedef struct load_group {
+    int loads[4]; /* plan indices, in register order */
+    int at;       /* where the group is emitted: its last load's place */
+} load_group;
+
+/* load m can share an ldmatrix.x4 with load m0: 16-bit matrices of one type and layout, rows
+ * on 16 bytes of threadgroup memory, the same row length, origin and transpose */
+static bool loads_match(emitter *e, const en_mad_plan *plan, const en_mad *m, const en_mad *m0) {
+    if (m->kind != EN_MAD_LOAD || m0->kind != EN_MAD_LOAD || m->op->arg_count != m0->op->arg_count ||
+        m->op->arg_count < 2 || m->op->result->type != m0->op->result->type || m->op->result->type->elem->size != 2 ||
+        matrix_access_alignment(e, m->op, 0) != 2 || matrix_access_alignment(e, m0->op, 0) != 2 ||
+        in_b_layout(plan, m) != in_b_layout(plan, m0))
+        return false;
+    for (int a = 1; a < m->op->arg_count; a++)
+        if (strcmp(mad_arg_text(e, m, m->op->args[a]), mad_arg_text(e, m0, m0->op->args[a])) != 0) return false;
+    return true;
+}
+
+/* the last load before `before` that writes the place `key`, or -1 */
+static int load_of(const en_mad_plan *plan, const char *key, int before) {
+    for (int i = before - 1; key && i >= 0; i--) {
+        const en_mad *m = &plan->mads[i];
+        if (m->kind != EN_MAD_DECL && m->writes && strcmp(m->writes, key) == 0) return m->kind == EN_MAD_LOAD ? i : -1;
+    }
+    return -1;
+}
+
+static bool reads_place(const en_mad *m, const char *key) {
+    for (int i = 0; i < 3; i++)
+        if (m->reads[i] && strcmp(m->reads[i], key) == 0) return true;
+    return false;
+}
+
+/* the instruction emitted at plan index r reads key: its own multiply, its partner, or the
+ * earlier K step it does first (fused multiplies run where their instruction is) */
+static bool instruction_reads(const en_mad_plan *plan, int r, const char *key) {
+    const en_mad *m = &plan->mads[r];
+    if (m->fused || m->kind != EN_MAD_MULTIPLY) return false;
+    const en_mad *f = m->k_first >= 0 ? &plan->mads[m->k_first] : NULL;
+    return reads_place(m, key) || (m->partner >= 0 && reads_place(&plan->mads[m->partner], key)) ||
+           (f && (reads_place(f, key) || (f->partner >= 0 && reads_place(&plan->mads[f->partner], key))));
+}
+
+/* the four loads may wait until the last of them: nothing between reads or writes what they load */
+static bool group_may_wait(const en_mad_plan *plan, load_group *g) {
+    g->at = g->loads[0];
+    for (int k = 1; k < 4; k++) g->at = g->loads[k] > g->at ? g->loads[k] : g->at;
     for (int k = 0; k < 4; k++) {
-        const en_mad *m = &plan->mads[i + k];
-        if (m->kind != EN_MAD_LOAD || m->op->arg_count != m0->op->arg_count || m->op->arg_count < 2 ||
-            m->op->result->type != m0->op->result->type || m->op->result->type->elem->size != 2 ||
-            matrix_access_alignment(e, m->op, 0) != 2 || in_b_layout(plan, m) != in_b_layout(plan, m0))
-            return false;
-        for (int a = 1; k > 0 && a < m->op->arg_count; a++)
-            if (strcmp(mad_arg_text(e, m, m->op->args[a]), mad_arg_text(e, m0, m0->op->args[a])) != 0) return false;
+        const char *key = plan->mads[g->loads[k]].writes;
+        for (int r = g->loads[k] + 1; r < g->at; r++) {
+            const en_mad *mr = &plan->mads[r];
+            bool member = r == g->loads[0] || r == g->loads[1] || r == g->loads[2] || r == g->loads[3];
+            if (!member && mr->kind != EN_MAD_DECL && (instruction_reads(plan, r, key) || (mr->writes && strcmp(mr->writes, key) == 0)))
+                return false;
+        }
     }
     return true;
 }
 
-static void emit_load_quad(emitter *e, const en_mad_plan *plan, int i) {
-    const en_mad *m0 = &plan->mads[i];
+/* the loads of a run of n operand matrices read before `before`, when they can join a group */
+static bool run_loads(emitter *e, const en_mad_plan *plan, const int *group_of, const char *const *keys, int n, int before,
+                      int *loads) {
+    for (int k = 0; k < n; k++) {
+        loads[k] = load_of(plan, keys[k], before);
+        if (loads[k] < 0 || group_of[loads[k]] >= 0 || !loads_match(e, plan, &plan->mads[loads[k]], &plan->mads[loads[0]]))
+            return false;
+        for (int j = 0; j < k; j++)
+            if (loads[j] == loads[k]) return false;
+    }
+    return true;
+}
+
+/* groups of four loads in the order of the instructions' operands (group_of: per plan index) */
+static int group_loads(emitter *e, const en_mad_plan *plan, int *group_of, load_group *groups) {
+    int count = 0;
+    int pending[2][2], has_pending[2] = {0, 0}; /* a run of two waiting for another: A, B */
+    for (int i = 0; i < plan->count; i++) group_of[i] = -1;
+    for (int i = 0; i < plan->count; i++) {
+        const en_mad *m = &plan->mads[i];
+        if (m->kind != EN_MAD_MULTIPLY || m->fused) continue;
+        const en_mad *f = m->k_first >= 0 ? &plan->mads[m->k_first] : NULL;
+        const en_mad *fq = f && f->partner >= 0 ? &plan->mads[f->partner] : NULL;
+        const en_mad *q = m->partner >= 0 ? &plan->mads[m->partner] : NULL;
+        /* the runs whose registers the instruction takes side by side: A of m16n8k16 (four),
+         * A of a row pair (two), B of two K steps (two) */
+        const char *runs[2][4];
+        int lengths[2] = {0, 0};
+        if (f && fq && q) {
+            runs[0][0] = f->reads[0]; runs[0][1] = fq->reads[0]; runs[0][2] = m->reads[0]; runs[0][3] = q->reads[0];
+            lengths[0] = 4;
+        } else if (!f && q) {
+            runs[0][0] = m->reads[0]; runs[0][1] = q->reads[0];
+            lengths[0] = 2;
+        }
+        if (f) {
+            runs[1][0] = f->reads[1]; runs[1][1] = m->reads[1];
+            lengths[1] = 2;
+        }
+        for (int role = 0; role < 2; role++) {
+            int loads[4];
+            if (lengths[role] == 0 || !run_loads(e, plan, group_of, runs[role], lengths[role], i, loads)) continue;
+            load_group g;
+            if (lengths[role] == 4) {
+                memcpy(g.loads, loads, sizeof loads);
+            } else if (has_pending[role] && loads_match(e, plan, &plan->mads[loads[0]], &plan->mads[pending[role][0]]) &&
+                       loads[0] != pending[role][0] && loads[0] != pending[role][1] && loads[1] != pending[role][0] &&
+                       loads[1] != pending[role][1]) {
+                g.loads[0] = pending[role][0]; g.loads[1] = pending[role][1]; g.loads[2] = loads[0]; g.loads[3] = loads[1];
+                has_pending[role] = 0;
+            } else {
+                pending[role][0] = loads[0]; pending[role][1] = loads[1];
+                has_pending[role] = 1;
+                continue;
+            }
+            if (!group_may_wait(plan, &g)) continue;
+            for (int k = 0; k < 4; k++) group_of[g.loads[k]] = count;
+            groups[count++] = g;
+        }
+    }
+    return count;
+}
+
+static void emit_load_group(emitter *e, const en_mad_plan *plan, const load_group *g) {
+    const en_mad *m0 = &plan->mads[g->loads[0]];
     en_buf_printf(e->out, "%s<%s>(", in_b_layout(plan, m0) ? "en_matrix_load_b_x4" : "en_matrix_load_x4",
                   elem_name(e, m0->op->result->type));
     for (int k = 0; k < 4; k++) {
-        emit_mad_dest(e, &plan->mads[i + k]);
+        emit_mad_dest(e, &plan->mads[g->loads[k]]);
         put(e, ", ");
     }
     for (int k = 0; k < 4; k++) {
-        emit_mad_arg(e, &plan->mads[i + k], plan->mads[i + k].op->args[0]);
+        emit_mad_arg(e, &plan->mads[g->loads[k]], plan->mads[g->loads[k]].op->args[0]);
         put(e, ", ");
     }
     /* the row length, origin and transpose, which the four share */
@@ -1100,6 +1210,9 @@ static void emit_mad_operand(emitter *e, const en_mad *m, int k) {
 
 static void emit_mad_plan(emitter *e, const en_mad_plan *plan) {
     e->plan = plan;
+    int *group_of = en_alloc(&e->arena, sizeof(int) * (size_t)plan->count);
+    load_group *groups = en_alloc(&e->arena, sizeof(load_group) * (size_t)(plan->count / 4 + 1));
+    group_loads(e, plan, group_of, groups);
     if (plan->decl_count > 0) { /* the copies of the nest's variables live in a block of their own */
         line_start(e);
         put(e, "{\n");
@@ -1113,13 +1226,15 @@ static void emit_mad_plan(emitter *e, const en_mad_plan *plan) {
             emit_mad_decl(e, plan, m);
             continue;
         }
-        line_start(e);
-        if (m->kind == EN_MAD_LOAD && load_quad(e, plan, i)) {
-            /* four matrices in one ldmatrix.x4 */
-            emit_load_quad(e, plan, i);
-            i += 3;
+        if (m->kind == EN_MAD_LOAD && group_of[i] >= 0) {
+            /* four matrices in one ldmatrix.x4, where the last of them was */
+            if (groups[group_of[i]].at == i) {
+                line_start(e);
+                emit_load_group(e, plan, &groups[group_of[i]]);
+            }
             continue;
         }
+        line_start(e);
         if (m->kind == EN_MAD_LOAD) {
             emit_mad_dest(e, m);
             put(e, " = ");
