@@ -6,10 +6,11 @@
 //
 // Figures, each against its reference measured in the same run (device time per call: the
 // median of 10 after 3 warm-ups, events around each call):
-//   f16   gemm_f16, gemm_f16_pipelined and gemm_f16_prefetch2 (half A, B; float accumulators and C) vs
+//   f16   gemm_f16, gemm_f16_pipelined and gemm_f16_prefetch2 (half A, B; float accumulators and C;
+//         and gemm_f16_wide, a 128x128 tile for comparison) vs
 //         cublasGemmEx half x half -> float, CUBLAS_COMPUTE_32F (the same arithmetic), and
 //         -> half for the record
-//   bf16  gemm_bf16(_pipelined, _prefetch2) vs cublasGemmEx bfloat x bfloat -> float (and -> bfloat)
+//   bf16  gemm_bf16(_pipelined, _prefetch2, _wide) vs cublasGemmEx bfloat x bfloat -> float (and -> bfloat)
 //   f32   gemm_f32(_pipelined, _prefetch2) (3xTF32 by default) vs cublasSgemm (FP32 FMA) and vs
 //         cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (one TF32 product: less accurate)
 //   mma   hand CUDA: the throughput of mma.sync m16n8k8 and m16n8k16 (f16 -> f32) on this
@@ -268,9 +269,13 @@ int main(int argc, char **argv) {
         EN(enigma_buffer_create_with_data(dev, ha, abytes, &ea));
         EN(enigma_buffer_create_with_data(dev, hb, bbytes, &eb));
         EN(enigma_buffer_create(dev, cbytes, &ec));
-        const char *forms[] = {"", "_pipelined", "_prefetch2"};
-        for (const char *form : forms) {
-            std::string kernel = std::string(c.kernel) + form;
+        // the issue's shape (64x64 tiles, 128 threads) in three forms, and for 16-bit inputs a
+        // wider tile for comparison (128x128, 256 threads; not defined for float)
+        struct Form { const char *suffix; uint32_t tile, threads; };
+        const Form forms[] = {{"", 64, 128}, {"_pipelined", 64, 128}, {"_prefetch2", 64, 128}, {"_wide", 128, 256}};
+        for (const Form &form : forms) {
+            if (form.tile != 64 && c.elem_size != 2) continue;
+            std::string kernel = std::string(c.kernel) + form.suffix;
             enigma_pipeline *p;
             EN(enigma_pipeline_create(lib, kernel.c_str(), &p));
             enigma_command *cmd;
@@ -286,8 +291,8 @@ int main(int argc, char **argv) {
             EN(enigma_buffer_write(ec, 0, poison.data(), cbytes));
             std::vector<double> en_ms;
             for (int i = 0; i < runs; i++) {
-                EN(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, enigma_size3{N / 64, M / 64, 1},
-                                           enigma_size3{128, 1, 1}));
+                EN(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, enigma_size3{N / form.tile, M / form.tile, 1},
+                                           enigma_size3{form.threads, 1, 1}));
                 if (i >= warm) en_ms.push_back(enigma_command_last_duration_ns(cmd) * 1e-6);
             }
             std::vector<float> got((size_t)M * N);

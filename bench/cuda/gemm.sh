@@ -37,12 +37,12 @@ if [ "$what" != test ]; then
   nvcc -cubin -arch=sm_90 -std=c++17 -O3 -Xptxas -v $work/gemm_simdgroup.cu -o $work/gemm_simdgroup.cubin \
     >$work/ptxas.log 2>&1
   cuobjdump -sass $work/gemm_simdgroup.cubin >$work/gemm_simdgroup.sass 2>&1
-  for k in gemm_f16__en_fast gemm_f16_pipelined__en_fast gemm_f16_prefetch2__en_fast gemm_bf16__en_fast \
-           gemm_f32__en_fast gemm_f32_pipelined__en_fast; do
+  for k in gemm_f16__en_fast gemm_f16_pipelined__en_fast gemm_f16_prefetch2__en_fast gemm_f16_wide__en_fast \
+           gemm_bf16__en_fast gemm_f32__en_fast gemm_f32_pipelined__en_fast; do
     awk -v k="$k" '/Function : /{on = ($3 == k)} on' $work/gemm_simdgroup.sass >$work/$k.sass
     echo "$k SASS: $(grep -c HMMA.16816 $work/$k.sass) HMMA.16816, $(grep -c HMMA.1688 $work/$k.sass) HMMA.1688, $(grep -c MOVM $work/$k.sass) MOVM, $(grep -c LDSM $work/$k.sass) LDSM, $(grep -E 'LDS' $work/$k.sass | grep -c -v LDSM) other LDS, $(grep -c -E 'LDL|STL' $work/$k.sass) local-memory accesses"
   done | tee "$OUT/sass.txt"
-  grep -A2 "_en_fast'" $work/ptxas.log | grep -E "Compiling|registers" | sed 's/ptxas info *: //' >>"$OUT/sass.txt"
+  grep -A4 "_en_fast'" $work/ptxas.log | grep -E "Compiling|registers" | sed 's/ptxas info *: //' | paste - - >>"$OUT/sass.txt"
   cp $work/gemm_f16_pipelined__en_fast.sass "$OUT/gemm_f16_pipelined.sass"
   stamp "bench: running (alone on the GPU)"
   timeout 200 $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" 2>&1 | tee "$OUT/bench.log"

@@ -208,6 +208,71 @@ kernel void NAME(device const T *A [[buffer(0)]], device const T *B [[buffer(1)]
             simdgroup_store(acc[i][j], C + (row0 + sr + i * 8) * N + col0 + sc + j * 8, N);       \
 }
 
+// Not the issue's shape, for comparison: the pipelined form with a 128x128 threadgroup tile,
+// 8 SIMD groups of 64x32 (8x4 accumulators each), 256 threads. Each 8 of K, a SIMD group
+// loads 8 a and 4 b for 32 multiplies (the 64x64 tile: 4 and 4 for 16), so shared memory
+// carries 1.5x less per multiply.
+#define GEMM_WIDE(NAME, T, CHUNK, PAD)                                                            \
+kernel void NAME(device const T *A [[buffer(0)]], device const T *B [[buffer(1)]],                \
+                 device float *C [[buffer(2)]], constant uint &M [[buffer(3)]],                   \
+                 constant uint &N [[buffer(4)]], constant uint &K [[buffer(5)]],                  \
+                 uint2 tg [[threadgroup_position_in_grid]],                                       \
+                 ushort sg [[simdgroup_index_in_threadgroup]],                                    \
+                 ushort tid [[thread_index_in_threadgroup]]) {                                    \
+    const ushort WM = 128, WN = 128, AP = BK + PAD, BP = WN + PAD, PER_CHUNK = 16 / sizeof(T);    \
+    const ushort A_CHUNKS = WM * BK / PER_CHUNK / 256, B_CHUNKS = BK * WN / PER_CHUNK / 256;      \
+    threadgroup T As[2][128 * (BK + PAD)];                                                        \
+    threadgroup T Bs[2][BK * (128 + PAD)];                                                        \
+    const uint row0 = tg.y * WM, col0 = tg.x * WN;                                                \
+    const ushort sr = (sg / 4) * 64, sc = (sg % 4) * 32;                                          \
+    CHUNK ra[128 * BK / (16 / sizeof(T)) / 256], rb[BK * 128 / (16 / sizeof(T)) / 256];           \
+    for (ushort u = 0; u < A_CHUNKS; u++) {                                                       \
+        ushort c = tid + u * 256, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK; \
+        ra[u] = *(device const CHUNK *)(A + (row0 + r) * K + k);                                  \
+    }                                                                                             \
+    for (ushort u = 0; u < B_CHUNKS; u++) {                                                       \
+        ushort c = tid + u * 256, r = c / (WN / PER_CHUNK), n = (c % (WN / PER_CHUNK)) * PER_CHUNK; \
+        rb[u] = *(device const CHUNK *)(B + r * N + col0 + n);                                    \
+    }                                                                                             \
+    simdgroup_float8x8 acc[8][4];                                                                 \
+    for (short i = 0; i < 8; i++)                                                                 \
+        for (short j = 0; j < 4; j++)                                                             \
+            acc[i][j] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);                          \
+    for (uint k0 = 0; k0 < K; k0 += BK) {                                                         \
+        const uint cur = (k0 / BK) & 1u;                                                          \
+        for (ushort u = 0; u < A_CHUNKS; u++) {                                                   \
+            ushort c = tid + u * 256, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK; \
+            *(threadgroup CHUNK *)(&As[cur][r * AP + k]) = ra[u];                                 \
+        }                                                                                         \
+        for (ushort u = 0; u < B_CHUNKS; u++) {                                                   \
+            ushort c = tid + u * 256, r = c / (WN / PER_CHUNK), n = (c % (WN / PER_CHUNK)) * PER_CHUNK; \
+            *(threadgroup CHUNK *)(&Bs[cur][r * BP + n]) = rb[u];                                 \
+        }                                                                                         \
+        threadgroup_barrier(mem_flags::mem_threadgroup);                                          \
+        if (k0 + BK < K) {                                                                        \
+            for (ushort u = 0; u < A_CHUNKS; u++) {                                               \
+                ushort c = tid + u * 256, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK; \
+                ra[u] = *(device const CHUNK *)(A + (row0 + r) * K + k0 + BK + k);                \
+            }                                                                                     \
+            for (ushort u = 0; u < B_CHUNKS; u++) {                                               \
+                ushort c = tid + u * 256, r = c / (WN / PER_CHUNK), n = (c % (WN / PER_CHUNK)) * PER_CHUNK; \
+                rb[u] = *(device const CHUNK *)(B + (k0 + BK + r) * N + col0 + n);                \
+            }                                                                                     \
+        }                                                                                         \
+        for (short kk = 0; kk < BK; kk += 8) {                                                    \
+            simdgroup_matrix<T, 8, 8> a[8], b[4];                                                 \
+            for (short i = 0; i < 8; i++) simdgroup_load(a[i], &As[cur][(sr + i * 8) * AP + kk], AP); \
+            for (short j = 0; j < 4; j++) simdgroup_load(b[j], &Bs[cur][kk * BP + sc + j * 8], BP); \
+            for (short i = 0; i < 8; i++)                                                         \
+                for (short j = 0; j < 4; j++)                                                     \
+                    simdgroup_multiply_accumulate(acc[i][j], a[i], b[j], acc[i][j]);              \
+        }                                                                                         \
+    }                                                                                             \
+    for (short i = 0; i < 8; i++)                                                                 \
+        for (short j = 0; j < 4; j++)                                                             \
+            simdgroup_store(acc[i][j], C + (row0 + sr + i * 8) * N + col0 + sc + j * 8, N);       \
+}
+
 GEMM_KERNEL(gemm_f16, half, uint4, 8)
 GEMM_KERNEL(gemm_bf16, bfloat, uint4, 8)
 GEMM_KERNEL(gemm_f32, float, float4, 8)
@@ -217,3 +282,5 @@ GEMM_PIPELINED(gemm_f32_pipelined, float, float4, 8)
 GEMM_PREFETCH2(gemm_f16_prefetch2, half, uint4, 8)
 GEMM_PREFETCH2(gemm_bf16_prefetch2, bfloat, uint4, 8)
 GEMM_PREFETCH2(gemm_f32_prefetch2, float, float4, 8)
+GEMM_WIDE(gemm_f16_wide, half, uint4, 8)
+GEMM_WIDE(gemm_bf16_wide, bfloat, uint4, 8)

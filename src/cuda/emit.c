@@ -1090,14 +1090,19 @@ static bool reads_place(const en_mad *m, const char *key) {
     return false;
 }
 
-/* the instruction emitted at plan index r reads key: its own multiply, its partner, or the
- * earlier K step it does first (fused multiplies run where their instruction is) */
-static bool instruction_reads(const en_mad_plan *plan, int r, const char *key) {
+static bool touches_place(const en_mad *m, const char *key) {
+    return reads_place(m, key) || (m->writes && strcmp(m->writes, key) == 0);
+}
+
+/* the instruction emitted at plan index r reads or writes key: a load, or a multiply with its
+ * partner and the earlier K step it does first (fused multiplies run where their instruction is) */
+static bool instruction_touches(const en_mad_plan *plan, int r, const char *key) {
     const en_mad *m = &plan->mads[r];
+    if (m->kind == EN_MAD_LOAD) return touches_place(m, key);
     if (m->fused || m->kind != EN_MAD_MULTIPLY) return false;
     const en_mad *f = m->k_first >= 0 ? &plan->mads[m->k_first] : NULL;
-    return reads_place(m, key) || (m->partner >= 0 && reads_place(&plan->mads[m->partner], key)) ||
-           (f && (reads_place(f, key) || (f->partner >= 0 && reads_place(&plan->mads[f->partner], key))));
+    return touches_place(m, key) || (m->partner >= 0 && touches_place(&plan->mads[m->partner], key)) ||
+           (f && (touches_place(f, key) || (f->partner >= 0 && touches_place(&plan->mads[f->partner], key))));
 }
 
 /* the four loads may wait until the last of them: nothing between reads or writes what they load */
@@ -1107,10 +1112,8 @@ static bool group_may_wait(const en_mad_plan *plan, load_group *g) {
     for (int k = 0; k < 4; k++) {
         const char *key = plan->mads[g->loads[k]].writes;
         for (int r = g->loads[k] + 1; r < g->at; r++) {
-            const en_mad *mr = &plan->mads[r];
             bool member = r == g->loads[0] || r == g->loads[1] || r == g->loads[2] || r == g->loads[3];
-            if (!member && mr->kind != EN_MAD_DECL && (instruction_reads(plan, r, key) || (mr->writes && strcmp(mr->writes, key) == 0)))
-                return false;
+            if (!member && instruction_touches(plan, r, key)) return false;
         }
     }
     return true;

@@ -390,14 +390,15 @@ static const ir_type *sixteen_bit(const en_mad *m) {
     return (a->kind == IR_T_F16 || a->kind == IR_T_BF16) && a->kind == b->kind ? a : NULL;
 }
 
-/* m (at position at) may move to position to: nothing between them but the other multiplies
- * of its instruction (group) depends on it or it on them */
-static bool may_move(const en_mad *mads, int at, int to, const int group[4]) {
+/* m (mads[at]) may move to position `to`: no operation that runs between them (at its
+ * instruction's place: runs_at), other than the multiplies of m's own instruction (group),
+ * depends on m or m on it */
+static bool may_move(const en_mad *mads, int n, const int *runs_at, int at, int to, const int group[4]) {
     int lo = at < to ? at : to, hi = at < to ? to : at;
-    for (int r = lo + 1; r < hi; r++) {
+    for (int r = 0; r < n; r++) {
         bool member = false;
         for (int g = 0; g < 4; g++) member |= group[g] == r;
-        if (!member && !independent(&mads[r], &mads[at])) return false;
+        if (!member && runs_at[r] > lo && runs_at[r] < hi && !independent(&mads[r], &mads[at])) return false;
     }
     return true;
 }
@@ -409,7 +410,11 @@ static bool float_result(const en_mad *m) { return m->op->result->type->elem->ki
 /* K pairs: the leader p2 of a pair (or a lone multiply) takes the previous step on the same
  * accumulators, p1 with its partner, into one m16n8k16: d = a1*b1 + a2*b2 + c. Both steps are
  * 16-bit, of the same shape, p1's result is float, and p2 accumulates onto what p1 wrote. */
-static void join_k_steps(en_mad *mads, int n) {
+static void join_k_steps(en_mad *mads, int n, en_arena *arena) {
+    int *runs_at = en_alloc(arena, sizeof(int) * (size_t)n); /* where each operation's instruction is */
+    for (int i = 0; i < n; i++) runs_at[i] = i;
+    for (int i = 0; i < n; i++)
+        if (mads[i].partner >= 0) runs_at[mads[i].partner] = i;
     for (int p2 = 0; p2 < n; p2++) {
         en_mad *m2 = &mads[p2];
         if (!accumulates(m2) || m2->k_first >= 0 || !sixteen_bit(m2)) continue;
@@ -430,10 +435,12 @@ static void join_k_steps(en_mad *mads, int n) {
                  !same(n2->reads[1], n1->writes) && !reads(m2, n1->writes) && !reads(n2, m1->writes) &&
                  sixteen_bit(n1) == sixteen_bit(m1) && float_result(n1) && n1->op->args[0]->type == n2->op->args[0]->type;
         /* the first step's operations wait until the second's place */
-        ok = ok && may_move(mads, p1, p2, group) && (q1 < 0 || may_move(mads, q1, p2, group));
+        ok = ok && may_move(mads, n, runs_at, p1, p2, group) && (q1 < 0 || may_move(mads, n, runs_at, q1, p2, group));
         if (!ok) continue;
         m2->k_first = p1;
         m1->fused = true;
+        runs_at[p1] = p2;
+        if (q1 >= 0) runs_at[q1] = p2;
     }
 }
 
@@ -532,7 +539,7 @@ int en_cuda_mad_plan(ir_stmt *const *stmts, int count, int at, en_arena *arena, 
     }
     if (!w.ok || w.mads.count < 2) return 0;
     pair_up(w.mads.items, w.mads.count);
-    join_k_steps(w.mads.items, w.mads.count);
+    join_k_steps(w.mads.items, w.mads.count, arena);
     bool paired = false;
     for (int i = 0; i < w.mads.count; i++) paired |= w.mads.items[i].partner >= 0 || w.mads.items[i].k_first >= 0;
     if (!paired) return 0; /* as written, then */

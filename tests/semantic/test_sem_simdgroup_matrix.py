@@ -360,7 +360,7 @@ def pairs_reference(name, A, B, C):
         return {0: C[0] + mm(A[0], B[0]), 1: t, 2: t + mm(A[2], B[0])}
     if name == "half_accumulators":
         return {i: C[i] + mm(A[i], B[0]) for i in range(4)}
-    if name.startswith("k_steps") and name != "k_steps_transposed":
+    if name in ("k_steps", "k_steps_half_acc", "k_steps_float"):
         # a 32x16 tile of A times a 16x32 tile of B, K in two steps of 8 through threadgroup memory
         At, Bt = A.reshape(32, 16), B.reshape(16, 32)
         acc = {(i, j): (i - j) + mm(At[8 * i:8 * i + 8], Bt[:, 8 * j:8 * j + 8]) for i in range(4) for j in range(4)}
@@ -369,6 +369,12 @@ def pairs_reference(name, A, B, C):
         # rows 0-7 of an 8x16 A times the transpose of a 32x16 B, b loaded transposed
         At, Bt = A.reshape(-1)[:128].reshape(8, 16), B.reshape(32, 16)
         return {j: C[j] + mm(At, Bt[8 * j:8 * j + 8].T) for j in range(4)}
+    if name == "k_steps_read_between":
+        At, Bt = A.reshape(-1)[:256].reshape(16, 16), B.reshape(-1)[:256].reshape(16, 16)
+        acc1 = 2 + mm(At[8:, :8], Bt[:8, :8])
+        seen0 = mm(At[:8, :8], Bt[:8, :8]) + acc1
+        acc1 = acc1 + mm(At[8:, 8:], Bt[8:, :8])
+        return {0: 1 + mm(At[:8], Bt[:, :8]), 1: acc1, 2: seen0, 3: mm(At[:8, 8:], Bt[8:, :8]) + acc1}
     raise KeyError(name)
 
 
@@ -377,6 +383,7 @@ PAIRS_KERNELS = {  # name: (operand type, accumulator type)
     "straight": ("float", "float"), "in_between": ("bfloat", "float"), "hazard": ("half", "float"),
     "half_accumulators": ("half", "half"), "k_steps": ("half", "float"), "k_steps_half_acc": ("half", "half"),
     "k_steps_float": ("float", "float"), "k_steps_transposed": ("bfloat", "float"),
+    "k_steps_read_between": ("half", "float"),
 }
 
 

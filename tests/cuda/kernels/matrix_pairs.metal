@@ -163,3 +163,25 @@ kernel void k_steps_transposed(PARAMS(bfloat, float), ushort lid [[thread_index_
     }
     for (short j = 0; j < 4; j++) STORE(acc[j], j);
 }
+
+// pairs: 2  (each step's row pair; no K pairs: a multiply reads acc[1] between the two steps,
+// so the first step cannot wait for the second)
+// k pairs: 0
+kernel void k_steps_read_between(PARAMS(half, float), ushort lid [[thread_index_in_threadgroup]]) {
+    threadgroup half As[16 * 24], Bs[16 * 24];
+    for (ushort i = lid; i < 256; i += 32) {
+        As[(i / 16) * 24 + i % 16] = A[i];
+        Bs[(i / 16) * 24 + i % 16] = B[i];
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    simdgroup_float8x8 acc[2], seen[2];
+    for (short i = 0; i < 2; i++) acc[i] = make_filled_simdgroup_matrix<float, 8, 8>(float(i + 1));
+    for (short kk = 0; kk < 16; kk += 8) {
+        simdgroup_half8x8 a[2], b;
+        for (short i = 0; i < 2; i++) simdgroup_load(a[i], As + i * 8 * 24 + kk, 24);
+        simdgroup_load(b, Bs + kk * 24, 24);
+        for (short i = 0; i < 2; i++) simdgroup_multiply_accumulate(acc[i], a[i], b, acc[i]);
+        simdgroup_multiply_accumulate(seen[kk / 8], a[0], b, acc[1]);
+    }
+    STORE(acc[0], 0); STORE(acc[1], 1); STORE(seen[0], 2); STORE(seen[1], 3);
+}
