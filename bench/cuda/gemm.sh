@@ -1,8 +1,8 @@
 #!/bin/sh
-# gemm.sh — issue 11 on a GPU machine, in one call: build enigma, then (in parallel where they
-# do not compete for the GPU's time) the simdgroup-matrix tests on the cuda backend, the GEMM
-# benchmark against cuBLAS, ncu's tensor-pipe figures for enigma's kernels, and the SASS of
-# the generated GEMM (tensor-core instructions, no local memory). Logs go to $OUT (a few
+# gemm.sh — issue 11 on a GPU machine, in one call: build enigma, then the GEMM benchmark
+# against cuBLAS (alone on the GPU), the simdgroup-matrix tests on the cuda backend, ncu's
+# tensor-pipe figures for enigma's kernels (after the tests), and the SASS of the generated
+# GEMM (tensor-core instructions, no local memory). Logs go to $OUT (a few
 # files: bench.log, ncu.log, sass.txt, tests.log, build.log).
 #
 #   sh bench/cuda/gemm.sh [all|bench|test]      (from the repository root)
@@ -63,6 +63,8 @@ if [ "$what" != bench ]; then
      >$work/ctest-cuda.log 2>&1) &
 fi
 
+# ncu after the tests: its replays failed to launch once (run 6) while they used the GPU
+wait
 if [ "$what" != test ] && command -v ncu >/dev/null 2>&1; then
   # one dispatch of each enigma kernel (GEMM_PROFILE=1): tensor pipe, L2, shared memory, occupancy
   # (and the warp-state section: what the warps wait for)
@@ -71,8 +73,8 @@ if [ "$what" != test ] && command -v ncu >/dev/null 2>&1; then
     $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" >"$OUT/ncu.log" 2>&1
   stamp "ncu: exit $?"
   grep -E "gemm_|hmma|sm__throughput|lts__t_sectors.avg|warps_active|duration" "$OUT/ncu.log" | tr -s ' '
-  # what the pipelined f16 kernel's warps wait for (cycles per issued instruction, by reason)
-  awk '/gemm_f16_pipelined/{on = 1} /gemm_f16_prefetch2/{on = 0} on && /issue_stalled_.*per_issue_active.ratio/ && $NF + 0 >= 0.2' \
+  # what the pipelined and wide f16 kernels' warps wait for (cycles per issued instruction, by reason)
+  awk '/^ *gemm_/{on = /gemm_f16_(pipelined|wide)__/; if (on) print} on && /issue_stalled_.*per_issue_active.ratio/ && $NF + 0 >= 0.2' \
     "$OUT/ncu.log" | tr -s ' '
 fi
 wait
