@@ -416,7 +416,7 @@ static void test_shapes(const char *path) {
             /* a kernel: `kernel void NAME(`, or a macro that defines one, `MACRO(NAME, ...)`,
              * at the start of a line outside a #define */
             char name[64] = {0}, marker[96];
-            if (k[-1] == '\\') continue;
+            if (k > text && k[-1] == '\\') continue;
             if (strncmp(k + 1, "kernel void ", 12) == 0) sscanf(k + 13, "%63[A-Za-z0-9_]", name);
             else if (isupper((unsigned char)k[1])) sscanf(k + 1, "%*[A-Z0-9_](%63[A-Za-z0-9_],", name);
             if (!name[0]) continue;
