@@ -1250,7 +1250,8 @@ static void emit_mad_plan(emitter *e, const en_mad_plan *plan) {
         if (m->k_first >= 0) {
             /* two K steps as one m16n8k16: d1 = a1*b + a1'*b' + c1 (and d2 with a2, a2', c2) */
             const en_mad *f = &plan->mads[m->k_first];
-            const en_mad *fq = f->partner >= 0 ? &plan->mads[f->partner] : NULL, *q = m->partner >= 0 ? &plan->mads[m->partner] : NULL;
+            const en_mad *fq = f->partner >= 0 ? &plan->mads[f->partner] : NULL;
+            const en_mad *q = m->partner >= 0 ? &plan->mads[m->partner] : NULL;
             put(e, fq ? "en_matrix_multiply_accumulate2k(" : "en_matrix_multiply_accumulate1k(");
             emit_mad_dest(e, m);
             if (q) { put(e, ", "); emit_mad_dest(e, q); }
