@@ -67,6 +67,8 @@ typedef struct wide {
     en_buf hoisted_decls;
     int batch_count_was; /* flush_batch: the statements being emitted */
     wset batch_set;
+    EN_VEC(const ir_stmt *) matrix_batch; /* simdgroup_matrix statements (flush_matrices) */
+    EN_VEC(const ir_var *) matrices;      /* simdgroup_matrix variables with storage so far */
 } wide;
 
 static void wfail(wide *w) { w->failed = true; }
@@ -90,6 +92,22 @@ static bool has_barrier(const ir_stmt *s) {
 
 static bool is_uniform_var(wide *w, const ir_var *v) { return cpu_info_of(w->em, v)->kind == VK_SCALAR; }
 
+/* a simdgroup matrix, or an array (of arrays) of them */
+static bool is_matrix_type(const ir_type *t) {
+    while (t->kind == IR_T_ARRAY) t = t->elem;
+    return t->kind == IR_T_SIMD_MATRIX;
+}
+
+/* a statement on simdgroup matrices: one per SIMD group (flush_matrices) */
+static bool matrix_stmt(const ir_stmt *s) {
+    switch (s->kind) {
+    case IR_S_INTRINSIC: return ir_intrinsic_class_of(s->intrinsic) == IR_IC_MATRIX;
+    case IR_S_DECL: return is_matrix_type(s->var->type);
+    case IR_S_ASSIGN: return is_matrix_type(s->place->type);
+    default: return false;
+    }
+}
+
 /* can s run inside one loop over the threads, as scalar C per thread? */
 static bool thread_ok(wide *w, const ir_stmt *s, const ir_stmt *inside) {
     if (!s) return true;
@@ -98,9 +116,9 @@ static bool thread_ok(wide *w, const ir_stmt *s, const ir_stmt *inside) {
         for (int i = 0; i < s->stmt_count; i++)
             if (!thread_ok(w, s->stmts[i], inside)) return false;
         return true;
-    case IR_S_DECL: return !is_uniform_var(w, s->var);
+    case IR_S_DECL: return !is_uniform_var(w, s->var) && !is_matrix_type(s->var->type);
     case IR_S_ASSIGN:
-        return !(s->place->kind == IR_E_VAR && is_uniform_var(w, s->place->var));
+        return !(s->place->kind == IR_E_VAR && is_uniform_var(w, s->place->var)) && !is_matrix_type(s->place->type);
     case IR_S_IF: return thread_ok(w, s->then_s, inside) && thread_ok(w, s->else_s, inside);
     case IR_S_LOOP: return inside && thread_ok(w, s->body, inside) && thread_ok(w, s->latch, inside);
     case IR_S_BREAK:
@@ -715,6 +733,7 @@ static void vars_of_expr(wide *w, const ir_expr *e, var_list *vars) {
     if (e->kind == IR_E_VAR) {
         var_info *vi = cpu_info_of(w->em, e->var);
         if (vi->kind == VK_WIDE_EXPR && !vi->cname) vars_of_expr(w, w->em->inits[e->var->id], vars);
+        if (is_matrix_type(e->var->type)) wfail(w); /* per SIMD group, not per thread */
         if (vi->kind != VK_CONTEXT) return;
         for (int i = 0; i < vars->count; i++)
             if (vars->items[i] == e->var) return;
@@ -962,7 +981,7 @@ static const char *range_bound(wide *w, const ir_expr *c, const char *lo, const 
     return cpu_S(em, "_r%d", id);
 }
 
-static void flush_batch(wide *w) {
+static void flush_threads(wide *w) {
     emitter *em = w->em;
     if (!w->batch.count) return;
     wset set = w->batch_set;
@@ -983,6 +1002,217 @@ static void flush_batch(wide *w) {
         }
     }
     thread_loop(w, set, w->batch.items, w->batch_count_was);
+}
+
+
+/* ---- simdgroup matrices ------------------------------------------------------------------
+ * A simdgroup_matrix is the same in every thread of its SIMD group, so wide mode keeps each
+ * one once per SIMD group, its 64 elements in row-major order as floats (half and bfloat
+ * values are exact in float; a result of those types is rounded where it is made):
+ * `simdgroup_float8x8 acc[4][4]` is `float w_acc[32][16][64]`, matrix [i][j] of SIMD group
+ * sg at w_acc[sg][i * 4 + j]. Consecutive matrix statements share one loop over the SIMD
+ * groups, with l its first thread: the per-thread values they read (addresses, strides)
+ * are uniform over the SIMD group, as Metal requires, so that thread's are the group's.
+ * A load or store is a loop over 8 rows of 8 elements (vector moves, conversions from half
+ * included); a product is enk_mat_mul, 512 fused multiply-adds in straight vector code. */
+
+/* the storage of matrix variable v (declared on first use, so temporaries whose result
+ * goes straight into their destination take no space) */
+static const char *matrix_var(wide *w, const ir_var *v) {
+    emitter *em = w->em;
+    var_info *vi = cpu_info_of(em, v);
+    for (int i = 0; i < w->matrices.count; i++)
+        if (w->matrices.items[i] == v) return vi->cname;
+    int n = 1;
+    for (const ir_type *t = v->type; t->kind == IR_T_ARRAY; t = t->elem) n *= (int)t->count;
+    vi->cname = cpu_S(em, "w_%s", vi->cname);
+    EN_PUSH(&em->arena, w->matrices, v);
+    /* one matrix more per SIMD group than it uses: SIMD groups a multiple of 4 KiB apart
+     * would make each one's loads wait on the stores of the one before (4K aliasing) */
+    en_buf_printf(w->fields, "    _Alignas(64) float %s[%d][%d + 1][64]; /* wide mode: %s per SIMD group, row-major */\n",
+                  vi->cname, CPU_MAX_THREADS / 32, n, ir_type_name(v->type, &em->arena));
+    en_buf_printf(&w->hoisted_decls, "float (*__restrict %s)[%d + 1][64] = _ctx->%s;\n", vi->cname, n, vi->cname);
+    return vi->cname;
+}
+
+/* the flat position of a matrix place among its variable's matrices, and the variable */
+static const char *matrix_slot(wide *w, const ir_expr *e, const ir_var **var) {
+    emitter *em = w->em;
+    if (e->kind == IR_E_VAR) {
+        *var = e->var;
+        return "0";
+    }
+    if (e->kind != IR_E_INDEX || e->args[0]->type->kind != IR_T_ARRAY) {
+        wfail(w);
+        return "0";
+    }
+    const char *outer = matrix_slot(w, e->args[0], var);
+    em->memos.count = 0;
+    inline_loads(w, e->args[1]);
+    const char *k = wex(w, e->args[1], -1);
+    em->memos.count = 0;
+    uint32_t n = e->args[0]->type->count;
+    if (!strcmp(outer, "0")) return cpu_S(em, "(size_t)(%s)", k);
+    return cpu_S(em, "(%s * %uu + (size_t)(%s))", outer, n, k);
+}
+
+/* a matrix place of SIMD group _sg: a float[64], row-major */
+static const char *matrix_place(wide *w, const ir_expr *e) {
+    const ir_var *v = NULL;
+    const char *slot = matrix_slot(w, e, &v);
+    if (w->failed || !v || v->storage != IR_VAR_LOCAL || v->param_kind != IR_PARAM_NONE) {
+        wfail(w);
+        return "NULL";
+    }
+    return cpu_S(w->em, "%s[_sg][%s]", matrix_var(w, v), slot);
+}
+
+static const char *matrix_value(wide *w, const ir_expr *e) {
+    if (!ir_is_place(e) || e->type->kind != IR_T_SIMD_MATRIX) {
+        wfail(w);
+        return "NULL";
+    }
+    return matrix_place(w, e);
+}
+
+/* a per-thread or uniform argument, read for thread l */
+static const char *matrix_arg(wide *w, const ir_expr *e, int comp) {
+    w->em->memos.count = 0;
+    inline_loads(w, e);
+    const char *r = wex(w, e, comp);
+    w->em->memos.count = 0;
+    return r;
+}
+
+/* pointer, elements per row, origin and transpose of a load or store (args from `first`) */
+static void matrix_addressing(wide *w, const ir_stmt *s, int first) {
+    emitter *em = w->em;
+    const ir_expr *ptr = s->args[first];
+    const char *p = matrix_arg(w, ptr, -1);
+    const char *epr = s->arg_count > first + 1 ? matrix_arg(w, s->args[first + 1], -1) : "8";
+    const ir_expr *origin = s->arg_count > first + 2 ? s->args[first + 2] : NULL;
+    bool vec = origin && origin->type->kind == IR_T_VEC;
+    const char *ox = origin ? matrix_arg(w, origin, vec ? 0 : -1) : "0";
+    const char *oy = vec ? matrix_arg(w, origin, 1) : "0";
+    const char *tr = s->arg_count > first + 3 ? matrix_arg(w, s->args[first + 3], -1) : "false";
+    cpu_line(em, "%s _p = %s;", cpu_ctype(em, ptr->type), p);
+    cpu_line(em, "const uint64_t _epr = (uint64_t)(%s), _ox = (uint64_t)(%s), _oy = (uint64_t)(%s);", epr, ox, oy);
+    cpu_line(em, "const bool _tr = %s;", tr);
+}
+
+/* element (r, c) of the matrix at _p, as stored and transposed */
+static const char *const MATRIX_ELEMENT[2] = {"_p[(_oy + r) * _epr + _ox + c]", "_p[(_oy + c) * _epr + _ox + r]"};
+
+/* the result of an operation rounded to its element type (half, bfloat) */
+static void matrix_round(wide *w, const ir_type *mt, const char *m) {
+    emitter *em = w->em;
+    const ir_type *et = mt->elem;
+    if (et->kind == IR_T_F32) return;
+    cpu_line(em, "for (int _e = 0; _e < 64; _e++) %s[_e] = %s; /* rounded to %s */", m,
+             cpu_from_storage(em, et, cpu_to_storage(em, et, cpu_S(em, "%s[_e]", m))), ir_type_name(et, &em->arena));
+}
+
+/* does `next` only move op's result (a temporary) into its destination? */
+static bool result_moves_to(wide *w, const ir_stmt *op, const ir_stmt *next) {
+    const ir_var *t = op->result;
+    if (!t || !next || next->kind != IR_S_ASSIGN || next->value->kind != IR_E_VAR || next->value->var != t) return false;
+    if (next->place->type != t->type) return false;
+    const ir_stmt *body = w->em->f->body;
+    return count_assigns(body, t) == 1 && !var_read_outside(body, t, next);
+}
+
+/* one matrix statement for SIMD group _sg; returns how many statements it took */
+static int matrix_one(wide *w, const ir_stmt *s, const ir_stmt *next) {
+    emitter *em = w->em;
+    if (s->kind == IR_S_DECL || s->kind == IR_S_ASSIGN) {
+        const ir_expr *value = s->value;
+        if (!value) return 1; /* a declaration: its storage comes with its first use */
+        ir_expr var = {.kind = IR_E_VAR, .type = s->kind == IR_S_DECL ? s->var->type : NULL, .var = s->var};
+        const ir_expr *place = s->kind == IR_S_DECL ? &var : s->place;
+        if (place->type->kind != IR_T_SIMD_MATRIX || value->type != place->type) {
+            wfail(w);
+            return 1;
+        }
+        if (!w->unrolled) cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
+        cpu_line(em, "memcpy(%s, %s, 64 * sizeof(float));", matrix_place(w, place), matrix_value(w, value));
+        return 1;
+    }
+    bool fused = result_moves_to(w, s, next);
+    const char *dst = NULL;
+    const ir_type *rt = s->result ? s->result->type : NULL;
+    if (s->result) {
+        ir_expr var = {.kind = IR_E_VAR, .type = s->result->type, .var = s->result};
+        dst = fused ? matrix_place(w, next->place) : matrix_place(w, &var);
+    }
+    OPEN("{ /* %s: %s */", ir_intrinsic_name(s->intrinsic), cpu_source_note(em, s->loc));
+    switch (s->intrinsic) {
+    case IR_I_MATRIX_FILL:
+        if (!dst) break;
+        cpu_line(em, "const float _v = (float)(%s);", matrix_arg(w, s->args[0], -1));
+        cpu_line(em, "for (int _e = 0; _e < 64; _e++) %s[_e] = _v;", dst);
+        matrix_round(w, rt, dst);
+        break;
+    case IR_I_MATRIX_LOAD: {
+        if (!dst) break;
+        const ir_type *et = s->args[0]->type->elem;
+        matrix_addressing(w, s, 0);
+        cpu_line(em, "float *_m = %s;", dst);
+        /* two copies: the test outside the loops, so each row is a vector move */
+        if (et->kind == IR_T_F16)
+            cpu_line(em, "if (!_tr) for (int r = 0; r < 8; r++) enk_h2f_8(&_m[r * 8], &_p[(_oy + r) * _epr + _ox]);");
+        else
+            cpu_line(em, "if (!_tr) for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) _m[r * 8 + c] = %s;",
+                     cpu_from_storage(em, et, MATRIX_ELEMENT[0]));
+        cpu_line(em, "else for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) _m[r * 8 + c] = %s;",
+                 cpu_from_storage(em, et, MATRIX_ELEMENT[1]));
+        if (et != rt->elem) matrix_round(w, rt, "_m"); /* else exact already */
+        break;
+    }
+    case IR_I_MATRIX_STORE: {
+        const ir_type *et = s->args[1]->type->elem;
+        cpu_line(em, "const float *_m = %s;", matrix_value(w, s->args[0]));
+        matrix_addressing(w, s, 1);
+        const char *v = cpu_to_storage(em, et, "_m[r * 8 + c]");
+        if (et->kind == IR_T_F16)
+            cpu_line(em, "if (!_tr) for (int r = 0; r < 8; r++) enk_f2h_8(&_p[(_oy + r) * _epr + _ox], &_m[r * 8]);");
+        else
+            cpu_line(em, "if (!_tr) for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) %s = %s;", MATRIX_ELEMENT[0], v);
+        cpu_line(em, "else for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) %s = %s;", MATRIX_ELEMENT[1], v);
+        break;
+    }
+    case IR_I_MATRIX_MULTIPLY:
+    case IR_I_MATRIX_MULTIPLY_ACCUMULATE: {
+        if (!dst) break;
+        const char *a = matrix_value(w, s->args[0]), *b = matrix_value(w, s->args[1]);
+        const char *c = s->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE && s->arg_count > 2 ? matrix_value(w, s->args[2]) : "NULL";
+        cpu_line(em, "enk_mat_mul(%s, %s, %s, %s);", dst, a, b, c);
+        matrix_round(w, rt, dst);
+        break;
+    }
+    default: wfail(w); break;
+    }
+    CLOSE();
+    return fused ? 2 : 1;
+}
+
+/* the pending matrix statements: one loop over the SIMD groups */
+static void flush_matrices(wide *w) {
+    emitter *em = w->em;
+    int n = w->matrix_batch.count;
+    if (!n) return;
+    const ir_stmt **stmts = en_alloc(&em->arena, sizeof(ir_stmt *) * (size_t)n);
+    memcpy(stmts, w->matrix_batch.items, sizeof(ir_stmt *) * (size_t)n);
+    w->matrix_batch.count = 0;
+    OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) { /* each SIMD group: simdgroup_matrix operations */");
+    cpu_line(em, "const size_t l = (size_t)_sg * 32u; /* its first thread */");
+    cpu_line(em, "const uint32_t _x = (uint32_t)l %% _sx, _y = (uint32_t)l / _sx; (void)_x; (void)_y;");
+    for (int i = 0; i < n && !w->failed;) i += matrix_one(w, stmts[i], i + 1 < n ? stmts[i + 1] : NULL);
+    CLOSE();
+}
+
+static void flush_batch(wide *w) {
+    flush_matrices(w);
+    flush_threads(w);
 }
 
 static void group_list(wide *w, const ir_stmt *s, wset set) {
@@ -1248,7 +1478,18 @@ static bool loop_uniform(wide *w, const ir_stmt *s) {
 static void group_stmt(wide *w, const ir_stmt *s, wset set) {
     emitter *em = w->em;
     if (!s || w->failed) return;
+    if (matrix_stmt(s)) { /* uniform over each SIMD group: so its threads all run it */
+        if (s->kind == IR_S_DECL && !s->value) return; /* storage comes with the first use */
+        if (w->divergent || !set_is_all(set)) {
+            wfail(w);
+            return;
+        }
+        flush_threads(w);
+        EN_PUSH(&em->arena, w->matrix_batch, s);
+        return;
+    }
     if (batchable(w, s)) {
+        flush_matrices(w);
         if (w->batch.count && (w->batch_set.lo != set.lo || w->batch_set.mask != set.mask)) flush_batch(w);
         w->batch_set = set;
         EN_PUSH(&em->arena, w->batch, s);
@@ -1349,8 +1590,6 @@ static bool wide_param(const ir_var *v) {
     if (v->is_assigned) return false;
     if (v->param_kind != IR_PARAM_ATTR) return true;
     switch (v->attr) {
-    case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP:
-    case IR_ATTR_SIMDGROUP_INDEX_IN_THREADGROUP:
     case IR_ATTR_THREAD_INDEX_IN_QUADGROUP:
     case IR_ATTR_QUADGROUP_INDEX_IN_THREADGROUP:
         return false;
@@ -1374,6 +1613,14 @@ static void classify(wide *w, const ir_func *f) {
         var_info *vi = cpu_info_of(em, v);
         if (vi->kind == VK_UNUSED) continue;
         const ir_type *t = v->type;
+        if (is_matrix_type(t)) { /* per SIMD group, from its first use (matrix_var) */
+            if (v->address_taken) {
+                wfail(w);
+                return;
+            }
+            vi->kind = VK_UNUSED; /* no per-thread storage */
+            continue;
+        }
         bool scalar_like = ir_is_scalar(t) || t->kind == IR_T_VEC || t->kind == IR_T_PTR;
         if (!scalar_like && t->kind != IR_T_ARRAY && t->kind != IR_T_STRUCT) {
             wfail(w);
@@ -1401,18 +1648,18 @@ static void classify(wide *w, const ir_func *f) {
     }
 }
 
-static bool uses_simd_or_matrix(const ir_stmt *s) {
+static bool uses_simd(const ir_stmt *s) {
     if (!s) return false;
     switch (s->kind) {
     case IR_S_BLOCK:
         for (int i = 0; i < s->stmt_count; i++)
-            if (uses_simd_or_matrix(s->stmts[i])) return true;
+            if (uses_simd(s->stmts[i])) return true;
         return false;
-    case IR_S_IF: return uses_simd_or_matrix(s->then_s) || uses_simd_or_matrix(s->else_s);
-    case IR_S_LOOP: return uses_simd_or_matrix(s->body) || uses_simd_or_matrix(s->latch);
+    case IR_S_IF: return uses_simd(s->then_s) || uses_simd(s->else_s);
+    case IR_S_LOOP: return uses_simd(s->body) || uses_simd(s->latch);
     case IR_S_INTRINSIC: {
         ir_intrinsic_class c = ir_intrinsic_class_of(s->intrinsic);
-        return c == IR_IC_SIMD || c == IR_IC_QUAD || c == IR_IC_MATRIX || s->intrinsic == IR_I_BARRIER_SIMDGROUP;
+        return c == IR_IC_SIMD || c == IR_IC_QUAD || s->intrinsic == IR_I_BARRIER_SIMDGROUP;
     }
     case IR_S_RETURN:
         return true;
@@ -1435,7 +1682,7 @@ static bool has_atomic(const ir_stmt *s) {
 }
 
 EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
-    if (em->checked || !has_barrier(f->body) || uses_simd_or_matrix(f->body)) return false;
+    if (em->checked || !has_barrier(f->body) || uses_simd(f->body)) return false;
     /* wide mode changes the classification: keep the region emitter's to restore */
     var_info *saved = en_alloc(&em->arena, sizeof(var_info) * (size_t)em->var_count);
     memcpy(saved, em->vars, sizeof(var_info) * (size_t)em->var_count);

@@ -13,6 +13,11 @@
  *   tiled    a threadgroup-tiled GEMM on 2-D groups (an odd number of rows too)
  *   diverge  a divergent if and a loop whose trip count differs per thread, between
  *            barriers (byte masks)
+ *   mma      simdgroup matrices (kept once per SIMD group): a half GEMM whose A tile goes
+ *            through threadgroup memory between barriers inside the K loop, B loaded
+ *            transposed from device memory, a filled accumulator, a store at an origin,
+ *            a half product (rounded), SIMD-group attributes in per-thread code; 1-D
+ *            groups of 1 to 3 SIMD groups and a 2-D group
  * References are computed here from fresh random inputs (never zeros). The generated C is
  * checked too, so a test cannot pass by wide mode silently not being used: these kernels
  * have the wide block, checked mode and a kernel with a SIMD-group function do not. */
@@ -153,6 +158,35 @@ static const char *source =
     "    t[lid] = simd_sum(in[gid]);\n"
     "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
     "    out[gid] = t[lid];\n"
+    "}\n"
+    /* C = 0.5 + A x B (A M x K, Bt = B transposed, N x K, half), each SIMD group one 8x8
+     * block; D = p x b with p = a x b as half (rounded), a and b the last K step's blocks;
+     * E = sg * 100 + lane per thread */
+    "kernel void mma(device const half *A [[buffer(0)]], device const half *Bt [[buffer(1)]],\n"
+    "                device float *C [[buffer(2)]], device float *D [[buffer(3)]], device uint *E [[buffer(4)]],\n"
+    "                constant uint &K [[buffer(5)]], constant uint &N [[buffer(6)]],\n"
+    "                uint2 tg [[threadgroup_position_in_grid]], ushort sg [[simdgroup_index_in_threadgroup]],\n"
+    "                ushort lane [[thread_index_in_simdgroup]], ushort tid [[thread_index_in_threadgroup]],\n"
+    "                ushort nsg [[simdgroups_per_threadgroup]], ushort nt [[threads_per_threadgroup]]) {\n"
+    "    threadgroup half at[64];\n"
+    "    const uint row0 = tg.y * 8, col0 = (tg.x * nsg + sg) * 8;\n"
+    "    simdgroup_float8x8 acc = make_filled_simdgroup_matrix<float, 8, 8>(0.5f);\n"
+    "    simdgroup_half8x8 a, b;\n"
+    "    for (uint k0 = 0; k0 < K; k0 += 8) {\n"
+    "        for (ushort i = tid; i < 64; i += nt) at[i] = A[(row0 + i / 8) * K + k0 + i % 8];\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "        simdgroup_load(a, at, 8);\n"
+    "        simdgroup_load(b, Bt + col0 * K + k0, K, ulong2(0, 0), true);\n"
+    "        simdgroup_multiply_accumulate(acc, a, b, acc);\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    }\n"
+    "    simdgroup_store(acc, C, N, ulong2(col0, row0));\n"
+    "    simdgroup_half8x8 p;\n"
+    "    simdgroup_multiply(p, a, b);\n"
+    "    simdgroup_float8x8 q;\n"
+    "    simdgroup_multiply(q, p, b);\n"
+    "    simdgroup_store(q, D + row0 * N + col0, N);\n"
+    "    E[(tg.y * (N / 8 / nsg) + tg.x) * (uint(nsg) * 32u) + tid] = uint(sg) * 100u + lane;\n"
     "}\n";
 
 /* does kernel `index`'s C hold the wide block? */
@@ -175,6 +209,8 @@ static void check_emitted(enigma_device *dev) {
         static const char *names[] = {"tree", "bounds", "wrap", "rows", "tiled", "diverge", "strided_le"};
         for (int k = 0; k < 7; k++) CHECK(kernel_is_wide(c, k), "kernel %s is not in wide mode", names[k]);
         CHECK(!kernel_is_wide(c, 7), "kernel with_simd (a SIMD-group function) is in wide mode");
+        CHECK(kernel_is_wide(c, 8), "kernel mma (simdgroup matrices) is not in wide mode");
+        CHECK(strstr(c, "each SIMD group: simdgroup_matrix operations") != NULL, "no loop over SIMD groups in the C");
         /* the forms the fast paths rest on */
         CHECK(strstr(c, "no index of this row wraps") != NULL, "no 64-bit index form in the C");
         CHECK(strstr(c, "the threads step through this loop together") != NULL, "no lock-step loop in the C");
@@ -366,6 +402,67 @@ static void run_strided_le(enigma_device *dev, enigma_pipeline *p, uint32_t grou
     free(in), free(out);
 }
 
+static float half_round(float x) { return (float)(_Float16)x; }
+
+/* M x N x K with groups of (tx, ty) threads: nsg = tx * ty / 32 SIMD groups side by side */
+static void run_mma(enigma_device *dev, enigma_pipeline *p, uint32_t M, uint32_t N, uint32_t K, uint32_t tx,
+                    uint32_t ty) {
+    uint32_t nt = tx * ty, nsg = (nt + 31) / 32, gx = N / 8 / nsg, gy = M / 8;
+    _Float16 *A = malloc((size_t)M * K * 2), *Bt = malloc((size_t)N * K * 2);
+    float *C = malloc((size_t)M * N * 4), *D = malloc((size_t)M * N * 4);
+    uint32_t *E = malloc((size_t)gx * gy * nt * 4);
+    for (size_t i = 0; i < (size_t)M * K; i++) A[i] = (_Float16)rndf();
+    for (size_t i = 0; i < (size_t)N * K; i++) Bt[i] = (_Float16)rndf();
+    for (size_t i = 0; i < (size_t)M * N; i++) C[i] = 777.0f, D[i] = 777.0f;
+    for (size_t i = 0; i < (size_t)gx * gy * nt; i++) E[i] = 12345u;
+    slot s[] = {{A, (size_t)M * K * 2}, {Bt, (size_t)N * K * 2}, {C, (size_t)M * N * 4}, {D, (size_t)M * N * 4},
+                {E, (size_t)gx * gy * nt * 4}, {&K, 4}, {&N, 4}};
+    dispatch(dev, p, s, 7, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){gx, gy, 1}, (enigma_size3){tx, ty, 1});
+    /* p = a x b rounded to half, for each 8x8 block of the last K step: the products of
+     * halves are exact in float, summed by fused multiply-adds in k order (the rounding
+     * of p to half is what D tests, so p must be the same float sum before it) */
+    float *P = malloc((size_t)M * N * 4);
+    for (uint32_t i = 0; i < M; i++)
+        for (uint32_t j = 0; j < N; j++) {
+            float t = 0.0f;
+            for (uint32_t k = K - 8; k < K; k++) t = fmaf((float)A[(size_t)i * K + k], (float)Bt[(size_t)j * K + k], t);
+            P[(size_t)i * N + j] = half_round(t);
+        }
+    for (uint32_t i = 0; i < M; i++)
+        for (uint32_t j = 0; j < N; j++) {
+            double want = 0.5, mag = 0.5, q = 0, qmag = 0;
+            for (uint32_t k = 0; k < K; k++) {
+                double t = (double)A[(size_t)i * K + k] * (double)Bt[(size_t)j * K + k];
+                want += t, mag += fabs(t);
+            }
+            for (uint32_t k = 0; k < 8; k++) { /* p's row i times b's column j */
+                double t = (double)P[(size_t)i * N + j / 8 * 8 + k] * (double)Bt[(size_t)j * K + K - 8 + k];
+                q += t, qmag += fabs(t);
+            }
+            if (fabs(C[(size_t)i * N + j] - want) > 1e-6 * mag) {
+                CHECK(0, "mma %ux%ux%u group %ux%u: C[%u][%u] = %.9g, expected %.9g", M, N, K, tx, ty, i, j,
+                      C[(size_t)i * N + j], want);
+                i = M;
+                break;
+            }
+            if (fabs(D[(size_t)i * N + j] - q) > 1e-6 * qmag + 1e-30) {
+                CHECK(0, "mma %ux%ux%u group %ux%u: D[%u][%u] = %.9g, expected %.9g", M, N, K, tx, ty, i, j,
+                      D[(size_t)i * N + j], q);
+                i = M;
+                break;
+            }
+        }
+    for (size_t g = 0; g < (size_t)gx * gy; g++)
+        for (uint32_t t = 0; t < nt; t++)
+            if (E[g * nt + t] != t / 32 * 100 + t % 32) {
+                CHECK(0, "mma group %ux%u: thread %u of group %zu gives %u, expected %u", tx, ty, t, g, E[g * nt + t],
+                      t / 32 * 100 + t % 32);
+                g = (size_t)gx * gy;
+                break;
+            }
+    free(A), free(Bt), free(C), free(D), free(E), free(P);
+}
+
 static enigma_pipeline *pipeline(enigma_library *lib, const char *name) {
     enigma_pipeline *p = NULL;
     OK(enigma_pipeline_create(lib, name, &p));
@@ -422,6 +519,14 @@ int main(void) {
         run_diverge(dev, diverge, 3, 256);
         run_diverge(dev, diverge, 2, 100);
     }
+    enigma_pipeline *mma = pipeline(lib, "mma");
+    /* {M, N, K, group x, group y}: 1, 2 and 3 SIMD groups (staging loops of 2, 1 and 1
+     * steps), a 2-D group of two rows of 32, K of one step */
+    static const uint32_t mma_shapes[][5] = {{16, 32, 24, 32, 1}, {24, 32, 40, 64, 1}, {8, 48, 16, 96, 1},
+                                             {16, 32, 32, 32, 2}, {8, 16, 8, 64, 1}};
+    for (size_t i = 0; mma && i < sizeof mma_shapes / sizeof mma_shapes[0]; i++)
+        run_mma(dev, mma, mma_shapes[i][0], mma_shapes[i][1], mma_shapes[i][2], mma_shapes[i][3], mma_shapes[i][4]);
+    enigma_pipeline_destroy(mma);
     enigma_pipeline_destroy(tree), enigma_pipeline_destroy(bounds), enigma_pipeline_destroy(wrap);
     enigma_pipeline_destroy(rows), enigma_pipeline_destroy(tiled), enigma_pipeline_destroy(diverge);
     enigma_library_destroy(lib);
