@@ -303,6 +303,13 @@ static void close_threads(wide *w, wset set) {
 /* ---- per-thread statements (inside the loop over threads) ------------------------------ */
 static void thread_stmt(wide *w, const ir_stmt *s);
 
+/* a vector read in place by inline_loads: its C lvalue, else NULL */
+static const char *whole_load(emitter *em, const ir_expr *e) {
+    for (int i = 0; i < em->memos.count; i++)
+        if (em->memos.items[i].expr == e) return em->memos.items[i].temp;
+    return NULL;
+}
+
 static void thread_assign(wide *w, const ir_expr *place, const ir_expr *value) {
     emitter *em = w->em;
     em->memos.count = 0;
@@ -314,6 +321,8 @@ static void thread_assign(wide *w, const ir_expr *place, const ir_expr *value) {
     if (ir_is_scalar(t) || t->kind == IR_T_PTR) {
         const char *v = wex(w, value, -1);
         cpu_line(em, "%s = %s;", lv, cpu_to_storage(em, t, v));
+    } else if (t->kind == IR_T_VEC && value->type == t && whole_load(em, value)) {
+        cpu_line(em, "%s = %s; /* a whole vector */", lv, whole_load(em, value));
     } else if (t->kind == IR_T_VEC) {
         en_buf b = {0};
         en_buf_printf(&b, "(%s){{", cpu_ctype(em, t));
@@ -1292,6 +1301,14 @@ static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *l
     }
 }
 
+/* e without conversions that keep its value (an unsigned integer to a wider integer) */
+static const ir_expr *widened(const ir_expr *e) {
+    while (e->kind == IR_E_CONVERT && ir_is_integer(e->type) && ir_is_integer(e->args[0]->type) &&
+           !ir_is_signed(e->args[0]->type) && e->type->size > e->args[0]->type->size)
+        e = e->args[0];
+    return e;
+}
+
 static const ir_expr *strip_u32(const ir_expr *e) {
     while (e->kind == IR_E_CONVERT && (e->args[0]->type->kind == IR_T_U16 || e->args[0]->type->kind == IR_T_U32))
         e = e->args[0];
@@ -1319,13 +1336,14 @@ static bool find_stride_index(wide *w, const ir_stmt *loop, stride_index *si) {
     if (!latch || latch->kind != IR_S_ASSIGN || latch->place->kind != IR_E_VAR) return false;
     const ir_var *v = latch->place->var;
     const ir_expr *val = latch->value;
-    if (v->type->kind != IR_T_U32 || v->address_taken || !w->em->inits[v->id]) return false;
-    if (val->kind != IR_E_BINARY || val->op != IR_OP_ADD) return false;
-    const ir_expr *a = val->args[0], *b = val->args[1];
+    if ((v->type->kind != IR_T_U32 && v->type->kind != IR_T_U16) || v->address_taken || !w->em->inits[v->id]) return false;
+    /* a ushort counter steps in int: `c = ushort(int(c) + U)`, the same value mod 2^16 */
+    if (v->type->kind == IR_T_U16 && val->kind == IR_E_CONVERT) val = val->args[0];
+    if (val->kind != IR_E_BINARY || val->op != IR_OP_ADD || !ir_is_integer(val->type)) return false;
+    const ir_expr *a = widened(val->args[0]), *b = val->args[1];
     if (!(a->kind == IR_E_VAR && a->var == v)) {
-        const ir_expr *t = a;
-        a = b;
-        b = t;
+        a = widened(val->args[1]);
+        b = val->args[0];
     }
     if (!(a->kind == IR_E_VAR && a->var == v) || !expr_uniform(w, b)) return false;
     if (assigns_var(loop->body, v)) return false;
@@ -1374,12 +1392,17 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     var_info saved_i = ivi ? *ivi : (var_info){0};
     OPEN("{ /* the threads step through this loop together: %s */", cpu_source_note(em, loop->loc));
     cpu_line(em, "uint8_t _a%d[1024]; /* still in the loop */", id);
+    /* the index wraps as its type: uint or ushort */
+    const char *itype = strided && si.var->type->kind == IR_T_U16 ? "uint16_t" : "uint32_t";
+    const char *imax = strided && si.var->type->kind == IR_T_U16 ? "UINT16_MAX" : "UINT32_MAX";
+    const char *wrapped = NULL;
     if (strided) {
         /* i = thread index + _ib, _ib the same for all: one base instead of a stored index */
         const char *start = si.start ? uniform_value(w, si.start) : "0u";
         cpu_line(em, "uint32_t _ib%d = %s;", id, start);
         ivi->kind = VK_WIDE_EXPR;
-        ivi->cname = cpu_S(em, "((uint32_t)(_ib%d + l))", id);
+        wrapped = cpu_S(em, "((%s)(_ib%d + l))", itype, id);
+        ivi->cname = wrapped;
     }
     wset inner = {set.lo, set.hi, cpu_S(em, "_a%d", id)};
     wset outer_nomask = {set.lo, set.hi, NULL};
@@ -1392,14 +1415,21 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
      * index replaces the per-thread tests (no wrap either: _ib + last < U) */
     const ir_expr *limit = NULL;
     if (strided && count && head->kind == IR_E_UNARY && head->op == IR_OP_NOT && head->args[0]->kind == IR_E_BINARY &&
-        head->args[0]->op == IR_OP_LT && head->args[0]->args[0]->kind == IR_E_VAR && head->args[0]->args[0]->var == si.var &&
-        expr_uniform(w, head->args[0]->args[1]))
+        head->args[0]->op == IR_OP_LT && widened(head->args[0]->args[0])->kind == IR_E_VAR &&
+        widened(head->args[0]->args[0])->var == si.var && expr_uniform(w, head->args[0]->args[1]))
         limit = head->args[0]->args[1];
     if (limit) cpu_line(em, "bool _all%d = true; /* every thread still in the loop */", id);
     OPEN("for (;;) {");
     w->divergent++;
     if (limit) {
-        OPEN("if (_all%d && (uint64_t)_ib%d + %s < (uint64_t)(%s)) {", id, id, last, uniform_value(w, limit));
+        /* a signed limit compares as signed (`int(c) < 256`); the last index must not wrap */
+        const char *u = uniform_value(w, limit);
+        if (ir_is_signed(limit->type))
+            OPEN("if (_all%d && (int64_t)_ib%d + (int64_t)%s < (int64_t)(%s) && (uint64_t)_ib%d + %s <= %s) {", id, id, last, u,
+                 id, last, imax);
+        else
+            OPEN("if (_all%d && (uint64_t)_ib%d + %s < (uint64_t)(%s) && (uint64_t)_ib%d + %s <= %s) {", id, id, last, u, id,
+                 last, imax);
         ivi->cname = cpu_S(em, "((uint64_t)_ib%d + l)", id);
         wset full = {set.lo, set.hi, NULL};
         for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
@@ -1407,7 +1437,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
         cpu_line(em, "continue;");
         CLOSE();
-        ivi->cname = cpu_S(em, "((uint32_t)(_ib%d + l))", id);
+        ivi->cname = wrapped;
     }
     cpu_line(em, "uint32_t _in%d = 0;", id);
     open_threads(w, inner);
@@ -1425,7 +1455,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     if (count) {
         /* every thread still in: no mask, and a grid-stride index as base + l in 64 bits
          * where base + l cannot wrap (so the access is contiguous) */
-        const char *nowrap = strided ? cpu_S(em, " && (uint64_t)_ib%d + %s <= UINT32_MAX", id, last) : "";
+        const char *nowrap = strided ? cpu_S(em, " && (uint64_t)_ib%d + %s <= %s", id, last, imax) : "";
         OPEN("if (_in%d == %s%s) {", id, count, nowrap);
         if (strided) ivi->cname = cpu_S(em, "((uint64_t)_ib%d + l)", id);
         wset full = {set.lo, set.hi, NULL};
@@ -1436,7 +1466,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         em->indent--;
         cpu_line(em, "} else {");
         em->indent++;
-        if (strided) ivi->cname = cpu_S(em, "((uint32_t)(_ib%d + l))", id);
+        if (strided) ivi->cname = wrapped;
     }
     for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], inner);
     flush_batch(w);
