@@ -69,6 +69,7 @@ typedef struct wide {
     wset batch_set;
     EN_VEC(const ir_stmt *) matrix_batch; /* simdgroup_matrix statements (flush_matrices) */
     EN_VEC(const ir_var *) matrices;      /* simdgroup_matrix variables with storage so far */
+    bool per_sg;                          /* inside a loop over the SIMD groups (matrix_loop) */
 } wide;
 
 static void wfail(wide *w) { w->failed = true; }
@@ -1014,6 +1015,9 @@ static void flush_threads(wide *w) {
 }
 
 
+static bool loop_uniform(wide *w, const ir_stmt *s);
+static void uniform_loop(wide *w, const ir_stmt *loop, wset set);
+
 /* ---- simdgroup matrices ------------------------------------------------------------------
  * A simdgroup_matrix is the same in every thread of its SIMD group, so wide mode keeps each
  * one once per SIMD group, its 64 elements in row-major order as floats (half and bfloat
@@ -1212,10 +1216,108 @@ static void flush_matrices(wide *w) {
     const ir_stmt **stmts = en_alloc(&em->arena, sizeof(ir_stmt *) * (size_t)n);
     memcpy(stmts, w->matrix_batch.items, sizeof(ir_stmt *) * (size_t)n);
     w->matrix_batch.count = 0;
+    if (w->per_sg) { /* already inside the loop over the SIMD groups */
+        for (int i = 0; i < n && !w->failed;) i += matrix_one(w, stmts[i], i + 1 < n ? stmts[i + 1] : NULL);
+        return;
+    }
     OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) { /* each SIMD group: simdgroup_matrix operations */");
     cpu_line(em, "const size_t l = (size_t)_sg * 32u; /* its first thread */");
     cpu_line(em, "const uint32_t _x = (uint32_t)l %% _sx, _y = (uint32_t)l / _sx; (void)_x; (void)_y;");
     for (int i = 0; i < n && !w->failed;) i += matrix_one(w, stmts[i], i + 1 < n ? stmts[i + 1] : NULL);
+    CLOSE();
+}
+
+/* Is s made of simdgroup_matrix statements and control flow the same in every thread
+ * (uniform counters, tests and loops), with no barrier? Then a loop of it can run whole
+ * for one SIMD group after another (matrix_loop). */
+static bool matrix_only(wide *w, const ir_stmt *s) {
+    if (!s) return true;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (!matrix_only(w, s->stmts[i])) return false;
+        return true;
+    case IR_S_DECL:
+    case IR_S_ASSIGN: {
+        if (matrix_stmt(s)) return true;
+        const ir_var *v = s->kind == IR_S_DECL ? s->var : s->place->kind == IR_E_VAR ? s->place->var : NULL;
+        return v && is_uniform_var(w, v) && expr_uniform(w, s->value);
+    }
+    case IR_S_INTRINSIC: return matrix_stmt(s);
+    case IR_S_IF: return expr_uniform(w, s->cond) && matrix_only(w, s->then_s) && matrix_only(w, s->else_s);
+    case IR_S_LOOP: return loop_uniform(w, s) && matrix_only(w, s->body) && matrix_only(w, s->latch);
+    case IR_S_BREAK:
+    case IR_S_CONTINUE: return true; /* its target: exits_inside, for the whole loop */
+    default: return false;
+    }
+}
+
+static bool has_matrix_stmt(const ir_stmt *s) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (has_matrix_stmt(s->stmts[i])) return true;
+        return false;
+    case IR_S_IF: return has_matrix_stmt(s->then_s) || has_matrix_stmt(s->else_s);
+    case IR_S_LOOP: return has_matrix_stmt(s->body) || has_matrix_stmt(s->latch);
+    default: return matrix_stmt(s);
+    }
+}
+
+/* the uniform variables s assigns */
+static void uniform_assigned(wide *w, const ir_stmt *s, var_list *vars) {
+    if (!s) return;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) uniform_assigned(w, s->stmts[i], vars);
+        break;
+    case IR_S_DECL:
+    case IR_S_ASSIGN: {
+        const ir_var *v = s->kind == IR_S_DECL ? s->var : s->place->kind == IR_E_VAR ? s->place->var : NULL;
+        if (!v || !is_uniform_var(w, v)) break;
+        for (int i = 0; i < vars->count; i++)
+            if (vars->items[i] == v) return;
+        EN_PUSH(&w->em->arena, *vars, v);
+        break;
+    }
+    case IR_S_IF:
+        uniform_assigned(w, s->then_s, vars);
+        uniform_assigned(w, s->else_s, vars);
+        break;
+    case IR_S_LOOP:
+        uniform_assigned(w, s->body, vars);
+        uniform_assigned(w, s->latch, vars);
+        break;
+    default: break;
+    }
+}
+
+/* A loop of matrix_only statements (a GEMM's kk loop: fragment loads and the 4 x 4
+ * products) runs whole for each SIMD group in turn, so the products of one SIMD group
+ * follow each other with no loop control between them. The uniform counters it steps
+ * start again from their values at entry for each SIMD group (and end as one run leaves
+ * them: every SIMD group runs the same steps). */
+static void matrix_loop(wide *w, const ir_stmt *loop, wset set) {
+    emitter *em = w->em;
+    var_list vars = {0};
+    uniform_assigned(w, loop, &vars);
+    OPEN("{ /* each SIMD group runs this loop whole: %s */", cpu_source_note(em, loop->loc));
+    for (int i = 0; i < vars.count; i++) {
+        var_info *vi = cpu_info_of(em, vars.items[i]);
+        cpu_line(em, "const %s _entry_%s = %s;", cpu_ctype(em, vars.items[i]->type), vi->cname, vi->cname);
+    }
+    OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
+    cpu_line(em, "const size_t l = (size_t)_sg * 32u; /* its first thread */");
+    cpu_line(em, "const uint32_t _x = (uint32_t)l %% _sx, _y = (uint32_t)l / _sx; (void)_x; (void)_y;");
+    for (int i = 0; i < vars.count; i++) {
+        var_info *vi = cpu_info_of(em, vars.items[i]);
+        cpu_line(em, "%s = _entry_%s;", vi->cname, vi->cname);
+    }
+    w->per_sg = true;
+    uniform_loop(w, loop, set);
+    w->per_sg = false;
+    CLOSE();
     CLOSE();
 }
 
@@ -1565,7 +1667,11 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
     case IR_S_LOOP: {
         int first;
         const ir_expr *head = loop_head(s, &first);
-        if (loop_uniform(w, s)) uniform_loop(w, s, set);
+        const ir_stmt *loops[32];
+        if (loop_uniform(w, s) && !w->per_sg && !w->divergent && set_is_all(set) && has_matrix_stmt(s) &&
+            matrix_only(w, s) && exits_inside(s, loops, 0))
+            matrix_loop(w, s, set);
+        else if (loop_uniform(w, s)) uniform_loop(w, s, set);
         else if (head && !has_barrier(s)) lockstep_loop(w, s, set, head, first);
         else wfail(w);
         break;

@@ -16,7 +16,8 @@
  *   mma      simdgroup matrices (kept once per SIMD group): a half GEMM whose A tile goes
  *            through threadgroup memory between barriers inside the K loop, B loaded
  *            transposed from device memory, a filled accumulator, a store at an origin,
- *            a half product (rounded), SIMD-group attributes in per-thread code; 1-D
+ *            a half product (rounded), a loop of matrix operations only on an array of
+ *            matrices, SIMD-group attributes in per-thread code; 1-D
  *            groups of 1 to 3 SIMD groups and a 2-D group
  * References are computed here from fresh random inputs (never zeros). The generated C is
  * checked too, so a test cannot pass by wide mode silently not being used: these kernels
@@ -160,7 +161,7 @@ static const char *source =
     "    out[gid] = t[lid];\n"
     "}\n"
     /* C = 0.5 + A x B (A M x K, Bt = B transposed, N x K, half), each SIMD group one 8x8
-     * block; D = p x b with p = a x b as half (rounded), a and b the last K step's blocks;
+     * block; D = 1 + p x b with p = a x b as half (rounded), a and b the last K step's blocks;
      * E = sg * 100 + lane per thread */
     "kernel void mma(device const half *A [[buffer(0)]], device const half *Bt [[buffer(1)]],\n"
     "                device float *C [[buffer(2)]], device float *D [[buffer(3)]], device uint *E [[buffer(4)]],\n"
@@ -183,9 +184,13 @@ static const char *source =
     "    simdgroup_store(acc, C, N, ulong2(col0, row0));\n"
     "    simdgroup_half8x8 p;\n"
     "    simdgroup_multiply(p, a, b);\n"
-    "    simdgroup_float8x8 q;\n"
-    "    simdgroup_multiply(q, p, b);\n"
-    "    simdgroup_store(q, D + row0 * N + col0, N);\n"
+    /* a loop of matrix operations only: each SIMD group runs it whole, from t = 0 */
+    "    simdgroup_float8x8 q[2];\n"
+    "    for (short t = 0; t < 2; t++) {\n"
+    "        q[t] = make_filled_simdgroup_matrix<float, 8, 8>(float(t));\n"
+    "        simdgroup_multiply_accumulate(q[t], p, b, q[t]);\n"
+    "    }\n"
+    "    simdgroup_store(q[1], D + row0 * N + col0, N);\n"
     "    E[(tg.y * (N / 8 / nsg) + tg.x) * (uint(nsg) * 32u) + tid] = uint(sg) * 100u + lane;\n"
     "}\n";
 
@@ -430,7 +435,7 @@ static void run_mma(enigma_device *dev, enigma_pipeline *p, uint32_t M, uint32_t
         }
     for (uint32_t i = 0; i < M; i++)
         for (uint32_t j = 0; j < N; j++) {
-            double want = 0.5, mag = 0.5, q = 0, qmag = 0;
+            double want = 0.5, mag = 0.5, q = 1.0, qmag = 1.0;
             for (uint32_t k = 0; k < K; k++) {
                 double t = (double)A[(size_t)i * K + k] * (double)Bt[(size_t)j * K + k];
                 want += t, mag += fabs(t);
