@@ -51,6 +51,8 @@ typedef struct wset { /* the threads a statement runs for: l in [lo, hi) with ma
     const char *lo, *hi, *mask; /* lo NULL: the whole group, by rows and columns */
 } wset;
 
+typedef EN_VEC(const ir_var *) var_list;
+
 typedef struct wide {
     emitter *em;
     bool failed;
@@ -70,6 +72,7 @@ typedef struct wide {
     EN_VEC(const ir_stmt *) matrix_batch; /* simdgroup_matrix statements (flush_matrices) */
     EN_VEC(const ir_var *) matrices;      /* simdgroup_matrix variables with storage so far */
     bool per_sg;                          /* inside a loop over the SIMD groups (matrix_loop) */
+    var_list stepped;                     /* collect_stmt_forms: uniform variables a loop inside assigns */
 } wide;
 
 static void wfail(wide *w) { w->failed = true; }
@@ -582,6 +585,8 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
 
 static const ir_expr *strip_u32(const ir_expr *e);
 static const char *uniform_value(wide *w, const ir_expr *e);
+static bool expr_reads(const ir_expr *e, const ir_var *v);
+static void uniform_assigned(wide *w, const ir_stmt *s, var_list *vars);
 
 /* ---- group level ------------------------------------------------------------------------ */
 static void group_stmt(wide *w, const ir_stmt *s, wset set);
@@ -616,9 +621,19 @@ static wform attr_wform(wide *w, ir_attr a, int d, bool range) {
     }
 }
 
+/* does e read a variable that a loop inside the statements steps (w->stepped)? */
+static bool reads_stepped(wide *w, const ir_expr *e) {
+    for (int i = 0; i < w->stepped.count; i++)
+        if (expr_reads(e, w->stepped.items[i])) return true;
+    return false;
+}
+
 static wform wform_of(wide *w, const ir_expr *e, int comp, bool range, int depth) {
     emitter *em = w->em;
     if (depth > 24) return NO_FORM;
+    /* a form is computed once per row, before the statements: a counter that a loop among
+     * them steps has a different value at each use (`B[k * N + col]` in a k loop) */
+    if (depth == 0 && reads_stepped(w, e)) return NO_FORM;
     const ir_type *t = comp >= 0 && e->type->kind == IR_T_VEC ? e->type->elem : e->type;
     if (t->kind != IR_T_U32 && !(e->kind == IR_E_VAR && t->kind == IR_T_U16)) return NO_FORM;
     if (e->kind != IR_E_CONST && e->kind != IR_E_VAR && comp < 0 && expr_uniform(w, e)) /* `K`, `*K`: one value */
@@ -720,10 +735,14 @@ static void collect_stmt_forms(wide *w, const ir_stmt *s, bool range, wform_site
         collect_stmt_forms(w, s->then_s, range, sites);
         collect_stmt_forms(w, s->else_s, range, sites);
         break;
-    case IR_S_LOOP:
+    case IR_S_LOOP: {
+        int was = w->stepped.count;
+        uniform_assigned(w, s, &w->stepped);
         collect_stmt_forms(w, s->body, range, sites);
         collect_stmt_forms(w, s->latch, range, sites);
+        w->stepped.count = was;
         break;
+    }
     case IR_S_INTRINSIC:
         for (int i = 0; i < s->arg_count; i++) collect_forms(w, s->args[i], range, sites, 0);
         break;
@@ -736,7 +755,6 @@ static void collect_stmt_forms(wide *w, const ir_stmt *s, bool range, wform_site
  * statements use is copied into a local first (and back after, when assigned): with
  * -fno-strict-aliasing gcc cannot keep `w_acc[l]` in a register across the loads of the
  * tiles, but it can keep a local. */
-typedef EN_VEC(const ir_var *) var_list;
 
 static void vars_of_expr(wide *w, const ir_expr *e, var_list *vars) {
     if (!e) return;

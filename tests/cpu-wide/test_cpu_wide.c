@@ -19,6 +19,9 @@
  *            a half product (rounded), a loop of matrix operations only on an array of
  *            matrices, SIMD-group attributes in per-thread code; 1-D
  *            groups of 1 to 3 SIMD groups and a 2-D group
+ *   colsum   a loop inside the loop over threads whose counter indexes device memory
+ *            (`B[k * N + col]`, a run-time and a constant trip count): the index moves
+ *            with k, so it must not take a form computed once per row
  * References are computed here from fresh random inputs (never zeros). The generated C is
  * checked too, so a test cannot pass by wide mode silently not being used: these kernels
  * have the wide block, checked mode and a kernel with a SIMD-group function do not. */
@@ -192,6 +195,17 @@ static const char *source =
     "    }\n"
     "    simdgroup_store(q[1], D + row0 * N + col0, N);\n"
     "    E[(tg.y * (N / 8 / nsg) + tg.x) * (uint(nsg) * 32u) + tid] = uint(sg) * 100u + lane;\n"
+    "}\n"
+    "kernel void colsum(device const float *B [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                   constant uint &K [[buffer(2)]], constant uint &N [[buffer(3)]],\n"
+    "                   uint2 pos [[thread_position_in_grid]], uint2 lpos [[thread_position_in_threadgroup]]) {\n"
+    "    threadgroup float t[1024];\n"
+    "    float acc = 0.0f;\n"
+    "    for (uint k = 0; k < K; k++) acc += B[k * N + pos.x];\n"
+    "    for (uint k = 0; k < 4; k++) acc += 2.0f * B[k * N + pos.x];\n"
+    "    t[lpos.y * 32 + lpos.x] = acc;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    out[pos.y * N + pos.x] = t[lpos.y * 32 + lpos.x];\n"
     "}\n";
 
 /* does kernel `index`'s C hold the wide block? */
@@ -215,6 +229,7 @@ static void check_emitted(enigma_device *dev) {
         for (int k = 0; k < 7; k++) CHECK(kernel_is_wide(c, k), "kernel %s is not in wide mode", names[k]);
         CHECK(!kernel_is_wide(c, 7), "kernel with_simd (a SIMD-group function) is in wide mode");
         CHECK(kernel_is_wide(c, 8), "kernel mma (simdgroup matrices) is not in wide mode");
+        CHECK(kernel_is_wide(c, 9), "kernel colsum is not in wide mode");
         CHECK(strstr(c, "each SIMD group: simdgroup_matrix operations") != NULL, "no loop over SIMD groups in the C");
         /* the forms the fast paths rest on */
         CHECK(strstr(c, "no index of this row wraps") != NULL, "no 64-bit index form in the C");
@@ -468,6 +483,28 @@ static void run_mma(enigma_device *dev, enigma_pipeline *p, uint32_t M, uint32_t
     free(A), free(Bt), free(C), free(D), free(E), free(P);
 }
 
+/* out[y][x] = sum over k < K of B[k][x] + 2 * (sum over k < 4 of B[k][x]), every row y */
+static void run_colsum(enigma_device *dev, enigma_pipeline *p, uint32_t N, uint32_t K, uint32_t rows, uint32_t tx,
+                       uint32_t ty) {
+    float *B = malloc((size_t)K * N * 4), *out = malloc((size_t)rows * N * 4);
+    for (size_t i = 0; i < (size_t)K * N; i++) B[i] = rndf();
+    slot s[] = {{B, (size_t)K * N * 4}, {out, (size_t)rows * N * 4}, {&K, 4}, {&N, 4}};
+    dispatch(dev, p, s, 4, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, rows, 1}, (enigma_size3){tx, ty, 1});
+    for (uint32_t y = 0; y < rows; y++)
+        for (uint32_t x = 0; x < N; x++) {
+            double want = 0, mag = 0;
+            for (uint32_t k = 0; k < K; k++) want += B[(size_t)k * N + x], mag += fabs(B[(size_t)k * N + x]);
+            for (uint32_t k = 0; k < 4; k++) want += 2.0 * B[(size_t)k * N + x], mag += 2.0 * fabs(B[(size_t)k * N + x]);
+            if (fabs(out[(size_t)y * N + x] - want) > 1e-6 * mag) {
+                CHECK(0, "colsum %ux%u K %u group %ux%u: out[%u][%u] = %g, expected %g", rows, N, K, tx, ty, y, x,
+                      out[(size_t)y * N + x], want);
+                y = rows;
+                break;
+            }
+        }
+    free(B), free(out);
+}
+
 static enigma_pipeline *pipeline(enigma_library *lib, const char *name) {
     enigma_pipeline *p = NULL;
     OK(enigma_pipeline_create(lib, name, &p));
@@ -532,6 +569,12 @@ int main(void) {
     for (size_t i = 0; mma && i < sizeof mma_shapes / sizeof mma_shapes[0]; i++)
         run_mma(dev, mma, mma_shapes[i][0], mma_shapes[i][1], mma_shapes[i][2], mma_shapes[i][3], mma_shapes[i][4]);
     enigma_pipeline_destroy(mma);
+    enigma_pipeline *colsum = pipeline(lib, "colsum");
+    if (colsum) {
+        run_colsum(dev, colsum, 64, 7, 16, 16, 16); /* four rows at a time */
+        run_colsum(dev, colsum, 96, 5, 6, 32, 3);
+    }
+    enigma_pipeline_destroy(colsum);
     enigma_pipeline_destroy(tree), enigma_pipeline_destroy(bounds), enigma_pipeline_destroy(wrap);
     enigma_pipeline_destroy(rows), enigma_pipeline_destroy(tiled), enigma_pipeline_destroy(diverge);
     enigma_library_destroy(lib);
