@@ -163,6 +163,52 @@ static bool expr_uniform(wide *w, const ir_expr *e);
 static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop);
 static bool assigns_var(const ir_stmt *s, const ir_var *v);
 
+static const ir_var *counted_loop(wide *w, const ir_stmt *s, long long *from, long long *to, long long *step);
+static bool expr_reads(const ir_expr *e, const ir_var *v);
+
+/* does e index memory through a pointer with a uint index that reads v? */
+static bool index_reads(const ir_expr *e, const ir_var *v) {
+    if (!e) return false;
+    if (e->kind == IR_E_INDEX && e->args[0]->type->kind == IR_T_PTR && e->args[1]->type->kind == IR_T_U32 &&
+        expr_reads(e->args[1], v))
+        return true;
+    for (int i = 0; i < e->arg_count; i++)
+        if (index_reads(e->args[i], v)) return true;
+    return false;
+}
+
+static bool stmt_index_reads(const ir_stmt *s, const ir_var *v) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (stmt_index_reads(s->stmts[i], v)) return true;
+        return false;
+    case IR_S_DECL: return index_reads(s->value, v);
+    case IR_S_ASSIGN: return index_reads(s->place, v) || index_reads(s->value, v);
+    case IR_S_IF: return index_reads(s->cond, v) || stmt_index_reads(s->then_s, v) || stmt_index_reads(s->else_s, v);
+    case IR_S_LOOP: return stmt_index_reads(s->body, v) || stmt_index_reads(s->latch, v);
+    case IR_S_INTRINSIC:
+        for (int i = 0; i < s->arg_count; i++)
+            if (index_reads(s->args[i], v)) return true;
+        return false;
+    default: return false;
+    }
+}
+
+/* does a counter that loop s's latch steps index memory inside it? */
+static bool indexes_with_counter(wide *w, const ir_stmt *s) {
+    const ir_stmt *latch = s->latch;
+    int n = latch ? (latch->kind == IR_S_BLOCK ? latch->stmt_count : 1) : 0;
+    for (int i = 0; i < n; i++) {
+        const ir_stmt *l = latch->kind == IR_S_BLOCK ? latch->stmts[i] : latch;
+        if (l->kind == IR_S_ASSIGN && l->place->kind == IR_E_VAR && is_uniform_var(w, l->place->var) &&
+            stmt_index_reads(s->body, l->place->var))
+            return true;
+    }
+    return false;
+}
+
 /* A loop the same in every thread, without barriers, whose body is per-thread statements
  * and whose latch steps uniform counters only (a tiled GEMM's `for (k = 0; k < TILE;
  * k++)`): it runs inside the loop over threads, each thread with its own copy of the
@@ -172,6 +218,11 @@ static bool loop_in_thread(wide *w, const ir_stmt *s) {
     int first;
     const ir_expr *head = loop_head(s, &first);
     if (!head || !expr_uniform(w, head) || has_barrier(s)) return false;
+    /* a memory index that moves with a counter of a loop that is not unrolled has no
+     * 64-bit form inside it (wform_of): such a loop runs as a pass over the threads per
+     * step instead, where the counter is one value and the index is contiguous */
+    long long from, to, step;
+    if (!counted_loop(w, s, &from, &to, &step) && indexes_with_counter(w, s)) return false;
     const ir_stmt *b = s->body;
     const ir_stmt *loops[32] = {s};
     for (int i = first; i < b->stmt_count; i++)
