@@ -73,6 +73,7 @@ typedef struct wide {
     EN_VEC(const ir_var *) matrices;      /* simdgroup_matrix variables with storage so far */
     bool per_sg;                          /* inside a loop over the SIMD groups (matrix_loop) */
     var_list stepped;                     /* collect_stmt_forms: uniform variables a loop inside assigns */
+    const char *stride_key;               /* a lock-step loop's grid-stride index, while all threads are in */
 } wide;
 
 static void wfail(wide *w) { w->failed = true; }
@@ -365,6 +366,26 @@ static const char *whole_load(emitter *em, const ir_expr *e) {
     return NULL;
 }
 
+/* A GPU kernel stages its tiles by having each thread copy a vector (`*(threadgroup uint4
+ * *)(As + ...) = *(device const uint4 *)(A + ...)` in a grid-stride loop over the tile);
+ * inside a loop the same in every thread (a GEMM's k0 loop) each copy reads the address
+ * of the step before plus a fixed distance, a row of A 64 bytes on, a tile of B rows
+ * further down. Neither the hardware prefetchers (up to 64 rows at once) nor a form (the
+ * address divides the index) see it: a tracker per copy and value of the loop's index
+ * remembers the last address and prefetches two steps ahead (to L2). */
+static void chunk_prefetch(wide *w, const ir_expr *load) {
+    emitter *em = w->em;
+    if (!w->uniform_loops || !w->stride_key) return;
+    const ir_expr *p = load->kind == IR_E_DEREF || load->kind == IR_E_INDEX ? load->args[0] : NULL;
+    if (!p || p->type->kind != IR_T_PTR || (p->type->space != IR_SPACE_DEVICE && p->type->space != IR_SPACE_CONSTANT))
+        return;
+    int id = w->prefetch_sites++;
+    en_buf_printf(&w->hoisted_decls, "uintptr_t _pfc%d[256] = {0}; /* prefetch: last address per index value */\n", id);
+    cpu_line(em, "{ uintptr_t _a = (uintptr_t)&%s, *_last = &_pfc%d[(%s) & 255u], _d = _a - *_last; *_last = _a;",
+             whole_load(em, load), id, w->stride_key);
+    cpu_line(em, "  if (_d - 64u < (1u << 24)) __builtin_prefetch((const char *)_a + 2 * _d, 0, 2); }");
+}
+
 static void thread_assign(wide *w, const ir_expr *place, const ir_expr *value) {
     emitter *em = w->em;
     em->memos.count = 0;
@@ -377,6 +398,7 @@ static void thread_assign(wide *w, const ir_expr *place, const ir_expr *value) {
         const char *v = wex(w, value, -1);
         cpu_line(em, "%s = %s;", lv, cpu_to_storage(em, t, v));
     } else if (t->kind == IR_T_VEC && value->type == t && whole_load(em, value)) {
+        chunk_prefetch(w, value);
         cpu_line(em, "%s = %s; /* a whole vector */", lv, whole_load(em, value));
     } else if (t->kind == IR_T_VEC) {
         en_buf b = {0};
@@ -1603,8 +1625,10 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
                  last, imax);
         ivi->cname = cpu_S(em, "((uint64_t)_ib%d + l)", id);
         wset full = {set.lo, set.hi, NULL};
+        w->stride_key = ivi->cname;
         for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
         flush_batch(w);
+        w->stride_key = NULL;
         cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
         cpu_line(em, "continue;");
         CLOSE();

@@ -177,7 +177,9 @@ static const char *source =
     "    simdgroup_float8x8 acc = make_filled_simdgroup_matrix<float, 8, 8>(0.5f);\n"
     "    simdgroup_half8x8 a, b;\n"
     "    for (uint k0 = 0; k0 < K; k0 += 8) {\n"
-    "        for (ushort i = tid; i < 64; i += nt) at[i] = A[(row0 + i / 8) * K + k0 + i % 8];\n"
+    /* the tile staged as half2 copies, a grid-stride loop over 32 of them */
+    "        for (ushort i = tid; i < 32; i += nt)\n"
+    "            *(threadgroup half2 *)(at + 2 * i) = *(device const half2 *)(A + (row0 + i / 4) * K + k0 + (i % 4) * 2);\n"
     "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
     "        simdgroup_load(a, at, 8);\n"
     "        simdgroup_load(b, Bt + col0 * K + k0, K, ulong2(0, 0), true);\n"
@@ -230,6 +232,7 @@ static void check_emitted(enigma_device *dev) {
         CHECK(!kernel_is_wide(c, 7), "kernel with_simd (a SIMD-group function) is in wide mode");
         CHECK(kernel_is_wide(c, 8), "kernel mma (simdgroup matrices) is not in wide mode");
         CHECK(kernel_is_wide(c, 9), "kernel colsum is not in wide mode");
+        CHECK(strstr(c, "prefetch: last address per index value") != NULL, "no prefetch for mma's staged copies");
         CHECK(strstr(c, "each SIMD group: simdgroup_matrix operations") != NULL, "no loop over SIMD groups in the C");
         /* the forms the fast paths rest on */
         CHECK(strstr(c, "no index of this row wraps") != NULL, "no 64-bit index form in the C");
