@@ -38,11 +38,17 @@
  * gcc then vectorises across threads with the accumulators in registers. Loops over threads
  * carry GCC ivdep when the kernel has no atomics (threads racing on memory between barriers
  * is undefined in Metal), so gcc adds no run-time overlap tests. Device loads inside a
- * uniform loop get a per-row stride tracker that prefetches two steps ahead.
+ * uniform loop get a per-row stride tracker that prefetches two steps ahead. A loop whose
+ * counter indexes memory and whose trip count is not a constant runs as a pass over the
+ * threads per step instead (an index form is computed once per row, outside the loop).
  *
- * Not taken (the region emitter runs them): checked builds, SIMD-group, quad-group and
- * simdgroup_matrix functions, returns, a barrier or a uniform variable's assignment under
- * divergent control, breaks that leave a per-thread loop early, 3-D threadgroups. */
+ * simdgroup matrices live once per SIMD group, row-major, and their operations are loops
+ * over the SIMD groups (see "simdgroup matrices" below).
+ *
+ * Not taken (the region emitter runs them): checked builds, SIMD-group and quad-group
+ * functions, simdgroup_barrier, returns, a barrier, a matrix operation or a uniform
+ * variable's assignment under divergent control, breaks that leave a per-thread loop
+ * early, 3-D threadgroups. */
 #include "emit.h"
 
 #include <string.h>
