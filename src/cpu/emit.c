@@ -248,6 +248,8 @@ EN_INTERNAL const char *cpu_attr_value(emitter *em, ir_attr a, int d) {
         case IR_ATTR_THREAD_POSITION_IN_GRID: return cpu_S(em, "(_g%d + %s)", d, xy);
         case IR_ATTR_THREAD_POSITION_IN_THREADGROUP: return xy;
         case IR_ATTR_THREAD_INDEX_IN_THREADGROUP: return "(uint32_t)l";
+        case IR_ATTR_SIMDGROUP_INDEX_IN_THREADGROUP: return "((uint32_t)l >> 5)";
+        case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP: return "((uint32_t)l & 31u)";
         default: break;
         }
     }

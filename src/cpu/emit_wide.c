@@ -38,11 +38,17 @@
  * gcc then vectorises across threads with the accumulators in registers. Loops over threads
  * carry GCC ivdep when the kernel has no atomics (threads racing on memory between barriers
  * is undefined in Metal), so gcc adds no run-time overlap tests. Device loads inside a
- * uniform loop get a per-row stride tracker that prefetches two steps ahead.
+ * uniform loop get a per-row stride tracker that prefetches two steps ahead. A loop whose
+ * counter indexes memory and whose trip count is not a constant runs as a pass over the
+ * threads per step instead (an index form is computed once per row, outside the loop).
  *
- * Not taken (the region emitter runs them): checked builds, SIMD-group, quad-group and
- * simdgroup_matrix functions, returns, a barrier or a uniform variable's assignment under
- * divergent control, breaks that leave a per-thread loop early, 3-D threadgroups. */
+ * simdgroup matrices live once per SIMD group, row-major, and their operations are loops
+ * over the SIMD groups (see "simdgroup matrices" below).
+ *
+ * Not taken (the region emitter runs them): checked builds, SIMD-group and quad-group
+ * functions, simdgroup_barrier, returns, a barrier, a matrix operation or a uniform
+ * variable's assignment under divergent control, breaks that leave a per-thread loop
+ * early, 3-D threadgroups. */
 #include "emit.h"
 
 #include <string.h>
@@ -50,6 +56,8 @@
 typedef struct wset { /* the threads a statement runs for: l in [lo, hi) with mask[l] */
     const char *lo, *hi, *mask; /* lo NULL: the whole group, by rows and columns */
 } wset;
+
+typedef EN_VEC(const ir_var *) var_list;
 
 typedef struct wide {
     emitter *em;
@@ -67,6 +75,11 @@ typedef struct wide {
     en_buf hoisted_decls;
     int batch_count_was; /* flush_batch: the statements being emitted */
     wset batch_set;
+    EN_VEC(const ir_stmt *) matrix_batch; /* simdgroup_matrix statements (flush_matrices) */
+    EN_VEC(const ir_var *) matrices;      /* simdgroup_matrix variables with storage so far */
+    bool per_sg;                          /* inside a loop over the SIMD groups (matrix_loop) */
+    var_list stepped;                     /* collect_stmt_forms: uniform variables a loop inside assigns */
+    const char *stride_key;               /* a lock-step loop's grid-stride index, while all threads are in */
 } wide;
 
 static void wfail(wide *w) { w->failed = true; }
@@ -90,6 +103,22 @@ static bool has_barrier(const ir_stmt *s) {
 
 static bool is_uniform_var(wide *w, const ir_var *v) { return cpu_info_of(w->em, v)->kind == VK_SCALAR; }
 
+/* a simdgroup matrix, or an array (of arrays) of them */
+static bool is_matrix_type(const ir_type *t) {
+    while (t->kind == IR_T_ARRAY) t = t->elem;
+    return t->kind == IR_T_SIMD_MATRIX;
+}
+
+/* a statement on simdgroup matrices: one per SIMD group (flush_matrices) */
+static bool matrix_stmt(const ir_stmt *s) {
+    switch (s->kind) {
+    case IR_S_INTRINSIC: return ir_intrinsic_class_of(s->intrinsic) == IR_IC_MATRIX;
+    case IR_S_DECL: return is_matrix_type(s->var->type);
+    case IR_S_ASSIGN: return is_matrix_type(s->place->type);
+    default: return false;
+    }
+}
+
 /* can s run inside one loop over the threads, as scalar C per thread? */
 static bool thread_ok(wide *w, const ir_stmt *s, const ir_stmt *inside) {
     if (!s) return true;
@@ -98,9 +127,9 @@ static bool thread_ok(wide *w, const ir_stmt *s, const ir_stmt *inside) {
         for (int i = 0; i < s->stmt_count; i++)
             if (!thread_ok(w, s->stmts[i], inside)) return false;
         return true;
-    case IR_S_DECL: return !is_uniform_var(w, s->var);
+    case IR_S_DECL: return !is_uniform_var(w, s->var) && !is_matrix_type(s->var->type);
     case IR_S_ASSIGN:
-        return !(s->place->kind == IR_E_VAR && is_uniform_var(w, s->place->var));
+        return !(s->place->kind == IR_E_VAR && is_uniform_var(w, s->place->var)) && !is_matrix_type(s->place->type);
     case IR_S_IF: return thread_ok(w, s->then_s, inside) && thread_ok(w, s->else_s, inside);
     case IR_S_LOOP: return inside && thread_ok(w, s->body, inside) && thread_ok(w, s->latch, inside);
     case IR_S_BREAK:
@@ -141,6 +170,52 @@ static bool expr_uniform(wide *w, const ir_expr *e);
 static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop);
 static bool assigns_var(const ir_stmt *s, const ir_var *v);
 
+static const ir_var *counted_loop(wide *w, const ir_stmt *s, long long *from, long long *to, long long *step);
+static bool expr_reads(const ir_expr *e, const ir_var *v);
+
+/* does e index memory through a pointer with a uint index that reads v? */
+static bool index_reads(const ir_expr *e, const ir_var *v) {
+    if (!e) return false;
+    if (e->kind == IR_E_INDEX && e->args[0]->type->kind == IR_T_PTR && e->args[1]->type->kind == IR_T_U32 &&
+        expr_reads(e->args[1], v))
+        return true;
+    for (int i = 0; i < e->arg_count; i++)
+        if (index_reads(e->args[i], v)) return true;
+    return false;
+}
+
+static bool stmt_index_reads(const ir_stmt *s, const ir_var *v) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (stmt_index_reads(s->stmts[i], v)) return true;
+        return false;
+    case IR_S_DECL: return index_reads(s->value, v);
+    case IR_S_ASSIGN: return index_reads(s->place, v) || index_reads(s->value, v);
+    case IR_S_IF: return index_reads(s->cond, v) || stmt_index_reads(s->then_s, v) || stmt_index_reads(s->else_s, v);
+    case IR_S_LOOP: return stmt_index_reads(s->body, v) || stmt_index_reads(s->latch, v);
+    case IR_S_INTRINSIC:
+        for (int i = 0; i < s->arg_count; i++)
+            if (index_reads(s->args[i], v)) return true;
+        return false;
+    default: return false;
+    }
+}
+
+/* does a counter that loop s's latch steps index memory inside it? */
+static bool indexes_with_counter(wide *w, const ir_stmt *s) {
+    const ir_stmt *latch = s->latch;
+    int n = latch ? (latch->kind == IR_S_BLOCK ? latch->stmt_count : 1) : 0;
+    for (int i = 0; i < n; i++) {
+        const ir_stmt *l = latch->kind == IR_S_BLOCK ? latch->stmts[i] : latch;
+        if (l->kind == IR_S_ASSIGN && l->place->kind == IR_E_VAR && is_uniform_var(w, l->place->var) &&
+            stmt_index_reads(s->body, l->place->var))
+            return true;
+    }
+    return false;
+}
+
 /* A loop the same in every thread, without barriers, whose body is per-thread statements
  * and whose latch steps uniform counters only (a tiled GEMM's `for (k = 0; k < TILE;
  * k++)`): it runs inside the loop over threads, each thread with its own copy of the
@@ -150,6 +225,11 @@ static bool loop_in_thread(wide *w, const ir_stmt *s) {
     int first;
     const ir_expr *head = loop_head(s, &first);
     if (!head || !expr_uniform(w, head) || has_barrier(s)) return false;
+    /* a memory index that moves with a counter of a loop that is not unrolled has no
+     * 64-bit form inside it (wform_of): such a loop runs as a pass over the threads per
+     * step instead, where the counter is one value and the index is contiguous */
+    long long from, to, step;
+    if (!counted_loop(w, s, &from, &to, &step) && indexes_with_counter(w, s)) return false;
     const ir_stmt *b = s->body;
     const ir_stmt *loops[32] = {s};
     for (int i = first; i < b->stmt_count; i++)
@@ -285,6 +365,33 @@ static void close_threads(wide *w, wset set) {
 /* ---- per-thread statements (inside the loop over threads) ------------------------------ */
 static void thread_stmt(wide *w, const ir_stmt *s);
 
+/* a vector read in place by inline_loads: its C lvalue, else NULL */
+static const char *whole_load(emitter *em, const ir_expr *e) {
+    for (int i = 0; i < em->memos.count; i++)
+        if (em->memos.items[i].expr == e) return em->memos.items[i].temp;
+    return NULL;
+}
+
+/* A GPU kernel stages its tiles by having each thread copy a vector (`*(threadgroup uint4
+ * *)(As + ...) = *(device const uint4 *)(A + ...)` in a grid-stride loop over the tile);
+ * inside a loop the same in every thread (a GEMM's k0 loop) each copy reads the address
+ * of the step before plus a fixed distance, a row of A 64 bytes on, a tile of B rows
+ * further down. Neither the hardware prefetchers (up to 64 rows at once) nor a form (the
+ * address divides the index) see it: a tracker per copy and value of the loop's index
+ * remembers the last address and prefetches two steps ahead (to L2). */
+static void chunk_prefetch(wide *w, const ir_expr *load) {
+    emitter *em = w->em;
+    if (!w->uniform_loops || !w->stride_key) return;
+    const ir_expr *p = load->kind == IR_E_DEREF || load->kind == IR_E_INDEX ? load->args[0] : NULL;
+    if (!p || p->type->kind != IR_T_PTR || (p->type->space != IR_SPACE_DEVICE && p->type->space != IR_SPACE_CONSTANT))
+        return;
+    int id = w->prefetch_sites++;
+    en_buf_printf(&w->hoisted_decls, "uintptr_t _pfc%d[256] = {0}; /* prefetch: last address per index value */\n", id);
+    cpu_line(em, "{ uintptr_t _a = (uintptr_t)&%s, *_last = &_pfc%d[(%s) & 255u], _d = _a - *_last; *_last = _a;",
+             whole_load(em, load), id, w->stride_key);
+    cpu_line(em, "  if (_d - 64u < (1u << 24)) __builtin_prefetch((const char *)_a + 2 * _d, 0, 2); }");
+}
+
 static void thread_assign(wide *w, const ir_expr *place, const ir_expr *value) {
     emitter *em = w->em;
     em->memos.count = 0;
@@ -296,6 +403,9 @@ static void thread_assign(wide *w, const ir_expr *place, const ir_expr *value) {
     if (ir_is_scalar(t) || t->kind == IR_T_PTR) {
         const char *v = wex(w, value, -1);
         cpu_line(em, "%s = %s;", lv, cpu_to_storage(em, t, v));
+    } else if (t->kind == IR_T_VEC && value->type == t && whole_load(em, value)) {
+        chunk_prefetch(w, value);
+        cpu_line(em, "%s = %s; /* a whole vector */", lv, whole_load(em, value));
     } else if (t->kind == IR_T_VEC) {
         en_buf b = {0};
         en_buf_printf(&b, "(%s){{", cpu_ctype(em, t));
@@ -554,6 +664,8 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
 
 static const ir_expr *strip_u32(const ir_expr *e);
 static const char *uniform_value(wide *w, const ir_expr *e);
+static bool expr_reads(const ir_expr *e, const ir_var *v);
+static void uniform_assigned(wide *w, const ir_stmt *s, var_list *vars);
 
 /* ---- group level ------------------------------------------------------------------------ */
 static void group_stmt(wide *w, const ir_stmt *s, wset set);
@@ -588,9 +700,19 @@ static wform attr_wform(wide *w, ir_attr a, int d, bool range) {
     }
 }
 
+/* does e read a variable that a loop inside the statements steps (w->stepped)? */
+static bool reads_stepped(wide *w, const ir_expr *e) {
+    for (int i = 0; i < w->stepped.count; i++)
+        if (expr_reads(e, w->stepped.items[i])) return true;
+    return false;
+}
+
 static wform wform_of(wide *w, const ir_expr *e, int comp, bool range, int depth) {
     emitter *em = w->em;
     if (depth > 24) return NO_FORM;
+    /* a form is computed once per row, before the statements: a counter that a loop among
+     * them steps has a different value at each use (`B[k * N + col]` in a k loop) */
+    if (depth == 0 && reads_stepped(w, e)) return NO_FORM;
     const ir_type *t = comp >= 0 && e->type->kind == IR_T_VEC ? e->type->elem : e->type;
     if (t->kind != IR_T_U32 && !(e->kind == IR_E_VAR && t->kind == IR_T_U16)) return NO_FORM;
     if (e->kind != IR_E_CONST && e->kind != IR_E_VAR && comp < 0 && expr_uniform(w, e)) /* `K`, `*K`: one value */
@@ -692,10 +814,14 @@ static void collect_stmt_forms(wide *w, const ir_stmt *s, bool range, wform_site
         collect_stmt_forms(w, s->then_s, range, sites);
         collect_stmt_forms(w, s->else_s, range, sites);
         break;
-    case IR_S_LOOP:
+    case IR_S_LOOP: {
+        int was = w->stepped.count;
+        uniform_assigned(w, s, &w->stepped);
         collect_stmt_forms(w, s->body, range, sites);
         collect_stmt_forms(w, s->latch, range, sites);
+        w->stepped.count = was;
         break;
+    }
     case IR_S_INTRINSIC:
         for (int i = 0; i < s->arg_count; i++) collect_forms(w, s->args[i], range, sites, 0);
         break;
@@ -708,13 +834,13 @@ static void collect_stmt_forms(wide *w, const ir_stmt *s, bool range, wform_site
  * statements use is copied into a local first (and back after, when assigned): with
  * -fno-strict-aliasing gcc cannot keep `w_acc[l]` in a register across the loads of the
  * tiles, but it can keep a local. */
-typedef EN_VEC(const ir_var *) var_list;
 
 static void vars_of_expr(wide *w, const ir_expr *e, var_list *vars) {
     if (!e) return;
     if (e->kind == IR_E_VAR) {
         var_info *vi = cpu_info_of(w->em, e->var);
         if (vi->kind == VK_WIDE_EXPR && !vi->cname) vars_of_expr(w, w->em->inits[e->var->id], vars);
+        if (is_matrix_type(e->var->type)) wfail(w); /* per SIMD group, not per thread */
         if (vi->kind != VK_CONTEXT) return;
         for (int i = 0; i < vars->count; i++)
             if (vars->items[i] == e->var) return;
@@ -962,7 +1088,7 @@ static const char *range_bound(wide *w, const ir_expr *c, const char *lo, const 
     return cpu_S(em, "_r%d", id);
 }
 
-static void flush_batch(wide *w) {
+static void flush_threads(wide *w) {
     emitter *em = w->em;
     if (!w->batch.count) return;
     wset set = w->batch_set;
@@ -983,6 +1109,318 @@ static void flush_batch(wide *w) {
         }
     }
     thread_loop(w, set, w->batch.items, w->batch_count_was);
+}
+
+
+static bool loop_uniform(wide *w, const ir_stmt *s);
+static void uniform_loop(wide *w, const ir_stmt *loop, wset set);
+
+/* ---- simdgroup matrices ------------------------------------------------------------------
+ * A simdgroup_matrix is the same in every thread of its SIMD group, so wide mode keeps each
+ * one once per SIMD group, its 64 elements in row-major order as floats (half and bfloat
+ * values are exact in float; a result of those types is rounded where it is made):
+ * `simdgroup_float8x8 acc[4][4]` is `float w_acc[32][16][64]`, matrix [i][j] of SIMD group
+ * sg at w_acc[sg][i * 4 + j]. Consecutive matrix statements share one loop over the SIMD
+ * groups, with l its first thread: the per-thread values they read (addresses, strides)
+ * are uniform over the SIMD group, as Metal requires, so that thread's are the group's.
+ * A load or store is a loop over 8 rows of 8 elements (vector moves, conversions from half
+ * included); a product is enk_mat_mul, 512 fused multiply-adds in straight vector code. */
+
+/* the storage of matrix variable v (declared on first use, so temporaries whose result
+ * goes straight into their destination take no space) */
+static const char *matrix_var(wide *w, const ir_var *v) {
+    emitter *em = w->em;
+    var_info *vi = cpu_info_of(em, v);
+    for (int i = 0; i < w->matrices.count; i++)
+        if (w->matrices.items[i] == v) return vi->cname;
+    int n = 1;
+    for (const ir_type *t = v->type; t->kind == IR_T_ARRAY; t = t->elem) n *= (int)t->count;
+    vi->cname = cpu_S(em, "w_%s", vi->cname);
+    EN_PUSH(&em->arena, w->matrices, v);
+    /* one matrix more per SIMD group than it uses: SIMD groups a multiple of 4 KiB apart
+     * would make each one's loads wait on the stores of the one before (4K aliasing) */
+    en_buf_printf(w->fields, "    _Alignas(64) float %s[%d][%d + 1][64]; /* wide mode: %s per SIMD group, row-major */\n",
+                  vi->cname, CPU_MAX_THREADS / 32, n, ir_type_name(v->type, &em->arena));
+    en_buf_printf(&w->hoisted_decls, "float (*__restrict %s)[%d + 1][64] = _ctx->%s;\n", vi->cname, n, vi->cname);
+    return vi->cname;
+}
+
+/* the flat position of a matrix place among its variable's matrices, and the variable */
+static const char *matrix_slot(wide *w, const ir_expr *e, const ir_var **var) {
+    emitter *em = w->em;
+    if (e->kind == IR_E_VAR) {
+        *var = e->var;
+        return "0";
+    }
+    if (e->kind != IR_E_INDEX || e->args[0]->type->kind != IR_T_ARRAY) {
+        wfail(w);
+        return "0";
+    }
+    const char *outer = matrix_slot(w, e->args[0], var);
+    em->memos.count = 0;
+    inline_loads(w, e->args[1]);
+    const char *k = wex(w, e->args[1], -1);
+    em->memos.count = 0;
+    uint32_t n = e->args[0]->type->count;
+    if (!strcmp(outer, "0")) return cpu_S(em, "(size_t)(%s)", k);
+    return cpu_S(em, "(%s * %uu + (size_t)(%s))", outer, n, k);
+}
+
+/* a matrix place of SIMD group _sg: a float[64], row-major */
+static const char *matrix_place(wide *w, const ir_expr *e) {
+    const ir_var *v = NULL;
+    const char *slot = matrix_slot(w, e, &v);
+    if (w->failed || !v || v->storage != IR_VAR_LOCAL || v->param_kind != IR_PARAM_NONE) {
+        wfail(w);
+        return "NULL";
+    }
+    return cpu_S(w->em, "%s[_sg][%s]", matrix_var(w, v), slot);
+}
+
+static const char *matrix_value(wide *w, const ir_expr *e) {
+    if (!ir_is_place(e) || e->type->kind != IR_T_SIMD_MATRIX) {
+        wfail(w);
+        return "NULL";
+    }
+    return matrix_place(w, e);
+}
+
+/* a per-thread or uniform argument, read for thread l */
+static const char *matrix_arg(wide *w, const ir_expr *e, int comp) {
+    w->em->memos.count = 0;
+    inline_loads(w, e);
+    const char *r = wex(w, e, comp);
+    w->em->memos.count = 0;
+    return r;
+}
+
+/* pointer, elements per row, origin and transpose of a load or store (args from `first`) */
+static void matrix_addressing(wide *w, const ir_stmt *s, int first) {
+    emitter *em = w->em;
+    const ir_expr *ptr = s->args[first];
+    const char *p = matrix_arg(w, ptr, -1);
+    const char *epr = s->arg_count > first + 1 ? matrix_arg(w, s->args[first + 1], -1) : "8";
+    const ir_expr *origin = s->arg_count > first + 2 ? s->args[first + 2] : NULL;
+    bool vec = origin && origin->type->kind == IR_T_VEC;
+    const char *ox = origin ? matrix_arg(w, origin, vec ? 0 : -1) : "0";
+    const char *oy = vec ? matrix_arg(w, origin, 1) : "0";
+    const char *tr = s->arg_count > first + 3 ? matrix_arg(w, s->args[first + 3], -1) : "false";
+    cpu_line(em, "%s _p = %s;", cpu_ctype(em, ptr->type), p);
+    cpu_line(em, "const uint64_t _epr = (uint64_t)(%s), _ox = (uint64_t)(%s), _oy = (uint64_t)(%s);", epr, ox, oy);
+    cpu_line(em, "const bool _tr = %s;", tr);
+}
+
+/* element (r, c) of the matrix at _p, as stored and transposed */
+static const char *const MATRIX_ELEMENT[2] = {"_p[(_oy + r) * _epr + _ox + c]", "_p[(_oy + c) * _epr + _ox + r]"};
+
+/* the result of an operation rounded to its element type (half, bfloat) */
+static void matrix_round(wide *w, const ir_type *mt, const char *m) {
+    emitter *em = w->em;
+    const ir_type *et = mt->elem;
+    if (et->kind == IR_T_F32) return;
+    cpu_line(em, "for (int _e = 0; _e < 64; _e++) %s[_e] = %s; /* rounded to %s */", m,
+             cpu_from_storage(em, et, cpu_to_storage(em, et, cpu_S(em, "%s[_e]", m))), ir_type_name(et, &em->arena));
+}
+
+/* does `next` only move op's result (a temporary) into its destination? */
+static bool result_moves_to(wide *w, const ir_stmt *op, const ir_stmt *next) {
+    const ir_var *t = op->result;
+    if (!t || !next || next->kind != IR_S_ASSIGN || next->value->kind != IR_E_VAR || next->value->var != t) return false;
+    if (next->place->type != t->type) return false;
+    const ir_stmt *body = w->em->f->body;
+    return count_assigns(body, t) == 1 && !var_read_outside(body, t, next);
+}
+
+/* one matrix statement for SIMD group _sg; returns how many statements it took */
+static int matrix_one(wide *w, const ir_stmt *s, const ir_stmt *next) {
+    emitter *em = w->em;
+    if (s->kind == IR_S_DECL || s->kind == IR_S_ASSIGN) {
+        const ir_expr *value = s->value;
+        if (!value) return 1; /* a declaration: its storage comes with its first use */
+        ir_expr var = {.kind = IR_E_VAR, .type = s->kind == IR_S_DECL ? s->var->type : NULL, .var = s->var};
+        const ir_expr *place = s->kind == IR_S_DECL ? &var : s->place;
+        if (place->type->kind != IR_T_SIMD_MATRIX || value->type != place->type) {
+            wfail(w);
+            return 1;
+        }
+        if (!w->unrolled) cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
+        cpu_line(em, "memcpy(%s, %s, 64 * sizeof(float));", matrix_place(w, place), matrix_value(w, value));
+        return 1;
+    }
+    bool fused = result_moves_to(w, s, next);
+    const char *dst = NULL;
+    const ir_type *rt = s->result ? s->result->type : NULL;
+    if (s->result) {
+        ir_expr var = {.kind = IR_E_VAR, .type = s->result->type, .var = s->result};
+        dst = fused ? matrix_place(w, next->place) : matrix_place(w, &var);
+    }
+    OPEN("{ /* %s: %s */", ir_intrinsic_name(s->intrinsic), cpu_source_note(em, s->loc));
+    switch (s->intrinsic) {
+    case IR_I_MATRIX_FILL:
+        if (!dst) break;
+        cpu_line(em, "const float _v = (float)(%s);", matrix_arg(w, s->args[0], -1));
+        cpu_line(em, "for (int _e = 0; _e < 64; _e++) %s[_e] = _v;", dst);
+        matrix_round(w, rt, dst);
+        break;
+    case IR_I_MATRIX_LOAD: {
+        if (!dst) break;
+        const ir_type *et = s->args[0]->type->elem;
+        matrix_addressing(w, s, 0);
+        cpu_line(em, "float *_m = %s;", dst);
+        /* two copies: the test outside the loops, so each row is a vector move */
+        if (et->kind == IR_T_F16)
+            cpu_line(em, "if (!_tr) for (int r = 0; r < 8; r++) enk_h2f_8(&_m[r * 8], &_p[(_oy + r) * _epr + _ox]);");
+        else
+            cpu_line(em, "if (!_tr) for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) _m[r * 8 + c] = %s;",
+                     cpu_from_storage(em, et, MATRIX_ELEMENT[0]));
+        cpu_line(em, "else for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) _m[r * 8 + c] = %s;",
+                 cpu_from_storage(em, et, MATRIX_ELEMENT[1]));
+        if (et != rt->elem) matrix_round(w, rt, "_m"); /* else exact already */
+        break;
+    }
+    case IR_I_MATRIX_STORE: {
+        const ir_type *et = s->args[1]->type->elem;
+        cpu_line(em, "const float *_m = %s;", matrix_value(w, s->args[0]));
+        matrix_addressing(w, s, 1);
+        const char *v = cpu_to_storage(em, et, "_m[r * 8 + c]");
+        if (et->kind == IR_T_F16)
+            cpu_line(em, "if (!_tr) for (int r = 0; r < 8; r++) enk_f2h_8(&_p[(_oy + r) * _epr + _ox], &_m[r * 8]);");
+        else
+            cpu_line(em, "if (!_tr) for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) %s = %s;", MATRIX_ELEMENT[0], v);
+        cpu_line(em, "else for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) %s = %s;", MATRIX_ELEMENT[1], v);
+        break;
+    }
+    case IR_I_MATRIX_MULTIPLY:
+    case IR_I_MATRIX_MULTIPLY_ACCUMULATE: {
+        if (!dst) break;
+        const char *a = matrix_value(w, s->args[0]), *b = matrix_value(w, s->args[1]);
+        const char *c = s->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE && s->arg_count > 2 ? matrix_value(w, s->args[2]) : "NULL";
+        cpu_line(em, "enk_mat_mul(%s, %s, %s, %s);", dst, a, b, c);
+        matrix_round(w, rt, dst);
+        break;
+    }
+    default: wfail(w); break;
+    }
+    CLOSE();
+    return fused ? 2 : 1;
+}
+
+/* the pending matrix statements: one loop over the SIMD groups */
+static void flush_matrices(wide *w) {
+    emitter *em = w->em;
+    int n = w->matrix_batch.count;
+    if (!n) return;
+    const ir_stmt **stmts = en_alloc(&em->arena, sizeof(ir_stmt *) * (size_t)n);
+    memcpy(stmts, w->matrix_batch.items, sizeof(ir_stmt *) * (size_t)n);
+    w->matrix_batch.count = 0;
+    if (w->per_sg) { /* already inside the loop over the SIMD groups */
+        for (int i = 0; i < n && !w->failed;) i += matrix_one(w, stmts[i], i + 1 < n ? stmts[i + 1] : NULL);
+        return;
+    }
+    OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) { /* each SIMD group: simdgroup_matrix operations */");
+    cpu_line(em, "const size_t l = (size_t)_sg * 32u; /* its first thread */");
+    cpu_line(em, "const uint32_t _x = (uint32_t)l %% _sx, _y = (uint32_t)l / _sx; (void)_x; (void)_y;");
+    for (int i = 0; i < n && !w->failed;) i += matrix_one(w, stmts[i], i + 1 < n ? stmts[i + 1] : NULL);
+    CLOSE();
+}
+
+/* Is s made of simdgroup_matrix statements and control flow the same in every thread
+ * (uniform counters, tests and loops), with no barrier? Then a loop of it can run whole
+ * for one SIMD group after another (matrix_loop). */
+static bool matrix_only(wide *w, const ir_stmt *s) {
+    if (!s) return true;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (!matrix_only(w, s->stmts[i])) return false;
+        return true;
+    case IR_S_DECL:
+    case IR_S_ASSIGN: {
+        if (matrix_stmt(s)) return true;
+        const ir_var *v = s->kind == IR_S_DECL ? s->var : s->place->kind == IR_E_VAR ? s->place->var : NULL;
+        return v && is_uniform_var(w, v) && expr_uniform(w, s->value);
+    }
+    case IR_S_INTRINSIC: return matrix_stmt(s);
+    case IR_S_IF: return expr_uniform(w, s->cond) && matrix_only(w, s->then_s) && matrix_only(w, s->else_s);
+    case IR_S_LOOP: return loop_uniform(w, s) && matrix_only(w, s->body) && matrix_only(w, s->latch);
+    case IR_S_BREAK:
+    case IR_S_CONTINUE: return true; /* its target: exits_inside, for the whole loop */
+    default: return false;
+    }
+}
+
+static bool has_matrix_stmt(const ir_stmt *s) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (has_matrix_stmt(s->stmts[i])) return true;
+        return false;
+    case IR_S_IF: return has_matrix_stmt(s->then_s) || has_matrix_stmt(s->else_s);
+    case IR_S_LOOP: return has_matrix_stmt(s->body) || has_matrix_stmt(s->latch);
+    default: return matrix_stmt(s);
+    }
+}
+
+/* the uniform variables s assigns */
+static void uniform_assigned(wide *w, const ir_stmt *s, var_list *vars) {
+    if (!s) return;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) uniform_assigned(w, s->stmts[i], vars);
+        break;
+    case IR_S_DECL:
+    case IR_S_ASSIGN: {
+        const ir_var *v = s->kind == IR_S_DECL ? s->var : s->place->kind == IR_E_VAR ? s->place->var : NULL;
+        if (!v || !is_uniform_var(w, v)) break;
+        for (int i = 0; i < vars->count; i++)
+            if (vars->items[i] == v) return;
+        EN_PUSH(&w->em->arena, *vars, v);
+        break;
+    }
+    case IR_S_IF:
+        uniform_assigned(w, s->then_s, vars);
+        uniform_assigned(w, s->else_s, vars);
+        break;
+    case IR_S_LOOP:
+        uniform_assigned(w, s->body, vars);
+        uniform_assigned(w, s->latch, vars);
+        break;
+    default: break;
+    }
+}
+
+/* A loop of matrix_only statements (a GEMM's kk loop: fragment loads and the 4 x 4
+ * products) runs whole for each SIMD group in turn, so the products of one SIMD group
+ * follow each other with no loop control between them. The uniform counters it steps
+ * start again from their values at entry for each SIMD group (and end as one run leaves
+ * them: every SIMD group runs the same steps). */
+static void matrix_loop(wide *w, const ir_stmt *loop, wset set) {
+    emitter *em = w->em;
+    var_list vars = {0};
+    uniform_assigned(w, loop, &vars);
+    OPEN("{ /* each SIMD group runs this loop whole: %s */", cpu_source_note(em, loop->loc));
+    for (int i = 0; i < vars.count; i++) {
+        var_info *vi = cpu_info_of(em, vars.items[i]);
+        cpu_line(em, "const %s _entry_%s = %s;", cpu_ctype(em, vars.items[i]->type), vi->cname, vi->cname);
+    }
+    OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
+    cpu_line(em, "const size_t l = (size_t)_sg * 32u; /* its first thread */");
+    cpu_line(em, "const uint32_t _x = (uint32_t)l %% _sx, _y = (uint32_t)l / _sx; (void)_x; (void)_y;");
+    for (int i = 0; i < vars.count; i++) {
+        var_info *vi = cpu_info_of(em, vars.items[i]);
+        cpu_line(em, "%s = _entry_%s;", vi->cname, vi->cname);
+    }
+    w->per_sg = true;
+    uniform_loop(w, loop, set);
+    w->per_sg = false;
+    CLOSE();
+    CLOSE();
+}
+
+static void flush_batch(wide *w) {
+    flush_matrices(w);
+    flush_threads(w);
 }
 
 static void group_list(wide *w, const ir_stmt *s, wset set) {
@@ -1062,6 +1500,14 @@ static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *l
     }
 }
 
+/* e without conversions that keep its value (an unsigned integer to a wider integer) */
+static const ir_expr *widened(const ir_expr *e) {
+    while (e->kind == IR_E_CONVERT && ir_is_integer(e->type) && ir_is_integer(e->args[0]->type) &&
+           !ir_is_signed(e->args[0]->type) && e->type->size > e->args[0]->type->size)
+        e = e->args[0];
+    return e;
+}
+
 static const ir_expr *strip_u32(const ir_expr *e) {
     while (e->kind == IR_E_CONVERT && (e->args[0]->type->kind == IR_T_U16 || e->args[0]->type->kind == IR_T_U32))
         e = e->args[0];
@@ -1089,13 +1535,14 @@ static bool find_stride_index(wide *w, const ir_stmt *loop, stride_index *si) {
     if (!latch || latch->kind != IR_S_ASSIGN || latch->place->kind != IR_E_VAR) return false;
     const ir_var *v = latch->place->var;
     const ir_expr *val = latch->value;
-    if (v->type->kind != IR_T_U32 || v->address_taken || !w->em->inits[v->id]) return false;
-    if (val->kind != IR_E_BINARY || val->op != IR_OP_ADD) return false;
-    const ir_expr *a = val->args[0], *b = val->args[1];
+    if ((v->type->kind != IR_T_U32 && v->type->kind != IR_T_U16) || v->address_taken || !w->em->inits[v->id]) return false;
+    /* a ushort counter steps in int: `c = ushort(int(c) + U)`, the same value mod 2^16 */
+    if (v->type->kind == IR_T_U16 && val->kind == IR_E_CONVERT) val = val->args[0];
+    if (val->kind != IR_E_BINARY || val->op != IR_OP_ADD || !ir_is_integer(val->type)) return false;
+    const ir_expr *a = widened(val->args[0]), *b = val->args[1];
     if (!(a->kind == IR_E_VAR && a->var == v)) {
-        const ir_expr *t = a;
-        a = b;
-        b = t;
+        a = widened(val->args[1]);
+        b = val->args[0];
     }
     if (!(a->kind == IR_E_VAR && a->var == v) || !expr_uniform(w, b)) return false;
     if (assigns_var(loop->body, v)) return false;
@@ -1144,12 +1591,17 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     var_info saved_i = ivi ? *ivi : (var_info){0};
     OPEN("{ /* the threads step through this loop together: %s */", cpu_source_note(em, loop->loc));
     cpu_line(em, "uint8_t _a%d[1024]; /* still in the loop */", id);
+    /* the index wraps as its type: uint or ushort */
+    const char *itype = strided && si.var->type->kind == IR_T_U16 ? "uint16_t" : "uint32_t";
+    const char *imax = strided && si.var->type->kind == IR_T_U16 ? "UINT16_MAX" : "UINT32_MAX";
+    const char *wrapped = NULL;
     if (strided) {
         /* i = thread index + _ib, _ib the same for all: one base instead of a stored index */
         const char *start = si.start ? uniform_value(w, si.start) : "0u";
         cpu_line(em, "uint32_t _ib%d = %s;", id, start);
         ivi->kind = VK_WIDE_EXPR;
-        ivi->cname = cpu_S(em, "((uint32_t)(_ib%d + l))", id);
+        wrapped = cpu_S(em, "((%s)(_ib%d + l))", itype, id);
+        ivi->cname = wrapped;
     }
     wset inner = {set.lo, set.hi, cpu_S(em, "_a%d", id)};
     wset outer_nomask = {set.lo, set.hi, NULL};
@@ -1162,22 +1614,31 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
      * index replaces the per-thread tests (no wrap either: _ib + last < U) */
     const ir_expr *limit = NULL;
     if (strided && count && head->kind == IR_E_UNARY && head->op == IR_OP_NOT && head->args[0]->kind == IR_E_BINARY &&
-        head->args[0]->op == IR_OP_LT && head->args[0]->args[0]->kind == IR_E_VAR && head->args[0]->args[0]->var == si.var &&
-        expr_uniform(w, head->args[0]->args[1]))
+        head->args[0]->op == IR_OP_LT && widened(head->args[0]->args[0])->kind == IR_E_VAR &&
+        widened(head->args[0]->args[0])->var == si.var && expr_uniform(w, head->args[0]->args[1]))
         limit = head->args[0]->args[1];
     if (limit) cpu_line(em, "bool _all%d = true; /* every thread still in the loop */", id);
     OPEN("for (;;) {");
     w->divergent++;
     if (limit) {
-        OPEN("if (_all%d && (uint64_t)_ib%d + %s < (uint64_t)(%s)) {", id, id, last, uniform_value(w, limit));
+        /* a signed limit compares as signed (`int(c) < 256`); the last index must not wrap */
+        const char *u = uniform_value(w, limit);
+        if (ir_is_signed(limit->type))
+            OPEN("if (_all%d && (int64_t)_ib%d + (int64_t)%s < (int64_t)(%s) && (uint64_t)_ib%d + %s <= %s) {", id, id, last, u,
+                 id, last, imax);
+        else
+            OPEN("if (_all%d && (uint64_t)_ib%d + %s < (uint64_t)(%s) && (uint64_t)_ib%d + %s <= %s) {", id, id, last, u, id,
+                 last, imax);
         ivi->cname = cpu_S(em, "((uint64_t)_ib%d + l)", id);
         wset full = {set.lo, set.hi, NULL};
+        w->stride_key = ivi->cname;
         for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
         flush_batch(w);
+        w->stride_key = NULL;
         cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
         cpu_line(em, "continue;");
         CLOSE();
-        ivi->cname = cpu_S(em, "((uint32_t)(_ib%d + l))", id);
+        ivi->cname = wrapped;
     }
     cpu_line(em, "uint32_t _in%d = 0;", id);
     open_threads(w, inner);
@@ -1195,7 +1656,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     if (count) {
         /* every thread still in: no mask, and a grid-stride index as base + l in 64 bits
          * where base + l cannot wrap (so the access is contiguous) */
-        const char *nowrap = strided ? cpu_S(em, " && (uint64_t)_ib%d + %s <= UINT32_MAX", id, last) : "";
+        const char *nowrap = strided ? cpu_S(em, " && (uint64_t)_ib%d + %s <= %s", id, last, imax) : "";
         OPEN("if (_in%d == %s%s) {", id, count, nowrap);
         if (strided) ivi->cname = cpu_S(em, "((uint64_t)_ib%d + l)", id);
         wset full = {set.lo, set.hi, NULL};
@@ -1206,7 +1667,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         em->indent--;
         cpu_line(em, "} else {");
         em->indent++;
-        if (strided) ivi->cname = cpu_S(em, "((uint32_t)(_ib%d + l))", id);
+        if (strided) ivi->cname = wrapped;
     }
     for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], inner);
     flush_batch(w);
@@ -1248,7 +1709,18 @@ static bool loop_uniform(wide *w, const ir_stmt *s) {
 static void group_stmt(wide *w, const ir_stmt *s, wset set) {
     emitter *em = w->em;
     if (!s || w->failed) return;
+    if (matrix_stmt(s)) { /* uniform over each SIMD group: so its threads all run it */
+        if (s->kind == IR_S_DECL && !s->value) return; /* storage comes with the first use */
+        if (w->divergent || !set_is_all(set)) {
+            wfail(w);
+            return;
+        }
+        flush_threads(w);
+        EN_PUSH(&em->arena, w->matrix_batch, s);
+        return;
+    }
     if (batchable(w, s)) {
+        flush_matrices(w);
         if (w->batch.count && (w->batch_set.lo != set.lo || w->batch_set.mask != set.mask)) flush_batch(w);
         w->batch_set = set;
         EN_PUSH(&em->arena, w->batch, s);
@@ -1294,7 +1766,11 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
     case IR_S_LOOP: {
         int first;
         const ir_expr *head = loop_head(s, &first);
-        if (loop_uniform(w, s)) uniform_loop(w, s, set);
+        const ir_stmt *loops[32];
+        if (loop_uniform(w, s) && !w->per_sg && !w->divergent && set_is_all(set) && has_matrix_stmt(s) &&
+            matrix_only(w, s) && exits_inside(s, loops, 0))
+            matrix_loop(w, s, set);
+        else if (loop_uniform(w, s)) uniform_loop(w, s, set);
         else if (head && !has_barrier(s)) lockstep_loop(w, s, set, head, first);
         else wfail(w);
         break;
@@ -1349,8 +1825,6 @@ static bool wide_param(const ir_var *v) {
     if (v->is_assigned) return false;
     if (v->param_kind != IR_PARAM_ATTR) return true;
     switch (v->attr) {
-    case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP:
-    case IR_ATTR_SIMDGROUP_INDEX_IN_THREADGROUP:
     case IR_ATTR_THREAD_INDEX_IN_QUADGROUP:
     case IR_ATTR_QUADGROUP_INDEX_IN_THREADGROUP:
         return false;
@@ -1374,6 +1848,14 @@ static void classify(wide *w, const ir_func *f) {
         var_info *vi = cpu_info_of(em, v);
         if (vi->kind == VK_UNUSED) continue;
         const ir_type *t = v->type;
+        if (is_matrix_type(t)) { /* per SIMD group, from its first use (matrix_var) */
+            if (v->address_taken) {
+                wfail(w);
+                return;
+            }
+            vi->kind = VK_UNUSED; /* no per-thread storage */
+            continue;
+        }
         bool scalar_like = ir_is_scalar(t) || t->kind == IR_T_VEC || t->kind == IR_T_PTR;
         if (!scalar_like && t->kind != IR_T_ARRAY && t->kind != IR_T_STRUCT) {
             wfail(w);
@@ -1401,18 +1883,18 @@ static void classify(wide *w, const ir_func *f) {
     }
 }
 
-static bool uses_simd_or_matrix(const ir_stmt *s) {
+static bool uses_simd(const ir_stmt *s) {
     if (!s) return false;
     switch (s->kind) {
     case IR_S_BLOCK:
         for (int i = 0; i < s->stmt_count; i++)
-            if (uses_simd_or_matrix(s->stmts[i])) return true;
+            if (uses_simd(s->stmts[i])) return true;
         return false;
-    case IR_S_IF: return uses_simd_or_matrix(s->then_s) || uses_simd_or_matrix(s->else_s);
-    case IR_S_LOOP: return uses_simd_or_matrix(s->body) || uses_simd_or_matrix(s->latch);
+    case IR_S_IF: return uses_simd(s->then_s) || uses_simd(s->else_s);
+    case IR_S_LOOP: return uses_simd(s->body) || uses_simd(s->latch);
     case IR_S_INTRINSIC: {
         ir_intrinsic_class c = ir_intrinsic_class_of(s->intrinsic);
-        return c == IR_IC_SIMD || c == IR_IC_QUAD || c == IR_IC_MATRIX || s->intrinsic == IR_I_BARRIER_SIMDGROUP;
+        return c == IR_IC_SIMD || c == IR_IC_QUAD || s->intrinsic == IR_I_BARRIER_SIMDGROUP;
     }
     case IR_S_RETURN:
         return true;
@@ -1435,7 +1917,7 @@ static bool has_atomic(const ir_stmt *s) {
 }
 
 EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
-    if (em->checked || !has_barrier(f->body) || uses_simd_or_matrix(f->body)) return false;
+    if (em->checked || !has_barrier(f->body) || uses_simd(f->body)) return false;
     /* wide mode changes the classification: keep the region emitter's to restore */
     var_info *saved = en_alloc(&em->arena, sizeof(var_info) * (size_t)em->var_count);
     memcpy(saved, em->vars, sizeof(var_info) * (size_t)em->var_count);

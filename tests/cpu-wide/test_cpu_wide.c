@@ -13,6 +13,15 @@
  *   tiled    a threadgroup-tiled GEMM on 2-D groups (an odd number of rows too)
  *   diverge  a divergent if and a loop whose trip count differs per thread, between
  *            barriers (byte masks)
+ *   mma      simdgroup matrices (kept once per SIMD group): a half GEMM whose A tile goes
+ *            through threadgroup memory between barriers inside the K loop, B loaded
+ *            transposed from device memory, a filled accumulator, a store at an origin,
+ *            a half product (rounded), a loop of matrix operations only on an array of
+ *            matrices, SIMD-group attributes in per-thread code; 1-D
+ *            groups of 1 to 3 SIMD groups and a 2-D group
+ *   colsum   a loop inside the loop over threads whose counter indexes device memory
+ *            (`B[k * N + col]`, a run-time and a constant trip count): the index moves
+ *            with k, so it must not take a form computed once per row
  * References are computed here from fresh random inputs (never zeros). The generated C is
  * checked too, so a test cannot pass by wide mode silently not being used: these kernels
  * have the wide block, checked mode and a kernel with a SIMD-group function do not. */
@@ -153,6 +162,52 @@ static const char *source =
     "    t[lid] = simd_sum(in[gid]);\n"
     "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
     "    out[gid] = t[lid];\n"
+    "}\n"
+    /* C = 0.5 + A x B (A M x K, Bt = B transposed, N x K, half), each SIMD group one 8x8
+     * block; D = 1 + p x b with p = a x b as half (rounded), a and b the last K step's blocks;
+     * E = sg * 100 + lane per thread */
+    "kernel void mma(device const half *A [[buffer(0)]], device const half *Bt [[buffer(1)]],\n"
+    "                device float *C [[buffer(2)]], device float *D [[buffer(3)]], device uint *E [[buffer(4)]],\n"
+    "                constant uint &K [[buffer(5)]], constant uint &N [[buffer(6)]],\n"
+    "                uint2 tg [[threadgroup_position_in_grid]], ushort sg [[simdgroup_index_in_threadgroup]],\n"
+    "                ushort lane [[thread_index_in_simdgroup]], ushort tid [[thread_index_in_threadgroup]],\n"
+    "                ushort nsg [[simdgroups_per_threadgroup]], ushort nt [[threads_per_threadgroup]]) {\n"
+    "    threadgroup half at[64];\n"
+    "    const uint row0 = tg.y * 8, col0 = (tg.x * nsg + sg) * 8;\n"
+    "    simdgroup_float8x8 acc = make_filled_simdgroup_matrix<float, 8, 8>(0.5f);\n"
+    "    simdgroup_half8x8 a, b;\n"
+    "    for (uint k0 = 0; k0 < K; k0 += 8) {\n"
+    /* the tile staged as half2 copies, a grid-stride loop over 32 of them */
+    "        for (ushort i = tid; i < 32; i += nt)\n"
+    "            *(threadgroup half2 *)(at + 2 * i) = *(device const half2 *)(A + (row0 + i / 4) * K + k0 + (i % 4) * 2);\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "        simdgroup_load(a, at, 8);\n"
+    "        simdgroup_load(b, Bt + col0 * K + k0, K, ulong2(0, 0), true);\n"
+    "        simdgroup_multiply_accumulate(acc, a, b, acc);\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    }\n"
+    "    simdgroup_store(acc, C, N, ulong2(col0, row0));\n"
+    "    simdgroup_half8x8 p;\n"
+    "    simdgroup_multiply(p, a, b);\n"
+    /* a loop of matrix operations only: each SIMD group runs it whole, from t = 0 */
+    "    simdgroup_float8x8 q[2];\n"
+    "    for (short t = 0; t < 2; t++) {\n"
+    "        q[t] = make_filled_simdgroup_matrix<float, 8, 8>(float(t));\n"
+    "        simdgroup_multiply_accumulate(q[t], p, b, q[t]);\n"
+    "    }\n"
+    "    simdgroup_store(q[1], D + row0 * N + col0, N);\n"
+    "    E[(tg.y * (N / 8 / nsg) + tg.x) * (uint(nsg) * 32u) + tid] = uint(sg) * 100u + lane;\n"
+    "}\n"
+    "kernel void colsum(device const float *B [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                   constant uint &K [[buffer(2)]], constant uint &N [[buffer(3)]],\n"
+    "                   uint2 pos [[thread_position_in_grid]], uint2 lpos [[thread_position_in_threadgroup]]) {\n"
+    "    threadgroup float t[1024];\n"
+    "    float acc = 0.0f;\n"
+    "    for (uint k = 0; k < K; k++) acc += B[k * N + pos.x];\n"
+    "    for (uint k = 0; k < 4; k++) acc += 2.0f * B[k * N + pos.x];\n"
+    "    t[lpos.y * 32 + lpos.x] = acc;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    out[pos.y * N + pos.x] = t[lpos.y * 32 + lpos.x];\n"
     "}\n";
 
 /* does kernel `index`'s C hold the wide block? */
@@ -175,6 +230,10 @@ static void check_emitted(enigma_device *dev) {
         static const char *names[] = {"tree", "bounds", "wrap", "rows", "tiled", "diverge", "strided_le"};
         for (int k = 0; k < 7; k++) CHECK(kernel_is_wide(c, k), "kernel %s is not in wide mode", names[k]);
         CHECK(!kernel_is_wide(c, 7), "kernel with_simd (a SIMD-group function) is in wide mode");
+        CHECK(kernel_is_wide(c, 8), "kernel mma (simdgroup matrices) is not in wide mode");
+        CHECK(kernel_is_wide(c, 9), "kernel colsum is not in wide mode");
+        CHECK(strstr(c, "prefetch: last address per index value") != NULL, "no prefetch for mma's staged copies");
+        CHECK(strstr(c, "each SIMD group: simdgroup_matrix operations") != NULL, "no loop over SIMD groups in the C");
         /* the forms the fast paths rest on */
         CHECK(strstr(c, "no index of this row wraps") != NULL, "no 64-bit index form in the C");
         CHECK(strstr(c, "the threads step through this loop together") != NULL, "no lock-step loop in the C");
@@ -366,6 +425,89 @@ static void run_strided_le(enigma_device *dev, enigma_pipeline *p, uint32_t grou
     free(in), free(out);
 }
 
+static float half_round(float x) { return (float)(_Float16)x; }
+
+/* M x N x K with groups of (tx, ty) threads: nsg = tx * ty / 32 SIMD groups side by side */
+static void run_mma(enigma_device *dev, enigma_pipeline *p, uint32_t M, uint32_t N, uint32_t K, uint32_t tx,
+                    uint32_t ty) {
+    uint32_t nt = tx * ty, nsg = (nt + 31) / 32, gx = N / 8 / nsg, gy = M / 8;
+    _Float16 *A = malloc((size_t)M * K * 2), *Bt = malloc((size_t)N * K * 2);
+    float *C = malloc((size_t)M * N * 4), *D = malloc((size_t)M * N * 4);
+    uint32_t *E = malloc((size_t)gx * gy * nt * 4);
+    for (size_t i = 0; i < (size_t)M * K; i++) A[i] = (_Float16)rndf();
+    for (size_t i = 0; i < (size_t)N * K; i++) Bt[i] = (_Float16)rndf();
+    for (size_t i = 0; i < (size_t)M * N; i++) C[i] = 777.0f, D[i] = 777.0f;
+    for (size_t i = 0; i < (size_t)gx * gy * nt; i++) E[i] = 12345u;
+    slot s[] = {{A, (size_t)M * K * 2}, {Bt, (size_t)N * K * 2}, {C, (size_t)M * N * 4}, {D, (size_t)M * N * 4},
+                {E, (size_t)gx * gy * nt * 4}, {&K, 4}, {&N, 4}};
+    dispatch(dev, p, s, 7, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){gx, gy, 1}, (enigma_size3){tx, ty, 1});
+    /* p = a x b rounded to half, for each 8x8 block of the last K step: the products of
+     * halves are exact in float, summed by fused multiply-adds in k order (the rounding
+     * of p to half is what D tests, so p must be the same float sum before it) */
+    float *P = malloc((size_t)M * N * 4);
+    for (uint32_t i = 0; i < M; i++)
+        for (uint32_t j = 0; j < N; j++) {
+            float t = 0.0f;
+            for (uint32_t k = K - 8; k < K; k++) t = fmaf((float)A[(size_t)i * K + k], (float)Bt[(size_t)j * K + k], t);
+            P[(size_t)i * N + j] = half_round(t);
+        }
+    for (uint32_t i = 0; i < M; i++)
+        for (uint32_t j = 0; j < N; j++) {
+            double want = 0.5, mag = 0.5, q = 1.0, qmag = 1.0;
+            for (uint32_t k = 0; k < K; k++) {
+                double t = (double)A[(size_t)i * K + k] * (double)Bt[(size_t)j * K + k];
+                want += t, mag += fabs(t);
+            }
+            for (uint32_t k = 0; k < 8; k++) { /* p's row i times b's column j */
+                double t = (double)P[(size_t)i * N + j / 8 * 8 + k] * (double)Bt[(size_t)j * K + K - 8 + k];
+                q += t, qmag += fabs(t);
+            }
+            if (fabs(C[(size_t)i * N + j] - want) > 1e-6 * mag) {
+                CHECK(0, "mma %ux%ux%u group %ux%u: C[%u][%u] = %.9g, expected %.9g", M, N, K, tx, ty, i, j,
+                      C[(size_t)i * N + j], want);
+                i = M;
+                break;
+            }
+            if (fabs(D[(size_t)i * N + j] - q) > 1e-6 * qmag + 1e-30) {
+                CHECK(0, "mma %ux%ux%u group %ux%u: D[%u][%u] = %.9g, expected %.9g", M, N, K, tx, ty, i, j,
+                      D[(size_t)i * N + j], q);
+                i = M;
+                break;
+            }
+        }
+    for (size_t g = 0; g < (size_t)gx * gy; g++)
+        for (uint32_t t = 0; t < nt; t++)
+            if (E[g * nt + t] != t / 32 * 100 + t % 32) {
+                CHECK(0, "mma group %ux%u: thread %u of group %zu gives %u, expected %u", tx, ty, t, g, E[g * nt + t],
+                      t / 32 * 100 + t % 32);
+                g = (size_t)gx * gy;
+                break;
+            }
+    free(A), free(Bt), free(C), free(D), free(E), free(P);
+}
+
+/* out[y][x] = sum over k < K of B[k][x] + 2 * (sum over k < 4 of B[k][x]), every row y */
+static void run_colsum(enigma_device *dev, enigma_pipeline *p, uint32_t N, uint32_t K, uint32_t rows, uint32_t tx,
+                       uint32_t ty) {
+    float *B = malloc((size_t)K * N * 4), *out = malloc((size_t)rows * N * 4);
+    for (size_t i = 0; i < (size_t)K * N; i++) B[i] = rndf();
+    slot s[] = {{B, (size_t)K * N * 4}, {out, (size_t)rows * N * 4}, {&K, 4}, {&N, 4}};
+    dispatch(dev, p, s, 4, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, rows, 1}, (enigma_size3){tx, ty, 1});
+    for (uint32_t y = 0; y < rows; y++)
+        for (uint32_t x = 0; x < N; x++) {
+            double want = 0, mag = 0;
+            for (uint32_t k = 0; k < K; k++) want += B[(size_t)k * N + x], mag += fabs(B[(size_t)k * N + x]);
+            for (uint32_t k = 0; k < 4; k++) want += 2.0 * B[(size_t)k * N + x], mag += 2.0 * fabs(B[(size_t)k * N + x]);
+            if (fabs(out[(size_t)y * N + x] - want) > 1e-6 * mag) {
+                CHECK(0, "colsum %ux%u K %u group %ux%u: out[%u][%u] = %g, expected %g", rows, N, K, tx, ty, y, x,
+                      out[(size_t)y * N + x], want);
+                y = rows;
+                break;
+            }
+        }
+    free(B), free(out);
+}
+
 static enigma_pipeline *pipeline(enigma_library *lib, const char *name) {
     enigma_pipeline *p = NULL;
     OK(enigma_pipeline_create(lib, name, &p));
@@ -422,6 +564,20 @@ int main(void) {
         run_diverge(dev, diverge, 3, 256);
         run_diverge(dev, diverge, 2, 100);
     }
+    enigma_pipeline *mma = pipeline(lib, "mma");
+    /* {M, N, K, group x, group y}: 1, 2 and 3 SIMD groups (staging loops of 2, 1 and 1
+     * steps), a 2-D group of two rows of 32, K of one step */
+    static const uint32_t mma_shapes[][5] = {{16, 32, 24, 32, 1}, {24, 32, 40, 64, 1}, {8, 48, 16, 96, 1},
+                                             {16, 32, 32, 32, 2}, {8, 16, 8, 64, 1}};
+    for (size_t i = 0; mma && i < sizeof mma_shapes / sizeof mma_shapes[0]; i++)
+        run_mma(dev, mma, mma_shapes[i][0], mma_shapes[i][1], mma_shapes[i][2], mma_shapes[i][3], mma_shapes[i][4]);
+    enigma_pipeline_destroy(mma);
+    enigma_pipeline *colsum = pipeline(lib, "colsum");
+    if (colsum) {
+        run_colsum(dev, colsum, 64, 7, 16, 16, 16); /* four rows at a time */
+        run_colsum(dev, colsum, 96, 5, 6, 32, 3);
+    }
+    enigma_pipeline_destroy(colsum);
     enigma_pipeline_destroy(tree), enigma_pipeline_destroy(bounds), enigma_pipeline_destroy(wrap);
     enigma_pipeline_destroy(rows), enigma_pipeline_destroy(tiled), enigma_pipeline_destroy(diverge);
     enigma_library_destroy(lib);
