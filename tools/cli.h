@@ -42,10 +42,11 @@ typedef struct cli_compile_flags {
 int cli_take_compile_flag(int argc, char **argv, int *i, cli_compile_flags *f);
 void cli_compile_flags_free(cli_compile_flags *f);
 
-/* cli_compile_many.c: builds each named kernel of lib on its own, `jobs` at once, listing
- * every failure and printing one summary line; EXIT_OK when all built */
+/* cli_compile_many.c: builds the named kernels of lib in batches of at most batch_size
+ * (0: as enigma_library_plan_batches cuts them; 1: each alone), `jobs` at once, listing
+ * every failure by kernel and printing one summary line; EXIT_OK when all built */
 int cli_build_kernels(enigma_library *lib, const char *file, const char *backend, bool offline, const char **names,
-                      int count, int jobs);
+                      int count, int jobs, int batch_size);
 
 /* "X[,Y[,Z]]" with every part >= 1 */
 bool cli_parse_size3(const char *s, enigma_size3 *out);
