@@ -425,7 +425,7 @@ enigma_status enigma_library_plan_batches(const enigma_library *lib, const char 
     if (st != ENIGMA_OK) return st;
     if (max_kernels < 1) max_kernels = BATCH_MAX_KERNELS;
     /* enough batches that every job has several: the last ones to finish leave less idle */
-    if (jobs > 0 && (count + jobs * BATCH_PER_JOB - 1) / (jobs * BATCH_PER_JOB) < max_kernels)
+    if (jobs > 1 && (count + jobs * BATCH_PER_JOB - 1) / (jobs * BATCH_PER_JOB) < max_kernels)
         max_kernels = (count + jobs * BATCH_PER_JOB - 1) / (jobs * BATCH_PER_JOB);
     /* kernels in order, into the open batch of their group (a backend builds apart the
      * kernels that would change how a program of them is made: cuda's Apple lane numbering) */
