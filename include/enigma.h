@@ -204,7 +204,7 @@ ENIGMA_API enigma_status enigma_library_build_offline_kernels(const enigma_libra
 ENIGMA_API enigma_status enigma_library_build_kernels(enigma_library *lib, const char *const *kernels, int count);
 /* Cuts `count` kernels into batches for `backend`: batch_of[i] gets the batch of kernels[i]
  * (0 to *batch_count - 1, numbered in order of their first kernel). A batch holds at most
- * max_kernels kernels (0: enigma's default, 32) and a bounded amount of code; with `jobs`
+ * max_kernels kernels (0: enigma's default, 16) and a bounded amount of code; with `jobs`
  * builds at once (0 or 1: not bounded so), batches are made small enough that each job
  * gets several. The same arguments give the same batches, so a second build finds them cached. */
 ENIGMA_API enigma_status enigma_library_plan_batches(const enigma_library *lib, const char *backend,

@@ -15,9 +15,10 @@
  * its first dispatch) goes by batches instead: several kernels in one program
  * (enigma_library_build_kernels, enigma_library_build_offline_kernels), so that what each
  * build costs whatever its size (starting the compiler, reading the prelude, loading the
- * result: about 0.25 s of gcc for a kernel of MLX's unary.metal) is paid once per batch.
+ * result: about 0.1 s of gcc's CPU time, more in wall time on a busy machine) is paid once
+ * per batch.
  * enigma_library_plan_batches cuts the batches. The lazy path stays one kernel per program:
- * a host that makes one pipeline should wait for one kernel, not for the 31 others of its
+ * a host that makes one pipeline should wait for one kernel, not for the 15 others of its
  * batch, and a batch's cache entry serves only that same batch again. */
 #include <errno.h>
 #include <stdlib.h>
@@ -236,8 +237,9 @@ static int kernel_index(const enigma_library *lib, const char *name) {
 static enigma_status kernel_indices(const enigma_library *lib, const char *const *kernels, int count, const char *fn,
                                     int **out) {
     *out = NULL;
-    if (count < 1) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: count is %d (expected 1 or more kernels)", fn, count);
-    int *indices = malloc(sizeof *indices * (size_t)(count > 0 ? count : 1));
+    if (count < 1)
+        return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: count is %d (expected 1 or more kernels)", fn, count);
+    int *indices = malloc(sizeof *indices * (size_t)count);
     bool *named = calloc((size_t)(lib->kernel_count > 0 ? lib->kernel_count : 1), sizeof *named);
     if (!indices || !named) {
         free(indices);
@@ -306,7 +308,8 @@ static enigma_status build_kernel_program(enigma_library *lib, const int *indice
     if (!m || !b) {
         free_kernel_module(m);
         free(b);
-        return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory building kernel '%s'", lib->kernels[indices[0]]->name);
+        return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory building kernel '%s'",
+                       lib->kernels[indices[0]]->name);
     }
     en_program *built = NULL;
     enigma_status st = build_module(lib, m, &built);
@@ -363,10 +366,12 @@ enigma_status enigma_library_build_kernels(enigma_library *lib, const char *cons
     const char *fn = "enigma_library_build_kernels";
     if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: lib is NULL", fn);
     if (!kernels) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: kernels is NULL", fn);
-    if (!lib->module) return en_fail(ENIGMA_ERROR_COMPILE, "%s: the library has compile errors and nothing to build", fn);
+    if (!lib->module)
+        return en_fail(ENIGMA_ERROR_COMPILE, "%s: the library has compile errors and nothing to build", fn);
     if (!lib->dev)
         return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT,
-                       "%s: the library has no device to build for (enigma_library_build_offline_kernels needs none)", fn);
+                       "%s: the library has no device to build for (enigma_library_build_offline_kernels needs none)",
+                       fn);
     int *indices;
     enigma_status st = kernel_indices(lib, kernels, count, fn, &indices);
     if (st != ENIGMA_OK || !lib->per_kernel) { /* a library of a few kernels was built whole when made */
@@ -399,14 +404,16 @@ static long code_weight(const ir_stmt *s) {
     return w + code_weight(s->then_s) + code_weight(s->else_s) + code_weight(s->body) + code_weight(s->latch);
 }
 
-/* Bounds of a batch. Past a few dozen kernels the fixed cost of a build is a small part of
- * it, while a larger batch spreads worse over the jobs and is rebuilt whole when a kernel
- * of it changes. The bound on IR nodes (about 100 to 350 bytes of generated C each, 1 to
- * 2.5 MB for a full batch: 10 to 25 s of gcc -O2) keeps a batch of large kernels (MLX's
- * reduce.metal: about 1,600 nodes, 570 KB of C each) to a few of them: for them the fixed
- * cost is nothing beside the compiler's work, and a batch of many would leave the other
- * jobs idle at the end. */
-enum { BATCH_MAX_KERNELS = 32, BATCH_MAX_WEIGHT = 8000, BATCH_PER_JOB = 4 };
+/* Bounds of a batch. The fixed cost of a build is about 0.1 s of gcc (its start and the
+ * prelude) and 0.08 s of NVRTC, beside 0.15 to 0.25 s of gcc for each small MLX kernel
+ * (unary.metal, binary.metal: 20 KB of C each) and seconds for large ones. Past 16 kernels
+ * a batch saves little more, and gcc grows slower than linearly on a larger file (48 of
+ * binary.metal's kernels in one file took more CPU time than 8 files of 6); a larger batch
+ * also spreads worse over the jobs. The bound on IR nodes (about 100 to 350 bytes of
+ * generated C each) keeps a batch of large kernels (MLX's reduce.metal: about 1,600 nodes,
+ * 570 KB of C each) to a few of them: for them the fixed cost is nothing beside the
+ * compiler's work, and a batch of many would leave the other jobs idle at the end. */
+enum { BATCH_MAX_KERNELS = 16, BATCH_MAX_WEIGHT = 8000, BATCH_PER_JOB = 4 };
 
 enigma_status enigma_library_plan_batches(const enigma_library *lib, const char *backend, const char *const *kernels,
                                           int count, int max_kernels, int jobs, int *batch_of, int *batch_count) {

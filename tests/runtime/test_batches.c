@@ -34,12 +34,12 @@ static void make_source(void) {
         const char *head = "(device const float* a [[buffer(0)]], device float* out [[buffer(1)]],\n"
                            "  uint i [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]]) {\n";
         if (k % 3 == 0)
-            n += (size_t)snprintf(source + n, sizeof source - n, "kernel void affine_%d%s    out[i] = a[i] * %d.0f + bias;\n}\n",
-                                  k, head, k + 1);
+            n += (size_t)snprintf(source + n, sizeof source - n,
+                                  "kernel void affine_%d%s    out[i] = a[i] * %d.0f + bias;\n}\n", k, head, k + 1);
         else if (k % 3 == 1)
             n += (size_t)snprintf(source + n, sizeof source - n,
-                                  "kernel void xor_%d%s    out[i] = simd_shuffle_xor(a[i], ushort(%d)) + bias;\n}\n", k, head,
-                                  k % 32);
+                                  "kernel void xor_%d%s    out[i] = simd_shuffle_xor(a[i], ushort(%d)) + bias;\n}\n",
+                                  k, head, k % 32);
         else
             n += (size_t)snprintf(source + n, sizeof source - n,
                                   "kernel void reverse_%d%s    threadgroup float tile[%d];\n    tile[lid] = a[i];\n"
