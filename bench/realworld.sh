@@ -8,6 +8,8 @@
 #   sh bench/realworld.sh build mlx              only MLX (ggml: only ggml)
 #   sh bench/realworld.sh build mlx cuda         only NVRTC (cpu: only the C compiler; both)
 #   sh bench/realworld.sh build mlx both unary.metal binary.metal    only these MLX files
+#   sh bench/realworld.sh build mlx cpu small    MLX files by the cpu build's cost (small,
+#                                                medium, large): bench/RESULTS.md estimates them
 #   ENIGMA_BATCH=1 sh bench/realworld.sh ...     each kernel alone (the build before batches)
 #   ENIGMA_REALWORLD=/path sh bench/realworld.sh build
 set -u
@@ -16,6 +18,17 @@ build=${1:-build}
 what=${2:-all}
 backends=${3:-both}
 [ $# -gt 3 ] && shift 3 || set --
+# the MLX files by the CPU time of their cpu build, estimated from the size of their C
+# (bench/RESULTS.md): about 3,500, 8,000 and 65,000 CPU seconds
+case ${1:-} in
+  small) set -- arange.metal arg_reduce.metal binary.metal binary_two.metal conv.metal dot.metal layer_norm.metal \
+           logsumexp.metal random.metal rms_norm.metal rope.metal scaled_dot_product_attention.metal \
+           searchsorted.metal softmax.metal steel_attention.metal steel_conv_3d.metal steel_conv_general.metal \
+           steel_gemm_gather.metal ternary.metal unary.metal ;;
+  medium) set -- copy.metal gemv.metal gemv_masked.metal scan.metal sort.metal steel_conv.metal \
+            steel_gemm_fused.metal steel_gemm_segmented.metal ;;
+  large) set -- fp_quantized.metal quantized.metal reduce.metal steel_gemm_masked.metal steel_gemm_splitk.metal ;;
+esac
 E=$PWD/$build/enigma
 R=${ENIGMA_REALWORLD:-$PWD/../shared/realworld}
 [ -d "$R" ] || R=/work/shared/realworld
