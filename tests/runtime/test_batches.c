@@ -138,8 +138,13 @@ static void plan_batches(void) {
 static void batched_as_alone(enigma_device *dev, const char *cache) {
     enigma_library *alone = library(dev, false), *batched = library(dev, false);
     if (!alone || !batched) return;
+    /* copies: the names outlive the libraries */
+    static char storage[KERNELS][32];
     const char *names[KERNELS];
-    for (int k = 0; k < KERNELS; k++) names[k] = enigma_library_kernel_name(batched, k);
+    for (int k = 0; k < KERNELS; k++) {
+        snprintf(storage[k], sizeof storage[k], "%s", enigma_library_kernel_name(batched, k));
+        names[k] = storage[k];
+    }
     int entries = cache_entries(cache);
     CHECK_STATUS(enigma_library_build_kernels(batched, names, 8), ENIGMA_OK);
     CHECK_STATUS(enigma_library_build_kernels(batched, names + 8, KERNELS - 1 - 8), ENIGMA_OK);
