@@ -184,6 +184,32 @@ ENIGMA_API enigma_status enigma_library_build_offline(const enigma_library *lib,
 /* ... of one kernel (NULL: all) */
 ENIGMA_API enigma_status enigma_library_build_offline_kernel(const enigma_library *lib, const char *backend,
                                                              const char *kernel, char **summary);
+/* ... of `count` kernels (each named once), as one program: one compiler run and one cache
+ * entry for all of them (NULL kernels: every kernel) */
+ENIGMA_API enigma_status enigma_library_build_offline_kernels(const enigma_library *lib, const char *backend,
+                                                              const char *const *kernels, int count,
+                                                              char **summary);
+
+/* Building every kernel of a library of many (more than 16 kernels, which are otherwise
+ * built one per program, when their first pipeline is made). A build costs a fixed part
+ * (the compiler starting, its prelude, loading the result) beside its kernels' share, so
+ * kernels are built in batches, several to one program.
+ *
+ * enigma_library_build_kernels builds `count` kernels (each named once) of the library's
+ * device as one program; their pipelines then use it. Kernels already built are left out;
+ * a library of 16 kernels or fewer was built whole when it was made, and has nothing left
+ * to do. All or nothing: when the build fails, no kernel of it is kept and the error is
+ * the whole program's; build the kernels alone (enigma_pipeline_create) to learn which
+ * failed. A batch's cache entry serves that same batch again, not a pipeline built alone. */
+ENIGMA_API enigma_status enigma_library_build_kernels(enigma_library *lib, const char *const *kernels, int count);
+/* Cuts `count` kernels into batches for `backend`: batch_of[i] gets the batch of kernels[i]
+ * (0 to *batch_count - 1, numbered in order of their first kernel). A batch holds at most
+ * max_kernels kernels (0: enigma's default, 16) and a bounded amount of code; with `jobs`
+ * builds at once (0 or 1: not bounded so), batches are made small enough that each job
+ * gets several. The same arguments give the same batches, so a second build finds them cached. */
+ENIGMA_API enigma_status enigma_library_plan_batches(const enigma_library *lib, const char *backend,
+                                                     const char *const *kernels, int count, int max_kernels,
+                                                     int jobs, int *batch_of, int *batch_count);
 
 /* ---- pipelines: one kernel, with Metal's introspection -------------------------------- */
 typedef struct enigma_pipeline enigma_pipeline;

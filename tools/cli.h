@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../include/enigma.h"
 #include "npy.h"
@@ -42,10 +43,12 @@ typedef struct cli_compile_flags {
 int cli_take_compile_flag(int argc, char **argv, int *i, cli_compile_flags *f);
 void cli_compile_flags_free(cli_compile_flags *f);
 
-/* cli_compile_many.c: builds each named kernel of lib on its own, `jobs` at once, listing
- * every failure and printing one summary line; EXIT_OK when all built */
+/* cli_compile_many.c: builds the named kernels of lib in batches of at most batch_size
+ * (0: as enigma_library_plan_batches cuts them; 1: each alone), `jobs` at once, listing
+ * every failure by kernel and printing one summary line with the time since `started`
+ * (CLOCK_MONOTONIC); EXIT_OK when all built */
 int cli_build_kernels(enigma_library *lib, const char *file, const char *backend, bool offline, const char **names,
-                      int count, int jobs);
+                      int count, int jobs, int batch_size, struct timespec started);
 
 /* "X[,Y[,Z]]" with every part >= 1 */
 bool cli_parse_size3(const char *s, enigma_size3 *out);

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 static const char compile_help[] =
     "usage: enigma compile FILE.metal [-k KERNEL]... [--emit ir|c|cuda] [--backend cpu|cuda] [-o FILE] [-j N]\n"
+    "                      [--batch N]\n"
     "                      [--check] [-I DIR]... [-D NAME[=VALUE]]... [--constant NAME=VALUE]...\n"
     "\n"
     "  --emit ir|c|cuda   print the kernel IR, the cpu backend's C, or the cuda backend's CUDA C\n"
@@ -23,9 +25,13 @@ static const char compile_help[] =
     "                     NVRTC is missing too\n"
     "  -k KERNEL          only this kernel (by its host name): emitted or built alone, as a\n"
     "                     library of many kernels builds it when its pipeline is made; more\n"
-    "                     than one -k builds each of them\n"
-    "  -j, --jobs N       kernels built at once, when a library of more than 16 kernels (or\n"
-    "                     the -k kernels) is built kernel by kernel (default: the CPU count)\n"
+    "                     than one -k builds each of them, in batches\n"
+    "  -j, --jobs N       builds at once, when a library of more than 16 kernels (or several\n"
+    "                     -k kernels) is built in batches (default: the CPU count)\n"
+    "  --batch N          at most N kernels to one build (one C compiler or NVRTC run); by\n"
+    "                     default up to 16, fewer where the kernels are large or the jobs\n"
+    "                     would get few batches (so a warm cache needs the same -j); 1: each\n"
+    "                     kernel alone, as its pipeline builds it\n"
     "  -o FILE            write the emitted text to FILE instead of standard output\n"
     "  --check            compile with checked-mode instrumentation\n"
     "  -I DIR, -D NAME[=VALUE]   include directories and macro definitions\n"
@@ -50,7 +56,7 @@ static int write_text(const char *path, const char *text) {
 int cli_compile(int argc, char **argv) {
     const char *file = NULL, *emit = NULL, *backend = NULL, *out = NULL, *kernel = NULL;
     const char **kernels = NULL; /* every -k */
-    int kernel_count = 0, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int kernel_count = 0, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), batch_size = 0;
     bool checked = false;
     cli_compile_flags flags = {0};
     int code = EXIT_OK;
@@ -73,6 +79,15 @@ int cli_compile(int argc, char **argv) {
                 goto done;
             }
             jobs = (int)v;
+            i++;
+        } else if (strcmp(a, "--batch") == 0) {
+            char *end;
+            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+            if (i + 1 >= argc || *end || v < 1 || v > 100000) {
+                code = cli_error(EXIT_USAGE, "compile: --batch needs a number of kernels to one build (1 or more)");
+                goto done;
+            }
+            batch_size = (int)v;
             i++;
         } else if (strcmp(a, "--emit") == 0 || strcmp(a, "--backend") == 0 || strcmp(a, "-o") == 0 ||
                    strcmp(a, "-k") == 0) {
@@ -135,6 +150,10 @@ int cli_compile(int argc, char **argv) {
             dev = NULL;
         }
     }
+    /* the time a build reports is from here: a library of 16 kernels or fewer is built
+     * whole when it is made, and the front end is part of any build's time */
+    struct timespec started;
+    clock_gettime(CLOCK_MONOTONIC, &started);
     enigma_library *lib = NULL;
     enigma_status st = enigma_library_create_from_file(dev, file, &opts, &lib);
     if (lib) fputs(enigma_library_diagnostics_text(lib), stderr);
@@ -144,14 +163,17 @@ int cli_compile(int argc, char **argv) {
         code = st == ENIGMA_ERROR_IO ? EXIT_USAGE : st == ENIGMA_ERROR_INVALID_ARGUMENT ? EXIT_RUNTIME : cli_exit_code(st);
         if (!lib || st != ENIGMA_ERROR_COMPILE) cli_error(code, "%s", enigma_last_error());
     } else if (!emit && (kernel_count > 0 || n > 16) && (offline || dev)) {
-        /* kernel by kernel: all of them, or those named */
+        /* in batches: all of them, or those named */
         const char **names = kernel_count ? kernels : malloc(sizeof *names * (size_t)(n ? n : 1));
         if (!names) {
             code = cli_error(EXIT_RUNTIME, "out of memory");
         } else {
             if (!kernel_count)
                 for (int k = 0; k < n; k++) names[k] = enigma_library_kernel_name(lib, k);
-            code = cli_build_kernels(lib, file, backend, offline, names, kernel_count ? kernel_count : n, jobs);
+            /* with a device, a library of 16 kernels or fewer is one program already */
+            bool built_whole = dev && n <= 16;
+            code = cli_build_kernels(lib, file, backend, offline, names, kernel_count ? kernel_count : n,
+                                     built_whole ? 1 : jobs, built_whole ? n : batch_size, started);
             if (!kernel_count) free(names);
         }
     } else if (offline) {

@@ -46,6 +46,16 @@ static enigma_status cuda_compile_offline(const ir_module *m, const en_build_opt
     return st;
 }
 
+/* A kernel that calls thread_elements() numbers the lanes of its whole program as Apple
+ * does (en_cuda_apple_lanes) and launches whole warps: built apart from the others */
+static int cuda_batch_group(const ir_module *m, const ir_func *kernel) {
+    ir_func *alone = (ir_func *)kernel;
+    ir_module of_kernel = *m;
+    of_kernel.funcs.items = &alone;
+    of_kernel.funcs.count = of_kernel.funcs.cap = 1;
+    return en_cuda_apple_lanes(&of_kernel) ? 1 : 0;
+}
+
 const en_backend en_cuda_backend = {
     .name = "cuda",
     .open = en_cuda_device_open,
@@ -59,6 +69,7 @@ const en_backend en_cuda_backend = {
     .emit = cuda_emit,
     .build = en_cuda_build,
     .program_free = en_cuda_program_free,
+    .batch_group = cuda_batch_group,
     .kernel_limits = en_cuda_kernel_limits,
     .dispatch = en_cuda_dispatch,
     .wait = en_cuda_wait,

@@ -95,6 +95,10 @@ struct en_backend {
     enigma_status (*build)(en_device *dev, const ir_module *m, const en_build_options *o,
                            en_program **out, en_buf *err);
     void (*program_free)(en_device *dev, en_program *p);
+    /* kernels built in one program (a batch) share the choices a backend makes for a whole
+     * program from its kernels; kernels of different groups are built apart, so that a
+     * kernel's code never depends on which others share its program. NULL: one group. */
+    int (*batch_group)(const ir_module *m, const ir_func *kernel);
     enigma_status (*kernel_limits)(en_device *dev, en_program *p, int kernel_index,
                                    en_kernel_limits *out, en_buf *err);
 

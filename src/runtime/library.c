@@ -9,7 +9,17 @@
  * every kernel for a library of a few kernels (one C compiler or NVRTC run, one cache
  * entry), and one build per kernel, when its first pipeline is created, for a library of
  * many: a kernel library such as ggml's (689 kernels, 116 MB of generated C) is used a few
- * kernels at a time, and building all of it up front would take many minutes. */
+ * kernels at a time, and building all of it up front would take many minutes.
+ *
+ * Building every kernel of such a library (`enigma compile`, a host that wants no build at
+ * its first dispatch) goes by batches instead: several kernels in one program
+ * (enigma_library_build_kernels, enigma_library_build_offline_kernels), so that what each
+ * build costs whatever its size (starting the compiler, reading the prelude, loading the
+ * result: about 0.1 s of gcc's CPU time, more in wall time on a busy machine) is paid once
+ * per batch.
+ * enigma_library_plan_batches cuts the batches. The lazy path stays one kernel per program:
+ * a host that makes one pipeline should wait for one kernel, not for the 15 others of its
+ * batch, and a batch's cache entry serves only that same batch again. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +115,9 @@ static enigma_status compile_library(enigma_library *lib, int file, enigma_libra
     }
     if (lib->dev && lib->kernel_count > EAGER_BUILD_MAX_KERNELS) {
         lib->per_kernel = true;
-        lib->kernel_modules = calloc((size_t)lib->kernel_count, sizeof *lib->kernel_modules);
         lib->kernel_programs = calloc((size_t)lib->kernel_count, sizeof *lib->kernel_programs);
-        if (!lib->kernel_modules || !lib->kernel_programs) {
+        lib->kernel_program_index = calloc((size_t)lib->kernel_count, sizeof *lib->kernel_program_index);
+        if (!lib->kernel_programs || !lib->kernel_program_index) {
             enigma_library_destroy(lib);
             return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory while compiling");
         }
@@ -217,20 +227,62 @@ enigma_status enigma_library_create_from_file(enigma_device *dev, const char *pa
     return compile_library(lib, file, out);
 }
 
-/* kernel `index` alone: the library's module with one function (helpers are inlined by
- * now) and all program-scope constants, sharing the library's IR */
-static ir_module *kernel_module(const enigma_library *lib, int index) {
+static int kernel_index(const enigma_library *lib, const char *name) {
+    for (int i = 0; i < lib->kernel_count; i++)
+        if (en_streq(lib->kernels[i]->name, name)) return i;
+    return -1;
+}
+
+/* the indices of `count` kernels named, each once; *out is to be freed */
+static enigma_status kernel_indices(const enigma_library *lib, const char *const *kernels, int count, const char *fn,
+                                    int **out) {
+    *out = NULL;
+    if (count < 1)
+        return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: count is %d (expected 1 or more kernels)", fn, count);
+    int *indices = malloc(sizeof *indices * (size_t)count);
+    bool *named = calloc((size_t)(lib->kernel_count > 0 ? lib->kernel_count : 1), sizeof *named);
+    if (!indices || !named) {
+        free(indices);
+        free(named);
+        return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    }
+    enigma_status st = ENIGMA_OK;
+    for (int i = 0; i < count && st == ENIGMA_OK; i++) {
+        int k = kernels[i] ? kernel_index(lib, kernels[i]) : -1;
+        if (!kernels[i])
+            st = en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: kernels[%d] is NULL", fn, i);
+        else if (k < 0)
+            st = en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: the library has no kernel named '%s' (%d kernels)", fn,
+                         kernels[i], lib->kernel_count);
+        else if (named[k]) /* it would be defined twice in one program */
+            st = en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: kernel '%s' is named twice", fn, kernels[i]);
+        else
+            named[k] = true;
+        indices[i] = k;
+    }
+    free(named);
+    if (st != ENIGMA_OK) {
+        free(indices);
+        return st;
+    }
+    *out = indices;
+    return ENIGMA_OK;
+}
+
+/* kernels `indices` in that order: the library's module with only those functions (helpers
+ * are inlined by now) and all program-scope constants, sharing the library's IR */
+static ir_module *kernels_module(const enigma_library *lib, const int *indices, int count) {
     ir_module *m = malloc(sizeof *m);
-    ir_func **funcs = malloc(sizeof *funcs);
+    ir_func **funcs = malloc(sizeof *funcs * (size_t)(count > 0 ? count : 1));
     if (!m || !funcs) {
         free(m);
         free(funcs);
         return NULL;
     }
     *m = *lib->module;
-    funcs[0] = (ir_func *)lib->kernels[index];
+    for (int i = 0; i < count; i++) funcs[i] = (ir_func *)lib->kernels[indices[i]];
     m->funcs.items = funcs;
-    m->funcs.count = m->funcs.cap = 1;
+    m->funcs.count = m->funcs.cap = count;
     return m;
 }
 
@@ -239,38 +291,172 @@ static void free_kernel_module(ir_module *m) {
     free(m);
 }
 
+/* One build of a library built a kernel at a time: the module it was made from (one kernel,
+ * or a batch) and the program. Kept until the library is freed: pipelines point into it. */
+typedef struct en_kernel_build {
+    struct en_kernel_build *next;
+    ir_module *module;
+    en_program *program;
+} en_kernel_build;
+
+/* builds kernels `indices` into one program and makes it theirs. Outside the lock, so that
+ * pipelines of different kernels build in parallel; a kernel that another thread built
+ * meanwhile keeps that build, and a program no kernel took is freed. */
+static enigma_status build_kernel_program(enigma_library *lib, const int *indices, int count) {
+    ir_module *m = kernels_module(lib, indices, count);
+    en_kernel_build *b = calloc(1, sizeof *b);
+    if (!m || !b) {
+        free_kernel_module(m);
+        free(b);
+        return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory building kernel '%s'",
+                       lib->kernels[indices[0]]->name);
+    }
+    en_program *built = NULL;
+    enigma_status st = build_module(lib, m, &built);
+    if (st != ENIGMA_OK) {
+        free_kernel_module(m);
+        free(b);
+        return st;
+    }
+    int taken = 0;
+    pthread_mutex_lock(&lib->build_lock);
+    for (int i = 0; i < count; i++)
+        if (!lib->kernel_programs[indices[i]]) {
+            lib->kernel_programs[indices[i]] = built;
+            lib->kernel_program_index[indices[i]] = i;
+            taken++;
+        }
+    if (taken) {
+        *b = (en_kernel_build){.next = lib->builds, .module = m, .program = built};
+        lib->builds = b;
+    }
+    pthread_mutex_unlock(&lib->build_lock);
+    if (!taken) {
+        if (lib->dev->core.backend->program_free) lib->dev->core.backend->program_free(&lib->dev->core, built);
+        free_kernel_module(m);
+        free(b);
+    }
+    return ENIGMA_OK;
+}
+
+/* kernel `index`'s program and its index there, or NULL when it is not built yet */
+static en_program *built_program(enigma_library *lib, int index, int *program_kernel) {
+    pthread_mutex_lock(&lib->build_lock);
+    en_program *p = lib->kernel_programs[index];
+    *program_kernel = lib->kernel_program_index[index];
+    pthread_mutex_unlock(&lib->build_lock);
+    return p;
+}
+
 enigma_status en_library_program(enigma_library *lib, int index, en_program **program, int *program_kernel) {
     if (!lib->per_kernel) {
         *program = lib->program;
         *program_kernel = index;
         return ENIGMA_OK;
     }
-    *program_kernel = 0;
-    pthread_mutex_lock(&lib->build_lock);
-    *program = lib->kernel_programs[index];
-    pthread_mutex_unlock(&lib->build_lock);
+    *program = built_program(lib, index, program_kernel);
     if (*program) return ENIGMA_OK;
-    /* built outside the lock, so that pipelines of different kernels build in parallel; a
-     * kernel two threads build at once is kept once */
-    ir_module *m = kernel_module(lib, index);
-    if (!m) return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory building kernel '%s'", lib->kernels[index]->name);
-    en_program *built = NULL;
-    enigma_status st = build_module(lib, m, &built);
-    if (st != ENIGMA_OK) {
-        free_kernel_module(m);
+    enigma_status st = build_kernel_program(lib, &index, 1);
+    if (st != ENIGMA_OK) return st;
+    *program = built_program(lib, index, program_kernel);
+    return ENIGMA_OK;
+}
+
+enigma_status enigma_library_build_kernels(enigma_library *lib, const char *const *kernels, int count) {
+    const char *fn = "enigma_library_build_kernels";
+    if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: lib is NULL", fn);
+    if (!kernels) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: kernels is NULL", fn);
+    if (!lib->module)
+        return en_fail(ENIGMA_ERROR_COMPILE, "%s: the library has compile errors and nothing to build", fn);
+    if (!lib->dev)
+        return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT,
+                       "%s: the library has no device to build for (enigma_library_build_offline_kernels needs none)",
+                       fn);
+    int *indices;
+    enigma_status st = kernel_indices(lib, kernels, count, fn, &indices);
+    if (st != ENIGMA_OK || !lib->per_kernel) { /* a library of a few kernels was built whole when made */
+        free(indices);
         return st;
     }
+    int wanted = 0;
     pthread_mutex_lock(&lib->build_lock);
-    if (!lib->kernel_programs[index]) {
-        lib->kernel_programs[index] = built;
-        lib->kernel_modules[index] = m;
-        built = NULL;
-        m = NULL;
-    }
-    *program = lib->kernel_programs[index];
+    for (int i = 0; i < count; i++)
+        if (!lib->kernel_programs[indices[i]]) indices[wanted++] = indices[i];
     pthread_mutex_unlock(&lib->build_lock);
-    if (built && lib->dev->core.backend->program_free) lib->dev->core.backend->program_free(&lib->dev->core, built);
-    free_kernel_module(m);
+    if (wanted) st = build_kernel_program(lib, indices, wanted);
+    free(indices);
+    return st;
+}
+
+/* The compiler's work on a kernel grows with its code: its IR nodes stand for it. */
+static long expr_weight(const ir_expr *e) {
+    if (!e) return 0;
+    long w = 1;
+    for (int i = 0; i < e->arg_count; i++) w += expr_weight(e->args[i]);
+    return w;
+}
+
+static long code_weight(const ir_stmt *s) {
+    if (!s) return 0;
+    long w = 1 + expr_weight(s->place) + expr_weight(s->value) + expr_weight(s->cond);
+    for (int i = 0; i < s->arg_count; i++) w += expr_weight(s->args[i]);
+    for (int i = 0; i < s->stmt_count; i++) w += code_weight(s->stmts[i]);
+    return w + code_weight(s->then_s) + code_weight(s->else_s) + code_weight(s->body) + code_weight(s->latch);
+}
+
+/* Bounds of a batch. The fixed cost of a build is about 0.1 s of gcc (its start and the
+ * prelude) and 0.08 s of NVRTC, beside 0.15 to 0.25 s of gcc for each small MLX kernel
+ * (unary.metal, binary.metal: 20 KB of C each) and seconds for large ones. Past 16 kernels
+ * a batch saves little more, and gcc grows slower than linearly on a larger file (48 of
+ * binary.metal's kernels in one file took more CPU time than 8 files of 6); a larger batch
+ * also spreads worse over the jobs. The bound on IR nodes (about 100 to 350 bytes of
+ * generated C each) keeps a batch of large kernels (MLX's reduce.metal: about 1,600 nodes,
+ * 570 KB of C each) to a few of them: for them the fixed cost is nothing beside the
+ * compiler's work, and a batch of many would leave the other jobs idle at the end. */
+enum { BATCH_MAX_KERNELS = 16, BATCH_MAX_WEIGHT = 8000, BATCH_PER_JOB = 4 };
+
+enigma_status enigma_library_plan_batches(const enigma_library *lib, const char *backend, const char *const *kernels,
+                                          int count, int max_kernels, int jobs, int *batch_of, int *batch_count) {
+    const char *fn = "enigma_library_plan_batches";
+    if (!batch_count) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: batch_count is NULL", fn);
+    *batch_count = 0;
+    if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: lib is NULL", fn);
+    if (!kernels || !batch_of) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: kernels or batch_of is NULL", fn);
+    if (!lib->module) return en_fail(ENIGMA_ERROR_COMPILE, "%s: the library has compile errors", fn);
+    const en_backend *b = !backend ? NULL : en_streq(backend, "cpu") ? &en_cpu_backend
+                                          : en_streq(backend, "cuda") ? &en_cuda_backend : NULL;
+    if (!b) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: unknown backend '%s' (expected cpu or cuda)", fn,
+                           backend ? backend : "(NULL)");
+    int *indices;
+    enigma_status st = kernel_indices(lib, kernels, count, fn, &indices);
+    if (st != ENIGMA_OK) return st;
+    if (max_kernels < 1) max_kernels = BATCH_MAX_KERNELS;
+    /* enough batches that every job has several: the last ones to finish leave less idle */
+    if (jobs > 1 && (count + jobs * BATCH_PER_JOB - 1) / (jobs * BATCH_PER_JOB) < max_kernels)
+        max_kernels = (count + jobs * BATCH_PER_JOB - 1) / (jobs * BATCH_PER_JOB);
+    /* kernels in order, into the open batch of their group (a backend builds apart the
+     * kernels that would change how a program of them is made: cuda's Apple lane numbering) */
+    struct open_batch { int group, batch, kernels; long weight; } open[8];
+    int open_count = 0, batches = 0;
+    for (int i = 0; i < count; i++) {
+        const ir_func *k = lib->kernels[indices[i]];
+        int group = b->batch_group ? b->batch_group(lib->module, k) : 0;
+        long weight = code_weight(k->body);
+        struct open_batch *o = NULL;
+        for (int j = 0; j < open_count && !o; j++)
+            if (open[j].group == group) o = &open[j];
+        if (!o) { /* more groups than slots: the first slot's batch is closed */
+            o = &open[open_count < (int)EN_COUNT(open) ? open_count++ : 0];
+            *o = (struct open_batch){.group = group, .batch = batches++};
+        } else if (o->kernels >= max_kernels || o->weight + weight > BATCH_MAX_WEIGHT) {
+            *o = (struct open_batch){.group = group, .batch = batches++};
+        }
+        batch_of[i] = o->batch;
+        o->kernels++;
+        o->weight += weight;
+    }
+    free(indices);
+    *batch_count = batches;
     return ENIGMA_OK;
 }
 
@@ -278,13 +464,15 @@ void en_library_release(enigma_library *lib) {
     if (!lib || atomic_fetch_sub(&lib->refs, 1) != 1) return;
     if (lib->program && lib->dev->core.backend->program_free)
         lib->dev->core.backend->program_free(&lib->dev->core, lib->program);
-    for (int i = 0; lib->per_kernel && i < lib->kernel_count; i++) {
-        if (lib->kernel_programs[i] && lib->dev->core.backend->program_free)
-            lib->dev->core.backend->program_free(&lib->dev->core, lib->kernel_programs[i]);
-        free_kernel_module(lib->kernel_modules[i]);
+    while (lib->builds) {
+        en_kernel_build *b = lib->builds;
+        lib->builds = b->next;
+        if (lib->dev->core.backend->program_free) lib->dev->core.backend->program_free(&lib->dev->core, b->program);
+        free_kernel_module(b->module);
+        free(b);
     }
     free(lib->kernel_programs);
-    free(lib->kernel_modules);
+    free(lib->kernel_program_index);
     pthread_mutex_destroy(&lib->build_lock);
     if (lib->dev) en_device_release(lib->dev);
     free(lib->kernels);
@@ -320,22 +508,20 @@ const char *enigma_library_kernel_name(const enigma_library *lib, int index) {
     return lib->kernels[index]->name;
 }
 
-/* the module of every kernel (kernel NULL), or of the one named: *owned is then to be
- * freed with free_kernel_module */
-static enigma_status module_for(const enigma_library *lib, const char *kernel, const char *fn, const ir_module **m,
-                                ir_module **owned) {
+/* the module of every kernel (kernels NULL), or of those named, in that order: *owned is
+ * then to be freed with free_kernel_module */
+static enigma_status module_for(const enigma_library *lib, const char *const *kernels, int count, const char *fn,
+                                const ir_module **m, ir_module **owned) {
     *owned = NULL;
     *m = lib->module;
-    if (!kernel) return ENIGMA_OK;
-    for (int i = 0; i < lib->kernel_count; i++)
-        if (en_streq(lib->kernels[i]->name, kernel)) {
-            *m = *owned = kernel_module(lib, i);
-            return *owned ? ENIGMA_OK : en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
-        }
-    return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: the library has no kernel named '%s' (%d kernels)", fn, kernel,
-                   lib->kernel_count);
+    if (!kernels) return ENIGMA_OK;
+    int *indices;
+    enigma_status st = kernel_indices(lib, kernels, count, fn, &indices);
+    if (st != ENIGMA_OK) return st;
+    *m = *owned = kernels_module(lib, indices, count);
+    free(indices);
+    return *owned ? ENIGMA_OK : en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "%s: out of memory", fn);
 }
-
 
 enigma_status enigma_library_emit(const enigma_library *lib, const char *what, char **text) {
     return enigma_library_emit_kernel(lib, what, NULL, text);
@@ -353,7 +539,7 @@ enigma_status enigma_library_emit_kernel(const enigma_library *lib, const char *
         return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: unknown output '%s' (expected ir, c or cuda)", fn, what);
     const ir_module *m;
     ir_module *owned;
-    enigma_status st = module_for(lib, kernel, fn, &m, &owned);
+    enigma_status st = module_for(lib, kernel ? &kernel : NULL, 1, fn, &m, &owned);
     if (st != ENIGMA_OK) return st;
     en_buf out = {0}, err = {0};
     if (en_streq(what, "ir")) {
@@ -389,7 +575,14 @@ enigma_status enigma_library_build_offline(const enigma_library *lib, const char
 
 enigma_status enigma_library_build_offline_kernel(const enigma_library *lib, const char *backend, const char *kernel,
                                                   char **summary) {
-    const char *fn = kernel ? "enigma_library_build_offline_kernel" : "enigma_library_build_offline";
+    return enigma_library_build_offline_kernels(lib, backend, kernel ? &kernel : NULL, 1, summary);
+}
+
+enigma_status enigma_library_build_offline_kernels(const enigma_library *lib, const char *backend,
+                                                   const char *const *kernels, int count, char **summary) {
+    const char *fn = !kernels ? "enigma_library_build_offline"
+                     : count == 1 ? "enigma_library_build_offline_kernel"
+                                  : "enigma_library_build_offline_kernels";
     if (!summary) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: summary is NULL", fn);
     *summary = NULL;
     if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: lib is NULL", fn);
@@ -402,7 +595,7 @@ enigma_status enigma_library_build_offline_kernel(const enigma_library *lib, con
         return en_fail(ENIGMA_ERROR_UNAVAILABLE, "%s: the %s backend has no build step without a device", fn, b->name);
     const ir_module *m;
     ir_module *owned;
-    enigma_status st = module_for(lib, kernel, fn, &m, &owned);
+    enigma_status st = module_for(lib, kernels, count, fn, &m, &owned);
     if (st != ENIGMA_OK) return st;
     en_buf out = {0}, err = {0};
     st = b->compile_offline(m, &lib->build, &out, &err);

@@ -41,10 +41,13 @@ struct enigma_library {
     en_program *program;     /* the backend's build of every kernel, when dev != NULL and the
                                 library is built at once (see en_library_program) */
     /* A library of many kernels (ggml's 689) is built a kernel at a time, when its first
-     * pipeline is created: kernel i's own module and program, under build_lock */
+     * pipeline is created, or several kernels into one program by
+     * enigma_library_build_kernels: kernel i's program and its index there, under
+     * build_lock; every such build is kept in `builds` until the library is freed */
     bool per_kernel;
-    ir_module **kernel_modules;
     en_program **kernel_programs;
+    int *kernel_program_index;
+    struct en_kernel_build *builds;
     pthread_mutex_t build_lock;
     en_build_options build;  /* as compiled; backend_flags points at flags_storage */
     char *flags_storage;

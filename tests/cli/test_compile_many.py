@@ -1,0 +1,97 @@
+"""`enigma compile` of a library of many kernels, built in batches (several kernels to one
+C compiler or NVRTC run): every kernel is counted, a kernel the backend refuses inside a
+batch is named with the backend's reason while the others of its batch still build, the
+same build again comes from the cache, and --batch 1 builds each kernel alone.
+
+The refusal comes from a C compiler that refuses any file holding one kernel (the
+generated C names each kernel in a comment) and is cc otherwise.
+"""
+import os
+import re
+import subprocess
+
+import pytest
+
+from .helpers import EXAMPLES
+
+KERNELS = 24
+
+
+def _source(tmp_path):
+    """KERNELS kernels k_0 ... k_23, each scaling by its own factor"""
+    text = "".join("kernel void k_%d(device float* a [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                   "    a[i] = a[i] * %d.0f + 1.0f;\n}\n" % (k, k + 2) for k in range(KERNELS))
+    src = tmp_path / "many.metal"
+    src.write_text(text)
+    return src
+
+
+def _refusing_cc(tmp_path):
+    cc = tmp_path / "refusing-cc"
+    cc.write_text("#!/bin/sh\n"
+                  "for a in \"$@\"; do case $a in *.c) if grep -q \"kernel $REFUSE \" \"$a\"; then\n"
+                  "  echo \"$a:1:1: error: $REFUSE is refused here\"; exit 1; fi;; esac; done\n"
+                  "exec cc \"$@\"\n")
+    cc.chmod(0o700)
+    return cc
+
+
+def _compile(enigma, *args, **env):
+    return subprocess.run([str(enigma.path), "compile", *map(str, args)], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, **env})
+
+
+def _cache_entries(cache):
+    return len([p for p in cache.iterdir() if not p.name.startswith("tmp-")])
+
+
+def test_a_refused_kernel_in_a_batch_is_named(enigma, cpu, tmp_path):
+    src, cache = _source(tmp_path), tmp_path / "cache"
+    r = _compile(enigma, src, "--backend", "cpu", "-j", 2, ENIGMA_CC=str(_refusing_cc(tmp_path)), REFUSE="k_13",
+                 ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 3, (r.stdout, r.stderr)
+    failures = [line for line in r.stderr.splitlines() if line.startswith("enigma: kernel ")]
+    assert len(failures) == 1 and failures[0].startswith("enigma: kernel k_13: "), r.stderr
+    assert "k_13 is refused here" in r.stderr
+    m = re.search(r"cpu: (\d+) of (\d+) kernels built in [\d.]+ s \(2 at a time, (\d+) batches\)", r.stdout)
+    assert m, r.stdout
+    assert (int(m.group(1)), int(m.group(2))) == (KERNELS - 1, KERNELS)
+    # batched: 24 kernels, two jobs, so batches of 3 (enigma_library_plan_batches)
+    assert int(m.group(3)) == 8
+
+
+def test_batched_build_comes_from_the_cache(enigma, cpu, tmp_path):
+    src, cache = _source(tmp_path), tmp_path / "cache"
+    r = _compile(enigma, src, "--backend", "cpu", "-j", 2, ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 0, r.stderr
+    assert "cpu: %d of %d kernels built" % (KERNELS, KERNELS) in r.stdout
+    assert _cache_entries(cache) == 8  # one program a batch
+    r = _compile(enigma, src, "--backend", "cpu", "-j", 2, ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 0 and "cpu: %d of %d kernels built" % (KERNELS, KERNELS) in r.stdout
+    assert _cache_entries(cache) == 8
+    # each kernel alone: a program each, as their pipelines build them
+    r = _compile(enigma, src, "--backend", "cpu", "-j", 2, "--batch", 1, ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 0 and "(2 at a time, %d batches)" % KERNELS in r.stdout, r.stdout
+    assert _cache_entries(cache) == 8 + KERNELS
+    # -k names some: batched too, in the order named
+    ks = []
+    for k in (3, 1, 2, 20):
+        ks += ["-k", "k_%d" % k]
+    r = _compile(enigma, src, "--backend", "cpu", "-j", 1, *ks, ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 0 and "cpu: 4 of 4 kernels built in" in r.stdout and "1 batch)" in r.stdout, r.stdout
+
+
+def test_batched_nvrtc_build(enigma, frontend, tmp_path):
+    r = _compile(enigma, EXAMPLES / "vector_add.metal", "--backend", "cuda")
+    if r.returncode != 0 or "NVRTC" not in r.stdout:
+        pytest.skip("NVRTC is not installed here")
+    src, cache = _source(tmp_path), tmp_path / "cache"
+    r = _compile(enigma, src, "--backend", "cuda", "-j", 2, "--batch", 5, ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 0, r.stderr
+    # at most 5 kernels, and 3 where two jobs would get few batches
+    assert "cuda: %d of %d kernels built by NVRTC in" % (KERNELS, KERNELS) in r.stdout and "8 batches" in r.stdout
+
+
+def test_batch_needs_a_count(enigma, tmp_path):
+    r = _compile(enigma, tmp_path / "k.metal", "--batch", 0)
+    assert r.returncode == 1 and "--batch needs a number of kernels" in r.stderr
