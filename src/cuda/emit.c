@@ -70,6 +70,7 @@ typedef struct emitter {
     /* per local variable id: a pointer to vectors that may not be aligned as one (see
      * "vectors at unproven addresses" below) */
     bool *loose_vars;
+    const char **struct_names; /* per struct of the module (name_structs) */
     int place_depth;      /* > 0 while a place is emitted as a place (assigned, address taken) */
 } emitter;
 
@@ -119,8 +120,7 @@ static char *identifier(en_arena *a, const char *name) {
 const char *en_cuda_kernel_symbol(const ir_func *kernel) { return kernel->name; }
 
 static const char *struct_name(emitter *e, const ir_type *t) {
-    const char *s = identifier(&e->arena, t->name);
-    return reserved_name(s) ? en_fmt(&e->arena, "%s_", s) : s;
+    return e->struct_names[t->struct_index];
 }
 
 static const char *field_name(emitter *e, const char *name) {
@@ -1730,6 +1730,37 @@ static void name_globals(emitter *e) {
     }
 }
 
+static int compare_names(const void *a, const void *b) {
+    return strcmp(**(const char *const *const *)a, **(const char *const *const *)b);
+}
+
+/* gives every struct a C++ name: its MSL name, made an identifier; where two structs share one
+ * (a local struct of a function template, `typedef struct {...} vec_w;`, is a new struct in
+ * each instance), the later ones take their module index as a suffix */
+static void name_structs(emitter *e) {
+    int n = e->m->structs.count;
+    e->struct_names = en_alloc(&e->arena, sizeof(char *) * (size_t)(n + 1));
+    const char ***order = en_alloc(&e->arena, sizeof(char **) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        const char *s = identifier(&e->arena, e->m->structs.items[i]->name);
+        e->struct_names[i] = reserved_name(s) ? en_fmt(&e->arena, "%s_", s) : s;
+        order[i] = &e->struct_names[i];
+    }
+    if (e->arena.out_of_memory) return;
+    qsort(order, (size_t)n, sizeof *order, compare_names);
+    /* within a run of equal names the earliest struct keeps the name: order by address */
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        while (j < n && strcmp(*order[i], *order[j]) == 0) j++;
+        const char **first = order[i];
+        for (int k = i + 1; k < j; k++)
+            if (order[k] < first) first = order[k];
+        for (int k = i; k < j; k++)
+            if (order[k] != first) *order[k] = en_fmt(&e->arena, "%s_s%d", *order[k], (int)(order[k] - e->struct_names));
+        i = j;
+    }
+}
+
 enigma_status en_cuda_emit(const ir_module *m, en_buf *out, en_buf *err) {
     emitter e = {.m = m, .out = out, .err = err};
     en_arena_init(&e.arena);
@@ -1738,6 +1769,7 @@ enigma_status en_cuda_emit(const ir_module *m, en_buf *out, en_buf *err) {
     if (e.apple_lanes) put(&e, "#define EN_APPLE_LANES 1 // the module calls thread_elements() (prelude.cuh: lane numbering)\n");
     put(&e, en_cuda_prelude);
     put(&e, "\nnamespace metal {\n");
+    name_structs(&e);
     name_globals(&e);
     for (int i = 0; i < m->structs.count; i++) emit_struct(&e, m->structs.items[i]);
     for (int i = 0; i < m->globals.count; i++) {

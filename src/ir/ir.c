@@ -68,6 +68,7 @@ ir_type *ir_type_struct(ir_module *m, const char *name) {
     t->kind = IR_T_STRUCT;
     t->name = en_strdup(m->arena, name);
     t->align = 1;
+    t->struct_index = m->structs.count;
     EN_PUSH(m->arena, m->structs, t);
     return t;
 }

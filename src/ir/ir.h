@@ -63,6 +63,7 @@ struct ir_type {
     ir_field *fields;   /* STRUCT */
     int field_count;
     uint32_t size, align; /* bytes, MSL layout: float3 is 16/16, packed_float3 12/4 */
+    int struct_index;   /* STRUCT: its place in the module's structs (backends name by it) */
 };
 
 /* Types are interned per module: two equal types are the same pointer, so backends and

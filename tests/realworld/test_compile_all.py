@@ -211,9 +211,7 @@ def _mlx_sample(kernels):
 # files whose kernels a backend fails today, with the reason the failures give: known bugs,
 # printed in the counts and held to that reason until fixed (then the file leaves the list)
 MLX_BUILD_FAILS = {
-    # two template instances' structs of one name (vec_w) emitted twice into one program
-    ("cuda", "fp_quantized.metal"): 'class "metal::vec_w" has already been defined',
-    ("cuda", "quantized.metal"): 'class "metal::vec_w" has already been defined',
+    # none today; (backend, file): 'text of the error' while a known bug stands
 }
 
 

@@ -73,3 +73,30 @@ def test_unknown_host_name_is_refused(run, rng):
             ["out"], grid=N, threads=64, kernel="combine", expect_rc=None)
     assert r.returncode != 0
     assert "combine" in r.stderr
+
+
+# a local struct of a function template is a new struct in each instance (MLX's quantized
+# kernels: `typedef struct { W_T wi[n]; } vec_w;`); one kernel calls two instances, so both
+# structs meet in one generated program, as they do when kernels are built in batches
+LOCAL_STRUCT_SRC = HEADER + """
+template <typename T, int N>
+float sum_packed(device const T *p) {
+    typedef struct { T v[N]; } pack;
+    pack local = *((device const pack *)p);
+    float s = 0.0f;
+    for (int j = 0; j < N; j++) s += float(local.v[j]) * float(j + 1);
+    return s;
+}
+kernel void k(device const uint *a [[buffer(0)]], device const uchar *b [[buffer(1)]],
+              device float *out [[buffer(2)]], uint i [[thread_position_in_grid]]) {
+    out[i] = sum_packed<uint, 2>(a + 2 * i) - sum_packed<uchar, 4>(b + 4 * i);
+}
+"""
+
+
+def test_local_structs_of_two_instances(run, rng):
+    a = ints(rng, 2 * N, 0, 1000, np.uint32)
+    b = ints(rng, 4 * N, 0, 255, np.uint8)
+    r = run(LOCAL_STRUCT_SRC, {"a": a, "b": b, "out": garbage(rng, N)}, ["out"], grid=N, threads=64)
+    want = a.reshape(N, 2).astype(np.float64) @ [1, 2] - b.reshape(N, 4).astype(np.float64) @ [1, 2, 3, 4]
+    close(r["out"], want, rtol=1e-6, atol=1e-3, what="pack<uint,2> and pack<uchar,4> side by side")
