@@ -37,8 +37,9 @@ typedef struct cli_compile_flags {
     int define_count;
     const char **constants; /* function constant values, "NAME=VALUE" or "INDEX=VALUE" */
     int constant_count;
+    const char *backend_flags; /* --backend-flags: the backend compiler's flags (NULL: its own) */
 } cli_compile_flags;
-/* consumes -I DIR, -IDIR, -D X, -DX, --constant NAME=VALUE at argv[*i]; returns 1 if it
+/* consumes -I DIR, -IDIR, -D X, -DX, --constant NAME=VALUE, --backend-flags FLAGS at argv[*i]; returns 1 if it
  * did, 0 if not one of those, -1 on a missing or malformed operand (message printed) */
 int cli_take_compile_flag(int argc, char **argv, int *i, cli_compile_flags *f);
 void cli_compile_flags_free(cli_compile_flags *f);

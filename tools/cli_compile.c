@@ -17,6 +17,7 @@ static const char compile_help[] =
     "usage: enigma compile FILE.metal [-k KERNEL]... [--emit ir|c|cuda] [--backend cpu|cuda] [-o FILE] [-j N]\n"
     "                      [--batch N]\n"
     "                      [--check] [-I DIR]... [-D NAME[=VALUE]]... [--constant NAME=VALUE]...\n"
+    "                      [--backend-flags FLAGS]\n"
     "\n"
     "  --emit ir|c|cuda   print the kernel IR, the cpu backend's C, or the cuda backend's CUDA C\n"
     "                     (needs no device; without --emit the file is built for --backend)\n"
@@ -37,6 +38,8 @@ static const char compile_help[] =
     "  -I DIR, -D NAME[=VALUE]   include directories and macro definitions\n"
     "  --constant NAME=VALUE     the value of a [[function_constant]] (by name, or by its index:\n"
     "                            --constant 600=4); kernels are specialised to it\n"
+    "  --backend-flags FLAGS     the backend compiler's flags in place of its own: cpu, the C\n"
+    "                            compiler's (default \"-O2 -march=native\"); cuda, extra NVRTC options\n"
     "\n"
     "Diagnostics go to standard error as FILE:LINE:COL: error: message.\n"
     "exit codes: 0 ok, 1 usage, 2 compile error, 3 runtime error (a backend failed or is missing)\n";
@@ -135,6 +138,7 @@ int cli_compile(int argc, char **argv) {
         .include_dirs = flags.include_dirs, .include_dir_count = flags.include_dir_count,
         .defines = flags.defines, .define_count = flags.define_count,
         .function_constants = flags.constants, .function_constant_count = flags.constant_count, .checked = checked,
+        .backend_flags = flags.backend_flags,
     };
     /* a device only to build for cpu or for a cuda that is present; --emit needs none, and
      * without a GPU the cuda build runs as far as it can (NVRTC to a cubin) */

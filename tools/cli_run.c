@@ -18,7 +18,7 @@ static const char run_help[] =
     "                  (--threadgroups X[,Y[,Z]] | --grid X[,Y[,Z]]) --threads X[,Y[,Z]]\n"
     "                  [--tgmem INDEX=BYTES]... [BINDING]... [-o NAME=FILE]... [--print NAME[:N]]...\n"
     "                  [--repeat N] [--time] [--timeout SECONDS] [--check] [-I DIR]... [-D NAME[=VALUE]]...\n"
-    "                  [--constant NAME=VALUE]...\n"
+    "                  [--constant NAME=VALUE]... [--backend-flags FLAGS]\n"
     "\n"
     "  -k KERNEL            the kernel to run (may be left out when the file holds one)\n"
     "  --backend B          cpu, cuda or auto (default: auto, cuda where a GPU is present)\n"
@@ -44,6 +44,8 @@ static const char run_help[] =
     "                       (on the cpu backend, which --backend auto then picks)\n"
     "  -I DIR, -D NAME[=VALUE]   include directories and macro definitions\n"
     "  --constant NAME=VALUE     the value of a [[function_constant]] (by name, or by its index)\n"
+    "  --backend-flags FLAGS     the backend compiler's flags in place of its own (cpu: the C\n"
+    "                            compiler's, default \"-O2 -march=native\"; cuda: extra NVRTC options)\n"
     "\n"
     "exit codes: 0 ok, 1 usage (bad options, or inputs that do not fit the kernel),\n"
     "            2 compile error, 3 runtime error, 4 the checked mode found problems\n";
@@ -470,6 +472,7 @@ static int run_kernel(run_args *r) {
         .include_dirs = r->flags.include_dirs, .include_dir_count = r->flags.include_dir_count,
         .defines = r->flags.defines, .define_count = r->flags.define_count,
         .function_constants = r->flags.constants, .function_constant_count = r->flags.constant_count, .checked = r->check,
+        .backend_flags = r->flags.backend_flags,
     };
     double t0 = now_ms();
     st = enigma_library_create_from_file(dev, r->file, &opts, &lib);

@@ -72,6 +72,14 @@ int cli_take_compile_flag(int argc, char **argv, int *i, cli_compile_flags *f) {
         }
         return 1;
     }
+    if (strcmp(a, "--backend-flags") == 0) {
+        if (*i + 1 >= argc) {
+            cli_error(EXIT_USAGE, "--backend-flags needs the flags, e.g. --backend-flags \"-O1 -march=native\"");
+            return -1;
+        }
+        f->backend_flags = argv[++*i];
+        return 1;
+    }
     if (a[0] != '-' || (a[1] != 'I' && a[1] != 'D')) return 0;
     const char *value = a + 2;
     if (!*value) {

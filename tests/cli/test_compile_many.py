@@ -95,3 +95,27 @@ def test_batched_nvrtc_build(enigma, frontend, tmp_path):
 def test_batch_needs_a_count(enigma, tmp_path):
     r = _compile(enigma, tmp_path / "k.metal", "--batch", 0)
     assert r.returncode == 1 and "--batch needs a number of kernels" in r.stderr
+
+
+def test_backend_flags_reach_the_c_compiler(enigma, cpu, tmp_path):
+    """--backend-flags replaces the C compiler's flags: a compiler that records its flags sees them
+    (and a build with other flags is another cache entry, not the default build's)"""
+    src, cache, seen = _source(tmp_path), tmp_path / "cache", tmp_path / "flags.txt"
+    cc = tmp_path / "recording-cc"
+    cc.write_text("#!/bin/sh\necho \"$@\" >>\"$SEEN\"\nexec cc \"$@\"\n")
+    cc.chmod(0o700)
+    r = _compile(enigma, src, "--backend", "cpu", "-j", 1, "--backend-flags", "-O1 -fno-tree-vectorize",
+                 ENIGMA_CC=str(cc), SEEN=str(seen), ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert "cpu: %d of %d kernels built" % (KERNELS, KERNELS) in r.stdout
+    builds = lambda: [line for line in seen.read_text().splitlines() if "-shared" in line]  # not --version
+    runs = builds()
+    assert runs and all("-O1 -fno-tree-vectorize" in run and "-O2" not in run for run in runs), runs
+    r = _compile(enigma, src, "--backend", "cpu", "-j", 1, ENIGMA_CC=str(cc), SEEN=str(seen),
+                 ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 0 and any("-O2" in run for run in builds()[len(runs):])
+
+
+def test_backend_flags_needs_its_value(enigma, tmp_path):
+    r = _compile(enigma, _source(tmp_path), "--backend-flags")
+    assert r.returncode == 1 and "--backend-flags needs the flags" in r.stderr, r.stderr
