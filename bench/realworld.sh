@@ -12,6 +12,8 @@
 #                                                medium, large): bench/RESULTS.md estimates them
 #   ENIGMA_BATCH=1 sh bench/realworld.sh ...     each kernel alone (the build before batches)
 #   ENIGMA_REALWORLD=/path sh bench/realworld.sh build
+#   ERRORS=FILE sh bench/realworld.sh ...        keep the builds' diagnostics (which kernel
+#                                                failed and why) in FILE; else dropped
 set -u
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -45,7 +47,7 @@ now() { date +%s.%N; }
 measure() {
   stage=$1 label=$2; shift 2
   t0=$(now)
-  out=$("$@" 2>/dev/null | tail -n 1)
+  out=$("$@" 2>>"${ERRORS:-/dev/null}" | tail -n 1)
   t1=$(now)
   s=$(awk "BEGIN { print $t1 - $t0 }")
   printf '%-50s %8.2f s   %s\n' "$label" "$s" "$out"
