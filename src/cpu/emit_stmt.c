@@ -645,6 +645,31 @@ static void emit_matrix(emitter *em, const ir_stmt *s) {
     CLOSE();
 }
 
+/* atomic_thread_fence. A threadgroup runs on one host thread (its SIMD groups one after
+ * another, their lanes in lockstep), so a fence whose scope ends at the threadgroup orders
+ * nothing the host thread does not already order: it only keeps the C compiler from moving
+ * accesses across it (a signal fence). Device and system scope reach threadgroups on other
+ * host threads, and host code: a thread fence. The memory order maps onto C11's one for one
+ * (IR_ORDER_* is C's order); relaxed fences nothing. Checked mode's race model is
+ * unchanged by fences: it orders accesses of different threads by barriers only
+ * (check_rt.c). A fence alone orders no other thread's accesses (C++'s fence rules, which
+ * Metal's follow); a release fence and an atomic that another threadgroup reads before an
+ * acquire fence do, and checked mode does not model that yet: it reports such a hand-off
+ * between threadgroups as a race. */
+static void emit_fence(emitter *em, const ir_stmt *s) {
+    static const char *const orders[] = {"__ATOMIC_RELAXED", "__ATOMIC_CONSUME", "__ATOMIC_ACQUIRE",
+                                         "__ATOMIC_RELEASE", "__ATOMIC_ACQ_REL", "__ATOMIC_SEQ_CST"};
+    uint64_t order = s->args[1]->c.u, scope = s->args[2]->c.u;
+    const char *note = cpu_source_note(em, s->loc);
+    if (order == IR_ORDER_RELAXED || order >= EN_COUNT(orders)) {
+        cpu_line(em, "/* atomic_thread_fence, relaxed: no effect (%s) */", note);
+        return;
+    }
+    bool beyond_group = scope == IR_SCOPE_DEVICE || scope == IR_SCOPE_SYSTEM;
+    cpu_line(em, "__atomic_%s_fence(%s); /* atomic_thread_fence (%s) */", beyond_group ? "thread" : "signal",
+             orders[order], note);
+}
+
 EN_INTERNAL void cpu_gang_stmt(emitter *em, const ir_stmt *s) {
     if (em->failed) return;
     em->memos.count = 0;
@@ -693,6 +718,7 @@ EN_INTERNAL void cpu_gang_stmt(emitter *em, const ir_stmt *s) {
         case IR_IC_QUAD: emit_group_op(em, s, 4); break;
         case IR_IC_ATOMIC: emit_atomic(em, s); break;
         case IR_IC_MATRIX: emit_matrix(em, s); break;
+        case IR_IC_FENCE: emit_fence(em, s); break;
         case IR_IC_BARRIER:
             cpu_line(em, "/* simdgroup_barrier: the gang runs in lockstep (%s) */", cpu_source_note(em, s->loc));
             if (em->checked)

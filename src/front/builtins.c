@@ -40,6 +40,7 @@ typedef enum sig {
     SIG_EXTRACT,   /* T(T, uint, uint) */
     SIG_INSERT,    /* T(T, T, uint, uint) */
     SIG_BARRIER,   /* void(mem_flags) */
+    SIG_FENCE,     /* void(mem_flags, memory_order[, thread_scope]) */
     SIG_GROUP_RED, /* T(T): reductions, prefix sums, broadcast_first */
     SIG_GROUP_BIT, /* T(T), integers: and, or, xor */
     SIG_GROUP_LANE,/* T(T, ushort): shuffles, broadcast */
@@ -71,6 +72,7 @@ typedef struct builtin {
 static const builtin builtins[] = {
     {"threadgroup_barrier", IR_I_BARRIER_THREADGROUP, SIG_BARRIER},
     {"simdgroup_barrier", IR_I_BARRIER_SIMDGROUP, SIG_BARRIER},
+    {"atomic_thread_fence", IR_I_THREAD_FENCE, SIG_FENCE},
 #define GROUP(P, E)                                                                        \
     {#P "_sum", IR_I_##E##_SUM, SIG_GROUP_RED},                                            \
     {#P "_product", IR_I_##E##_PRODUCT, SIG_GROUP_RED},                                    \
@@ -216,7 +218,7 @@ const char *ck_unsupported_builtin(const char *name) {
         "cbrt", "asinpi", "acospi", "atanpi", "atan2pi",
         "ilogb", "logb", "erf", "erfc", "tgamma", "lgamma", "hypot", "expm1", "log1p",
         "faceforward", "reflect", "refract", "determinant", "transpose", "pack_float_to_unorm4x8",
-        "unpack_unorm4x8_to_float", "atomic_thread_fence", "simdgroup_matrix_storage",
+        "unpack_unorm4x8_to_float", "simdgroup_matrix_storage",
         "quad_shuffle_rotate", "simd_vote_any", "dfdx", "dfdy", "fwidth", "discard_fragment",
         "get_width", "get_height", "sample", "read", "write",
     };
@@ -458,6 +460,39 @@ static ir_expr *group_call(call *k) {
     default:
         return NULL;
     }
+}
+
+/* ---- fences ----------------------------------------------------------------------- */
+/* argument i as a constant in [lo, hi], or an error naming what it must be */
+static bool fence_constant(call *k, int i, int64_t lo, int64_t hi, const char *what, int64_t *out) {
+    if (ir_is_integer(k->args[i]->type) && ck_const_int(k->ck, k->args[i], out) && *out >= lo && *out <= hi)
+        return true;
+    en_error(k->ck->diags, k->locs[i], "argument %d of '%s' must be %s, known at compile time", i + 1,
+             k->b->name, what);
+    return false;
+}
+
+/* atomic_thread_fence(mem_flags flags, memory_order order, thread_scope scope =
+ * thread_scope_device) (Metal spec, "Fence Functions"): the three values are constants in
+ * the IR, as backends choose the fence instruction from them */
+static ir_expr *fence_call(call *k) {
+    checker *ck = k->ck;
+    if (!count_ok(k, 2, 3)) return NULL;
+    int64_t flags, order, scope = IR_SCOPE_DEVICE;
+    if (!fence_constant(k, 0, 0, IR_MEM_DEVICE | IR_MEM_THREADGROUP | IR_MEM_TEXTURE,
+                        "mem_flags (mem_none, mem_device, mem_threadgroup, mem_texture, combined with |)",
+                        &flags) ||
+        !fence_constant(k, 1, IR_ORDER_RELAXED, IR_ORDER_SEQ_CST, "a memory_order", &order) ||
+        (k->n > 2 && !fence_constant(k, 2, IR_SCOPE_THREAD, IR_SCOPE_SIMDGROUP,
+                                     "a thread_scope (thread, simdgroup, threadgroup, device or system)",
+                                     &scope)))
+        return NULL;
+    ir_expr *args[3] = {
+        ir_const_uint(ck->m, ck_t(ck, IR_T_U32), (uint64_t)flags, k->locs[0]),
+        ir_const_int(ck->m, ck_t(ck, IR_T_I32), order, k->locs[1]),
+        ir_const_int(ck->m, ck_t(ck, IR_T_I32), scope, k->n > 2 ? k->locs[2] : k->loc),
+    };
+    return effect(k, NULL, args, 3);
 }
 
 /* ---- atomics ---------------------------------------------------------------------- */
@@ -910,6 +945,8 @@ ir_expr *ck_builtin_call(checker *ck, const char *name, bool precise, ir_expr **
         effect(&k, NULL, &a, 1);
         return ir_expr_new(ck->m, IR_E_CONST, ck_t(ck, IR_T_VOID), loc, 0);
     }
+    case SIG_FENCE:
+        return fence_call(&k);
     case SIG_GROUP_RED: case SIG_GROUP_BIT: case SIG_GROUP_LANE: case SIG_GROUP_FILL:
     case SIG_GROUP_BALLOT: case SIG_GROUP_PRED: case SIG_GROUP_NONE_BOOL: case SIG_GROUP_MASK:
         return group_call(&k);
