@@ -34,6 +34,7 @@ typedef enum sig {
     SIG_FREXP,     /* T(T, thread intN&) */
     SIG_MODF,      /* T(T, thread T&) */
     SIG_I1,        /* T(T), integer */
+    SIG_GNU_BITS,  /* int(uint) or int(ulong): clang's __builtin_ctz/clz/popcount[ll] */
     SIG_I2,        /* T(T, T), integer */
     SIG_I3,        /* T(T, T, T), integer */
     SIG_ABSDIFF,   /* unsigned T(T, T), integer */
@@ -186,6 +187,15 @@ static const builtin builtins[] = {
     {"popcount", IR_I_POPCOUNT, SIG_I1},
     {"clz", IR_I_CLZ, SIG_I1},
     {"ctz", IR_I_CTZ, SIG_I1},
+    /* the clang built-ins Metal's compiler accepts (MLX's FFT: `constexpr short power =
+     * __builtin_ctz(radix);`): the operand is unsigned int, or unsigned long long for the
+     * ll forms; the result an int, a constant for a constant operand */
+    {"__builtin_ctz", IR_I_CTZ, SIG_GNU_BITS},
+    {"__builtin_clz", IR_I_CLZ, SIG_GNU_BITS},
+    {"__builtin_popcount", IR_I_POPCOUNT, SIG_GNU_BITS},
+    {"__builtin_ctzll", IR_I_CTZ, SIG_GNU_BITS},
+    {"__builtin_clzll", IR_I_CLZ, SIG_GNU_BITS},
+    {"__builtin_popcountll", IR_I_POPCOUNT, SIG_GNU_BITS},
     {"mulhi", IR_I_MULHI, SIG_I2},
     {"mul24", IR_I_MUL24, SIG_I2},
     {"mad24", IR_I_MAD24, SIG_I3},
@@ -762,6 +772,33 @@ static ir_expr *math_call(call *k) {
     case SIG_I1:
         if (!count_ok(k, 1, 1)) return NULL;
         return pure_same(k, 1, WANT_INT);
+    case SIG_GNU_BITS: {
+        if (!count_ok(k, 1, 1)) return NULL;
+        bool wide = k->b->name[strlen(k->b->name) - 1] == 'l';
+        ir_type *ut = ck_t(ck, wide ? IR_T_U64 : IR_T_U32), *it = ck_t(ck, IR_T_I32);
+        if (!is_int_like(k->args[0]->type) || k->args[0]->type->kind == IR_T_VEC) {
+            bad_arg(k, 0, wide ? "an unsigned long long" : "an unsigned int");
+            return NULL;
+        }
+        args[0] = conv(k, 0, ut);
+        int64_t v;
+        if (ck_const_int(ck, args[0], &v)) {
+            uint64_t u = (uint64_t)v & (wide ? UINT64_MAX : UINT32_MAX);
+            int bits = wide ? 64 : 32, r = 0;
+            if (k->b->intrinsic == IR_I_POPCOUNT) {
+                for (; u; u &= u - 1) r++;
+            } else if (u == 0) {
+                en_error(ck->diags, k->locs[0], "'%s' of zero is undefined", k->b->name);
+                return NULL;
+            } else if (k->b->intrinsic == IR_I_CTZ) {
+                while (!(u >> r & 1)) r++;
+            } else {
+                while (!(u >> (bits - 1 - r) & 1)) r++;
+            }
+            return ir_const_int(ck->m, it, r, k->loc);
+        }
+        return ck_convert(ck, pure(k, ut, args, 1), it, k->loc);
+    }
     case SIG_I2:
         if (!count_ok(k, 2, 2)) return NULL;
         return pure_same(k, 2, WANT_INT);
