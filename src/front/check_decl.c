@@ -75,6 +75,10 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
             if (tmpl && tmpl->kind == SYM_TYPE && tmpl->class_template) ts = tmpl;
         }
         if (ts && ts->kind == SYM_TYPE && ts->class_template) return ck_class_instantiate(ck, ts, last, n->loc);
+        if (ts && ts->kind == SYM_TYPE && ts->func_type_of) {
+            if (report) en_error(ck->diags, n->loc, "%s", ck_fptr_type_refusal(ck, ts, full));
+            return NULL;
+        }
         if (ts && ts->kind == SYM_TYPE && ts->other_template) return ck_alias_template_type(ck, ts, last, n->loc);
         if (!ts) {
             /* a built-in value trait used as a type (`_disjunction<is_same<T, int>, ...>`):

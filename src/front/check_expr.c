@@ -138,7 +138,10 @@ static ir_expr *name_expr(checker *ck, const ast_expr *e) {
             if (sym->type) en_error(ck->diags, e->loc, "'%s' is a type, not a value", s);
             return NULL;
         case SYM_FUNC:
-            en_error(ck->diags, e->loc, "function '%s' must be called; function pointers are not supported by enigma", s);
+            en_error(ck->diags, e->loc,
+                     "function '%s' used as a value: enigma resolves function pointers while compiling, so a "
+                     "function can only be called or be the argument of a template parameter of function-pointer type",
+                     s);
             return NULL;
         case SYM_NAMESPACE:
             en_error(ck->diags, e->loc, "'%s' is a namespace, not a value", s);
@@ -613,7 +616,7 @@ static ir_expr *functor_call(checker *ck, const ast_expr *e, ir_expr *f) {
     if (!f) return NULL;
     if (f->type->kind != IR_T_STRUCT) {
         en_error(ck->diags, e->callee->loc, "'%s' cannot be called: only functions and objects with an operator() "
-                 "can; function pointers are not supported by enigma", ck_type_name(ck, f->type));
+                 "can (enigma has no function-pointer values)", ck_type_name(ck, f->type));
         return NULL;
     }
     arglist a = check_args(ck, &e->args);

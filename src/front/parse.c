@@ -1282,7 +1282,9 @@ static void parse_declarator(parser *p, ast_type *base, declarator *d, bool abst
         if (tok_is(tok_at(p, j), "["))
             error_at(p, loc_here(p), "pointers and references to arrays are not supported by enigma");
         else
-            error_at(p, loc_here(p), "function pointers are not supported by enigma");
+            error_at(p, loc_here(p),
+                     "a function pointer here is not supported: enigma resolves function pointers while "
+                     "compiling, so one can only be a template parameter whose argument names a function");
         d->is_func_ptr = true;
         skip_balanced(p);
         if (is(p, "(")) skip_balanced(p);
