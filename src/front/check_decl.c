@@ -2595,17 +2595,19 @@ static bool calls_a_function(const ast_expr *e, int depth) {
 static void static_assert_decl(checker *ck, const ast_decl *d) {
     int64_t v;
     if (!ck->fn && calls_a_function(d->cond, 0)) {
-        /* MLX asserts facts about its constexpr operators at program scope; enigma does
-         * not run user functions at compile time, so such an assertion is left unchecked
-         * (said once per assertion), rather than refusing the file */
+        /* MLX asserts facts about its constexpr operators at program scope; enigma evaluates
+         * constexpr functions whose body is one `return` over constants and constant struct
+         * objects (constexpr_call.c); an assertion that needs more is left unchecked (said
+         * once per assertion), rather than refusing the file */
         en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
         en_diags *loud = ck->diags;
         ck->diags = &quiet;
         bool ok = ck_const_expr(ck, d->cond, &v, "a static_assert condition");
         ck->diags = loud;
         if (!ok) {
-            en_warning(ck->diags, d->loc, "static_assert not checked: its condition calls functions, which enigma "
-                                          "does not evaluate at compile time");
+            en_warning(ck->diags, d->loc, "static_assert not checked: its condition calls functions that enigma "
+                                          "cannot evaluate while compiling (it evaluates constexpr functions "
+                                          "whose body is one return statement)");
             return;
         }
     } else if (!ck_const_expr(ck, d->cond, &v, "a static_assert condition")) {

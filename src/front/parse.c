@@ -581,7 +581,12 @@ static int scan_angles(parser *p, int i) {
         } else if (paren == 0) {
             if (tok_is(t, "<")) angle++;
             else if (tok_is(t, ">")) angle--;
-            else if (tok_is(t, ">>")) angle -= 2;
+            else if (tok_is(t, ">>")) {
+                /* `Init<cplx<float>>::v`: its second '>' closes an outer list, so this one
+                 * ends inside the token: the caller sees the '>>' next, as the '>' it is */
+                if (angle == 1) return i;
+                angle -= 2;
+            }
             if (angle <= 0) return i + 1;
         }
     }
