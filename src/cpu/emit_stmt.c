@@ -650,12 +650,10 @@ static void emit_matrix(emitter *em, const ir_stmt *s) {
  * nothing the host thread does not already order: it only keeps the C compiler from moving
  * accesses across it (a signal fence). Device and system scope reach threadgroups on other
  * host threads, and host code: a thread fence. The memory order maps onto C11's one for one
- * (IR_ORDER_* is C's order); relaxed fences nothing. Checked mode's race model is
- * unchanged by fences: it orders accesses of different threads by barriers only
- * (check_rt.c). A fence alone orders no other thread's accesses (C++'s fence rules, which
- * Metal's follow); a release fence and an atomic that another threadgroup reads before an
- * acquire fence do, and checked mode does not model that yet: it reports such a hand-off
- * between threadgroups as a race. */
+ * (IR_ORDER_* is C's order); relaxed fences nothing. In checked mode a fence beyond the
+ * threadgroup also calls the fence hook: a release fence before an atomic write that
+ * another threadgroup's atomic read and acquire fence see orders the accesses before it
+ * (check_rt.c), as C++'s fence rules, which Metal's follow, say. */
 static void emit_fence(emitter *em, const ir_stmt *s) {
     static const char *const orders[] = {"__ATOMIC_RELAXED", "__ATOMIC_CONSUME", "__ATOMIC_ACQUIRE",
                                          "__ATOMIC_RELEASE", "__ATOMIC_ACQ_REL", "__ATOMIC_SEQ_CST"};
@@ -668,6 +666,10 @@ static void emit_fence(emitter *em, const ir_stmt *s) {
     bool beyond_group = scope == IR_SCOPE_DEVICE || scope == IR_SCOPE_SYSTEM;
     cpu_line(em, "__atomic_%s_fence(%s); /* atomic_thread_fence (%s) */", beyond_group ? "thread" : "signal",
              orders[order], note);
+    if (em->checked && beyond_group)
+        cpu_line(em, "_cg->api->fence(_cg->state, %s, _sg, %s, %d, %d);",
+                 cpu_site_ref(em, s->loc, CPU_CHECK_FENCE, 0, -1, NULL, "atomic_thread_fence"), em->mask, (int)order,
+                 (int)scope);
 }
 
 EN_INTERNAL void cpu_gang_stmt(emitter *em, const ir_stmt *s) {
