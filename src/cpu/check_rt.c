@@ -19,8 +19,17 @@
  *     the lanes of a SIMD group run in lockstep, so warp-synchronous code (lane 0 writes,
  *     a later statement reads it in another lane) is correct.
  * Two lanes of one SIMD group in the same operation (all lanes store to out[0]) race, and
- * threads of different threadgroups are never ordered: a barrier orders only its own
- * threadgroup. Any barrier orders both threadgroup and device memory here (mem_flags are
+ * a barrier orders only its own threadgroup. Threads of different threadgroups are ordered
+ * only by fences (C++'s fence rules, which Metal's follow): thread A's accesses before a
+ * release fence of device or system scope, itself before an atomic write W, happen before
+ * thread B's accesses after an acquire fence that follows B's atomic read of W's value, or
+ * of a value a chain of read-modify-writes built on it (W's release sequence). The model
+ * keeps, per atomic location written after a release fence, the threadgroups whose
+ * releases its value carries (a bit set), per threadgroup its latest such release (the
+ * accesses before it — the same SIMD group's earlier operations, or an earlier barrier
+ * epoch — are published), and for the running threadgroup the releases it has acquired.
+ * A threadgroup's acquisitions are pooled over its threads, which can hide a race between
+ * a thread that acquired nothing and a publisher, never invent one. Any barrier orders both threadgroup and device memory here (mem_flags are
  * not consulted: a false report costs more than a missed one).
  *
  * Shadow memory: per 4-byte cell, the last write and up to three reads that a later
@@ -95,6 +104,16 @@ struct cpu_check_dispatch {
     int object_count;
     resolved_object *resolved;
     int resolved_cap;
+    /* fences (see the ordering model): per threadgroup (index group - 1) its latest release */
+    uint32_t group_count;
+    size_t set_bytes;          /* one bit per threadgroup */
+    struct release_point { uint32_t epoch, op; uint16_t tid; bool set; } *releases;
+    uint8_t *acquired;         /* the running threadgroup's acquisitions */
+    uint8_t *pending;          /* releases its threads have read, before their acquire fence */
+    uint8_t released_fence[CPU_MAX_THREADS]; /* thread ran a release fence */
+    uint8_t read_release[CPU_MAX_THREADS];   /* thread read a released value */
+    struct released_cell { uintptr_t address; uint8_t *groups; } *cells;
+    size_t cell_count, cell_cap;
 };
 
 /* ---- threads and places in words ------------------------------------------------------ */
@@ -171,6 +190,12 @@ cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch) {
         r->binding = i;
         r->size = launch->threadgroup_memory[i];
     }
+    d->group_count = launch->groups[0] * launch->groups[1] * launch->groups[2];
+    d->set_bytes = (d->group_count + 7) / 8;
+    d->releases = calloc(d->group_count ? d->group_count : 1, sizeof *d->releases);
+    d->acquired = calloc(d->set_bytes ? d->set_bytes : 1, 1);
+    d->pending = calloc(d->set_bytes ? d->set_bytes : 1, 1);
+    if (!d->releases || !d->acquired || !d->pending) d->out_of_memory = true;
     return d;
 }
 
@@ -187,6 +212,11 @@ void cpu_check_dispatch_free(cpu_check_dispatch *d) {
     for (int i = 0; i < EN_MAX_TG_BINDINGS; i++) region_free(&d->tg_dynamic[i]);
     region_free(&d->tg_static);
     free(d->resolved);
+    free(d->releases);
+    free(d->acquired);
+    free(d->pending);
+    for (size_t i = 0; i < d->cell_cap; i++) free(d->cells ? d->cells[i].groups : NULL);
+    free(d->cells);
     free(d);
 }
 
@@ -215,6 +245,12 @@ static void hook_group_begin(void *state, const cpu_group *g, const cpu_check_ob
     d->group = g->position[0] + g->position[1] * L->groups[0] + g->position[2] * L->groups[0] * L->groups[1] + 1;
     d->epoch = 0;
     d->op = 0;
+    if (d->acquired && d->pending) {
+        memset(d->acquired, 0, d->set_bytes);
+        memset(d->pending, 0, d->set_bytes);
+    }
+    memset(d->released_fence, 0, sizeof d->released_fence);
+    memset(d->read_release, 0, sizeof d->read_release);
     d->objects = objects;
     d->object_count = count;
     if (count > d->resolved_cap) {
@@ -311,18 +347,111 @@ static bool rec_live(const region *rg, const shadow_rec *r, uint32_t group) {
     return r->site && (!rg->threadgroup || r->group == group);
 }
 
+static bool set_has(const uint8_t *set, uint32_t group) { return set && (set[(group - 1) / 8] >> ((group - 1) % 8) & 1); }
+
+/* did p's threadgroup publish p by a release the running threadgroup has acquired? */
+static bool published(const cpu_check_dispatch *d, const shadow_rec *p) {
+    if (!p->group || p->group > d->group_count || !d->releases || !set_has(d->acquired, p->group)) return false;
+    const struct release_point *r = &d->releases[p->group - 1];
+    if (!r->set) return false;
+    return p->epoch < r->epoch || (p->epoch == r->epoch && p->tid / 32 == r->tid / 32 && p->op < r->op);
+}
+
 /* does p happen before (or belong to the same thread as) the access x? */
-static bool ordered(const shadow_rec *p, const shadow_rec *x) {
-    if (p->group != x->group) return false;
+static bool ordered(const cpu_check_dispatch *d, const shadow_rec *p, const shadow_rec *x) {
+    if (p->group != x->group) return published(d, p);
     if (p->tid == x->tid) return true;
     if (p->epoch != x->epoch) return true;
     return p->tid / 32 == x->tid / 32 && p->op != x->op;
 }
 
-static bool conflicts(const region *rg, const shadow_rec *p, const shadow_rec *x) {
+static bool conflicts(const cpu_check_dispatch *d, const region *rg, const shadow_rec *p, const shadow_rec *x) {
     if (!rec_live(rg, p, x->group) || !(p->bytes & x->bytes)) return false;
     if ((p->flags & REC_ATOMIC) && (x->flags & REC_ATOMIC)) return false;
-    return !ordered(p, x);
+    return !ordered(d, p, x);
+}
+
+/* ---- fences --------------------------------------------------------------------------- */
+/* the threadgroups whose releases the value at atomic location a carries; NULL when none
+ * (create: make an empty set for it; NULL when out of memory) */
+static uint8_t *released_groups(cpu_check_dispatch *d, uintptr_t a, bool create) {
+    if (d->cell_cap) {
+        for (size_t i = (a / 4) % d->cell_cap, n = 0; n < d->cell_cap; i = (i + 1) % d->cell_cap, n++) {
+            if (d->cells[i].address == a) return d->cells[i].groups;
+            if (!d->cells[i].address) break;
+        }
+    }
+    if (!create) return NULL;
+    if ((d->cell_count + 1) * 2 > d->cell_cap) { /* grow: rehash into twice the slots */
+        size_t cap = d->cell_cap ? d->cell_cap * 2 : 16;
+        struct released_cell *cells = calloc(cap, sizeof *cells);
+        if (!cells) {
+            d->out_of_memory = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < d->cell_cap; i++) {
+            if (!d->cells[i].address) continue;
+            size_t j = (d->cells[i].address / 4) % cap;
+            while (cells[j].address) j = (j + 1) % cap;
+            cells[j] = d->cells[i];
+        }
+        free(d->cells);
+        d->cells = cells;
+        d->cell_cap = cap;
+    }
+    uint8_t *groups = calloc(d->set_bytes ? d->set_bytes : 1, 1);
+    if (!groups) {
+        d->out_of_memory = true;
+        return NULL;
+    }
+    size_t j = (a / 4) % d->cell_cap;
+    while (d->cells[j].address) j = (j + 1) % d->cell_cap;
+    d->cells[j] = (struct released_cell){a, groups};
+    d->cell_count++;
+    return groups;
+}
+
+/* an atomic access of device memory by thread tid: a read takes the releases its value
+ * carries (acquired at the thread's next acquire fence); a write after a release fence
+ * publishes the thread's threadgroup up to here; a read-modify-write keeps the value's
+ * releases (a release sequence), a plain store replaces them */
+static void atomic_release_order(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t tid, uintptr_t a) {
+    if (!d->releases || !d->pending || tid >= CPU_MAX_THREADS) return;
+    uint8_t *carried = released_groups(d, a, false);
+    if (op_reads(s->op) && carried) {
+        bool any = false;
+        for (size_t i = 0; i < d->set_bytes; i++) {
+            d->pending[i] |= carried[i];
+            any = any || carried[i];
+        }
+        if (any) d->read_release[tid] = 1;
+    }
+    if (!op_writes(s->op)) return;
+    bool releasing = d->released_fence[tid] != 0;
+    if (!releasing) {
+        if (carried && s->op != CPU_CHECK_ATOMIC_RMW) memset(carried, 0, d->set_bytes);
+        return;
+    }
+    if (!carried && !(carried = released_groups(d, a, true))) return;
+    if (s->op != CPU_CHECK_ATOMIC_RMW) memset(carried, 0, d->set_bytes);
+    carried[(d->group - 1) / 8] |= (uint8_t)(1u << ((d->group - 1) % 8));
+    d->releases[d->group - 1] = (struct release_point){.epoch = d->epoch, .op = d->op, .tid = (uint16_t)tid, .set = true};
+}
+
+static void hook_fence(void *state, const cpu_check_site *s, uint32_t sg, uint32_t mask, int order, int scope) {
+    cpu_check_dispatch *d = state;
+    (void)s;
+    if (scope != IR_SCOPE_DEVICE && scope != IR_SCOPE_SYSTEM) return; /* orders nothing across threadgroups */
+    bool releases = order == IR_ORDER_RELEASE || order == IR_ORDER_ACQ_REL || order == IR_ORDER_SEQ_CST;
+    bool acquires = order == IR_ORDER_CONSUME || order == IR_ORDER_ACQUIRE || order == IR_ORDER_ACQ_REL ||
+                    order == IR_ORDER_SEQ_CST;
+    for (uint32_t m = mask; m; m &= m - 1) {
+        uint32_t tid = sg * 32 + (uint32_t)__builtin_ctz(m);
+        if (tid >= CPU_MAX_THREADS) continue;
+        if (releases) d->released_fence[tid] = 1;
+        if (acquires && d->read_release[tid] && d->acquired && d->pending)
+            for (size_t i = 0; i < d->set_bytes; i++) d->acquired[i] |= d->pending[i];
+    }
 }
 
 static void report_race(cpu_check_dispatch *d, const region *rg, const cpu_check_site *s, const shadow_rec *x,
@@ -330,7 +459,7 @@ static void report_race(cpu_check_dispatch *d, const region *rg, const cpu_check
     thread_desc me = describe_thread(d, x->group, x->tid), other = describe_thread(d, p->group, p->tid);
     uint32_t elem = s->size ? s->size : 1;
     size_t offset = a - rg->base;
-    const char *why = p->group != x->group ? "threads of different threadgroups: no barrier orders them"
+    const char *why = p->group != x->group ? "threads of different threadgroups: no fence hand-off orders them"
                       : p->tid / 32 == x->tid / 32 ? "two lanes of one SIMD group in the same operation"
                                                     : "no threadgroup_barrier between them";
     en_check_report(d->sink, ENIGMA_CHECK_DATA_RACE, site_loc(s),
@@ -384,19 +513,20 @@ static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_sit
     }
     shadow_rec x = {.site = s, .group = d->group, .epoch = d->epoch, .op = d->op, .tid = (uint16_t)tid,
                     .flags = op_atomic(s->op) ? REC_ATOMIC : 0};
+    if (op_atomic(s->op) && !rg->threadgroup) atomic_release_order(d, s, tid, a);
     bool reported = false;
     for (size_t c = off / 4; c <= (off + size - 1) / 4 && c < rg->cell_count; c++) {
         size_t lo = c * 4 > off ? c * 4 : off, hi = c * 4 + 4 < off + size ? c * 4 + 4 : off + size;
         x.bytes = (uint8_t)(((1u << (hi - lo)) - 1u) << (lo - c * 4));
         shadow_cell *cell = &rg->cells[c];
-        if (!reported && conflicts(rg, &cell->write, &x)) {
+        if (!reported && conflicts(d, rg, &cell->write, &x)) {
             if (!same_value_store(s, &cell->write, &x, a, addr, values)) report_race(d, rg, s, &x, &cell->write, a);
             reported = true;
         }
         if (writes && !reported) {
             const shadow_rec *reads_[3] = {&cell->read, &cell->read_other, &cell->read_old};
             for (int k = 0; k < 3 && !reported; k++)
-                if (conflicts(rg, reads_[k], &x)) {
+                if (conflicts(d, rg, reads_[k], &x)) {
                     if (!same_value_store(s, reads_[k], &x, a, addr, values)) report_race(d, rg, s, &x, reads_[k], a);
                     reported = true;
                 }
@@ -562,4 +692,5 @@ const cpu_check_api cpu_check_hooks = {
     .simd_barrier = hook_simd_barrier,
     .lane = hook_lane,
     .div_zero = hook_div_zero,
+    .fence = hook_fence,
 };

@@ -20,6 +20,8 @@
  *   lane          a SIMD shuffle or broadcast lane that reads an inactive or out-of-range
  *                 lane (the generated code finds them; one call per bad lane)
  *   div_zero      an active lane's integer division or remainder by zero
+ *   fence         an atomic_thread_fence of device or system scope that is not relaxed,
+ *                 with its IR_ORDER_* and IR_SCOPE_*
  *
  * Sites (one per hook call in the source, a static table in the generated file) carry the
  * source position and what is accessed; objects (one table per kernel) name what a
@@ -41,6 +43,7 @@ enum {
     CPU_CHECK_SHUFFLE = 8,
     CPU_CHECK_BARRIER = 9,
     CPU_CHECK_SIMD_BARRIER = 10,
+    CPU_CHECK_FENCE = 11,
 };
 
 /* what an object is */
@@ -84,6 +87,7 @@ typedef struct cpu_check_api {
     void (*lane)(void *state, const cpu_check_site *site, uint32_t sg, int lane, int64_t source,
                  int why);
     void (*div_zero)(void *state, const cpu_check_site *site, uint32_t sg, int lane);
+    void (*fence)(void *state, const cpu_check_site *site, uint32_t sg, uint32_t mask, int order, int scope);
 } cpu_check_api;
 
 /* what a checked kernel receives: g first, so that it is also a plain cpu_group */

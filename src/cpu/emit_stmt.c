@@ -645,6 +645,33 @@ static void emit_matrix(emitter *em, const ir_stmt *s) {
     CLOSE();
 }
 
+/* atomic_thread_fence. A threadgroup runs on one host thread (its SIMD groups one after
+ * another, their lanes in lockstep), so a fence whose scope ends at the threadgroup orders
+ * nothing the host thread does not already order: it only keeps the C compiler from moving
+ * accesses across it (a signal fence). Device and system scope reach threadgroups on other
+ * host threads, and host code: a thread fence. The memory order maps onto C11's one for one
+ * (IR_ORDER_* is C's order); relaxed fences nothing. In checked mode a fence beyond the
+ * threadgroup also calls the fence hook: a release fence before an atomic write that
+ * another threadgroup's atomic read and acquire fence see orders the accesses before it
+ * (check_rt.c), as C++'s fence rules, which Metal's follow, say. */
+static void emit_fence(emitter *em, const ir_stmt *s) {
+    static const char *const orders[] = {"__ATOMIC_RELAXED", "__ATOMIC_CONSUME", "__ATOMIC_ACQUIRE",
+                                         "__ATOMIC_RELEASE", "__ATOMIC_ACQ_REL", "__ATOMIC_SEQ_CST"};
+    uint64_t order = s->args[1]->c.u, scope = s->args[2]->c.u;
+    const char *note = cpu_source_note(em, s->loc);
+    if (order == IR_ORDER_RELAXED || order >= EN_COUNT(orders)) {
+        cpu_line(em, "/* atomic_thread_fence, relaxed: no effect (%s) */", note);
+        return;
+    }
+    bool beyond_group = scope == IR_SCOPE_DEVICE || scope == IR_SCOPE_SYSTEM;
+    cpu_line(em, "__atomic_%s_fence(%s); /* atomic_thread_fence (%s) */", beyond_group ? "thread" : "signal",
+             orders[order], note);
+    if (em->checked && beyond_group)
+        cpu_line(em, "_cg->api->fence(_cg->state, %s, _sg, %s, %d, %d);",
+                 cpu_site_ref(em, s->loc, CPU_CHECK_FENCE, 0, -1, NULL, "atomic_thread_fence"), em->mask, (int)order,
+                 (int)scope);
+}
+
 EN_INTERNAL void cpu_gang_stmt(emitter *em, const ir_stmt *s) {
     if (em->failed) return;
     em->memos.count = 0;
@@ -693,6 +720,7 @@ EN_INTERNAL void cpu_gang_stmt(emitter *em, const ir_stmt *s) {
         case IR_IC_QUAD: emit_group_op(em, s, 4); break;
         case IR_IC_ATOMIC: emit_atomic(em, s); break;
         case IR_IC_MATRIX: emit_matrix(em, s); break;
+        case IR_IC_FENCE: emit_fence(em, s); break;
         case IR_IC_BARRIER:
             cpu_line(em, "/* simdgroup_barrier: the gang runs in lockstep (%s) */", cpu_source_note(em, s->loc));
             if (em->checked)

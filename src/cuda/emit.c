@@ -886,6 +886,25 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
                                          : "__syncwarp(__activemask());\n");
         return;
     }
+    case IR_IC_FENCE: {
+        /* CUDA's fences are sequentially consistent at their scope (fence.sc.cta/gpu/sys), so
+         * every order but relaxed is the same instruction; the block is the narrowest scope
+         * with a fence, and a thread-scope fence only keeps the compiler from moving accesses
+         * across it (the thread's own accesses are in program order) */
+        uint64_t order = s->args[1]->c.u, scope = s->args[2]->c.u;
+        line_start(e);
+        if (order == IR_ORDER_RELAXED)
+            put(e, "/* atomic_thread_fence, relaxed: no effect */\n");
+        else if (scope == IR_SCOPE_THREAD)
+            put(e, "asm volatile(\"\" ::: \"memory\"); /* atomic_thread_fence, thread scope */\n");
+        else if (scope == IR_SCOPE_SYSTEM)
+            put(e, "__threadfence_system();\n");
+        else if (scope == IR_SCOPE_DEVICE)
+            put(e, "__threadfence();\n");
+        else
+            put(e, "__threadfence_block();\n");
+        return;
+    }
     case IR_IC_SIMD:
     case IR_IC_QUAD:
         /* the active lanes are those executing this call together: __activemask() here */

@@ -505,7 +505,9 @@ static void decl_dump(const ast_decl *d, en_buf *out, int depth) {
     case AST_DECL_TYPEDEF:
         en_buf_printf(out, "typedef %s = ", d->name ? d->name : "?");
         ast_type_print(d->type, out);
-        if (d->is_func_type) en_buf_printf(out, " (function of %d parameters)", d->params.count);
+        if (d->is_func_type)
+            en_buf_printf(out, " (%sfunction of %d parameters)", d->func_type_is_pointer ? "pointer to a " : "",
+                          d->params.count);
         en_buf_putc(out, '\n');
         return;
     case AST_DECL_NAMESPACE:

@@ -373,6 +373,10 @@ struct ast_decl {
     /* FUNC, a member function: the address space written after its parameters
      * (`T get() threadgroup`): it applies to objects there only; NONE when not written */
     ast_addr_space this_space;
+
+    /* TYPEDEF with is_func_type: the type named is a pointer to that function type,
+     * `typedef R (*F)(params);` or `using F = R (*)(params);` (function_pointer.c) */
+    bool func_type_is_pointer;
 };
 
 /* ---- the translation unit ----------------------------------------------------------- */

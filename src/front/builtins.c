@@ -34,12 +34,14 @@ typedef enum sig {
     SIG_FREXP,     /* T(T, thread intN&) */
     SIG_MODF,      /* T(T, thread T&) */
     SIG_I1,        /* T(T), integer */
+    SIG_GNU_BITS,  /* int(uint) or int(ulong): clang's __builtin_ctz/clz/popcount[ll] */
     SIG_I2,        /* T(T, T), integer */
     SIG_I3,        /* T(T, T, T), integer */
     SIG_ABSDIFF,   /* unsigned T(T, T), integer */
     SIG_EXTRACT,   /* T(T, uint, uint) */
     SIG_INSERT,    /* T(T, T, uint, uint) */
     SIG_BARRIER,   /* void(mem_flags) */
+    SIG_FENCE,     /* void(mem_flags, memory_order[, thread_scope]) */
     SIG_GROUP_RED, /* T(T): reductions, prefix sums, broadcast_first */
     SIG_GROUP_BIT, /* T(T), integers: and, or, xor */
     SIG_GROUP_LANE,/* T(T, ushort): shuffles, broadcast */
@@ -71,6 +73,7 @@ typedef struct builtin {
 static const builtin builtins[] = {
     {"threadgroup_barrier", IR_I_BARRIER_THREADGROUP, SIG_BARRIER},
     {"simdgroup_barrier", IR_I_BARRIER_SIMDGROUP, SIG_BARRIER},
+    {"atomic_thread_fence", IR_I_THREAD_FENCE, SIG_FENCE},
 #define GROUP(P, E)                                                                        \
     {#P "_sum", IR_I_##E##_SUM, SIG_GROUP_RED},                                            \
     {#P "_product", IR_I_##E##_PRODUCT, SIG_GROUP_RED},                                    \
@@ -184,6 +187,15 @@ static const builtin builtins[] = {
     {"popcount", IR_I_POPCOUNT, SIG_I1},
     {"clz", IR_I_CLZ, SIG_I1},
     {"ctz", IR_I_CTZ, SIG_I1},
+    /* the clang built-ins Metal's compiler accepts (MLX's FFT: `constexpr short power =
+     * __builtin_ctz(radix);`): the operand is unsigned int, or unsigned long long for the
+     * ll forms; the result an int, a constant for a constant operand */
+    {"__builtin_ctz", IR_I_CTZ, SIG_GNU_BITS},
+    {"__builtin_clz", IR_I_CLZ, SIG_GNU_BITS},
+    {"__builtin_popcount", IR_I_POPCOUNT, SIG_GNU_BITS},
+    {"__builtin_ctzll", IR_I_CTZ, SIG_GNU_BITS},
+    {"__builtin_clzll", IR_I_CLZ, SIG_GNU_BITS},
+    {"__builtin_popcountll", IR_I_POPCOUNT, SIG_GNU_BITS},
     {"mulhi", IR_I_MULHI, SIG_I2},
     {"mul24", IR_I_MUL24, SIG_I2},
     {"mad24", IR_I_MAD24, SIG_I3},
@@ -216,7 +228,7 @@ const char *ck_unsupported_builtin(const char *name) {
         "cbrt", "asinpi", "acospi", "atanpi", "atan2pi",
         "ilogb", "logb", "erf", "erfc", "tgamma", "lgamma", "hypot", "expm1", "log1p",
         "faceforward", "reflect", "refract", "determinant", "transpose", "pack_float_to_unorm4x8",
-        "unpack_unorm4x8_to_float", "atomic_thread_fence", "simdgroup_matrix_storage",
+        "unpack_unorm4x8_to_float", "simdgroup_matrix_storage",
         "quad_shuffle_rotate", "simd_vote_any", "dfdx", "dfdy", "fwidth", "discard_fragment",
         "get_width", "get_height", "sample", "read", "write",
     };
@@ -458,6 +470,39 @@ static ir_expr *group_call(call *k) {
     default:
         return NULL;
     }
+}
+
+/* ---- fences ----------------------------------------------------------------------- */
+/* argument i as a constant in [lo, hi], or an error naming what it must be */
+static bool fence_constant(call *k, int i, int64_t lo, int64_t hi, const char *what, int64_t *out) {
+    if (ir_is_integer(k->args[i]->type) && ck_const_int(k->ck, k->args[i], out) && *out >= lo && *out <= hi)
+        return true;
+    en_error(k->ck->diags, k->locs[i], "argument %d of '%s' must be %s, known at compile time", i + 1,
+             k->b->name, what);
+    return false;
+}
+
+/* atomic_thread_fence(mem_flags flags, memory_order order, thread_scope scope =
+ * thread_scope_device) (Metal spec, "Fence Functions"): the three values are constants in
+ * the IR, as backends choose the fence instruction from them */
+static ir_expr *fence_call(call *k) {
+    checker *ck = k->ck;
+    if (!count_ok(k, 2, 3)) return NULL;
+    int64_t flags, order, scope = IR_SCOPE_DEVICE;
+    if (!fence_constant(k, 0, 0, IR_MEM_DEVICE | IR_MEM_THREADGROUP | IR_MEM_TEXTURE,
+                        "mem_flags (mem_none, mem_device, mem_threadgroup, mem_texture, combined with |)",
+                        &flags) ||
+        !fence_constant(k, 1, IR_ORDER_RELAXED, IR_ORDER_SEQ_CST, "a memory_order", &order) ||
+        (k->n > 2 && !fence_constant(k, 2, IR_SCOPE_THREAD, IR_SCOPE_SIMDGROUP,
+                                     "a thread_scope (thread, simdgroup, threadgroup, device or system)",
+                                     &scope)))
+        return NULL;
+    ir_expr *args[3] = {
+        ir_const_uint(ck->m, ck_t(ck, IR_T_U32), (uint64_t)flags, k->locs[0]),
+        ir_const_int(ck->m, ck_t(ck, IR_T_I32), order, k->locs[1]),
+        ir_const_int(ck->m, ck_t(ck, IR_T_I32), scope, k->n > 2 ? k->locs[2] : k->loc),
+    };
+    return effect(k, NULL, args, 3);
 }
 
 /* ---- atomics ---------------------------------------------------------------------- */
@@ -727,6 +772,33 @@ static ir_expr *math_call(call *k) {
     case SIG_I1:
         if (!count_ok(k, 1, 1)) return NULL;
         return pure_same(k, 1, WANT_INT);
+    case SIG_GNU_BITS: {
+        if (!count_ok(k, 1, 1)) return NULL;
+        bool wide = k->b->name[strlen(k->b->name) - 1] == 'l';
+        ir_type *ut = ck_t(ck, wide ? IR_T_U64 : IR_T_U32), *it = ck_t(ck, IR_T_I32);
+        if (!is_int_like(k->args[0]->type) || k->args[0]->type->kind == IR_T_VEC) {
+            bad_arg(k, 0, wide ? "an unsigned long long" : "an unsigned int");
+            return NULL;
+        }
+        args[0] = conv(k, 0, ut);
+        int64_t v;
+        if (ck_const_int(ck, args[0], &v)) {
+            uint64_t u = (uint64_t)v & (wide ? UINT64_MAX : UINT32_MAX);
+            int bits = wide ? 64 : 32, r = 0;
+            if (k->b->intrinsic == IR_I_POPCOUNT) {
+                for (; u; u &= u - 1) r++;
+            } else if (u == 0) {
+                en_error(ck->diags, k->locs[0], "'%s' of zero is undefined", k->b->name);
+                return NULL;
+            } else if (k->b->intrinsic == IR_I_CTZ) {
+                while (!(u >> r & 1)) r++;
+            } else {
+                while (!(u >> (bits - 1 - r) & 1)) r++;
+            }
+            return ir_const_int(ck->m, it, r, k->loc);
+        }
+        return ck_convert(ck, pure(k, ut, args, 1), it, k->loc);
+    }
     case SIG_I2:
         if (!count_ok(k, 2, 2)) return NULL;
         return pure_same(k, 2, WANT_INT);
@@ -910,6 +982,8 @@ ir_expr *ck_builtin_call(checker *ck, const char *name, bool precise, ir_expr **
         effect(&k, NULL, &a, 1);
         return ir_expr_new(ck->m, IR_E_CONST, ck_t(ck, IR_T_VOID), loc, 0);
     }
+    case SIG_FENCE:
+        return fence_call(&k);
     case SIG_GROUP_RED: case SIG_GROUP_BIT: case SIG_GROUP_LANE: case SIG_GROUP_FILL:
     case SIG_GROUP_BALLOT: case SIG_GROUP_PRED: case SIG_GROUP_NONE_BOOL: case SIG_GROUP_MASK:
         return group_call(&k);

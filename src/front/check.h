@@ -97,6 +97,10 @@ typedef struct ck_targ {
                                          mmv_fn<kernel_mul_mv_t_t_disp<float, float>> */
     bool is_ref;         /* a reference type argument `constant Args &`: type is the pointer
                             a reference lowers to */
+    /* a function argument pinned to one function instance (function_pointer.c), NULL while
+     * it is resolved per call */
+    struct ck_func *fptr_func;
+    struct ck_inst *fptr_inst;
 } ck_targ;
 /* is `name` a built-in function? */
 EN_INTERNAL bool ck_is_builtin(const char *name);
@@ -183,6 +187,11 @@ typedef struct ck_sym {
      * template specialisation `func_type_of` (only an explicit instantiation may use it) */
     const char *func_type_of;
     int func_type_params;     /* ... and how many parameters that function type has */
+    bool func_type_is_pointer; /* ... a pointer to it (function_pointer.c) */
+    /* FUNC bound to a function template parameter pinned to one instance (function_pointer.c):
+     * calls through it call that instance */
+    struct ck_func *fptr_func;
+    struct ck_inst *fptr_inst;
     /* TYPE with type NULL: a class template; uses with arguments instantiate it (class.c) */
     struct ck_class_template *class_template;
     /* CONST with no value: a variable template; TYPE with type NULL: an alias template
@@ -458,6 +467,21 @@ EN_INTERNAL bool ck_template_has_pack(const ast_decl *d);
 EN_INTERNAL bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname,
                                const ast_name_part *explicit_args, ir_expr **args, int n, ck_binding *b,
                                bool *hard_error);
+/* a function template's instance for explicit arguments alone, its body not yet checked;
+ * NULL (quietly unless *hard_error) when they do not bind it */
+EN_INTERNAL struct ck_inst *ck_instantiate_signature(checker *ck, struct ck_func *cf,
+                                                     const struct ast_name_part *explicit_args, en_loc loc,
+                                                     bool *hard_error);
+/* function_pointer.c: binds a template parameter of function-pointer type ft (NULL: written
+ * `R (*f)(...)`) to argument ta, looked up in `caller` (NULL: the current scope). False when
+ * ta names no function (the caller reports it); *fits false when the function does not fit
+ * ft (another template may) */
+EN_INTERNAL bool ck_fptr_bind(checker *ck, const ast_targ *ta, const ck_sym *ft, ck_scope *caller, ck_targ *out,
+                              bool *fits);
+/* the argument as an instantiation's name shows it: the pinned instance, else as written */
+EN_INTERNAL const char *ck_fptr_binding_text(checker *ck, const ck_targ *v);
+/* why a function type s (written `written`) cannot be the type of a value */
+EN_INTERNAL const char *ck_fptr_type_refusal(checker *ck, const ck_sym *s, const char *written);
 /* "f<float, 4>": an instantiation's name and cache key */
 EN_INTERNAL const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, int n);
 /* class.c: the arguments class template ts was instantiated with to make t; false when t

@@ -75,6 +75,10 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
             if (tmpl && tmpl->kind == SYM_TYPE && tmpl->class_template) ts = tmpl;
         }
         if (ts && ts->kind == SYM_TYPE && ts->class_template) return ck_class_instantiate(ck, ts, last, n->loc);
+        if (ts && ts->kind == SYM_TYPE && ts->func_type_of) {
+            if (report) en_error(ck->diags, n->loc, "%s", ck_fptr_type_refusal(ck, ts, full));
+            return NULL;
+        }
         if (ts && ts->kind == SYM_TYPE && ts->other_template) return ck_alias_template_type(ck, ts, last, n->loc);
         if (!ts) {
             /* a built-in value trait used as a type (`_disjunction<is_same<T, int>, ...>`):
@@ -106,10 +110,7 @@ ir_type *ck_type_name_lookup(checker *ck, const ast_name *n, bool report) {
         return NULL;
     }
     if (s && s->kind == SYM_TYPE && s->func_type_of) {
-        if (report)
-            en_error(ck->diags, n->loc,
-                     "'%s' is the type of function '%s'; only an explicit instantiation can use it", full,
-                     s->func_type_of);
+        if (report) en_error(ck->diags, n->loc, "%s", ck_fptr_type_refusal(ck, s, full));
         return NULL;
     }
     if (s && s->kind == SYM_TYPE && s->is_ref && s->type && s->type->kind == IR_T_PTR) return s->type->elem;
@@ -911,6 +912,12 @@ static void enum_decl(checker *ck, const ast_decl *d) {
 
 static void typedef_decl(checker *ck, const ast_decl *d) {
     if (!d->name) return;
+    /* an alias template of a function-pointer type names that type for each argument list:
+     * as the type of a template parameter, only its parameter count is used */
+    if (d->is_template && d->is_func_type && d->func_type_is_pointer) {
+        ck_func_type_alias(ck, d);
+        return;
+    }
     if (d->is_template) {
         ck_alias_template_decl(ck, d);
         return;
@@ -1365,6 +1372,62 @@ static bool same_signature(const ck_inst *a, const ck_inst *b) {
     return true;
 }
 
+static bool same_signature(const ck_inst *a, const ck_inst *b);
+
+/* the written signature of member declaration d, resolved in the scope of its struct */
+static bool member_signature(checker *ck, const ck_func *cf, const ast_decl *d, ck_inst *sig) {
+    ck_fnctx saved = ck_save_fn(ck);
+    ck->scope = cf->outer ? cf->outer : ck->globals;
+    ck->ns = cf->ns;
+    bool ok = resolve_constructor_or_method(ck, d, sig);
+    ck_restore_fn(ck, saved);
+    return ok;
+}
+
+/* `template <> R S<float>::f(params) {...}`: an explicit specialization of member f of
+ * class template S for the instance S<float> (C++ [temp.expl.spec]), which replaces the
+ * template's definition of f for that instance only; it must come before the member is
+ * first used. Among overloads, the one with the specialization's parameter types. */
+static void member_specialization(checker *ck, const ast_decl *d, ir_type *owner, const char *oname) {
+    ck_func *found = NULL;
+    int candidates = 0;
+    ck_inst want = {0};
+    bool want_known = false;
+    for (int i = 0; i < ck->methods.count; i++) {
+        ck_func *cf = ck->methods.items[i];
+        if (cf->owner != owner || cf->is_template || !en_streq(cf->d->name, d->name) ||
+            cf->d->params.count != d->params.count || cf->d->is_const_method != d->is_const_method)
+            continue;
+        candidates++;
+        if (!found) {
+            found = cf;
+            continue;
+        }
+        /* overloads with as many parameters: compare the types */
+        if (!want_known && !(want_known = member_signature(ck, cf, d, &want))) return;
+        ck_inst have = {0};
+        if (member_signature(ck, cf, cf->d, &have) && same_signature(&have, &want)) found = cf;
+    }
+    if (found && candidates > 1) {
+        ck_inst have = {0};
+        if (!want_known && !member_signature(ck, found, d, &want)) return;
+        if (!member_signature(ck, found, found->d, &have) || !same_signature(&have, &want)) found = NULL;
+    }
+    if (!found) {
+        en_error(ck->diags, d->loc, "'%s' declares no member function '%s' with these parameters to specialize here",
+                 oname, d->name);
+        return;
+    }
+    for (int i = 0; i < found->insts.count; i++)
+        if (found->insts.items[i]->body_checked) {
+            en_error(ck->diags, d->loc, "specialization of '%s::%s' after it was already used", oname, d->name);
+            return;
+        }
+    found->d = d;
+    found->definition = d;
+    found->insts.count = 0; /* signatures made from the template's declaration */
+}
+
 /* `R S::f(params) {...}`: the definition of member function f declared in struct S, which
  * takes the declaration's place (its parameter names and body), checked now for thread
  * memory as those defined in the struct are */
@@ -1378,6 +1441,10 @@ static void member_definition(checker *ck, const ast_decl *d) {
         return;
     }
     if (strchr(owner->name, '<')) {
+        if (d->is_template && !d->tparams.count) {
+            member_specialization(ck, d, owner, oname);
+            return;
+        }
         en_error(ck->diags, d->loc, "members of class templates must be defined inside the template in enigma ('%s::%s')",
                  oname, d->name);
         return;
@@ -1654,17 +1721,6 @@ static bool tparam_is_func(checker *ck, const ast_tparam *tp) {
     return tp->is_func || tparam_func_type(ck, tp);
 }
 
-/* may function fs be the argument of a parameter of function type ft (NULL: any)? Two
- * function templates that differ only in their parameter's function type (ggml's two
- * mmv_fn) are told apart by the parameter count of that type, as overload resolution
- * would by the whole signature */
-static bool fits_function_type(const ck_sym *fs, const ck_sym *ft) {
-    if (!ft || ft->func_type_params < 0) return true;
-    for (const ck_func *f = fs->funcs; f; f = f->next)
-        if (f->d && f->d->params.count == ft->func_type_params) return true;
-    return false;
-}
-
 /* declares the first `count` template parameters of d in the current scope, bound to b */
 static void bind_first_tparams(checker *ck, const ast_decl *d, binding *b, int count) {
     for (int i = 0; i < count; i++) {
@@ -1680,6 +1736,8 @@ static void bind_first_tparams(checker *ck, const ast_decl *d, binding *b, int c
             ck_sym *s = ck_declare(ck, SYM_FUNC, tp->name, tp->loc);
             s->funcs = b[i].value.func ? b[i].value.func->funcs : NULL;
             s->called_as = b[i].value.func_name;
+            s->fptr_func = b[i].value.fptr_func;
+            s->fptr_inst = b[i].value.fptr_inst;
         } else {
             ir_type *t = tp->type ? ck_type(ck, tp->type) : ck_t(ck, IR_T_I32);
             if (!t || !ir_is_scalar(t)) t = ck_t(ck, IR_T_I64);
@@ -1727,17 +1785,16 @@ bool ck_bind_targs(checker *ck, const ast_decl *d, const char *qname, const ast_
         for (int i = 0; i < explicit_args->targs.count; i++) {
             const ast_targ *ta = &explicit_args->targs.items[i];
             if (tparam_is_func(ck, &d->tparams.items[i])) {
-                ck_sym *fs = ta->expr && ta->expr->kind == AST_EXPR_NAME ? ck_lookup(ck, &ta->expr->name) : NULL;
-                if (!fs || fs->kind != SYM_FUNC) {
+                bool fits = false;
+                if (!ck_fptr_bind(ck, ta, tparam_func_type(ck, &d->tparams.items[i]), explicit_scope, &b[i].value,
+                                  &fits)) {
                     en_error(ck->diags, ta->loc, "template argument %d of '%s' must name a function", i + 1,
                              qname);
                     *hard_error = true;
                     return false;
                 }
-                if (!fits_function_type(fs, tparam_func_type(ck, &d->tparams.items[i]))) return false;
+                if (!fits) return false;
                 b[i].set = b[i].given = true;
-                b[i].value.func = fs;
-                b[i].value.func_name = &ta->expr->name;
                 continue;
             }
             if (ta->type && ta->type->kind == AST_TYPE_REF && b[i].is_type) {
@@ -1846,8 +1903,7 @@ const char *ck_binding_name(checker *ck, const char *base, const ck_binding *b, 
     en_buf_printf(&buf, "%s<", base);
     for (int i = 0; i < n; i++) {
         if (i) en_buf_puts(&buf, ", ");
-        if (b[i].value.func)
-            en_buf_puts(&buf, b[i].value.func_name ? ast_name_str(ck->a, b[i].value.func_name) : b[i].value.func->name);
+        if (b[i].value.func) en_buf_puts(&buf, ck_fptr_binding_text(ck, &b[i].value));
         else if (b[i].value.is_ref) en_buf_printf(&buf, "%s &", ck_type_name(ck, b[i].value.type->elem));
         else if (b[i].value.type) en_buf_puts(&buf, ck_type_name(ck, b[i].value.type));
         else en_buf_printf(&buf, "%lld", (long long)b[i].value.value);
@@ -1924,6 +1980,11 @@ static ck_inst *instantiate(checker *ck, ck_func *cf, const ast_name_part *expli
     inst->tscope = tscope;
     EN_PUSH(ck->a, cf->insts, inst);
     return inst;
+}
+
+ck_inst *ck_instantiate_signature(checker *ck, ck_func *cf, const ast_name_part *explicit_args, en_loc loc,
+                                  bool *hard_error) {
+    return instantiate(ck, cf, explicit_args, NULL, 0, loc, hard_error);
 }
 
 ck_inst *ck_instantiate(checker *ck, ck_func *cf, const ast_name_part *explicit_args, en_loc loc,
@@ -2383,16 +2444,19 @@ ir_expr *ck_call_user(checker *ck, ck_sym *fs, const ast_name *name, ir_expr **a
         return NULL;
     }
     const ast_name_part *last = name && name->count > 0 ? &name->parts[name->count - 1] : NULL;
+    /* a call through a function-pointer parameter pinned to one instance calls it alone */
+    ck_func *pinned = fs->fptr_func;
+    if (pinned) last = NULL;
     candidate best = {0}, *cands = NULL;
     int viable = 0, total = 0;
     EN_VEC(candidate) all = {0};
     bool hard_error = false;
     for (ck_func *cf = fs->funcs; cf; cf = cf->next) {
-        if (cf->is_kernel) continue;
+        if (cf->is_kernel || (pinned && cf != pinned)) continue;
         total++;
         candidate c = {.cf = cf};
         if (cf->is_template) {
-            ck_inst *inst = instantiate(ck, cf, last, args, n, loc, &hard_error);
+            ck_inst *inst = pinned ? fs->fptr_inst : instantiate(ck, cf, last, args, n, loc, &hard_error);
             if (hard_error) return NULL;
             if (!inst || !rank_candidate(ck, &c, inst, cf->d, args, n)) continue;
             c.inst = inst;
@@ -2531,17 +2595,19 @@ static bool calls_a_function(const ast_expr *e, int depth) {
 static void static_assert_decl(checker *ck, const ast_decl *d) {
     int64_t v;
     if (!ck->fn && calls_a_function(d->cond, 0)) {
-        /* MLX asserts facts about its constexpr operators at program scope; enigma does
-         * not run user functions at compile time, so such an assertion is left unchecked
-         * (said once per assertion), rather than refusing the file */
+        /* MLX asserts facts about its constexpr operators at program scope; enigma evaluates
+         * constexpr functions whose body is one `return` over constants and constant struct
+         * objects (constexpr_call.c); an assertion that needs more is left unchecked (said
+         * once per assertion), rather than refusing the file */
         en_diags quiet = {.arena = ck->diags->arena, .sources = ck->diags->sources};
         en_diags *loud = ck->diags;
         ck->diags = &quiet;
         bool ok = ck_const_expr(ck, d->cond, &v, "a static_assert condition");
         ck->diags = loud;
         if (!ok) {
-            en_warning(ck->diags, d->loc, "static_assert not checked: its condition calls functions, which enigma "
-                                          "does not evaluate at compile time");
+            en_warning(ck->diags, d->loc, "static_assert not checked: its condition calls functions that enigma "
+                                          "cannot evaluate while compiling (it evaluates constexpr functions "
+                                          "whose body is one return statement)");
             return;
         }
     } else if (!ck_const_expr(ck, d->cond, &v, "a static_assert condition")) {

@@ -52,7 +52,8 @@ static const char *name_text(checker *ck, const ast_name *n) {
     return s ? s : "?";
 }
 
-/* mem_flags, memory_order and the preprocessor's INFINITY/NAN: constants of the language */
+/* mem_flags, memory_order, thread_scope and the preprocessor's INFINITY/NAN: constants of
+ * the language */
 static ir_expr *language_constant(checker *ck, const char *s, en_loc loc) {
     static const struct { const char *name; int value; } flags[] = {
         {"mem_flags::mem_none", IR_MEM_NONE},       {"mem_none", IR_MEM_NONE},
@@ -73,6 +74,17 @@ static ir_expr *language_constant(checker *ck, const char *s, en_loc loc) {
             (strncmp(s, "memory_order::", 14) == 0 && en_streq(s + 14, orders[i])))
             return ir_const_int(ck->m, ck_t(ck, IR_T_I32), (int64_t)i, loc);
     }
+    /* thread_scope (Metal spec, "Fence Functions"), numbered as <metal_atomic>'s
+     * __METAL_MEMORY_SCOPE_*__ macros (metal_headers.c); thread_scope_system is not declared
+     * by Apple's header (kernels define it from __METAL_MEMORY_SCOPE_SYSTEM__), so not here */
+    static const struct { const char *name; int value; } scopes[] = {
+        {"thread_scope_thread", IR_SCOPE_THREAD},       {"thread_scope_simdgroup", IR_SCOPE_SIMDGROUP},
+        {"thread_scope_threadgroup", IR_SCOPE_THREADGROUP}, {"thread_scope_device", IR_SCOPE_DEVICE},
+    };
+    for (size_t i = 0; i < EN_COUNT(scopes); i++)
+        if (en_streq(s, scopes[i].name) ||
+            (strncmp(s, "thread_scope::", 14) == 0 && en_streq(s + 14, scopes[i].name)))
+            return ir_const_int(ck->m, ck_t(ck, IR_T_I32), scopes[i].value, loc);
     if (en_streq(s, "__enigma_infinity")) return ir_const_float(ck->m, ck_t(ck, IR_T_F32), INFINITY, loc);
     if (en_streq(s, "__enigma_nan")) return ir_const_float(ck->m, ck_t(ck, IR_T_F32), NAN, loc);
     return NULL;
@@ -126,7 +138,10 @@ static ir_expr *name_expr(checker *ck, const ast_expr *e) {
             if (sym->type) en_error(ck->diags, e->loc, "'%s' is a type, not a value", s);
             return NULL;
         case SYM_FUNC:
-            en_error(ck->diags, e->loc, "function '%s' must be called; function pointers are not supported by enigma", s);
+            en_error(ck->diags, e->loc,
+                     "function '%s' used as a value: enigma resolves function pointers while compiling, so a "
+                     "function can only be called or be the argument of a template parameter of function-pointer type",
+                     s);
             return NULL;
         case SYM_NAMESPACE:
             en_error(ck->diags, e->loc, "'%s' is a namespace, not a value", s);
@@ -601,7 +616,7 @@ static ir_expr *functor_call(checker *ck, const ast_expr *e, ir_expr *f) {
     if (!f) return NULL;
     if (f->type->kind != IR_T_STRUCT) {
         en_error(ck->diags, e->callee->loc, "'%s' cannot be called: only functions and objects with an operator() "
-                 "can; function pointers are not supported by enigma", ck_type_name(ck, f->type));
+                 "can (enigma has no function-pointer values)", ck_type_name(ck, f->type));
         return NULL;
     }
     arglist a = check_args(ck, &e->args);

@@ -140,6 +140,11 @@ ir_expr *ck_fold(checker *ck, ir_expr *e) {
             if (!(r->args[i] = ck_fold(ck, e->args[i]))) return NULL;
         return r;
     }
+    case IR_E_FIELD: { /* a member of a constant object: `(a * b).real` of constexpr values */
+        ir_expr *o = ck_fold(ck, e->args[0]);
+        if (!o || o->kind != IR_E_AGGREGATE || e->field < 0 || e->field >= o->arg_count) return NULL;
+        return o->args[e->field];
+    }
     default:
         return NULL;
     }

@@ -32,8 +32,9 @@ static ir_expr *substitute(checker *ck, const ir_func *callee, ir_expr **args, c
             if (callee->params[i] == e->var) return args[i];
         return NULL;
     }
-    if (e->kind == IR_E_DEREF || e->kind == IR_E_ADDR || e->kind == IR_E_INDEX || e->kind == IR_E_FIELD)
+    if (e->kind == IR_E_DEREF || e->kind == IR_E_ADDR || e->kind == IR_E_INDEX)
         return NULL; /* memory: not a constant expression here */
+    /* a field of an object parameter: the constant object's member (ck_fold takes it out) */
     ir_expr *c = ir_expr_new(ck->m, e->kind, e->type, e->loc, e->arg_count);
     ir_expr **own = c->args;
     *c = *e;
@@ -45,6 +46,17 @@ static ir_expr *substitute(checker *ck, const ir_func *callee, ir_expr **args, c
     return c;
 }
 
+/* a folded value that is a constant: a scalar, or a struct object of constants (MLX's
+ * complex_t operators take and give those) */
+static bool constant_value(const ir_expr *v) {
+    if (!v) return false;
+    if (v->kind == IR_E_CONST) return true;
+    if (v->kind != IR_E_AGGREGATE) return false;
+    for (int i = 0; i < v->arg_count; i++)
+        if (!constant_value(v->args[i])) return false;
+    return true;
+}
+
 ir_expr *ck_constexpr_call(checker *ck, const ir_func *callee, ir_expr **args, int n) {
     if (!callee || n != callee->param_count) return NULL;
     const ir_expr *ret = sole_return(callee->body);
@@ -52,12 +64,12 @@ ir_expr *ck_constexpr_call(checker *ck, const ir_func *callee, ir_expr **args, i
     ir_expr **values = en_alloc(ck->a, sizeof(ir_expr *) * (size_t)(n ? n : 1));
     for (int i = 0; i < n; i++) {
         values[i] = ck_fold(ck, args[i]);
-        if (!values[i] || values[i]->kind != IR_E_CONST) return NULL;
+        if (!constant_value(values[i])) return NULL;
     }
     ir_expr *e = substitute(ck, callee, values, ret);
     if (!e) return NULL;
     ir_expr *f = ck_fold(ck, e);
-    return f && f->kind == IR_E_CONST && f->type == callee->return_type ? f : NULL;
+    return constant_value(f) && f->type == callee->return_type ? f : NULL;
 }
 
 /* ---- constructors at program scope ----------------------------------------------------------
@@ -178,5 +190,5 @@ ir_expr *ck_call_at_program_scope(checker *ck, ck_sym *fs, const ast_name *name,
     ir_func *scratch = enter_scratch(ck, &saved, &first_func, loc);
     ir_expr *v = ck_call_user(ck, fs, name, args, locs, n, loc);
     leave_scratch(ck, saved, first_func);
-    return v && v->kind == IR_E_CONST && scratch->body->stmt_count == 0 ? v : NULL;
+    return constant_value(v) && scratch->body->stmt_count == 0 ? v : NULL;
 }

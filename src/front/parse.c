@@ -581,7 +581,12 @@ static int scan_angles(parser *p, int i) {
         } else if (paren == 0) {
             if (tok_is(t, "<")) angle++;
             else if (tok_is(t, ">")) angle--;
-            else if (tok_is(t, ">>")) angle -= 2;
+            else if (tok_is(t, ">>")) {
+                /* `Init<cplx<float>>::v`: its second '>' closes an outer list, so this one
+                 * ends inside the token: the caller sees the '>>' next, as the '>' it is */
+                if (angle == 1) return i;
+                angle -= 2;
+            }
             if (angle <= 0) return i + 1;
         }
     }
@@ -1282,7 +1287,9 @@ static void parse_declarator(parser *p, ast_type *base, declarator *d, bool abst
         if (tok_is(tok_at(p, j), "["))
             error_at(p, loc_here(p), "pointers and references to arrays are not supported by enigma");
         else
-            error_at(p, loc_here(p), "function pointers are not supported by enigma");
+            error_at(p, loc_here(p),
+                     "a function pointer here is not supported: enigma resolves function pointers while "
+                     "compiling, so one can only be a template parameter whose argument names a function");
         d->is_func_ptr = true;
         skip_balanced(p);
         if (is(p, "(")) skip_balanced(p);
@@ -1294,9 +1301,13 @@ static void parse_declarator(parser *p, ast_type *base, declarator *d, bool abst
         d->is_operator = true;
     } else if (is_ident(p) && !is_reserved(peek(p))) {
         if (is_at(p, 1, "<") && kind_is_template(lookup_tok(p, peek(p)))) {
-            /* template<> float f<float>(float x) — an explicit specialization */
-            d->spec_name = parse_name(p);
-            d->name = ast_name_last(&d->spec_name);
+            /* template<> float f<float>(float x) — an explicit specialization; template<>
+             * bool S<float>::f() — one of a member of class template instance S<float>,
+             * a definition of that instance's member */
+            ast_name n = parse_name(p);
+            d->name = ast_name_last(&n);
+            if (n.count > 1 && !n.parts[n.count - 1].has_targs) d->qual_name = n;
+            else d->spec_name = n;
         } else if (is_at(p, 1, "::")) {
             d->qual_name = parse_name(p);
             d->name = ast_name_last(&d->qual_name);
@@ -2572,6 +2583,15 @@ static void parse_using(parser *p, ast_decls *out, bool is_template) {
         parse_attrs(p, &d->attrs);
         expect(p, "=");
         d->type = parse_type_defining(p, out); /* the union's definition comes first */
+        if (is(p, "(") && is_at(p, 1, "*") && is_at(p, 2, ")") && is_at(p, 3, "(")) {
+            /* using F = R (*)(params); a function-pointer type: type is the return type */
+            advance(p);
+            advance(p);
+            advance(p);
+            parse_params(p, &d->params);
+            d->is_func_type = true;
+            d->func_type_is_pointer = true;
+        }
         declare(p, d->name, is_template ? SYM_TEMPLATE_TYPE : SYM_TYPE);
         EN_PUSH(p->a, *out, d);
         expect_semi(p, "after alias declaration", errors_before);
@@ -2869,17 +2889,19 @@ static void parse_declaration_inner(parser *p, ast_decls *out, decl_ctx ctx) {
                  out->count && out->items[out->count - 1]->kind == AST_DECL_ENUM ? "enum" : "struct");
         return;
     }
-    if ((ds.specs & AST_SPEC_TYPEDEF) && is(p, "(") && tok_at(p, p->pos + 1)->kind == EN_TK_IDENT &&
-        is_at(p, 2, ")") && is_at(p, 3, "(")) {
+    bool func_pointer = is_at(p, 1, "*");
+    int name_at = func_pointer ? 2 : 1;
+    if ((ds.specs & AST_SPEC_TYPEDEF) && is(p, "(") && tok_at(p, p->pos + name_at)->kind == EN_TK_IDENT &&
+        is_at(p, name_at + 1, ")") && is_at(p, name_at + 2, "(")) {
         /* typedef void (k_t)(device float *, uint); — the type of a function, which
-         * explicit instantiations name (template [[host_name("k")]] kernel k_t k<float>;) */
-        ast_decl *t = new_decl(p, AST_DECL_TYPEDEF, tok_at(p, p->pos + 1)->loc);
-        t->name = tok_str(p, tok_at(p, p->pos + 1));
+         * explicit instantiations name (template [[host_name("k")]] kernel k_t k<float>;);
+         * typedef void (*f_t)(int); — a pointer to one (function_pointer.c) */
+        ast_decl *t = new_decl(p, AST_DECL_TYPEDEF, tok_at(p, p->pos + name_at)->loc);
+        t->name = tok_str(p, tok_at(p, p->pos + name_at));
         t->type = ds.type;
         t->is_func_type = true;
-        advance(p);
-        advance(p);
-        advance(p);
+        t->func_type_is_pointer = func_pointer;
+        for (int k = 0; k < name_at + 2; k++) advance(p);
         parse_params(p, &t->params);
         declare(p, t->name, SYM_TYPE);
         EN_PUSH(p->a, *out, t);

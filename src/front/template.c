@@ -218,6 +218,7 @@ bool ck_func_type_alias(checker *ck, const ast_decl *d) {
         ck_sym *alias = ck_declare(ck, SYM_TYPE, d->name, d->loc);
         alias->func_type_of = d->name;
         alias->func_type_params = d->params.count;
+        alias->func_type_is_pointer = d->func_type_is_pointer;
         return true;
     }
     const ast_type *t = d->type;

@@ -110,6 +110,13 @@ ir_type *ck_named_builtin_type(ir_module *m, const char *name) {
     ir_type *t = ck_scalar_type(m, name);
     if (t) return t;
     if ((t = vector_type(m, name))) return t;
+    /* the standard library's enumerations (<metal_atomic>, <metal_compute>) are held as their
+     * values, with the integer type language_constant (check_expr.c) gives their enumerators */
+    static const struct { const char *name; ir_type_kind kind; } enums[] = {
+        {"mem_flags", IR_T_U32}, {"memory_order", IR_T_I32}, {"thread_scope", IR_T_I32},
+    };
+    for (size_t i = 0; i < EN_COUNT(enums); i++)
+        if (en_streq(name, enums[i].name)) return ir_type_scalar(m, enums[i].kind);
     static const struct { const char *name; ir_type_kind elem; } atomics[] = {
         {"atomic_int", IR_T_I32}, {"atomic_uint", IR_T_U32}, {"atomic_bool", IR_T_BOOL},
         {"atomic_float", IR_T_F32}, {"atomic_ulong", IR_T_U64}, {"atomic_long", IR_T_I64},

@@ -199,13 +199,19 @@ typedef enum ir_intrinsic {
 } ir_intrinsic;
 
 typedef enum ir_intrinsic_class {
-    IR_IC_PURE, IR_IC_BARRIER, IR_IC_SIMD, IR_IC_QUAD, IR_IC_ATOMIC, IR_IC_MATRIX
+    IR_IC_PURE, IR_IC_BARRIER, IR_IC_FENCE, IR_IC_SIMD, IR_IC_QUAD, IR_IC_ATOMIC, IR_IC_MATRIX
 } ir_intrinsic_class;
 EN_INTERNAL const char *ir_intrinsic_name(ir_intrinsic i);
 EN_INTERNAL ir_intrinsic_class ir_intrinsic_class_of(ir_intrinsic i);
 
 /* mem_flags bits, the first argument of barriers */
 enum { IR_MEM_NONE = 0, IR_MEM_DEVICE = 1, IR_MEM_THREADGROUP = 2, IR_MEM_TEXTURE = 4 };
+
+/* a fence's memory order (C++'s memory_order, in its order) and thread scope (Metal's
+ * thread_scope, numbered as <metal_atomic>'s __METAL_MEMORY_SCOPE_*__): its 2nd and 3rd
+ * arguments */
+enum { IR_ORDER_RELAXED, IR_ORDER_CONSUME, IR_ORDER_ACQUIRE, IR_ORDER_RELEASE, IR_ORDER_ACQ_REL, IR_ORDER_SEQ_CST };
+enum { IR_SCOPE_THREAD = 0, IR_SCOPE_THREADGROUP = 1, IR_SCOPE_DEVICE = 2, IR_SCOPE_SYSTEM = 3, IR_SCOPE_SIMDGROUP = 4 };
 
 typedef union ir_const {
     int64_t i;  /* signed integer kinds */

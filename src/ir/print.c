@@ -333,6 +333,22 @@ static void print_mem_flags(printer *p, const ir_expr *e) {
         }
 }
 
+/* a fence's arguments by name: atomic_thread_fence(mem_device, seq_cst, device) */
+static void print_fence_args(printer *p, const ir_stmt *s) {
+    static const char *const orders[] = {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"};
+    static const char *const scopes[] = {"thread", "threadgroup", "device", "system", "simdgroup"};
+    en_buf_putc(p->out, '(');
+    print_mem_flags(p, s->args[0]);
+    const ir_expr *order = s->args[1], *scope = s->args[2];
+    en_buf_puts(p->out, ", ");
+    if (order->kind == IR_E_CONST && order->c.u < EN_COUNT(orders)) en_buf_puts(p->out, orders[order->c.u]);
+    else print_expr(p, order, true);
+    en_buf_puts(p->out, ", ");
+    if (scope->kind == IR_E_CONST && scope->c.u < EN_COUNT(scopes)) en_buf_puts(p->out, scopes[scope->c.u]);
+    else print_expr(p, scope, true);
+    en_buf_putc(p->out, ')');
+}
+
 static void print_stmt(printer *p, const ir_stmt *s, int depth) {
     en_buf *out = p->out;
     indent(p, depth);
@@ -426,6 +442,8 @@ static void print_stmt(printer *p, const ir_stmt *s, int depth) {
             en_buf_putc(out, '(');
             print_mem_flags(p, s->args[0]);
             en_buf_putc(out, ')');
+        } else if (ir_intrinsic_class_of(s->intrinsic) == IR_IC_FENCE && s->arg_count == 3 && s->args) {
+            print_fence_args(p, s);
         } else {
             print_stmt_args(p, s->args, s->arg_count);
         }

@@ -531,6 +531,18 @@ static void check_intrinsic_stmt(verifier *v, const ir_stmt *s) {
             fail(v, s->loc, "'%s' takes one integer argument, its mem_flags", name);
         if (s->result) fail(v, s->loc, "'%s' has a result", name);
         break;
+    case IR_IC_FENCE: {
+        /* backends choose the fence instruction from the values: they must be known */
+        bool known = s->arg_count == 3 && s->args;
+        for (int i = 0; known && i < 3; i++)
+            known = s->args[i] && s->args[i]->kind == IR_E_CONST && s->args[i]->type &&
+                    ir_is_integer(s->args[i]->type);
+        if (!known) fail(v, s->loc, "'%s' takes three integer constants: mem_flags, order, scope", name);
+        else if (s->args[1]->c.u > IR_ORDER_SEQ_CST || s->args[2]->c.u > IR_SCOPE_SIMDGROUP)
+            fail(v, s->loc, "'%s' with order %d and scope %d", name, (int)s->args[1]->c.i, (int)s->args[2]->c.i);
+        if (s->result) fail(v, s->loc, "'%s' has a result", name);
+        break;
+    }
     case IR_IC_ATOMIC: {
         const ir_expr *obj = s->arg_count > 0 && s->args ? s->args[0] : NULL;
         const ir_type *t = obj ? obj->type : NULL;
