@@ -119,5 +119,7 @@ struct en_backend {
 
 EN_INTERNAL extern const en_backend en_cpu_backend;
 EN_INTERNAL extern const en_backend en_cuda_backend;
+/* the backend called `name` ("cpu" or "cuda"), or NULL */
+EN_INTERNAL const en_backend *en_backend_named(const char *name);
 
 #endif

@@ -38,6 +38,11 @@ static enigma_status open_backend(const en_backend *b, enigma_device **out) {
     return ENIGMA_OK;
 }
 
+const en_backend *en_backend_named(const char *name) {
+    if (!name) return NULL;
+    return en_streq(name, "cpu") ? &en_cpu_backend : en_streq(name, "cuda") ? &en_cuda_backend : NULL;
+}
+
 enigma_status enigma_device_open(const char *backend, enigma_device **out) {
     if (!out) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "enigma_device_open: out is NULL");
     *out = NULL;
@@ -45,8 +50,8 @@ enigma_status enigma_device_open(const char *backend, enigma_device **out) {
         if (open_backend(&en_cuda_backend, out) == ENIGMA_OK) return ENIGMA_OK;
         return open_backend(&en_cpu_backend, out);
     }
-    if (en_streq(backend, "cpu")) return open_backend(&en_cpu_backend, out);
-    if (en_streq(backend, "cuda")) return open_backend(&en_cuda_backend, out);
+    const en_backend *b = en_backend_named(backend);
+    if (b) return open_backend(b, out);
     return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "unknown backend '%s' (expected cpu, cuda or auto)",
                    backend);
 }

@@ -423,8 +423,7 @@ enigma_status enigma_library_plan_batches(const enigma_library *lib, const char 
     if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: lib is NULL", fn);
     if (!kernels || !batch_of) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: kernels or batch_of is NULL", fn);
     if (!lib->module) return en_fail(ENIGMA_ERROR_COMPILE, "%s: the library has compile errors", fn);
-    const en_backend *b = !backend ? NULL : en_streq(backend, "cpu") ? &en_cpu_backend
-                                          : en_streq(backend, "cuda") ? &en_cuda_backend : NULL;
+    const en_backend *b = en_backend_named(backend);
     if (!b) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: unknown backend '%s' (expected cpu or cuda)", fn,
                            backend ? backend : "(NULL)");
     int *indices;
@@ -587,7 +586,7 @@ enigma_status enigma_library_build_offline_kernels(const enigma_library *lib, co
     *summary = NULL;
     if (!lib) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: lib is NULL", fn);
     if (!backend) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: backend is NULL (expected cpu or cuda)", fn);
-    const en_backend *b = en_streq(backend, "cpu") ? &en_cpu_backend : en_streq(backend, "cuda") ? &en_cuda_backend : NULL;
+    const en_backend *b = en_backend_named(backend);
     if (!b) return en_fail(ENIGMA_ERROR_INVALID_ARGUMENT, "%s: unknown backend '%s' (expected cpu or cuda)", fn, backend);
     if (!lib->module)
         return en_fail(ENIGMA_ERROR_COMPILE, "%s: the library has compile errors and nothing to build", fn);
