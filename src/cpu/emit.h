@@ -185,6 +185,8 @@ EN_INTERNAL const char *cpu_to_storage(emitter *em, const ir_type *t, const char
 EN_INTERNAL const char *cpu_rounded(emitter *em, const ir_type *t, const char *x);
 EN_INTERNAL var_info *cpu_info_of(emitter *em, const ir_var *v);
 EN_INTERNAL bool cpu_attr_is_per_lane(ir_attr a);
+/* does s hold a threadgroup barrier (emit_region.c)? */
+EN_INTERNAL bool cpu_has_barrier(const ir_stmt *s);
 EN_INTERNAL const char *cpu_attr_value(emitter *em, ir_attr a, int d);
 EN_INTERNAL const char *cpu_attr_init(emitter *em, const ir_var *v, const char *target);
 

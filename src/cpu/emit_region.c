@@ -13,19 +13,11 @@
 #include "emit.h"
 
 /* ---- which statements need threadgroup level ---------------------------------------- */
-static bool contains_barrier(const ir_stmt *s) {
-    if (!s) return false;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (contains_barrier(s->stmts[i])) return true;
-        return false;
-    case IR_S_IF: return contains_barrier(s->then_s) || contains_barrier(s->else_s);
-    case IR_S_LOOP: return contains_barrier(s->body) || contains_barrier(s->latch);
-    case IR_S_INTRINSIC: return s->intrinsic == IR_I_BARRIER_THREADGROUP;
-    default: return false;
-    }
+static bool is_threadgroup_barrier(const ir_stmt *s) {
+    return s->kind == IR_S_INTRINSIC && s->intrinsic == IR_I_BARRIER_THREADGROUP;
 }
+
+bool cpu_has_barrier(const ir_stmt *s) { return ir_stmt_any(s, is_threadgroup_barrier); }
 
 static void walk_expr_vars(emitter *em, const ir_expr *e, var_visit visit, int region) {
     if (!e) return;
@@ -100,7 +92,7 @@ static bool is_interleaved(const emitter *em, const ir_stmt *s) {
 static int region_end(const emitter *em, stmt_list list, int start) {
     if (is_interleaved(em, cpu_list_at(list, start))) return start + 1;
     int i = start;
-    while (i < list.count && !contains_barrier(cpu_list_at(list, i)) && !is_interleaved(em, cpu_list_at(list, i))) i++;
+    while (i < list.count && !cpu_has_barrier(cpu_list_at(list, i)) && !is_interleaved(em, cpu_list_at(list, i))) i++;
     return i;
 }
 
@@ -127,7 +119,7 @@ static void analyse_tg_stmt(emitter *em, ir_stmt *s) {
 static void analyse_tg_list(emitter *em, stmt_list list) {
     int i = 0;
     while (i < list.count) {
-        if (contains_barrier(cpu_list_at(list, i))) {
+        if (cpu_has_barrier(cpu_list_at(list, i))) {
             analyse_tg_stmt(em, cpu_list_at(list, i++));
             continue;
         }
@@ -240,7 +232,7 @@ static bool interleavable(emitter *em, const ir_stmt *s) {
 EN_INTERNAL void cpu_choose_interleaved(emitter *em, stmt_list list) {
     for (int i = 0; i < list.count; i++) {
         ir_stmt *s = cpu_list_at(list, i);
-        if (!contains_barrier(s)) {
+        if (!cpu_has_barrier(s)) {
             if (interleavable(em, s)) EN_PUSH(&em->arena, em->interleaved, s);
         } else if (s->kind == IR_S_BLOCK) {
             cpu_choose_interleaved(em, cpu_list_of(s));
@@ -397,7 +389,7 @@ static void tg_stmt(emitter *em, ir_stmt *s) {
 EN_INTERNAL void cpu_tg_list(emitter *em, stmt_list list) {
     int i = 0;
     while (i < list.count && !em->failed) {
-        if (contains_barrier(cpu_list_at(list, i))) {
+        if (cpu_has_barrier(cpu_list_at(list, i))) {
             tg_stmt(em, cpu_list_at(list, i++));
             continue;
         }

@@ -87,19 +87,6 @@ static void wfail(wide *w) { w->failed = true; }
 static const wset ALL = {NULL, NULL, NULL};
 
 /* ---- what a statement contains ----------------------------------------------------- */
-static bool has_barrier(const ir_stmt *s) {
-    if (!s) return false;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (has_barrier(s->stmts[i])) return true;
-        return false;
-    case IR_S_IF: return has_barrier(s->then_s) || has_barrier(s->else_s);
-    case IR_S_LOOP: return has_barrier(s->body) || has_barrier(s->latch);
-    case IR_S_INTRINSIC: return s->intrinsic == IR_I_BARRIER_THREADGROUP;
-    default: return false;
-    }
-}
 
 static bool is_uniform_var(wide *w, const ir_var *v) { return cpu_info_of(w->em, v)->kind == VK_SCALAR; }
 
@@ -224,7 +211,7 @@ static bool indexes_with_counter(wide *w, const ir_stmt *s) {
 static bool loop_in_thread(wide *w, const ir_stmt *s) {
     int first;
     const ir_expr *head = loop_head(s, &first);
-    if (!head || !expr_uniform(w, head) || has_barrier(s)) return false;
+    if (!head || !expr_uniform(w, head) || cpu_has_barrier(s)) return false;
     /* a memory index that moves with a counter of a loop that is not unrolled has no
      * 64-bit form inside it (wform_of): such a loop runs as a pass over the threads per
      * step instead, where the counter is one value and the index is contiguous */
@@ -251,7 +238,7 @@ static bool loop_in_thread(wide *w, const ir_stmt *s) {
 /* a statement the batch can take: scalar C per thread inside the loop over threads */
 static bool batchable(wide *w, const ir_stmt *s) {
     if (s->kind == IR_S_LOOP) return loop_in_thread(w, s); /* others run in lock step */
-    if (has_barrier(s)) return false;
+    if (cpu_has_barrier(s)) return false;
     const ir_stmt *loops[32];
     return thread_ok(w, s, s) && exits_inside(s, loops, 0);
 }
@@ -1349,18 +1336,7 @@ static bool matrix_only(wide *w, const ir_stmt *s) {
     }
 }
 
-static bool has_matrix_stmt(const ir_stmt *s) {
-    if (!s) return false;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (has_matrix_stmt(s->stmts[i])) return true;
-        return false;
-    case IR_S_IF: return has_matrix_stmt(s->then_s) || has_matrix_stmt(s->else_s);
-    case IR_S_LOOP: return has_matrix_stmt(s->body) || has_matrix_stmt(s->latch);
-    default: return matrix_stmt(s);
-    }
-}
+static bool has_matrix_stmt(const ir_stmt *s) { return ir_stmt_any(s, matrix_stmt); }
 
 /* the uniform variables s assigns */
 static void uniform_assigned(wide *w, const ir_stmt *s, var_list *vars) {
@@ -1771,7 +1747,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
             matrix_only(w, s) && exits_inside(s, loops, 0))
             matrix_loop(w, s, set);
         else if (loop_uniform(w, s)) uniform_loop(w, s, set);
-        else if (head && !has_barrier(s)) lockstep_loop(w, s, set, head, first);
+        else if (head && !cpu_has_barrier(s)) lockstep_loop(w, s, set, head, first);
         else wfail(w);
         break;
     }
@@ -1883,15 +1859,9 @@ static void classify(wide *w, const ir_func *f) {
     }
 }
 
-static bool uses_simd(const ir_stmt *s) {
-    if (!s) return false;
+/* a SIMD-group or quad function, a SIMD-group barrier, or a return */
+static bool simd_stmt(const ir_stmt *s) {
     switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (uses_simd(s->stmts[i])) return true;
-        return false;
-    case IR_S_IF: return uses_simd(s->then_s) || uses_simd(s->else_s);
-    case IR_S_LOOP: return uses_simd(s->body) || uses_simd(s->latch);
     case IR_S_INTRINSIC: {
         ir_intrinsic_class c = ir_intrinsic_class_of(s->intrinsic);
         return c == IR_IC_SIMD || c == IR_IC_QUAD || s->intrinsic == IR_I_BARRIER_SIMDGROUP;
@@ -1902,22 +1872,16 @@ static bool uses_simd(const ir_stmt *s) {
     }
 }
 
-static bool has_atomic(const ir_stmt *s) {
-    if (!s) return false;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (has_atomic(s->stmts[i])) return true;
-        return false;
-    case IR_S_IF: return has_atomic(s->then_s) || has_atomic(s->else_s);
-    case IR_S_LOOP: return has_atomic(s->body) || has_atomic(s->latch);
-    case IR_S_INTRINSIC: return ir_intrinsic_class_of(s->intrinsic) == IR_IC_ATOMIC;
-    default: return false;
-    }
+static bool uses_simd(const ir_stmt *s) { return ir_stmt_any(s, simd_stmt); }
+
+static bool atomic_stmt(const ir_stmt *s) {
+    return s->kind == IR_S_INTRINSIC && ir_intrinsic_class_of(s->intrinsic) == IR_IC_ATOMIC;
 }
 
+static bool has_atomic(const ir_stmt *s) { return ir_stmt_any(s, atomic_stmt); }
+
 EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
-    if (em->checked || !has_barrier(f->body) || uses_simd(f->body)) return false;
+    if (em->checked || !cpu_has_barrier(f->body) || uses_simd(f->body)) return false;
     /* wide mode changes the classification: keep the region emitter's to restore */
     var_info *saved = en_alloc(&em->arena, sizeof(var_info) * (size_t)em->var_count);
     memcpy(saved, em->vars, sizeof(var_info) * (size_t)em->var_count);

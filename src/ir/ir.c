@@ -400,3 +400,17 @@ bool ir_is_place(const ir_expr *e) {
     default: return false;
     }
 }
+
+bool ir_stmt_any(const ir_stmt *s, bool (*holds)(const ir_stmt *)) {
+    if (!s) return false;
+    if (holds(s)) return true;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (ir_stmt_any(s->stmts[i], holds)) return true;
+        return false;
+    case IR_S_IF: return ir_stmt_any(s->then_s, holds) || ir_stmt_any(s->else_s, holds);
+    case IR_S_LOOP: return ir_stmt_any(s->body, holds) || ir_stmt_any(s->latch, holds);
+    default: return false;
+    }
+}

@@ -203,6 +203,9 @@ typedef enum ir_intrinsic_class {
 } ir_intrinsic_class;
 EN_INTERNAL const char *ir_intrinsic_name(ir_intrinsic i);
 EN_INTERNAL ir_intrinsic_class ir_intrinsic_class_of(ir_intrinsic i);
+/* true when `holds` is true of s or of a statement nested in it (a block's statements, an
+ * if's arms, a loop's body and latch); s may be NULL */
+EN_INTERNAL bool ir_stmt_any(const ir_stmt *s, bool (*holds)(const ir_stmt *));
 
 /* mem_flags bits, the first argument of barriers */
 enum { IR_MEM_NONE = 0, IR_MEM_DEVICE = 1, IR_MEM_THREADGROUP = 2, IR_MEM_TEXTURE = 4 };
