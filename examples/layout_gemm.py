@@ -95,17 +95,21 @@ def transpose(mS: enigma.Tensor, mD: enigma.Tensor):
                             block=(enigma.size(tv, mode=[0]), 1, 1))
 
 
-def main():
-    rng = np.random.default_rng()
-    M = N = K = 256
+def check_gemm(rng, M, N, K):
+    """tiled_gemm on fresh random M x K and K x N matrices against float64 NumPy"""
     a = rng.standard_normal((M, K)).astype(np.float32)
     b = rng.standard_normal((K, N)).astype(np.float32)
     c = rng.standard_normal((M, N)).astype(np.float32)
     want = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
     tiled_gemm(a, b, c)
     np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)
+
+
+def main():
+    rng = np.random.default_rng()
+    check_gemm(rng, 256, 256, 256)
     rt, compiled = tiled_gemm.last_launch[:2]
-    print("tiled_gemm %dx%dx%d on %s: matches NumPy" % (M, N, K, rt.backend))
+    print("tiled_gemm 256x256x256 on %s: matches NumPy" % rt.backend)
     print(compiled.source)
 
     s = rng.standard_normal((96, 160)).astype(np.float32)
@@ -116,14 +120,8 @@ def main():
 
     # sizes that are not multiples of the 16x256 tile: the last tiles are partial, and the
     # loads and stores past the matrices' edges are predicated off
-    M, N, K = 200, 300, 77
-    a = rng.standard_normal((M, K)).astype(np.float32)
-    b = rng.standard_normal((K, N)).astype(np.float32)
-    c = rng.standard_normal((M, N)).astype(np.float32)
-    want = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
-    tiled_gemm(a, b, c)
-    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)
-    print("tiled_gemm %dx%dx%d (partial tiles): matches NumPy" % (M, N, K))
+    check_gemm(rng, 200, 300, 77)
+    print("tiled_gemm 200x300x77 (partial tiles): matches NumPy")
 
 
 if __name__ == "__main__":
