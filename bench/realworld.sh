@@ -14,6 +14,9 @@
 #   ENIGMA_REALWORLD=/path sh bench/realworld.sh build
 #   ERRORS=FILE sh bench/realworld.sh ...        keep the builds' diagnostics (which kernel
 #                                                failed and why) in FILE; else dropped
+#   CACHE=DIR sh bench/realworld.sh ...          build into the cache DIR and keep it (else
+#                                                a fresh one, removed at the end): a build
+#                                                cut short resumes there, no longer cold
 set -u
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -36,9 +39,14 @@ R=${ENIGMA_REALWORLD:-$PWD/../shared/realworld}
 [ -d "$R" ] || R=/work/shared/realworld
 jobs=$(nproc 2>/dev/null || echo 2)
 batch=${ENIGMA_BATCH:+--batch $ENIGMA_BATCH}
-cache=$(mktemp -d)
 totals=$(mktemp)
-trap 'rm -rf "$cache" "$totals"' EXIT
+if [ -n "${CACHE:-}" ]; then
+  mkdir -p "$CACHE" && cache=$(cd "$CACHE" && pwd)
+  trap 'rm -f "$totals"' EXIT
+else
+  cache=$(mktemp -d)
+  trap 'rm -rf "$cache" "$totals"' EXIT
+fi
 export ENIGMA_CACHE_DIR="$cache"
 
 now() { date +%s.%N; }
@@ -56,7 +64,7 @@ measure() {
 }
 wants() { [ "$backends" = both ] || [ "$backends" = "$1" ]; }
 
-echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); builds run $jobs at a time${batch:+; $batch}"
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); builds run $jobs at a time${batch:+; $batch}${CACHE:+; cache $cache, kept}"
 consts=""
 while read -r line; do
   case $line in ''|'#'*) ;; *) consts="$consts --constant $line" ;; esac
