@@ -332,9 +332,23 @@ static const char lane_letters[] = "xyzw";
  * at run time (en_vload_u / en_vstore_u, prelude) and goes element by element when it is
  * not aligned. Pointers that are vector pointers from the start (a `device float4 *` buffer)
  * keep plain accesses: Metal requires their bindings to be aligned. */
+static bool aligned_vector(const ir_type *t) {
+    return t->kind == IR_T_VEC && !t->packed && t->elem && t->align > t->elem->align;
+}
+
+/* a vector, or a struct or array holding one at some depth (`struct pair { float4 a, b; }`) */
+static bool holds_aligned_vector(const ir_type *t) {
+    if (!t) return false;
+    if (aligned_vector(t)) return true;
+    if (t->kind == IR_T_ARRAY) return holds_aligned_vector(t->elem);
+    if (t->kind == IR_T_STRUCT)
+        for (int i = 0; i < t->field_count; i++)
+            if (holds_aligned_vector(t->fields[i].type)) return true;
+    return false;
+}
+
 static bool vector_pointer(const ir_type *t) {
-    return t && t->kind == IR_T_PTR && t->elem && t->elem->kind == IR_T_VEC && !t->elem->packed &&
-           t->elem->elem && t->elem->align > t->elem->elem->align;
+    return t && t->kind == IR_T_PTR && holds_aligned_vector(t->elem);
 }
 
 static bool loose_pointer(const emitter *e, const ir_expr *p) {
@@ -380,10 +394,15 @@ static bool mark_loose(emitter *e, const ir_stmt *s) {
 }
 
 /* a whole vector read or written through a loose pointer */
+/* a whole vector in memory reached through a loose pointer: `*q`, `q[i]`, or a vector inside
+ * the struct or array there (`q[i].b`, `q->rows[2]`) */
 static bool loose_vector_place(const emitter *e, const ir_expr *x) {
     if (!x || x->type->kind != IR_T_VEC) return false;
-    if (x->kind == IR_E_DEREF) return loose_pointer(e, x->args[0]);
-    if (x->kind == IR_E_INDEX) return x->args[0]->type->kind == IR_T_PTR && loose_pointer(e, x->args[0]);
+    const ir_expr *base = x;
+    while (base->kind == IR_E_FIELD || (base->kind == IR_E_INDEX && base->args[0]->type->kind == IR_T_ARRAY))
+        base = base->args[0];
+    if (base->kind == IR_E_DEREF) return loose_pointer(e, base->args[0]);
+    if (base->kind == IR_E_INDEX) return base->args[0]->type->kind == IR_T_PTR && loose_pointer(e, base->args[0]);
     return false;
 }
 

@@ -266,10 +266,6 @@ kernel void k(device const float* x [[buffer(0)]], device float* out [[buffer(1)
 """
 
 
-@pytest.mark.xfail(semharness.backend() == "cuda",
-                   reason="cuda backend: a whole vector through a cast pointer is tested at run time "
-                          "(en_vload_u/en_vstore_u), but a struct holding vectors reached through one "
-                          "(p[gid].b here) still faults with CUDA_ERROR_MISALIGNED_ADDRESS for some offsets")
 @pytest.mark.parametrize("off", [1, 2, 3])
 def test_vectors_at_addresses_short_of_their_alignment(off, run, rng):
     n = 96
