@@ -113,3 +113,41 @@ bool en_cache_read(const char *entry_path, en_buf *out) {
     fclose(f);
     return ok;
 }
+
+enigma_status en_cache_write_alias(const char *dir, const char *key, const char *batch_key, int index,
+                                   const char *kernel, en_buf *err) {
+    en_buf entry = {0}, text = {0};
+    en_cache_entry_path(dir, key, ".alias", &entry);
+    en_buf_printf(&text, "%s %d %s\n", batch_key, index, kernel);
+    enigma_status st = entry.out_of_memory || text.out_of_memory
+                           ? ENIGMA_ERROR_OUT_OF_MEMORY
+                           : en_cache_write(dir, entry.data, text.data, text.len, err);
+    en_buf_free(&entry);
+    en_buf_free(&text);
+    return st;
+}
+
+bool en_cache_read_alias(const char *dir, const char *key, const char *kernel, char batch_key[65], int *index) {
+    en_buf entry = {0}, text = {0};
+    en_cache_entry_path(dir, key, ".alias", &entry);
+    bool ok = !entry.out_of_memory && en_cache_read(entry.data, &text) && text.len < 4096;
+    if (ok) {
+        en_buf_putn(&text, "", 1); /* a terminating zero for sscanf */
+        char hex[65] = {0};
+        int n = -1, name_at = -1;
+        ok = !text.out_of_memory && sscanf(text.data, "%64[0-9a-f] %d %n", hex, &n, &name_at) == 2 &&
+             strlen(hex) == 64 && n >= 0 && name_at > 0;
+        if (ok) { /* the rest of the line is the kernel's name */
+            const char *name = text.data + name_at;
+            size_t len = strcspn(name, "\n");
+            ok = len == strlen(kernel) && strncmp(name, kernel, len) == 0;
+        }
+        if (ok) {
+            memcpy(batch_key, hex, 65);
+            *index = n;
+        }
+    }
+    en_buf_free(&entry);
+    en_buf_free(&text);
+    return ok;
+}

@@ -28,4 +28,17 @@ EN_INTERNAL enigma_status en_cache_write(const char *dir, const char *entry_path
 /* reads a whole entry; false if it is missing or unreadable */
 EN_INTERNAL bool en_cache_read(const char *entry_path, en_buf *out);
 
+/* Aliases. A kernel built as one of a batch (several kernels in one program, as
+ * `enigma compile` builds a library) has no entry of its own, yet a host that later makes
+ * that kernel's pipeline builds it alone, under the key of its code alone. An alias entry,
+ * `KEY.alias`, names the batch entry that holds the kernel, its index there and its name,
+ * so that build finds it. Like any entry it is only a hint: the batch entry is verified as
+ * usual, and an alias naming another kernel is not followed. */
+EN_INTERNAL enigma_status en_cache_write_alias(const char *dir, const char *key, const char *batch_key,
+                                               int index, const char *kernel, en_buf *err);
+/* the alias of key for the kernel named `kernel`: batch_key (64 hex digits) and the
+ * kernel's index; false when there is none, it is malformed or names another kernel */
+EN_INTERNAL bool en_cache_read_alias(const char *dir, const char *key, const char *kernel, char batch_key[65],
+                                     int *index);
+
 #endif

@@ -238,7 +238,9 @@ static enigma_status build_into(const char *dir, const char *code, size_t code_l
     return st;
 }
 
-static enigma_status load_kernels(en_program *p, const ir_module *m, en_buf *err) {
+/* resolves the module's kernels in p->library, where they are numbered from first_symbol
+ * (0, or a kernel's index in the batch an alias led to) */
+static enigma_status load_kernels(en_program *p, const ir_module *m, int first_symbol, en_buf *err) {
     p->kernel_count = ir_module_kernel_count(m);
     p->kernels = calloc((size_t)(p->kernel_count ? p->kernel_count : 1), sizeof(cpu_kernel));
     if (!p->kernels) return ENIGMA_ERROR_OUT_OF_MEMORY;
@@ -247,12 +249,13 @@ static enigma_status load_kernels(en_program *p, const ir_module *m, en_buf *err
         const ir_func *f = m->funcs.items[i];
         if (!f->is_kernel) continue;
         cpu_kernel *k = &p->kernels[index];
+        int symbol = first_symbol + index;
         char name[64];
-        snprintf(name, sizeof name, "enk_kernel_%d", index);
+        snprintf(name, sizeof name, "enk_kernel_%d", symbol);
         void *fn = dlsym(p->library, name);
-        snprintf(name, sizeof name, "enk_kernel_%d_context", index);
+        snprintf(name, sizeof name, "enk_kernel_%d_context", symbol);
         const size_t *context = dlsym(p->library, name);
-        snprintf(name, sizeof name, "enk_kernel_%d_tg_static", index);
+        snprintf(name, sizeof name, "enk_kernel_%d_tg_static", symbol);
         const size_t *tg_static = dlsym(p->library, name);
         if (!fn || !context || !tg_static) {
             en_buf_printf(err, "internal error: cpu backend: kernel %s missing from its shared object", f->name);
@@ -270,6 +273,66 @@ static enigma_status load_kernels(en_program *p, const ir_module *m, en_buf *err
     return ENIGMA_OK;
 }
 
+/* the cache key of C code built by cc with flags (the hex SHA-256 of all of it) */
+static void code_key(const char *cc, const char *identity, const char *flags, const char *code, char key[65]) {
+    en_sha256 h;
+    en_sha256_init(&h);
+    const char *parts[] = {ABI_TAG, cc, identity, flags, code ? code : ""};
+    for (size_t i = 0; i < EN_COUNT(parts); i++) en_sha256_update(&h, parts[i], strlen(parts[i]) + 1);
+    uint8_t digest[32];
+    en_sha256_final(&h, digest);
+    en_sha256_hex(digest, key);
+}
+
+/* After a batch is built: for each of its kernels, the key its code alone would have (the
+ * module a library makes to build one kernel: the same module with that kernel only) and an
+ * alias from that key to the batch. A failure costs a later rebuild, never correctness, so
+ * it is dropped. */
+static void write_aliases(const char *dir, const ir_module *batch, const en_build_options *o, const char *cc,
+                          const char *identity, const char *flags, const char *batch_key) {
+    ir_module alone = *batch;
+    int index = 0;
+    for (int i = 0; i < batch->funcs.count; i++) {
+        ir_func *f = batch->funcs.items[i];
+        if (!f->is_kernel) continue;
+        alone.funcs.items = &f;
+        alone.funcs.count = alone.funcs.cap = 1;
+        en_buf code = {0}, ignored = {0};
+        if (cpu_emit_module(&alone, o, &code, &ignored) == ENIGMA_OK && !code.out_of_memory) {
+            char key[65];
+            code_key(cc, identity, flags, code.data, key);
+            en_cache_write_alias(dir, key, batch_key, index, f->name, &ignored);
+        }
+        en_buf_free(&code);
+        en_buf_free(&ignored);
+        index++;
+    }
+}
+
+/* a one-kernel program whose kernel was built in a batch: that batch's library, verified
+ * against the batch's key and holding the kernel's symbol; *symbol is its index there */
+static void *open_alias(const char *dir, const char *key, const char *kernel, int *symbol) {
+    char batch_key[65];
+    if (!en_cache_read_alias(dir, key, kernel, batch_key, symbol)) return NULL;
+    en_buf entry = {0};
+    en_cache_entry_path(dir, batch_key, ".so", &entry);
+    void *library = entry.out_of_memory ? NULL : open_verified(entry.data, batch_key);
+    en_buf_free(&entry);
+    char name[64];
+    snprintf(name, sizeof name, "enk_kernel_%d", *symbol);
+    if (library && !dlsym(library, name)) {
+        dlclose(library);
+        library = NULL;
+    }
+    return library;
+}
+
+static const ir_func *only_kernel(const ir_module *m) {
+    for (int i = 0; i < m->funcs.count; i++)
+        if (m->funcs.items[i]->is_kernel) return m->funcs.items[i];
+    return NULL;
+}
+
 enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_program **out,
                             en_buf *err) {
     *out = NULL;
@@ -284,39 +347,39 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
     const char *flags = o && o->backend_flags ? o->backend_flags : DEFAULT_FLAGS;
     char *identity = compiler_identity(cc);
 
-    en_sha256 h;
-    en_sha256_init(&h);
-    const char *parts[] = {ABI_TAG, cc, identity, flags, code.data ? code.data : ""};
-    for (size_t i = 0; i < EN_COUNT(parts); i++) en_sha256_update(&h, parts[i], strlen(parts[i]) + 1);
-    uint8_t digest[32];
-    en_sha256_final(&h, digest);
-    free(identity);
-
     en_program *p = calloc(1, sizeof *p);
     if (!p) {
         en_buf_free(&code);
+        free(identity);
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
-    en_sha256_hex(digest, p->key);
+    code_key(cc, identity, flags, code.data, p->key);
     p->checked = o && o->checked;
     en_buf_printf(&code, "\n/* the cache key of this file, checked when it is loaded */\n"
                          "const char enk_content_hash[] = \"%s\";\n", p->key);
     if (code.out_of_memory) {
         en_buf_free(&code);
+        free(identity);
         free(p);
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
 
     en_buf dir = {0}, entry = {0}, so = {0};
     bool use_cache = !(o && o->no_cache);
+    int first_symbol = 0;
+    int kernels = ir_module_kernel_count(m);
     if (use_cache) {
         st = en_cache_dir(&dir, err);
         if (st == ENIGMA_OK) {
             en_cache_entry_path(dir.data, p->key, ".so", &entry);
             p->library = open_verified(entry.data, p->key);
+            if (!p->library && kernels == 1)
+                p->library = open_alias(dir.data, p->key, only_kernel(m)->name, &first_symbol);
             if (!p->library) {
+                first_symbol = 0;
                 st = build_into(dir.data, code.data, code.len, cc, flags, entry.data, &so, err);
                 if (st == ENIGMA_OK) p->library = open_verified(entry.data, p->key);
+                if (p->library && kernels > 1) write_aliases(dir.data, m, o, cc, identity, flags, p->key);
             }
         }
     } else {
@@ -332,13 +395,14 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
             rmdir(dir.data);
         }
     }
+    free(identity);
     if (st == ENIGMA_OK && !p->library) {
         const char *why = dlerror();
         en_buf_printf(err, "internal error: cpu backend: cannot load the compiled kernels: %s",
                       why ? why : "the entry does not carry its key");
         st = ENIGMA_ERROR_INTERNAL;
     }
-    if (st == ENIGMA_OK) st = load_kernels(p, m, err);
+    if (st == ENIGMA_OK) st = load_kernels(p, m, first_symbol, err);
     en_buf_free(&code);
     en_buf_free(&dir);
     en_buf_free(&entry);

@@ -26,14 +26,10 @@ static enigma_status cuda_emit(const ir_module *m, const en_build_options *o, en
 /* NVRTC for the default target, no device needed: what `enigma compile --backend cuda` runs */
 static enigma_status cuda_compile_offline(const ir_module *m, const en_build_options *o,
                                           en_buf *out, en_buf *err) {
-    en_buf source = {0};
-    enigma_status st = en_cuda_emit(m, &source, err);
     en_cubin cubin = {0};
     int major, minor;
     en_cuda_offline_arch(&major, &minor);
-    if (st == ENIGMA_OK)
-        st = en_nvrtc_compile(source.data, major, minor, o ? o->backend_flags : NULL,
-                              o && o->no_cache, &cubin, err);
+    enigma_status st = en_nvrtc_compile(m, major, minor, o ? o->backend_flags : NULL, o && o->no_cache, &cubin, err);
     if (st == ENIGMA_OK) {
         en_buf_printf(out, "cuda: %d kernel%s compiled by NVRTC for %s: %zu bytes of cubin, ",
                       ir_module_kernel_count(m), ir_module_kernel_count(m) == 1 ? "" : "s",
@@ -42,7 +38,6 @@ static enigma_status cuda_compile_offline(const ir_module *m, const en_build_opt
         else en_buf_printf(out, "compiled in %.1f ms\n", cubin.compile_ms);
     }
     en_cubin_free(&cubin);
-    en_buf_free(&source);
     return st;
 }
 

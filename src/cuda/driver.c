@@ -583,13 +583,8 @@ enigma_status en_cuda_build(en_device *dev, const ir_module *m, const en_build_o
     cuda_session s;
     enigma_status st = enter(d, &s, err); /* no NVRTC work for a device that cannot load it */
     if (st != ENIGMA_OK) return st;
-    en_buf source = {0};
-    st = en_cuda_emit(m, &source, err);
     en_cubin cubin = {0};
-    if (st == ENIGMA_OK)
-        st = en_nvrtc_compile(source.data, d->cc_major, d->cc_minor, o ? o->backend_flags : NULL,
-                              o && o->no_cache, &cubin, err);
-    en_buf_free(&source);
+    st = en_nvrtc_compile(m, d->cc_major, d->cc_minor, o ? o->backend_flags : NULL, o && o->no_cache, &cubin, err);
     if (st != ENIGMA_OK) return st;
 
     en_program *p = calloc(1, sizeof *p);

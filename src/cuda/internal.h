@@ -114,10 +114,11 @@ typedef struct en_cubin {
 /* The target: the device's compute capability when there is a device; without one,
  * $ENIGMA_CUDA_ARCH ("sm_90", "90" or "9.0"), else sm_90. */
 EN_INTERNAL void en_cuda_offline_arch(int *major, int *minor);
-/* CUDA C to a cubin for sm_<major><minor>, through the on-disk cache unless no_cache.
- * A compile failure is ENIGMA_ERROR_INTERNAL with NVRTC's log; a missing NVRTC is
+/* the module's CUDA C (en_cuda_emit) to a cubin for sm_<major><minor>, through the on-disk
+ * cache unless no_cache (a batch's kernels alone find it there too: nvrtc.c). A compile
+ * failure is ENIGMA_ERROR_INTERNAL with NVRTC's log; a missing NVRTC is
  * ENIGMA_ERROR_UNAVAILABLE. */
-EN_INTERNAL enigma_status en_nvrtc_compile(const char *source, int major, int minor,
+EN_INTERNAL enigma_status en_nvrtc_compile(const ir_module *m, int major, int minor,
                                            const char *extra_options, bool no_cache,
                                            en_cubin *out, en_buf *err);
 EN_INTERNAL void en_cubin_free(en_cubin *c);

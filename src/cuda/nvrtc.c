@@ -1,13 +1,17 @@
-/* nvrtc.c — generated CUDA C to a cubin for one GPU architecture, through NVRTC and the
- * content-addressed cache on disk (src/base/cache.h).
+/* nvrtc.c — kernels to a cubin for one GPU architecture: their CUDA C (emit.c) through NVRTC
+ * and the content-addressed cache on disk (src/base/cache.h).
  *
- * Needs: the text en_cuda_emit made; NVRTC (dl.c) and the CUDA headers folder (for
- * cuda_fp16.h and cuda_bf16.h, which this NVRTC does not carry built in).
+ * Needs: an inlined module; NVRTC (dl.c) and the CUDA headers folder (for cuda_fp16.h and
+ * cuda_bf16.h, which this NVRTC does not carry built in).
  * Guarantees: a cubin compiled for exactly sm_<major><minor> (no PTX, no JIT at load), or
  * ENIGMA_ERROR_INTERNAL with NVRTC's log when the generated code does not compile (a bug
  * in enigma), or ENIGMA_ERROR_UNAVAILABLE when NVRTC or the headers are missing.
  * The cache key covers everything that decides the bytes: the source, NVRTC's version,
- * the options and the architecture. A cache entry that is not an ELF file is ignored. */
+ * the options and the architecture. A cache entry that is not an ELF file is ignored.
+ * A batch (several kernels in one cubin, as `enigma compile` builds a library) leaves an
+ * alias for each of its kernels, under the key that kernel's CUDA C alone has; building
+ * that kernel alone later (its pipeline) follows the alias to the batch's cubin, which holds
+ * the kernel under the same name. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,13 +106,67 @@ static bool looks_like_cubin(const void *data, size_t n) {
     return n > 64 && memcmp(data, "\x7f" "ELF", 4) == 0;
 }
 
-enigma_status en_nvrtc_compile(const char *source, int major, int minor, const char *extra_options,
+/* the kernel a one-kernel module holds */
+static const ir_func *only_kernel(const ir_module *m) {
+    for (int i = 0; i < m->funcs.count; i++)
+        if (m->funcs.items[i]->is_kernel) return m->funcs.items[i];
+    return NULL;
+}
+
+/* the cubin of the batch key's alias leads to, when it names this kernel and holds it */
+static bool read_alias(const char *dir, const char *key, const char *kernel, en_buf *bytes) {
+    char batch_key[65];
+    int index;
+    if (!en_cache_read_alias(dir, key, kernel, batch_key, &index)) return false;
+    en_buf entry = {0};
+    en_cache_entry_path(dir, batch_key, ".cubin", &entry);
+    bool ok = !entry.out_of_memory && en_cache_read(entry.data, bytes) && looks_like_cubin(bytes->data, bytes->len) &&
+              memmem(bytes->data, bytes->len, kernel, strlen(kernel) + 1); /* its name in the symbol table */
+    en_buf_free(&entry);
+    return ok;
+}
+
+/* After a batch is compiled: each kernel's key alone (the module a library makes to build
+ * one kernel: the same module with that kernel only), aliased to the batch. A failure costs
+ * a later build, never correctness: it is dropped. */
+static void write_aliases(const char *dir, const ir_module *batch, int nv_major, int nv_minor, const char *const *opts,
+                          int n, const char *batch_key) {
+    ir_module alone = *batch;
+    int index = 0;
+    for (int i = 0; i < batch->funcs.count; i++) {
+        ir_func *f = batch->funcs.items[i];
+        if (!f->is_kernel) continue;
+        alone.funcs.items = &f;
+        alone.funcs.count = alone.funcs.cap = 1;
+        en_buf source = {0}, ignored = {0};
+        if (en_cuda_emit(&alone, &source, &ignored) == ENIGMA_OK && !source.out_of_memory) {
+            char key[65];
+            cache_key(source.data, nv_major, nv_minor, opts, n, key);
+            en_cache_write_alias(dir, key, batch_key, index, f->name, &ignored);
+        }
+        en_buf_free(&source);
+        en_buf_free(&ignored);
+        index++;
+    }
+}
+
+enigma_status en_nvrtc_compile(const ir_module *m, int major, int minor, const char *extra_options,
                                bool no_cache, en_cubin *out, en_buf *err) {
     memset(out, 0, sizeof *out);
+    en_buf source = {0};
+    enigma_status st = en_cuda_emit(m, &source, err);
+    if (st != ENIGMA_OK) {
+        en_buf_free(&source);
+        return st;
+    }
     const en_nvrtc_lib *lib = en_nvrtc_load(err);
-    if (!lib) return ENIGMA_ERROR_UNAVAILABLE;
+    if (!lib) {
+        en_buf_free(&source);
+        return ENIGMA_ERROR_UNAVAILABLE;
+    }
     char include_dir[600];
     if (!find_cuda_include(lib, include_dir, sizeof include_dir)) {
+        en_buf_free(&source);
         en_buf_puts(err, "the CUDA headers (cuda_fp16.h) were not found under $CUDA_HOME/include, "
                          "$CUDA_PATH/include, beside libnvrtc or in /usr/local/cuda/include");
         return ENIGMA_ERROR_UNAVAILABLE;
@@ -128,16 +186,17 @@ enigma_status en_nvrtc_compile(const char *source, int major, int minor, const c
     int nv_major = 0, nv_minor = 0;
     EN_CU(lib, NULL, nvrtcVersion(&nv_major, &nv_minor));
     char key[65];
-    cache_key(source, nv_major, nv_minor, opts, n, key);
+    cache_key(source.data, nv_major, nv_minor, opts, n, key);
+    int kernels = ir_module_kernel_count(m);
 
     en_buf dir = {0}, entry = {0}, scratch = {0};
     bool cache_ok = !no_cache && en_cache_dir(&dir, &scratch) == ENIGMA_OK;
-    enigma_status st = ENIGMA_OK;
     if (cache_ok) {
         en_cache_entry_path(dir.data, key, ".cubin", &entry);
         double t0 = now_ms();
         en_buf bytes = {0};
-        if (en_cache_read(entry.data, &bytes) && looks_like_cubin(bytes.data, bytes.len)) {
+        if ((en_cache_read(entry.data, &bytes) && looks_like_cubin(bytes.data, bytes.len)) ||
+            (kernels == 1 && read_alias(dir.data, key, only_kernel(m)->name, &bytes))) {
             out->size = bytes.len;
             out->data = en_buf_take(&bytes);
             out->from_cache = true;
@@ -149,7 +208,7 @@ enigma_status en_nvrtc_compile(const char *source, int major, int minor, const c
 
     double t0 = now_ms();
     nvrtcProgram prog = NULL;
-    if (EN_CU(lib, err, nvrtcCreateProgram(&prog, source, "enigma.cu", 0, NULL, NULL))) {
+    if (EN_CU(lib, err, nvrtcCreateProgram(&prog, source.data, "enigma.cu", 0, NULL, NULL))) {
         st = ENIGMA_ERROR_INTERNAL;
         goto done;
     }
@@ -193,10 +252,12 @@ enigma_status en_nvrtc_compile(const char *source, int major, int minor, const c
     lib->nvrtcDestroyProgram(&prog);
     out->compile_ms = now_ms() - t0;
     /* a cache that cannot be written costs speed, not correctness: the error is dropped */
-    if (cache_ok) en_cache_write(dir.data, entry.data, out->data, out->size, &scratch);
+    if (cache_ok && en_cache_write(dir.data, entry.data, out->data, out->size, &scratch) == ENIGMA_OK && kernels > 1)
+        write_aliases(dir.data, m, nv_major, nv_minor, opts, n, key);
 
 done:
     free(extra);
+    en_buf_free(&source);
     en_buf_free(&dir);
     en_buf_free(&entry);
     en_buf_free(&scratch);

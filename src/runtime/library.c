@@ -19,7 +19,8 @@
  * per batch.
  * enigma_library_plan_batches cuts the batches. The lazy path stays one kernel per program:
  * a host that makes one pipeline should wait for one kernel, not for the 15 others of its
- * batch, and a batch's cache entry serves only that same batch again. */
+ * batch. A kernel built earlier in a batch is still found: the backends leave an alias from
+ * each kernel's own cache key to its batch's entry (src/base/cache.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

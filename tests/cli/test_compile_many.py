@@ -1,7 +1,9 @@
 """`enigma compile` of a library of many kernels, built in batches (several kernels to one
 C compiler or NVRTC run): every kernel is counted, a kernel the backend refuses inside a
 batch is named with the backend's reason while the others of its batch still build, the
-same build again comes from the cache, and --batch 1 builds each kernel alone.
+same build again comes from the cache, and --batch 1 builds each kernel alone. A kernel's
+pipeline made later (`enigma run`) finds the kernel in its batch through the cache's alias
+entries instead of compiling it again.
 
 The refusal comes from a C compiler that refuses any file holding one kernel (the
 generated C names each kernel in a comment) and is cc otherwise.
@@ -10,11 +12,13 @@ import os
 import re
 import subprocess
 
+import numpy as np
 import pytest
 
 from .helpers import EXAMPLES
 
 KERNELS = 24
+RNG = np.random.default_rng()
 
 
 def _source(tmp_path):
@@ -41,8 +45,8 @@ def _compile(enigma, *args, **env):
                           timeout=600, env={**os.environ, **env})
 
 
-def _cache_entries(cache):
-    return len([p for p in cache.iterdir() if not p.name.startswith("tmp-")])
+def _cache_entries(cache, suffix=".so"):
+    return len([p for p in cache.iterdir() if p.name.endswith(suffix) and not p.name.startswith("tmp-")])
 
 
 def test_a_refused_kernel_in_a_batch_is_named(enigma, cpu, tmp_path):
@@ -69,10 +73,15 @@ def test_batched_build_comes_from_the_cache(enigma, cpu, tmp_path):
     r = _compile(enigma, src, "--backend", "cpu", "-j", 2, ENIGMA_CACHE_DIR=str(cache))
     assert r.returncode == 0 and "cpu: %d of %d kernels built" % (KERNELS, KERNELS) in r.stdout
     assert _cache_entries(cache) == 8
-    # each kernel alone: a program each, as their pipelines build them
+    assert _cache_entries(cache, ".alias") == KERNELS  # each kernel alone leads to its batch
+    # each kernel alone, as their pipelines build them: found in the batches, nothing built
     r = _compile(enigma, src, "--backend", "cpu", "-j", 2, "--batch", 1, ENIGMA_CACHE_DIR=str(cache))
     assert r.returncode == 0 and "(2 at a time, %d batches)" % KERNELS in r.stdout, r.stdout
-    assert _cache_entries(cache) == 8 + KERNELS
+    assert _cache_entries(cache) == 8
+    # other flags: another key, so each kernel alone is built (a program each)
+    r = _compile(enigma, src, "--backend", "cpu", "-j", 2, "--batch", 1, "--backend-flags", "-O1",
+                 ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 0 and _cache_entries(cache) == 8 + KERNELS, r.stdout
     # -k names some: batched too, in the order named
     ks = []
     for k in (3, 1, 2, 20):
@@ -90,6 +99,11 @@ def test_batched_nvrtc_build(enigma, frontend, tmp_path):
     assert r.returncode == 0, r.stderr
     # at most 5 kernels, and 3 where two jobs would get few batches
     assert "cuda: %d of %d kernels built by NVRTC in" % (KERNELS, KERNELS) in r.stdout and "8 batches" in r.stdout
+    assert _cache_entries(cache, ".cubin") == 8 and _cache_entries(cache, ".alias") == KERNELS
+    # each kernel alone, as its pipeline builds it: found in its batch's cubin, nothing compiled
+    r = _compile(enigma, src, "--backend", "cuda", "-j", 2, "--batch", 1, ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 0 and "%d batches" % KERNELS in r.stdout, (r.stdout, r.stderr)
+    assert _cache_entries(cache, ".cubin") == 8
 
 
 def test_batch_needs_a_count(enigma, tmp_path):
@@ -119,3 +133,46 @@ def test_backend_flags_reach_the_c_compiler(enigma, cpu, tmp_path):
 def test_backend_flags_needs_its_value(enigma, tmp_path):
     r = _compile(enigma, _source(tmp_path), "--backend-flags")
     assert r.returncode == 1 and "--backend-flags needs the flags" in r.stderr, r.stderr
+
+
+def _recording_cc(tmp_path):
+    cc = tmp_path / "recording-cc"
+    cc.write_text("#!/bin/sh\necho \"$@\" >>\"$SEEN\"\nexec cc \"$@\"\n")
+    cc.chmod(0o700)
+    return cc
+
+
+def _run_kernel(enigma, src, k, tmp_path, **env):
+    """runs k_k over fresh random data; checks a = a * (k + 2) + 1"""
+    a = RNG.standard_normal(100).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    r = subprocess.run([str(enigma.path), "run", str(src), "-k", "k_%d" % k, "--backend", "cpu", "--grid", "100",
+                        "--threads", "32", "a=@%s" % (tmp_path / "a.npy"), "-o", "a=%s" % (tmp_path / "out.npy")],
+                       capture_output=True, text=True, timeout=600, env={**os.environ, **env})
+    assert r.returncode == 0, r.stderr
+    want = a.astype(np.float64) * (k + 2) + 1
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), want, rtol=1e-6)
+
+
+def test_a_pipeline_after_a_batched_build_compiles_nothing(enigma, cpu, tmp_path):
+    """`enigma compile` warms the cache for a later `enigma run` of any one kernel: the run
+    finds the kernel in its batch (an alias entry) and starts no C compiler; an alias that
+    names another kernel is not followed: that kernel is built alone and still right"""
+    src, cache, seen = _source(tmp_path), tmp_path / "cache", tmp_path / "flags.txt"
+    env = dict(ENIGMA_CC=str(_recording_cc(tmp_path)), SEEN=str(seen), ENIGMA_CACHE_DIR=str(cache))
+    r = _compile(enigma, src, "--backend", "cpu", "-j", 2, **env)
+    assert r.returncode == 0, r.stderr
+    builds = lambda: [line for line in seen.read_text().splitlines() if "-shared" in line]  # not --version
+    before = len(builds())
+    assert before == 8
+    for k in (5, 0, KERNELS - 1):
+        _run_kernel(enigma, src, k, tmp_path, **env)
+    assert len(builds()) == before
+    # a corrupted alias: k_7's entry now claims to be k_8's (same batch, other index)
+    aliases = [p for p in cache.iterdir() if p.name.endswith(".alias")]
+    k7 = [p for p in aliases if p.read_text().split()[2] == "k_7"]
+    assert len(k7) == 1
+    key, index, _ = k7[0].read_text().split()
+    k7[0].write_text("%s %d k_8\n" % (key, int(index) + 1))
+    _run_kernel(enigma, src, 7, tmp_path, **env)
+    assert len(builds()) == before + 1

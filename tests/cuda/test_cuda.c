@@ -44,7 +44,7 @@ static bool nvrtc_present(void) {
     return ok;
 }
 
-/* emits and compiles; true when both work. Through the cubin cache (in the build folder):
+/* emits (the text, for source_out) and compiles; true when both work. Through the cubin cache (in the build folder):
  * its key is the whole generated text, so a hit means this exact text compiled before and
  * any change to the code generator or the prelude compiles afresh. */
 static bool compile_module(const ir_module *m, const char *what, en_buf *source_out) {
@@ -57,7 +57,7 @@ static bool compile_module(const ir_module *m, const char *what, en_buf *source_
         return false;
     }
     en_cubin cubin = {0};
-    st = en_nvrtc_compile(src.data, 9, 0, NULL, false, &cubin, &err);
+    st = en_nvrtc_compile(m, 9, 0, NULL, false, &cubin, &err);
     if (st == ENIGMA_ERROR_UNAVAILABLE) {
         fprintf(stderr, "skipped: %s\n", err.data);
         exit(SKIP);
@@ -453,7 +453,7 @@ static void test_shapes(const char *path) {
         /* float matrices as plain TF32, the opt-in trade of accuracy for speed (prelude.cuh) */
         en_cubin cubin = {0};
         en_buf err = {0};
-        CHECK(en_nvrtc_compile(src.data, 9, 0, "-DENIGMA_MATRIX_TF32", false, &cubin, &err) == ENIGMA_OK,
+        CHECK(en_nvrtc_compile(m, 9, 0, "-DENIGMA_MATRIX_TF32", false, &cubin, &err) == ENIGMA_OK,
               "%s with -DENIGMA_MATRIX_TF32: %s", path, err.data ? err.data : "");
         en_cubin_free(&cubin);
         en_buf_free(&err);
