@@ -1479,35 +1479,10 @@ static void name_vars(emitter *e, const ir_func *f, const var_scan *vs) {
 /* ---- thread_elements(): Apple's lane numbering ---------------------------------------------- */
 /* thread_elements() arrives as *(vec<T, 2> *)&matrix (the front end): a pointer cast from a
  * pointer to a simdgroup matrix */
-static bool reads_matrix_storage(const ir_expr *x) {
-    if (!x) return false;
-    if (x->kind == IR_E_PTRCAST && x->args[0]->type->kind == IR_T_PTR &&
-        x->args[0]->type->elem->kind == IR_T_SIMD_MATRIX)
-        return true;
-    for (int i = 0; i < x->arg_count; i++)
-        if (reads_matrix_storage(x->args[i])) return true;
-    return false;
-}
-
-static bool stmt_reads_matrix_storage(const ir_stmt *s) {
-    if (!s) return false;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (stmt_reads_matrix_storage(s->stmts[i])) return true;
-        return false;
-    case IR_S_DECL: case IR_S_RETURN: return reads_matrix_storage(s->value);
-    case IR_S_ASSIGN: return reads_matrix_storage(s->place) || reads_matrix_storage(s->value);
-    case IR_S_IF:
-        return reads_matrix_storage(s->cond) || stmt_reads_matrix_storage(s->then_s) ||
-               stmt_reads_matrix_storage(s->else_s);
-    case IR_S_LOOP: return stmt_reads_matrix_storage(s->body) || stmt_reads_matrix_storage(s->latch);
-    case IR_S_INTRINSIC: case IR_S_CALL:
-        for (int i = 0; i < s->arg_count; i++)
-            if (reads_matrix_storage(s->args[i])) return true;
-        return false;
-    default: return false;
-    }
+static bool is_matrix_storage_cast(const ir_expr *x, const void *unused) {
+    (void)unused;
+    return x->kind == IR_E_PTRCAST && x->args[0]->type->kind == IR_T_PTR &&
+           x->args[0]->type->elem->kind == IR_T_SIMD_MATRIX;
 }
 
 bool en_cuda_apple_lanes(const ir_module *m) {
@@ -1515,7 +1490,7 @@ bool en_cuda_apple_lanes(const ir_module *m) {
     const char *force = getenv("ENIGMA_CUDA_APPLE_LANES");
     if (force && force[0] == '1') return true;
     for (int i = 0; i < m->funcs.count; i++)
-        if (stmt_reads_matrix_storage(m->funcs.items[i]->body)) return true;
+        if (ir_stmt_any_expr(m->funcs.items[i]->body, is_matrix_storage_cast, NULL)) return true;
     return false;
 }
 

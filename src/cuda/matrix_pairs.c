@@ -478,32 +478,9 @@ static void choose_b_layouts(const walker *w, const en_mad *mads, int n, bool b_
     }
 }
 
-/* true when x reads one of the nest's loop variables */
-static bool reads_var(const walker *w, const ir_expr *x) {
-    if (!x) return false;
-    if (x->kind == IR_E_VAR && slot_of(w, x->var) >= 0) return true;
-    for (int i = 0; i < x->arg_count; i++)
-        if (reads_var(w, x->args[i])) return true;
-    return false;
-}
-
-static bool stmt_reads_var(const walker *w, const ir_stmt *s) {
-    if (!s) return false;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (stmt_reads_var(w, s->stmts[i])) return true;
-        return false;
-    case IR_S_DECL: case IR_S_RETURN: return reads_var(w, s->value);
-    case IR_S_ASSIGN: return reads_var(w, s->place) || reads_var(w, s->value);
-    case IR_S_IF: return reads_var(w, s->cond) || stmt_reads_var(w, s->then_s) || stmt_reads_var(w, s->else_s);
-    case IR_S_LOOP: return stmt_reads_var(w, s->body) || stmt_reads_var(w, s->latch);
-    case IR_S_INTRINSIC: case IR_S_CALL:
-        for (int i = 0; i < s->arg_count; i++)
-            if (reads_var(w, s->args[i])) return true;
-        return false;
-    default: return false;
-    }
+/* true when x is one of the nest's loop variables */
+static bool is_nest_var(const ir_expr *x, const void *walker_) {
+    return x->kind == IR_E_VAR && slot_of(walker_, x->var) >= 0;
 }
 
 /* the statements of the multiply starting at stmts[at] (its result temporary's declaration,
@@ -529,7 +506,7 @@ int en_cuda_mad_plan(ir_stmt *const *stmts, int count, int at, en_arena *arena, 
         collect_loop(&w, stmts[at], stmts[at + 1]);
         used = 2;
         for (int i = at + 2; i < count && w.ok; i++)
-            if (stmt_reads_var(&w, stmts[i])) w.ok = false;
+            if (ir_stmt_any_expr(stmts[i], is_nest_var, &w)) w.ok = false;
     } else {
         /* straight-line multiplies (tinygrad writes its unrolled tiles so) */
         int n = 0;

@@ -414,3 +414,32 @@ bool ir_stmt_any(const ir_stmt *s, bool (*holds)(const ir_stmt *)) {
     default: return false;
     }
 }
+
+bool ir_expr_any(const ir_expr *x, bool (*holds)(const ir_expr *, const void *ctx), const void *ctx) {
+    if (!x) return false;
+    if (holds(x, ctx)) return true;
+    for (int i = 0; i < x->arg_count; i++)
+        if (ir_expr_any(x->args[i], holds, ctx)) return true;
+    return false;
+}
+
+bool ir_stmt_any_expr(const ir_stmt *s, bool (*holds)(const ir_expr *, const void *ctx), const void *ctx) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (ir_stmt_any_expr(s->stmts[i], holds, ctx)) return true;
+        return false;
+    case IR_S_DECL: case IR_S_RETURN: return ir_expr_any(s->value, holds, ctx);
+    case IR_S_ASSIGN: return ir_expr_any(s->place, holds, ctx) || ir_expr_any(s->value, holds, ctx);
+    case IR_S_IF:
+        return ir_expr_any(s->cond, holds, ctx) || ir_stmt_any_expr(s->then_s, holds, ctx) ||
+               ir_stmt_any_expr(s->else_s, holds, ctx);
+    case IR_S_LOOP: return ir_stmt_any_expr(s->body, holds, ctx) || ir_stmt_any_expr(s->latch, holds, ctx);
+    case IR_S_INTRINSIC: case IR_S_CALL:
+        for (int i = 0; i < s->arg_count; i++)
+            if (ir_expr_any(s->args[i], holds, ctx)) return true;
+        return false;
+    default: return false;
+    }
+}

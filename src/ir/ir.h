@@ -206,6 +206,12 @@ EN_INTERNAL ir_intrinsic_class ir_intrinsic_class_of(ir_intrinsic i);
 /* true when `holds` is true of s or of a statement nested in it (a block's statements, an
  * if's arms, a loop's body and latch); s may be NULL */
 EN_INTERNAL bool ir_stmt_any(const ir_stmt *s, bool (*holds)(const ir_stmt *));
+/* true when `holds` (given ctx) is true of x or of an expression nested in it; x may be NULL */
+EN_INTERNAL bool ir_expr_any(const ir_expr *x, bool (*holds)(const ir_expr *, const void *ctx), const void *ctx);
+/* true when an expression of s or of a statement nested in it (a declaration's or return's
+ * value, an assignment's place and value, an if's condition, an intrinsic's or call's
+ * arguments), or one nested in those, is one `holds` is true of */
+EN_INTERNAL bool ir_stmt_any_expr(const ir_stmt *s, bool (*holds)(const ir_expr *, const void *ctx), const void *ctx);
 
 /* mem_flags bits, the first argument of barriers */
 enum { IR_MEM_NONE = 0, IR_MEM_DEVICE = 1, IR_MEM_THREADGROUP = 2, IR_MEM_TEXTURE = 4 };
