@@ -524,6 +524,7 @@ enigma_status cpu_emit_module(const ir_module *m, const en_build_options *o, en_
     emitter em_storage = {0}, *em = &em_storage;
     em->fast_paths = true; /* per access, unless checked mode hooks it (access_hooked) */
     em->checked = o && o->checked;
+    em->outline_weight = cpu_outline_weight();
     em->m = m;
     em->err = err;
     en_arena_init(&em->arena);

@@ -151,6 +151,7 @@ typedef struct emitter {
     const ir_var **var_by_id;  /* the kernel's variables (parameters and locals) by id */
     bool position_table;       /* the kernel has `_lpos` (uses_position_table) */
     const ir_stmt *outlined;   /* the statement being emitted as a function's body */
+    int outline_weight;        /* IR nodes from which a statement is outlined */
     en_buf parts;              /* the functions, each after those it calls */
     int part_count;
 } emitter;
@@ -236,6 +237,7 @@ EN_INTERNAL void cpu_tg_list(emitter *em, stmt_list list);
 EN_INTERNAL void cpu_classify_vars(emitter *em, const ir_func *f);
 
 /* ---- emit_outline.c: large statements as functions ------------------------------------ */
+EN_INTERNAL int cpu_outline_weight(void);
 EN_INTERNAL bool cpu_outline_stmt(emitter *em, const ir_stmt *s);
 /* outlines a run of list's statements from start if they are large together: its end, or start */
 EN_INTERNAL int cpu_outline_run(emitter *em, stmt_list list, int start);

@@ -22,9 +22,16 @@
 #include <stdlib.h>
 
 /* IR nodes (statements and expressions) from which a statement is outlined: the functions
- * stay small enough for gcc's superlinear passes (see bench/RESULTS.md for the choice) */
-static int outline_weight_(void) { const char *e = getenv("ENIGMA_OUTLINE_WEIGHT"); return e ? atoi(e) : 400; }
-#define OUTLINE_WEIGHT outline_weight_()
+ * stay small enough for gcc's superlinear passes (see bench/RESULTS.md for the choice).
+ * ENIGMA_CPU_OUTLINE=N sets another, for tests: 1 outlines every statement. */
+#define OUTLINE_WEIGHT_DEFAULT 400
+#define OUTLINE_WEIGHT (em->outline_weight)
+
+EN_INTERNAL int cpu_outline_weight(void) {
+    const char *e = getenv("ENIGMA_CPU_OUTLINE");
+    int w = e ? atoi(e) : 0;
+    return w > 0 ? w : OUTLINE_WEIGHT_DEFAULT;
+}
 
 static int expr_weight(const ir_expr *e) {
     if (!e) return 0;
@@ -219,7 +226,7 @@ static void outline(emitter *em, stmt_list list, int start, int end, bool tg_lev
 
 static bool may_outline(const emitter *em) { return !em->wide && em->region_used && em->var_by_id; }
 
-static int list_weight(stmt_list list, int start, int end) {
+static int list_weight(const emitter *em, stmt_list list, int start, int end) {
     int w = 0;
     for (int i = start; i < end && w < OUTLINE_WEIGHT; i++) w += stmt_weight(cpu_list_at(list, i), OUTLINE_WEIGHT - w);
     return w;
@@ -239,7 +246,7 @@ EN_INTERNAL bool cpu_outline_tg(emitter *em, stmt_list list, int start, int end)
         em->outlined = NULL;
         return false;
     }
-    if (list_weight(list, start, end) < OUTLINE_WEIGHT || list_jumps_out(list, start, end)) return false;
+    if (list_weight(em, list, start, end) < OUTLINE_WEIGHT || list_jumps_out(list, start, end)) return false;
     outline(em, list, start, end, true);
     return true;
 }
