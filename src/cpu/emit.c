@@ -342,6 +342,7 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     em->outlined = NULL;
     em->part_count = 0;
     em->position_table = uses_position_table(f);
+    cpu_outline_choose(em, f);
     em->var_by_id = en_alloc(&em->arena, sizeof(const ir_var *) * (size_t)em->var_count);
     for (int i = 0; i < em->var_count; i++) em->var_by_id[i] = NULL;
     for (int k = 0; k < f->locals.count; k++)
@@ -524,7 +525,6 @@ enigma_status cpu_emit_module(const ir_module *m, const en_build_options *o, en_
     emitter em_storage = {0}, *em = &em_storage;
     em->fast_paths = true; /* per access, unless checked mode hooks it (access_hooked) */
     em->checked = o && o->checked;
-    em->outline_weight = cpu_outline_weight();
     em->m = m;
     em->err = err;
     en_arena_init(&em->arena);

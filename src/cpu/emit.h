@@ -237,7 +237,8 @@ EN_INTERNAL void cpu_tg_list(emitter *em, stmt_list list);
 EN_INTERNAL void cpu_classify_vars(emitter *em, const ir_func *f);
 
 /* ---- emit_outline.c: large statements as functions ------------------------------------ */
-EN_INTERNAL int cpu_outline_weight(void);
+/* sets em->outline_weight for the kernel f: small kernels are never outlined */
+EN_INTERNAL void cpu_outline_choose(emitter *em, const ir_func *f);
 EN_INTERNAL bool cpu_outline_stmt(emitter *em, const ir_stmt *s);
 /* outlines a run of list's statements from start if they are large together: its end, or start */
 EN_INTERNAL int cpu_outline_run(emitter *em, stmt_list list, int start);

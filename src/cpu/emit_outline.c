@@ -19,18 +19,27 @@
  * address, copied in and out, so gcc keeps them in registers inside. Functions go to
  * em->parts, each after the ones it calls, and emit_kernel writes them before the kernel. */
 #include "emit.h"
+#include <limits.h>
 #include <stdlib.h>
 
 /* IR nodes (statements and expressions) from which a statement is outlined: the functions
  * stay small enough for gcc's superlinear passes (see bench/RESULTS.md for the choice).
- * ENIGMA_CPU_OUTLINE=N sets another, for tests: 1 outlines every statement. */
-#define OUTLINE_WEIGHT_DEFAULT 400
+ * ENIGMA_CPU_OUTLINE=N sets another for every kernel, for tests: 1 outlines every statement. */
+#define OUTLINE_WEIGHT_DEFAULT 200
 #define OUTLINE_WEIGHT (em->outline_weight)
 
-EN_INTERNAL int cpu_outline_weight(void) {
+/* A kernel below this many IR nodes keeps one function whatever its statements: the calls
+ * would cost hot kernels (the bench kernels) speed, and gcc is fast on them anyway. */
+#define OUTLINE_KERNEL_WEIGHT 4000
+
+static int stmt_weight(const ir_stmt *s, int limit);
+
+EN_INTERNAL void cpu_outline_choose(emitter *em, const ir_func *f) {
     const char *e = getenv("ENIGMA_CPU_OUTLINE");
-    int w = e ? atoi(e) : 0;
-    return w > 0 ? w : OUTLINE_WEIGHT_DEFAULT;
+    int forced = e ? atoi(e) : 0;
+    if (forced > 0) em->outline_weight = forced;
+    else if (stmt_weight(f->body, OUTLINE_KERNEL_WEIGHT) >= OUTLINE_KERNEL_WEIGHT) em->outline_weight = OUTLINE_WEIGHT_DEFAULT;
+    else em->outline_weight = INT_MAX;
 }
 
 static int expr_weight(const ir_expr *e) {

@@ -9,7 +9,7 @@ import numpy as np
 from .helpers import BACKEND
 
 RNG = np.random.default_rng()
-STEPS = 36  # steps per stretch: each stretch is several times the outlining threshold
+STEPS = 100  # steps per stretch: the kernel is above the size from which kernels are outlined
 
 
 def step_in_loop(k):
