@@ -40,6 +40,11 @@
  * (`_ctx->x[1024]`, a per-worker scratch area) and each region points at its SIMD group's
  * slice; uniform values (unassigned buffer parameters, group-wide attributes) are scalars.
  *
+ * Large kernels (emit_outline.c): gcc's time on a function grows faster than its size, so
+ * a kernel of many IR nodes has its large statements, runs of statements and threadgroup-
+ * level statements emitted as functions of their own, with the same text inside: every name
+ * the text uses is a parameter of that name. Small kernels keep one function.
+ *
  * Choke points for checked mode: emit_access() emits every load and store of memory,
  * emit_barrier() every threadgroup barrier. Loads of memory are hoisted out of expressions
  * into temporaries so that masked-off lanes never touch memory; integer division goes
