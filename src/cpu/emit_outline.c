@@ -1,23 +1,27 @@
-/* emit_outline.c — large statements of a region as functions of their own.
+/* emit_outline.c — large statements of a large kernel as functions of their own.
  *
  * Why: gcc's time on a function grows faster than its size (live registers, dominance
  * frontiers, SSA updates and alias walks are superlinear), and MLX's reduce, quantized and
- * steel GEMM kernels inline into one region of tens of thousands of lines: one such
- * function took gcc 90 s. The same code cut into functions of a few hundred IR nodes each
- * builds several times faster (bench/RESULTS.md, "Outlined statements"). Small kernels have
- * no statement that large and keep one function, and their speed.
+ * steel GEMM kernels inline into one function of tens of thousands of lines: one took gcc
+ * 90 s. The same code cut into functions of a few hundred IR nodes each builds 5x faster
+ * (bench/RESULTS.md, "Outlined statements"). A kernel under OUTLINE_KERNEL_WEIGHT IR nodes
+ * keeps one function, and its C byte for byte.
  *
- * Needs: gang_stmt (emit_stmt.c) asking, for each statement of a region, before emitting it;
- * the region's declared variables in em->region_used (region_vars) and em->var_by_id.
- * Guarantees: a statement of at least OUTLINE_WEIGHT IR nodes that does not break or
- * continue a loop outside itself becomes `static void enk_kernel_<k>_part<n>(...)`, called
- * where it stood, with the same text inside: every name the statement's C uses is a
- * parameter of the same name. The kernel-level names (g, _ctx, _tg, _n, _nsg, _act, ...),
- * _sg, the stream base of an enclosing streaming loop and the region's variables the
- * statement uses are passed; arrays (gang, context, lane attributes, per-SIMD-group
- * uniforms) as pointers to the same storage, uniform scalars of the region and the mask by
- * address, copied in and out, so gcc keeps them in registers inside. Functions go to
- * em->parts, each after the ones it calls, and emit_kernel writes them before the kernel. */
+ * Needs: gang_list and gang_stmt (emit_stmt.c) asking before each statement of a region,
+ * tg_list (emit_region.c) before each region and statement with barriers; the region's
+ * declared variables in em->region_used (region_vars) and em->var_by_id.
+ * Guarantees: what does not break or continue a loop outside itself becomes
+ * `static void enk_kernel_<k>_part<n>(...)`, noinline, called where it stood, with the same
+ * text inside: a gang statement of OUTLINE_WEIGHT IR nodes or more, a run of smaller ones
+ * of that weight together (never a whole list: that is a statement's body), a region or a
+ * statement with barriers of that weight. Every name the text uses is a parameter of the
+ * same name: the kernel-level names (g, _ctx, _tg, _n, _nsg, _act, _pf, ...) and uniform
+ * parameters always; in a region also _sg, the mask, the base of an enclosing streaming loop
+ * or interleaved phase, and the region's variables the statements use (or their lane forms
+ * look through): arrays (gang, context, lane attributes, per-SIMD-group uniforms) as
+ * pointers to the same storage, uniform scalars and the mask by address, copied in and out,
+ * so gcc keeps them in registers inside. The functions go to em->parts, each after those it
+ * calls, and emit_kernel writes them before the kernel. */
 #include "emit.h"
 #include <limits.h>
 #include <stdlib.h>
