@@ -34,7 +34,7 @@
 
 /* A kernel below this many IR nodes keeps one function whatever its statements: the calls
  * would cost hot kernels (the bench kernels) speed, and gcc is fast on them anyway. */
-#define OUTLINE_KERNEL_WEIGHT 1000
+#define OUTLINE_KERNEL_WEIGHT 600
 
 static int stmt_weight(const ir_stmt *s, int limit);
 
