@@ -337,6 +337,19 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     for (int i = 0; i < em->var_count; i++) em->inits[i] = NULL;
     collect_inits(em, f->body);
     em->interleaved.count = 0;
+    em->kernel_index = index;
+    em->region_used = NULL;
+    em->outlined = NULL;
+    em->part_count = 0;
+    em->position_table = uses_position_table(f);
+    cpu_outline_choose(em, f);
+    em->var_by_id = en_alloc(&em->arena, sizeof(const ir_var *) * (size_t)em->var_count);
+    for (int i = 0; i < em->var_count; i++) em->var_by_id[i] = NULL;
+    for (int k = 0; k < f->locals.count; k++)
+        if (f->locals.items[k]->id >= 0 && f->locals.items[k]->id < em->var_count)
+            em->var_by_id[f->locals.items[k]->id] = f->locals.items[k];
+    for (int k = 0; k < f->param_count; k++)
+        if (f->params[k]->id >= 0 && f->params[k]->id < em->var_count) em->var_by_id[f->params[k]->id] = f->params[k];
     cpu_classify_vars(em, f);
     cpu_choose_interleaved(em, cpu_list_of(f->body));
     if (em->interleaved.count) cpu_classify_vars(em, f); /* again, with the regions cut at those loops */
@@ -344,7 +357,6 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     en_buf objects = {0};
     int object_count = 0;
     if (em->checked) {
-        em->kernel_index = index;
         em->site_count = 0;
         em->object_of_var = en_alloc(&em->arena, sizeof(int) * (size_t)em->var_count);
         for (int i = 0; i < em->var_count; i++) em->object_of_var[i] = -1;
@@ -444,6 +456,10 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
         em->sites.len = 0;
     }
     en_buf_free(&objects);
+    if (em->parts.out_of_memory) out->out_of_memory = true; /* reported with the kernels' text */
+    if (em->parts.len) /* large statements, outlined (emit_outline.c) */
+        en_buf_puts(out, em->parts.data);
+    en_buf_free(&em->parts);
     en_buf_printf(out, "void enk_kernel_%d(const enk_group *g) {\n", index);
     en_buf_printf(out, "    struct enk_context_%d *_ctx = (struct enk_context_%d *)g->context;\n", index, index);
     en_buf_printf(out, "    struct enk_threadgroup_%d *_tg = (struct enk_threadgroup_%d *)g->tg_static;\n", index, index);
@@ -491,9 +507,9 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
             en_buf_printf(out, "    (void)%s;\n", vi->cname);
         }
     }
-    if (em->prefetch_sites)
+    if (em->prefetch_sites || em->part_count) /* outlined statements take _pf, used or not */
         en_buf_printf(out, "    uintptr_t _pf[%d] = {0}; /* last address of each prefetched load */\n",
-                      em->prefetch_sites);
+                      em->prefetch_sites ? em->prefetch_sites : 1);
     for (int k = 0; k < f->locals.count; k++) {
         const ir_var *v = f->locals.items[k];
         var_info *vi = cpu_info_of(em, v);
@@ -551,6 +567,7 @@ enigma_status cpu_emit_module(const ir_module *m, const en_build_options *o, en_
     en_buf_free(&kernels);
     en_buf_free(&em->types);
     en_buf_free(&em->sites);
+    en_buf_free(&em->parts);
     en_arena_free(&em->arena);
     return st;
 }

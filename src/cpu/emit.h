@@ -8,6 +8,7 @@
  *                  functions, atomics, simdgroup_matrix
  *   emit_region.c  the threadgroup level: region analysis, variable classification, regions,
  *                  interleaved streaming loops, barriers
+ *   emit_outline.c large statements of a region as functions of their own (gcc's time)
  *   emit_wide.c    wide mode, tried first for kernels with barriers: the whole threadgroup
  *                  as one gang, uniform control flow once, per-thread statements as loops
  *                  over the threads
@@ -38,6 +39,11 @@
  * that region; one used in several regions lives per thread in the context block
  * (`_ctx->x[1024]`, a per-worker scratch area) and each region points at its SIMD group's
  * slice; uniform values (unassigned buffer parameters, group-wide attributes) are scalars.
+ *
+ * Large kernels (emit_outline.c): gcc's time on a function grows faster than its size, so
+ * a kernel of many IR nodes has its large statements, runs of statements and threadgroup-
+ * level statements emitted as functions of their own, with the same text inside: every name
+ * the text uses is a parameter of that name. Small kernels keep one function.
  *
  * Choke points for checked mode: emit_access() emits every load and store of memory,
  * emit_barrier() every threadgroup barrier. Loads of memory are hoisted out of expressions
@@ -145,6 +151,14 @@ typedef struct emitter {
     int *object_of_var;   /* var id -> object index, -1 */
     int *object_of_global;
     const char *store_values; /* the store being emitted: its 32 values, for the hook */
+    /* outlining (emit_outline.c): the functions made of this kernel's large statements */
+    const bool *region_used;   /* the variables the current region declares (region_vars) */
+    const ir_var **var_by_id;  /* the kernel's variables (parameters and locals) by id */
+    bool position_table;       /* the kernel has `_lpos` (uses_position_table) */
+    const ir_stmt *outlined;   /* the statement being emitted as a function's body */
+    int outline_weight;        /* IR nodes from which a statement is outlined */
+    en_buf parts;              /* the functions, each after those it calls */
+    int part_count;
 } emitter;
 
 typedef void (*var_visit)(emitter *em, const ir_var *v, int region);
@@ -219,11 +233,22 @@ EN_INTERNAL const char *cpu_stream_in_range(emitter *em, const ir_var *index, co
 EN_INTERNAL void cpu_gang_stmt(emitter *em, const ir_stmt *s);
 
 /* ---- emit_region.c: the threadgroup level --------------------------------------------- */
+EN_INTERNAL void cpu_walk_expr_vars(emitter *em, const ir_expr *e, var_visit visit, int region);
+EN_INTERNAL void cpu_walk_stmt_vars(emitter *em, const ir_stmt *s, var_visit visit, int region);
 EN_INTERNAL stmt_list cpu_list_of(ir_stmt *s);
 EN_INTERNAL ir_stmt *cpu_list_at(stmt_list l, int i);
 EN_INTERNAL void cpu_choose_interleaved(emitter *em, stmt_list list);
 EN_INTERNAL void cpu_tg_list(emitter *em, stmt_list list);
 EN_INTERNAL void cpu_classify_vars(emitter *em, const ir_func *f);
+
+/* ---- emit_outline.c: large statements as functions ------------------------------------ */
+/* sets em->outline_weight for the kernel f: small kernels are never outlined */
+EN_INTERNAL void cpu_outline_choose(emitter *em, const ir_func *f);
+EN_INTERNAL bool cpu_outline_stmt(emitter *em, const ir_stmt *s);
+/* outlines a run of list's statements from start if they are large together: its end, or start */
+EN_INTERNAL int cpu_outline_run(emitter *em, stmt_list list, int start);
+/* outlines a large region (list[start..end)) or statement with barriers (end = start + 1) */
+EN_INTERNAL bool cpu_outline_tg(emitter *em, stmt_list list, int start, int end);
 
 /* ---- emit_wide.c: wide mode --------------------------------------------------------------- */
 EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields);

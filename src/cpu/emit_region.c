@@ -19,40 +19,40 @@ static bool is_threadgroup_barrier(const ir_stmt *s) {
 
 bool cpu_has_barrier(const ir_stmt *s) { return ir_stmt_any(s, is_threadgroup_barrier); }
 
-static void walk_expr_vars(emitter *em, const ir_expr *e, var_visit visit, int region) {
+EN_INTERNAL void cpu_walk_expr_vars(emitter *em, const ir_expr *e, var_visit visit, int region) {
     if (!e) return;
     if (e->kind == IR_E_VAR && e->var) visit(em, e->var, region);
-    for (int i = 0; i < e->arg_count; i++) walk_expr_vars(em, e->args[i], visit, region);
+    for (int i = 0; i < e->arg_count; i++) cpu_walk_expr_vars(em, e->args[i], visit, region);
 }
 
-static void walk_stmt_vars(emitter *em, const ir_stmt *s, var_visit visit, int region) {
+EN_INTERNAL void cpu_walk_stmt_vars(emitter *em, const ir_stmt *s, var_visit visit, int region) {
     if (!s) return;
     switch (s->kind) {
     case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) walk_stmt_vars(em, s->stmts[i], visit, region);
+        for (int i = 0; i < s->stmt_count; i++) cpu_walk_stmt_vars(em, s->stmts[i], visit, region);
         break;
     case IR_S_DECL:
         visit(em, s->var, region);
-        walk_expr_vars(em, s->value, visit, region);
+        cpu_walk_expr_vars(em, s->value, visit, region);
         break;
     case IR_S_ASSIGN:
-        walk_expr_vars(em, s->place, visit, region);
-        walk_expr_vars(em, s->value, visit, region);
+        cpu_walk_expr_vars(em, s->place, visit, region);
+        cpu_walk_expr_vars(em, s->value, visit, region);
         break;
     case IR_S_IF:
-        walk_expr_vars(em, s->cond, visit, region);
-        walk_stmt_vars(em, s->then_s, visit, region);
-        walk_stmt_vars(em, s->else_s, visit, region);
+        cpu_walk_expr_vars(em, s->cond, visit, region);
+        cpu_walk_stmt_vars(em, s->then_s, visit, region);
+        cpu_walk_stmt_vars(em, s->else_s, visit, region);
         break;
     case IR_S_LOOP:
-        walk_stmt_vars(em, s->body, visit, region);
-        walk_stmt_vars(em, s->latch, visit, region);
+        cpu_walk_stmt_vars(em, s->body, visit, region);
+        cpu_walk_stmt_vars(em, s->latch, visit, region);
         break;
-    case IR_S_RETURN: walk_expr_vars(em, s->value, visit, region); break;
+    case IR_S_RETURN: cpu_walk_expr_vars(em, s->value, visit, region); break;
     case IR_S_INTRINSIC:
     case IR_S_CALL:
         if (s->result) visit(em, s->result, region);
-        for (int i = 0; i < s->arg_count; i++) walk_expr_vars(em, s->args[i], visit, region);
+        for (int i = 0; i < s->arg_count; i++) cpu_walk_expr_vars(em, s->args[i], visit, region);
         break;
     default: break;
     }
@@ -103,7 +103,7 @@ static void analyse_tg_stmt(emitter *em, ir_stmt *s) {
     case IR_S_BLOCK: analyse_tg_list(em, cpu_list_of(s)); break;
     case IR_S_IF: {
         int cond_region = em->region_next++;
-        walk_expr_vars(em, s->cond, note_use, cond_region);
+        cpu_walk_expr_vars(em, s->cond, note_use, cond_region);
         analyse_tg_list(em, cpu_list_of(s->then_s));
         analyse_tg_list(em, cpu_list_of(s->else_s));
         break;
@@ -124,7 +124,7 @@ static void analyse_tg_list(emitter *em, stmt_list list) {
             continue;
         }
         int region = em->region_next++, end = region_end(em, list, i);
-        for (; i < end; i++) walk_stmt_vars(em, cpu_list_at(list, i), note_use, region);
+        for (; i < end; i++) cpu_walk_stmt_vars(em, cpu_list_at(list, i), note_use, region);
     }
 }
 
@@ -137,6 +137,7 @@ static void collect_use(emitter *em, const ir_var *v, int region) {
 
 /* the per-lane storage a region uses, inside its SIMD-group loop */
 static void region_vars(emitter *em, const bool *used) {
+    em->region_used = used;
     for (int i = 0; i < em->var_count; i++) {
         if (!used[i]) continue;
         var_info *vi = &em->vars[i];
@@ -172,7 +173,7 @@ static void region_open(emitter *em, const char *note, bool *used) {
 static bool *vars_used(emitter *em, stmt_list list, int start, int end) {
     bool *used = en_alloc(&em->arena, (size_t)em->var_count + 1);
     collect_used = used;
-    for (int i = start; i < end; i++) walk_stmt_vars(em, cpu_list_at(list, i), collect_use, 0);
+    for (int i = start; i < end; i++) cpu_walk_stmt_vars(em, cpu_list_at(list, i), collect_use, 0);
     return used;
 }
 
@@ -183,11 +184,7 @@ static void emit_region(emitter *em, stmt_list list, int start, int end) {
     bool *used = vars_used(em, list, start, end);
     int first = stmts[0]->loc.line, last = stmts[count - 1]->loc.line;
     region_open(em, first == last ? cpu_S(em, "line %d", first) : cpu_S(em, "lines %d-%d", first, last), used);
-    for (int i = 0; i < count; i++) {
-        cpu_gang_stmt(em, stmts[i]);
-        if (stmts[i]->kind == IR_S_BREAK || stmts[i]->kind == IR_S_CONTINUE || stmts[i]->kind == IR_S_RETURN)
-            break;
-    }
+    cpu_gang_list(em, (stmt_list){stmts, count, NULL});
     cpu_line(em, "_act[_sg] = _m;");
     CLOSE();
 }
@@ -333,7 +330,7 @@ static void tg_stmt(emitter *em, ir_stmt *s) {
         cpu_line(em, "uint32_t _c%d[32] = {0}, _then%d[32], _else%d[32];", id, id, id);
         bool *used = en_alloc(&em->arena, (size_t)em->var_count + 1);
         collect_used = used;
-        walk_expr_vars(em, s->cond, collect_use, 0);
+        cpu_walk_expr_vars(em, s->cond, collect_use, 0);
         region_open(em, "the condition, per thread", used);
         em->memos.count = 0;
         const char *c = cpu_ex(em, s->cond, -1);
@@ -390,11 +387,13 @@ EN_INTERNAL void cpu_tg_list(emitter *em, stmt_list list) {
     int i = 0;
     while (i < list.count && !em->failed) {
         if (cpu_has_barrier(cpu_list_at(list, i))) {
-            tg_stmt(em, cpu_list_at(list, i++));
+            if (!cpu_outline_tg(em, list, i, i + 1)) tg_stmt(em, cpu_list_at(list, i));
+            i++;
             continue;
         }
         int start = i;
         i = region_end(em, list, start);
+        if (cpu_outline_tg(em, list, start, i)) continue;
         if (is_interleaved(em, cpu_list_at(list, start))) emit_interleaved_loop(em, list, start);
         else emit_region(em, list, start, i);
     }

@@ -12,6 +12,11 @@
 /* ---- statements in gang mode --------------------------------------------------------- */
 EN_INTERNAL void cpu_gang_list(emitter *em, stmt_list list) {
     for (int i = 0; i < list.count; i++) {
+        int run_end = cpu_outline_run(em, list, i); /* never past a break, continue or return */
+        if (run_end > i) {
+            i = run_end - 1;
+            continue;
+        }
         const ir_stmt *s = cpu_list_at(list, i);
         cpu_gang_stmt(em, s);
         /* the rest of the block is unreachable for every lane */
@@ -675,6 +680,7 @@ static void emit_fence(emitter *em, const ir_stmt *s) {
 EN_INTERNAL void cpu_gang_stmt(emitter *em, const ir_stmt *s) {
     if (em->failed) return;
     em->memos.count = 0;
+    if (cpu_outline_stmt(em, s)) return; /* a large statement: a function of its own */
     switch (s->kind) {
     case IR_S_BLOCK:
         OPEN("{");

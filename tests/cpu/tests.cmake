@@ -24,3 +24,9 @@ target_link_libraries(cpu_test_prelude PRIVATE m)
 # the helpers are instantiated for every integer type: unsigned ones compare with 0
 target_compile_options(cpu_test_prelude PRIVATE -Wno-type-limits)
 add_test(NAME cpu.prelude COMMAND cpu_test_prelude)
+# the same kernels with every statement outlined into a function of its own
+# (src/cpu/emit_outline.c; large kernels only, by default): the outlined C must compute
+# what the inline C does
+add_test(NAME cpu.kernels.outlined COMMAND cpu_test_kernels)
+set_tests_properties(cpu.kernels.outlined PROPERTIES TIMEOUT 600
+  ENVIRONMENT "ENIGMA_CPU_OUTLINE=1;ENIGMA_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cpu-cache-outlined")
