@@ -1,5 +1,6 @@
 /* emit_tile.c — register tiles: barrier-free kernels whose loops are the same in every
- * thread run four rows of 16 threads at a time, each per-thread value a vector register.
+ * thread run eight (or four) rows of 16 threads at a time, each per-thread value a vector
+ * register.
  *
  * Needs: an emitter whose variables are classified (cpu_classify_vars) for an unchecked
  *   build; the function's locals' initialisers in em->inits.
@@ -7,14 +8,16 @@
  *   ... return; }`, that runs the whole threadgroup, and returns true; or appends nothing and
  *   returns false. The region code (emit_region.c) always follows, so a group of another
  *   shape (partial groups at the grid's edge, widths that are not a multiple of 16, heights
- *   that are not a multiple of 4) still runs.
+ *   that are not a multiple of 4, 3-D groups) still runs. Two blocks are emitted: 8 rows
+ *   per tile where the group's height allows, else 4.
  *
  * Why. seed 002's naive GEMM, `for (k = 0; k < K; k++) acc = fma(A[row * K + k],
  * B[k * N + col], acc)`, is the shape of a BLAS micro-kernel once several threads share one
  * pass of the k loop: 16 threads of a row (col = x) read B's row slice as one vector; each
  * row's A element is one value for its 16 threads (a broadcast); the 16 accumulators of a
- * row are one vector. Four rows in one k loop keep four independent accumulator vectors in
- * registers (four fma chains) and load B's slice once for the four. The region emitter
+ * row are one vector. Eight rows in one k loop keep eight independent accumulator vectors in
+ * registers (eight fma chains) and load B's slice once for the eight (measured: twice the
+ * speed of four rows, bench/NOTES-cpu.md change 10). The region emitter
  * runs a SIMD group through a whole k loop alone, with its accumulators in memory, and gcc
  * does not vectorise a per-thread k loop whose B index steps by a run-time N.
  *
@@ -44,7 +47,7 @@
  * the index at x = _x0, when that index + 15 does not wrap (tested per access: a scalar
  * compare); otherwise, and for every other per-column index, 16 scalar loads (the exact
  * semantics, slow). A load that does not depend on the row is made once per statement and
- * shared by the four rows. Stores take the same two paths.
+ * shared by the rows. Stores take the same two paths.
  *
  * Order. Per thread, statements run in program order; between threads, Metal gives no
  * order to accesses without a barrier, so running rows one after another inside each
@@ -646,6 +649,7 @@ static void emit_simple(tile *t, const ir_stmt *s) {
 static void emit_loop(tile *t, const ir_stmt *s) {
     emitter *em = t->em;
     OPEN("for (;;) { /* the same in every thread: %s */", cpu_source_note(em, s->loc));
+    t->shared.count = 0; /* the previous statement's shared loads are out of scope */
     tval c = tex(t, loop_exit_test(s), 0, false);
     cpu_line(em, "if (!(%s)) break;", c.text);
     const ir_stmt *const *items;
