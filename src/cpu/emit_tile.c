@@ -16,12 +16,12 @@
  * pass of the k loop: 16 threads of a row (col = x) read B's row slice as one vector; each
  * row's A element is one value for its 16 threads (a broadcast); the 16 accumulators of a
  * row are one vector. Eight rows in one k loop keep eight independent accumulator vectors in
- * registers (eight fma chains) and load B's slice once for the eight (measured: twice the
+ * registers (eight fma chains) and load B's slice once for the eight (measured: 1.3-1.9x the
  * speed of four rows, bench/NOTES-cpu.md change 10). The region emitter
  * runs a SIMD group through a whole k loop alone, with its accumulators in memory, and gcc
  * does not vectorise a per-thread k loop whose B index steps by a run-time N.
  *
- * The class (tile_kernel checks it; anything else keeps the region code). The body is a
+ * The class (classify() checks it; anything else keeps the region code). The body is a
  * list of statements at the top level, none nested but loops:
  *   - declarations and assignments of scalar locals, and stores `P[i] = v` through a
  *     buffer parameter;
