@@ -148,6 +148,16 @@ static bool is_local(tile *t, const ir_var *v) {
            v->id < t->em->var_count;
 }
 
+/* does e read a local that is assigned after its declaration? (its value at a later use may
+ * differ from the one e saw) */
+static bool reads_assigned_local(const ir_expr *e) {
+    if (!e) return false;
+    if (e->kind == IR_E_VAR && e->var->param_kind == IR_PARAM_NONE && e->var->is_assigned) return true;
+    for (int i = 0; i < e->arg_count; i++)
+        if (reads_assigned_local(e->args[i])) return true;
+    return false;
+}
+
 static bool reads_memory(const ir_expr *e) {
     if (!e) return false;
     if (e->kind == IR_E_INDEX && e->args[0]->type->kind == IR_T_PTR) return true;
@@ -330,7 +340,8 @@ static bool classify(tile *t, const ir_func *f) {
         const ir_var *v = f->locals.items[k];
         if (!is_local(t, v)) return false;
         const ir_expr *init = t->em->inits[v->id];
-        bool inline_ok = !v->is_assigned && init && !reads_memory(init);
+        /* inlined: never assigned, and its initialiser gives the same value wherever it is read */
+        bool inline_ok = !v->is_assigned && init && !reads_memory(init) && !reads_assigned_local(init);
         t->vars[v->id] = (tile_var){inline_ok ? TV_INLINE : TV_STORED, SH_UNIFORM};
     }
     /* shapes of stored locals: the join of what is assigned to them, to a fixed point */
@@ -367,6 +378,15 @@ static bool classify(tile *t, const ir_func *f) {
         if (t->failed) return false;
         if (!changed) break;
         if (round == 63) return false;
+    }
+    /* an inlined local only needs to stay inline where lane_step must see through it (it
+     * varies by column); the others are computed once per row at their declaration, which
+     * keeps the C short (emission time counts on every cache hit) */
+    for (int k = 0; k < f->locals.count; k++) {
+        const ir_var *v = f->locals.items[k];
+        if (t->vars[v->id].kind != TV_INLINE) continue;
+        shape sh = shape_of(t, t->em->inits[v->id], 0);
+        if (!varies_by_x(sh)) t->vars[v->id] = (tile_var){TV_STORED, sh};
     }
     for (int k = 0; k < f->locals.count; k++) {
         const ir_var *v = f->locals.items[k];
@@ -467,7 +487,7 @@ static tval attr_value(tile *t, const ir_var *v, int comp, int row, bool lane0) 
         return scalar(cpu_S(em, "((uint32_t)g->%s[%d])", field, comp));
     }
     bool grid = v->attr == IR_ATTR_THREAD_POSITION_IN_GRID;
-    if (comp == 1) return scalar(cpu_S(em, "((uint32_t)(%s_y0 + %du))", grid ? "_g1 + " : "", row));
+    if (comp == 1) return scalar(cpu_S(em, "(%s_y0 + %du)", grid ? "_g1 + " : "", row));
     if (comp == 2) return scalar(grid ? "((uint32_t)(g->position[2] * g->group_size[2]))" : "0u");
     if (lane0) return scalar(grid ? "(_g0 + _x0)" : "_x0");
     return (tval){grid ? "(_xv + (_g0 + _x0))" : "(_xv + _x0)", true};
@@ -487,12 +507,10 @@ static tval load(tile *t, const ir_expr *e, int row, bool lane0) {
     const char *sfx = tv_suffix(e->type);
     const char *signedness = index->type->kind == IR_T_I32 ? "i" : "u";
     tval iv = tex(t, index, row, false);
-    if (lane_step(t, index, &step, 0) && step == 1) {
+    if (lane_step(t, index, &step, 0) && step == 1) { /* consecutive unless the first + 15 wraps */
         tval first = tex(t, index, row, true);
-        const char *limit = index->type->kind == IR_T_I32 ? "INT32_MAX - 15" : "UINT32_MAX - 15u";
-        /* the index of the first column plus 15 does not wrap: consecutive addresses */
-        return (tval){cpu_S(em, "(%s <= %s ? enk_tv_load_%s(&%s[%s]) : enk_tv_gather%s_%s(%s, %s))", first.text,
-                            limit, sfx, base, first.text, signedness, sfx, base, as_vec(t, iv, index->type)),
+        return (tval){cpu_S(em, "enk_tv_loadx%s_%s(%s, %s, %s)", *signedness == 'i' ? "i" : "", sfx, base, first.text,
+                            as_vec(t, iv, index->type)),
                       true};
     }
     return (tval){cpu_S(em, "enk_tv_gather%s_%s(%s, %s)", signedness, sfx, base, as_vec(t, iv, index->type)), true};
@@ -510,11 +528,8 @@ static tval tex(tile *t, const ir_expr *e, int row, bool lane0) {
         const ir_var *v = e->var;
         if (v->param_kind == IR_PARAM_ATTR) return attr_value(t, v, 0, row, lane0);
         if (v->param_kind == IR_PARAM_BUFFER) return scalar(cpu_info_of(em, v)->cname);
-        if (t->vars[v->id].kind == TV_INLINE) { /* the initialiser, converted to the local's type */
-            tval r = tex(t, em->inits[v->id], row, lane0);
-            if (r.vec) return r; /* a vector local's initialiser has its type (lane_type) */
-            return scalar(cpu_S(em, "((%s)%s)", cpu_ctype(em, ty), r.text));
-        }
+        if (t->vars[v->id].kind == TV_INLINE) /* the initialiser has the local's type (IR conversions are explicit) */
+            return tex(t, em->inits[v->id], row, lane0);
         if (lane0 && varies_by_x(t->vars[v->id].sh)) return scalar(cpu_S(em, "%s[0]", var_name(t, v, row)));
         return (tval){var_name(t, v, row), varies_by_x(t->vars[v->id].sh)};
     }
@@ -637,9 +652,8 @@ static void emit_simple(tile *t, const ir_stmt *s) {
         int64_t step = 0;
         if (lane_step(t, index, &step, 0) && step == 1) {
             tval first = tex(t, index, r, true);
-            const char *limit = index->type->kind == IR_T_I32 ? "INT32_MAX - 15" : "UINT32_MAX - 15u";
-            cpu_line(em, "if (%s <= %s) enk_tv_store_%s(&%s[%s], %s);", first.text, limit, sfx, base, first.text, value);
-            cpu_line(em, "else enk_tv_scatter%s_%s(%s, %s, %s);", signedness, sfx, base, as_vec(t, iv, index->type), value);
+            cpu_line(em, "enk_tv_storex%s_%s(%s, %s, %s, %s);", *signedness == 'i' ? "i" : "", sfx, base, first.text,
+                     as_vec(t, iv, index->type), value);
         } else {
             cpu_line(em, "enk_tv_scatter%s_%s(%s, %s, %s);", signedness, sfx, base, as_vec(t, iv, index->type), value);
         }

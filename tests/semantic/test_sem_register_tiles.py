@@ -65,7 +65,8 @@ def test_naive_gemm(run, rng, tmp_path, threads, M, N, Z):
 
 # integers and floats, every shape: a per-column int load of step 1 (a vector), a per-row
 # load (a scalar per row), a load of step 2 (the exact per-thread loads), a uniform counter
-# stepped in the body, two per-thread values, attributes of the group and of the thread
+# stepped in the body, two per-thread values, attributes of the group and of the thread, a
+# local computed from another before the loop assigns that one
 MIXED_SRC = HEADER + """
 kernel void k(device const int* X [[buffer(0)]], device const float* W [[buffer(1)]],
               device int* out_i [[buffer(2)]], device float* out_f [[buffer(3)]],
@@ -76,8 +77,9 @@ kernel void k(device const int* X [[buffer(0)]], device const float* W [[buffer(
     int s = int(lid.x) - 3;
     float f = 1.0f;
     int j = 0;
+    int base = j + 2 * int(gid.y);   // reads j before the loop changes it
     for (uint k = 0; k < n; k += 2) {
-        s = s + X[k * width + gid.x] * (int(gid.y) - shift) - X[gid.y * n + k];
+        s = s + X[k * width + gid.x] * (int(gid.y) - shift) - X[gid.y * n + k] + base;
         f = f * 0.5f + W[2 * gid.x + k];
         j = j + 3;
     }
@@ -105,7 +107,7 @@ def test_mixed_shapes(run, rng, tmp_path, threads, H, Wd):
         for c in range(Wd):
             s, f, j = c % threads[0] - 3, np.float32(1.0), 0
             for k in range(0, n, 2):
-                s += xs[k * Wd + c] * (y - shift) - xs[y * n + k]
+                s += xs[k * Wd + c] * (y - shift) - xs[y * n + k] + 2 * y
                 f = np.float32(f * np.float32(0.5) + w[2 * c + k])
                 j += 3
             want_i[y, c] = s + j
