@@ -87,7 +87,6 @@ typedef struct tile {
     tile_var *vars;             /* by local id */
     EN_VEC(const ir_var *) derefs; /* `*p` of constant buffers, read once per group */
     EN_VEC(memo) shared;        /* this statement's loads made once for the rows */
-    int rows;                   /* rows of threads per tile: 8, or 4 where the group's height is not a multiple of 8 */
 } tile;
 
 /* a value as C text: a scalar of the IR type's C type, or a vector of 16 of them */
@@ -470,10 +469,11 @@ static const char *as_vec(tile *t, tval v, const ir_type *ty) {
 static const char *var_name(tile *t, const ir_var *v, int row) {
     const tile_var *tv = &t->vars[v->id];
     if (tv->sh == SH_UNIFORM) return cpu_S(t->em, "_u%d", v->id);
-    return cpu_S(t->em, "_r%d_%d", v->id, row);
+    return cpu_S(t->em, "_r%d[_row]", v->id);
 }
 
-/* e for row `row` of the tile; lane0: the value of its first column, as a scalar */
+/* e for the row `_row` of the tile (the C loop over rows, see emit_simple); lane0: the value of
+ * its first column, as a scalar. (row is the row this text stands for; the text reads _row) */
 static tval tex(tile *t, const ir_expr *e, int row, bool lane0);
 
 static tval attr_value(tile *t, const ir_var *v, int comp, int row, bool lane0) {
@@ -487,7 +487,7 @@ static tval attr_value(tile *t, const ir_var *v, int comp, int row, bool lane0) 
         return scalar(cpu_S(em, "((uint32_t)g->%s[%d])", field, comp));
     }
     bool grid = v->attr == IR_ATTR_THREAD_POSITION_IN_GRID;
-    if (comp == 1) return scalar(cpu_S(em, "(%s_y0 + %du)", grid ? "_g1 + " : "", row));
+    if (comp == 1) return scalar(grid ? "(_g1 + _y0 + _row)" : "(_y0 + _row)");
     if (comp == 2) return scalar(grid ? "((uint32_t)(g->position[2] * g->group_size[2]))" : "0u");
     if (lane0) return scalar(grid ? "(_g0 + _x0)" : "_x0");
     return (tval){grid ? "(_xv + (_g0 + _x0))" : "(_xv + _x0)", true};
@@ -628,36 +628,40 @@ static void emit_simple(tile *t, const ir_stmt *s) {
         cpu_line(em, "%s = %s;", var_name(t, v, 0), x.text);
         return;
     }
-    /* row after row: a row's statement reads only its own variables and the shared loads */
-    for (int r = 0; r < t->rows; r++) {
-        tval x = tex(t, s->value, r, false);
-        if (v) {
-            bool vec = varies_by_x(t->vars[v->id].sh);
-            cpu_line(em, "%s = %s;", var_name(t, v, r), vec ? as_vec(t, x, v->type) : x.text);
-            continue;
-        }
-        /* a store through a buffer */
-        const ir_expr *index = place->args[1];
-        const char *base = cpu_info_of(em, place->args[0]->var)->cname;
-        shape is = shape_of(t, index, 0);
-        const char *sfx = tv_suffix(place->type);
-        if (!varies_by_x(is)) { /* every column stores to one address: the last column's value wins */
-            tval i = tex(t, index, r, false);
-            cpu_line(em, "%s[%s] = %s;", base, i.text, x.vec ? cpu_S(em, "%s[15]", x.text) : x.text);
-            continue;
-        }
-        const char *value = as_vec(t, x, place->type);
-        const char *signedness = index->type->kind == IR_T_I32 ? "i" : "u";
-        tval iv = tex(t, index, r, false);
-        int64_t step = 0;
-        if (lane_step(t, index, &step, 0) && step == 1) {
-            tval first = tex(t, index, r, true);
-            cpu_line(em, "enk_tv_storex%s_%s(%s, %s, %s, %s);", *signedness == 'i' ? "i" : "", sfx, base, first.text,
-                     as_vec(t, iv, index->type), value);
-        } else {
-            cpu_line(em, "enk_tv_scatter%s_%s(%s, %s, %s);", signedness, sfx, base, as_vec(t, iv, index->type), value);
-        }
+    /* a C loop over the rows, unrolled by gcc (so each row's variables, arrays indexed by
+     * _row, stay in registers): a row's statement reads only its own variables and the
+     * shared loads, so the rows may go in any order */
+    cpu_line(em, "_Pragma(\"GCC unroll 8\")");
+    OPEN("for (uint32_t _row = 0; _row < _R; _row++) {");
+    tval x = tex(t, s->value, 0, false);
+    if (v) {
+        bool vec = varies_by_x(t->vars[v->id].sh);
+        cpu_line(em, "%s = %s;", var_name(t, v, 0), vec ? as_vec(t, x, v->type) : x.text);
+        CLOSE();
+        return;
     }
+    /* a store through a buffer */
+    const ir_expr *index = place->args[1];
+    const char *base = cpu_info_of(em, place->args[0]->var)->cname;
+    shape is = shape_of(t, index, 0);
+    const char *sfx = tv_suffix(place->type);
+    const char *signedness = index->type->kind == IR_T_I32 ? "i" : "u";
+    int64_t step = 0;
+    if (!varies_by_x(is)) { /* every column stores to one address: the last column's value wins */
+        tval i = tex(t, index, 0, false);
+        cpu_line(em, "%s[%s] = %s;", base, i.text, x.vec ? cpu_S(em, "%s[15]", x.text) : x.text);
+    } else if (lane_step(t, index, &step, 0) && step == 1) {
+        const char *value = as_vec(t, x, place->type);
+        tval iv = tex(t, index, 0, false);
+        tval first = tex(t, index, 0, true);
+        cpu_line(em, "enk_tv_storex%s_%s(%s, %s, %s, %s);", *signedness == 'i' ? "i" : "", sfx, base, first.text,
+                 as_vec(t, iv, index->type), value);
+    } else {
+        const char *value = as_vec(t, x, place->type);
+        tval iv = tex(t, index, 0, false);
+        cpu_line(em, "enk_tv_scatter%s_%s(%s, %s, %s);", signedness, sfx, base, as_vec(t, iv, index->type), value);
+    }
+    CLOSE();
 }
 
 static void emit_loop(tile *t, const ir_stmt *s) {
@@ -675,14 +679,25 @@ static void emit_loop(tile *t, const ir_stmt *s) {
     CLOSE();
 }
 
-/* the block for tiles of t->rows rows: `if (<the group's shape fits>) { ... return; }` */
-static bool emit_tile_block(tile *t, const ir_func *f) {
+/* the body of a tile, once: it reads the row count as _R, which each block defines */
+static bool emit_tile_body(tile *t, const ir_func *f, en_buf *body) {
     emitter *em = t->em;
-    en_buf body = {0};
     en_buf *out = em->out;
-    int indent = em->indent, counter = em->counter;
-    em->out = &body;
+    int indent = em->indent;
+    em->out = body;
     em->indent = indent + 3;
+    for (int k = 0; k < f->locals.count; k++) {
+        const ir_var *v = f->locals.items[k];
+        const tile_var *tv = &t->vars[v->id];
+        if (tv->kind != TV_STORED) continue;
+        bool vec = varies_by_x(tv->sh);
+        const char *T = vec ? tv_type(em, v->type) : cpu_ctype(em, v->type);
+        if (tv->sh == SH_UNIFORM)
+            cpu_line(em, "%s %s = 0; (void)%s; /* %s, the same in every thread */", T, var_name(t, v, 0),
+                     var_name(t, v, 0), v->name);
+        else
+            cpu_line(em, "%s _r%d[_R] = {0}; /* %s, per row */", T, v->id, v->name);
+    }
     for (int i = 0; i < f->body->stmt_count && !t->failed; i++) {
         const ir_stmt *s = f->body->stmts[i];
         if (s->kind == IR_S_LOOP) emit_loop(t, s);
@@ -690,16 +705,18 @@ static bool emit_tile_block(tile *t, const ir_func *f) {
     }
     em->out = out;
     em->indent = indent;
-    if (t->failed || em->failed || body.out_of_memory) {
-        em->counter = counter;
-        en_buf_free(&body);
-        return false;
-    }
-    cpu_line(em, "/* register tiles (emit_tile.c): %d rows of %d threads run the body together, every", t->rows,
+    return !t->failed && !em->failed && !body->out_of_memory;
+}
+
+/* `if (<the group's shape fits tiles of `rows` rows>) { ... return; }` around the body */
+static void emit_tile_block(tile *t, int rows, const char *body) {
+    emitter *em = t->em;
+    cpu_line(em, "/* register tiles (emit_tile.c): %d rows of %d threads run the body together, every", rows,
              TILE_WIDTH);
     cpu_line(em, " * per-thread value a vector of the row's 16 threads (or a scalar where it does not");
     cpu_line(em, " * depend on the column); loops the same in every thread run once for the tile */");
-    OPEN("if (g->size[2] == 1 && g->size[0] %% %uu == 0 && g->size[1] %% %uu == 0) {", TILE_WIDTH, t->rows);
+    OPEN("if (g->size[2] == 1 && g->size[0] %% %uu == 0 && g->size[1] %% %uu == 0) {", TILE_WIDTH, rows);
+    cpu_line(em, "enum { _R = %d }; /* rows per tile */", rows);
     cpu_line(em, "const uint32_t _sx = g->size[0], _sy = g->size[1];");
     cpu_line(em, "const uint32_t _g0 = g->position[0] * g->group_size[0], _g1 = g->position[1] * g->group_size[1];");
     cpu_line(em, "(void)_g0; (void)_g1;");
@@ -710,29 +727,13 @@ static bool emit_tile_block(tile *t, const ir_func *f) {
         cpu_line(em, "const %s _d%d = %s ? *%s : 0; /* constant: read once */", cpu_ctype(em, p->type->elem), p->id, cn,
                  cn);
     }
-    OPEN("for (uint32_t _y0 = 0; _y0 < _sy; _y0 += %uu) {", t->rows);
+    OPEN("for (uint32_t _y0 = 0; _y0 < _sy; _y0 += _R) {");
     OPEN("for (uint32_t _x0 = 0; _x0 < _sx; _x0 += %uu) {", TILE_WIDTH);
-    for (int k = 0; k < f->locals.count; k++) {
-        const ir_var *v = f->locals.items[k];
-        const tile_var *tv = &t->vars[v->id];
-        if (tv->kind != TV_STORED) continue;
-        bool vec = varies_by_x(tv->sh);
-        const char *T = vec ? tv_type(em, v->type) : cpu_ctype(em, v->type);
-        if (tv->sh == SH_UNIFORM) {
-            cpu_line(em, "%s %s = 0; (void)%s; /* %s, the same in every thread */", T, var_name(t, v, 0),
-                     var_name(t, v, 0), v->name);
-            continue;
-        }
-        for (int r = 0; r < t->rows; r++)
-            cpu_line(em, "%s %s = {0}; (void)%s; /* %s, row %d */", T, var_name(t, v, r), var_name(t, v, r), v->name, r);
-    }
-    en_buf_puts(em->out, body.data ? body.data : "");
+    en_buf_puts(em->out, body);
     CLOSE();
     CLOSE();
     cpu_line(em, "return;");
     CLOSE();
-    en_buf_free(&body);
-    return true;
 }
 
 EN_INTERNAL bool cpu_tile_body(emitter *em, const ir_func *f) {
@@ -765,9 +766,16 @@ EN_INTERNAL bool cpu_tile_body(emitter *em, const ir_func *f) {
     }
     if (!carried) return false;
 
-    /* eight rows where the group's height allows (B's slice read once per eight fma), else four */
-    t->rows = 8;
-    if (!emit_tile_block(t, f)) return false;
-    t->rows = 4;
-    return emit_tile_block(t, f);
+    en_buf body = {0};
+    int counter = em->counter;
+    bool ok = emit_tile_body(t, f, &body);
+    if (ok) {
+        /* eight rows where the group's height allows (B's slice read once per eight fma), else four */
+        emit_tile_block(t, 8, body.data ? body.data : "");
+        emit_tile_block(t, 4, body.data ? body.data : "");
+    } else {
+        em->counter = counter;
+    }
+    en_buf_free(&body);
+    return ok;
 }
