@@ -559,11 +559,16 @@ static tval tex(tile *t, const ir_expr *e, int row, bool lane0) {
     case IR_E_BINARY: {
         tval a = tex(t, e->args[0], row, lane0);
         tval b = tex(t, e->args[1], row, lane0);
-        if (!a.vec && !b.vec) return scalar(cpu_binary_expr(em, e->op, e->args[0]->type, a.text, b.text));
         const ir_type *ot = e->args[0]->type;
-        const char *x = as_vec(t, a, ot), *y = as_vec(t, b, ot);
         const char *sym = ir_op_name(e->op);
-        if (ot->kind == IR_T_F32) return (tval){cpu_S(em, "(%s %s %s)", x, sym, y), true};
+        /* uint32_t arithmetic wraps in C as it is (no promotion to int): no casts needed */
+        bool plain = ot->kind == IR_T_U32 && (e->op == IR_OP_ADD || e->op == IR_OP_SUB || e->op == IR_OP_MUL);
+        if (!a.vec && !b.vec) {
+            if (plain) return scalar(cpu_S(em, "(%s %s %s)", a.text, sym, b.text));
+            return scalar(cpu_binary_expr(em, e->op, ot, a.text, b.text));
+        }
+        const char *x = as_vec(t, a, ot), *y = as_vec(t, b, ot);
+        if (ot->kind == IR_T_F32 || plain) return (tval){cpu_S(em, "(%s %s %s)", x, sym, y), true};
         /* integers wrap, as on the GPU: computed unsigned */
         return (tval){cpu_S(em, "((%s)((enk_tv_u32)%s %s (enk_tv_u32)%s))", tv_type(em, ty), x, sym, y), true};
     }
