@@ -35,11 +35,13 @@
  * (where no value is per column), fma. Values per column (vectors) are f32, u32 or i32.
  *
  * Shapes. Each value is uniform (the same in the whole group), per row (depends on the
- * thread's y, not on x), per column (on x, not y) or per thread. A uniform or per-row value
- * is one C scalar per row; a per-column or per-thread value is a 16-lane GCC vector
- * (`enk_tv_f32`, prelude.txt) per row. A local's shape is the join of every value assigned
- * to it (a fixed point); a local that is never assigned and whose initialiser reads no
- * memory is inlined at each use, so `row * K + k` stays visibly affine in x.
+ * thread's y, not on x), per column (on x, not y) or per thread. A uniform value is one C
+ * scalar; a per-row value a C scalar per row, a per-column or per-thread value a 16-lane GCC
+ * vector (`enk_tv_f32`, prelude.txt) per row, in arrays over the tile's rows that each
+ * statement walks in a C loop gcc unrolls (emit_simple). A local's shape is the join of
+ * every value assigned to it (a fixed point). A local that varies by column, is never
+ * assigned, and whose initialiser reads neither memory nor an assigned local is inlined at
+ * each use, so `k * N + col` stays visibly affine in x.
  *
  * Loads. A load whose index is uniform or per row is one scalar load per row (a broadcast
  * where it meets a vector). A per-column index that is x plus a value independent of x
