@@ -411,7 +411,8 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     }
     em->region_next = 0;
     en_buf wide_fields = {0};
-    cpu_wide_body(em, f, &wide_fields); /* tried first; the regions run other group shapes */
+    /* tried first; the regions run other group shapes */
+    if (!cpu_wide_body(em, f, &wide_fields)) cpu_tile_body(em, f);
     cpu_tg_list(em, cpu_list_of(f->body));
     em->out = out;
 

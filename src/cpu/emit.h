@@ -12,6 +12,8 @@
  *   emit_wide.c    wide mode, tried first for kernels with barriers: the whole threadgroup
  *                  as one gang, uniform control flow once, per-thread statements as loops
  *                  over the threads
+ *   emit_tile.c    register tiles, tried for barrier-free kernels whose loops are the same
+ *                  in every thread: 4 rows x 16 threads per pass, per-thread values vectors
  * They share one `emitter` (the state of one module's emission) and the functions below;
  * nothing here is seen outside src/cpu.
  *
@@ -252,5 +254,8 @@ EN_INTERNAL bool cpu_outline_tg(emitter *em, stmt_list list, int start, int end)
 
 /* ---- emit_wide.c: wide mode --------------------------------------------------------------- */
 EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields);
+
+/* ---- emit_tile.c: register tiles ---------------------------------------------------------- */
+EN_INTERNAL bool cpu_tile_body(emitter *em, const ir_func *f);
 
 #endif
