@@ -4,7 +4,7 @@
 # generates for all its kernels (--emit c) with two builds of enigma, the one before the pass
 # (BASE, a build folder) and the one with it (NEW); then, with GCC_KERNELS="file:kernel ...",
 # the cold cpu build of each of those kernels alone (an empty cache), BASE and NEW
-# alternately; and the front end of ggml-metal.metal (--emit ir), three times each.
+# alternately, wall and CPU time (enigma and the gcc it runs); and the front end of ggml-metal.metal (--emit ir), three times each.
 # bench/RESULTS.md keeps the figures.
 #   sh bench/fold.sh /tmp/build-before build
 #   GCC_KERNELS="fft.metal:fft_mem_256_float2_float2" sh bench/fold.sh /tmp/build-before build fft.metal
@@ -33,14 +33,16 @@ for fk in ${GCC_KERNELS:-}; do
   for e in "$base" "$new"; do
     cache=$(mktemp -d)
     bytes=$("$e/enigma" compile $(mlx_args "$f") -k "$k" --emit c | wc -c)
+    cpu=$(mktemp)
     t0=$(now)
     # shellcheck disable=SC2046
-    ENIGMA_CACHE_DIR=$cache "$e/enigma" compile $(mlx_args "$f") -k "$k" --backend cpu > /dev/null 2>&1
+    ENIGMA_CACHE_DIR=$cache /usr/bin/time -f "%U %S" -o "$cpu" "$e/enigma" compile $(mlx_args "$f") -k "$k" --backend cpu > /dev/null 2>&1
     rc=$?
     t1=$(now)
     rm -rf "$cache"
-    awk -v k="$k" -v e="$e" -v b="$bytes" -v s="$(awk "BEGIN { print $t1 - $t0 }")" -v rc=$rc \
-      'BEGIN { printf "%-40s %-22s C %9d bytes, cpu build %7.1f s (rc %d)\n", k, e, b, s, rc }'
+    awk -v k="$k" -v e="$e" -v b="$bytes" -v s="$(awk "BEGIN { print $t1 - $t0 }")" -v rc=$rc -v c="$(awk '{ print $1 + $2 }' "$cpu")" \
+      'BEGIN { printf "%-40s %-22s C %9d bytes, cpu build %7.1f s wall, %7.1f s CPU (rc %d)\n", k, e, b, s, c, rc }'
+    rm -f "$cpu"
   done
 done
 if [ -z "${NO_GGML:-}" ]; then

@@ -15,6 +15,10 @@
  *     the loop and after it; a variable whose address is taken (IR_E_ADDR of it or of part
  *     of it, anywhere in the kernel) is never tracked. Scalar program-scope constants with
  *     a constant initializer are read as that constant;
+ *   - copies: likewise a read of a local that holds a copy of another tracked local or
+ *     parameter (`int a = b;`, as inlining makes of every argument) becomes a read of that
+ *     one, while neither is written again and that one is in scope (a block's end ends the
+ *     copies of what it declares);
  *   - folding: unary, binary, select and convert nodes with constant operands become
  *     constants computed as the backends compute them at run time: integers wrap in the
  *     width of their IR type; integer division and remainder by zero (and the signed
@@ -52,8 +56,10 @@ typedef struct folder {
     int nvars;
     ir_type *bool_type;
     uint8_t *addressed;  /* per id: its address (or a part's) is taken somewhere */
-    uint8_t *untracked;  /* per id: addressed, or not a scalar */
-    ir_expr **known;     /* per id: the constant the variable holds here, or NULL */
+    ir_expr **known;     /* per id: the constant the variable holds here, or the variable
+                            (IR_E_VAR) it is a copy of, or NULL */
+    EN_VEC(int) *copies; /* per id: the variables once known to be copies of it (some may
+                            be no more): a write to it ends them */
     EN_VEC(trail_entry) trail;
     int *stamp;          /* per id: scratch marks for merging an if's arms */
     ir_expr **arm_value; /* per id: an arm's end value, where stamp says so */
@@ -70,7 +76,7 @@ static bool id_ok(const folder *fo, const ir_var *v) {
 }
 
 static bool tracked(const folder *fo, const ir_var *v) {
-    return id_ok(fo, v) && !fo->untracked[v->id];
+    return id_ok(fo, v) && !fo->addressed[v->id];
 }
 
 /* the variable a place writes when it is a variable or a part of one; NULL when it is
@@ -102,6 +108,20 @@ static void undo_to(folder *fo, int mark) {
         trail_entry t = fo->trail.items[--fo->trail.count];
         fo->known[t.id] = t.old;
     }
+}
+
+/* the variable id now holds `value` (a constant, a tracked variable, or anything else:
+ * then unknown); copies of its former value are no longer copies */
+static void write_var(folder *fo, int id, ir_expr *value) {
+    for (int i = 0; i < fo->copies[id].count; i++) {
+        int c = fo->copies[id].items[i];
+        ir_expr *k = fo->known[c];
+        if (k && k->kind == IR_E_VAR && k->var->id == id) set_known(fo, c, NULL);
+    }
+    if (value && value->kind == IR_E_VAR && (!tracked(fo, value->var) || value->var->id == id)) value = NULL;
+    else if (value && value->kind != IR_E_VAR && !(value->kind == IR_E_CONST && ir_is_scalar(value->type))) value = NULL;
+    if (value && value->kind == IR_E_VAR) EN_PUSH(fo->m->arena, fo->copies[value->var->id], id);
+    set_known(fo, id, value);
 }
 
 /* ---- constants ------------------------------------------------------------------------- */
@@ -253,48 +273,57 @@ static ir_expr *with_args(folder *fo, ir_expr *e, ir_expr **args) {
     return c;
 }
 
-/* a place: its variable stays (it is written or addressed, not read); indices and the
- * pointers it goes through are values */
-static ir_expr *fold_place(folder *fo, ir_expr *e) {
-    ir_expr *args[2];
-    switch (e->kind) {
-    case IR_E_INDEX:
-        args[0] = e->args[0]->type->kind == IR_T_PTR ? fold_expr(fo, e->args[0]) : fold_place(fo, e->args[0]);
-        args[1] = fold_expr(fo, e->args[1]);
-        return with_args(fo, e, args);
-    case IR_E_FIELD:
-    case IR_E_SWIZZLE:
-        args[0] = fold_place(fo, e->args[0]);
-        return with_args(fo, e, args);
-    case IR_E_DEREF:
-        args[0] = fold_expr(fo, e->args[0]);
-        return with_args(fo, e, args);
-    default: return e; /* a variable, or a value the verifier objects to */
-    }
-}
-
-static ir_expr *const_read(folder *fo, ir_expr *e) {
+/* a read of a variable: the constant it holds, the variable it is a copy of, or itself */
+static ir_expr *var_read(folder *fo, ir_expr *e) {
     ir_var *v = e->var;
     ir_expr *c = NULL;
     if (tracked(fo, v)) c = fo->known[v->id];
     else if (v && v->storage == IR_VAR_CONSTANT && is_const(v->init) && v->init->type == e->type) c = v->init;
     if (!c) return e;
+    if (c->kind == IR_E_VAR) return ir_var_ref(fo->m, c->var, e->loc);
     ir_expr *r = ir_expr_new(fo->m, IR_E_CONST, e->type, e->loc, 0);
     r->c = c->c;
     return r;
+}
+
+/* a place: indices and the pointers it goes through are values; its variable stays where
+ * the place is written or addressed, and where it is read becomes the variable it is a
+ * copy of (never a constant: a part of a variable is not a scalar's value) */
+static ir_expr *fold_place(folder *fo, ir_expr *e, bool read) {
+    ir_expr *args[2];
+    switch (e->kind) {
+    case IR_E_VAR: {
+        ir_expr *r = read ? var_read(fo, e) : e;
+        return r->kind == IR_E_VAR ? r : e;
+    }
+    case IR_E_INDEX:
+        args[0] = e->args[0]->type->kind == IR_T_PTR ? fold_expr(fo, e->args[0]) : fold_place(fo, e->args[0], read);
+        args[1] = fold_expr(fo, e->args[1]);
+        return with_args(fo, e, args);
+    case IR_E_FIELD:
+    case IR_E_SWIZZLE:
+        args[0] = fold_place(fo, e->args[0], read);
+        return with_args(fo, e, args);
+    case IR_E_DEREF:
+        args[0] = fold_expr(fo, e->args[0]);
+        return with_args(fo, e, args);
+    default: return e; /* a value the verifier objects to */
+    }
 }
 
 static ir_expr *fold_expr(folder *fo, ir_expr *e) {
     if (!e) return NULL;
     switch (e->kind) {
     case IR_E_CONST: return e;
-    case IR_E_VAR: return const_read(fo, e);
+    case IR_E_VAR: return var_read(fo, e);
     case IR_E_INDEX:
     case IR_E_FIELD:
     case IR_E_SWIZZLE:
-    case IR_E_DEREF: return fold_place(fo, e);
+        if (!ir_is_place(e->args[0]) && e->args[0]->type->kind != IR_T_PTR) break; /* of a value */
+        return fold_place(fo, e, true);
+    case IR_E_DEREF: return fold_place(fo, e, true);
     case IR_E_ADDR: {
-        ir_expr *args[1] = {fold_place(fo, e->args[0])};
+        ir_expr *args[1] = {fold_place(fo, e->args[0], false)};
         return with_args(fo, e, args);
     }
     default: break;
@@ -343,16 +372,16 @@ static void forget_written(folder *fo, const ir_stmt *s) {
         for (int i = 0; i < s->stmt_count; i++) forget_written(fo, s->stmts[i]);
         break;
     case IR_S_DECL:
-        if (tracked(fo, s->var)) set_known(fo, s->var->id, NULL);
+        if (tracked(fo, s->var)) write_var(fo, s->var->id, NULL);
         break;
     case IR_S_ASSIGN: {
         ir_var *v = place_root(s->place);
-        if (tracked(fo, v)) set_known(fo, v->id, NULL);
+        if (tracked(fo, v)) write_var(fo, v->id, NULL);
         break;
     }
     case IR_S_INTRINSIC:
     case IR_S_CALL:
-        if (tracked(fo, s->result)) set_known(fo, s->result->id, NULL);
+        if (tracked(fo, s->result)) write_var(fo, s->result->id, NULL);
         break;
     case IR_S_IF:
         forget_written(fo, s->then_s);
@@ -404,9 +433,11 @@ static void arm_values(folder *fo, int mark, arm_end *out) {
     }
 }
 
-static bool same_const(const ir_expr *a, const ir_expr *b) {
+static bool same_value(const ir_expr *a, const ir_expr *b) {
     if (a == b) return true;
-    return a && b && a->type == b->type && memcmp(&a->c, &b->c, sizeof a->c) == 0;
+    if (!a || !b || a->kind != b->kind || a->type != b->type) return false;
+    if (a->kind == IR_E_VAR) return a->var == b->var;
+    return memcmp(&a->c, &b->c, sizeof a->c) == 0;
 }
 
 static void merge_arms(folder *fo, const arm_end *t, const arm_end *e) {
@@ -414,7 +445,7 @@ static void merge_arms(folder *fo, const arm_end *t, const arm_end *e) {
     if (!t->falls_through || !e->falls_through) { /* only one arm reaches what follows */
         const arm_end *live = t->falls_through ? t : e;
         for (int i = 0; i < live->values.count; i++)
-            set_known(fo, live->values.items[i].id, live->values.items[i].old);
+            write_var(fo, live->values.items[i].id, live->values.items[i].old);
         return;
     }
     /* the else arm's end values by id; the known values are still those before the if */
@@ -433,16 +464,16 @@ static void merge_arms(folder *fo, const arm_end *t, const arm_end *e) {
         ir_expr *tv = t->values.items[i].old;
         ir_expr *ev = fo->stamp[id] == stamp ? fo->arm_value[id] : fo->known[id];
         ids[n] = id;
-        at_end[n++] = same_const(tv, ev) ? tv : NULL;
+        at_end[n++] = same_value(tv, ev) ? tv : NULL;
     }
     for (int i = 0; i < t->values.count; i++) fo->stamp[t->values.items[i].id] = -stamp;
     for (int i = 0; i < e->values.count; i++) { /* changed by the else arm only */
         int id = e->values.items[i].id;
         if (fo->stamp[id] == -stamp) continue;
         ids[n] = id;
-        at_end[n++] = same_const(fo->known[id], e->values.items[i].old) ? fo->known[id] : NULL;
+        at_end[n++] = same_value(fo->known[id], e->values.items[i].old) ? fo->known[id] : NULL;
     }
-    for (int i = 0; i < n; i++) set_known(fo, ids[i], at_end[i]);
+    for (int i = 0; i < n; i++) write_var(fo, ids[i], at_end[i]);
 }
 
 static ir_stmt *fold_if(folder *fo, ir_stmt *s, bool *falls_through) {
@@ -518,6 +549,9 @@ static ir_stmt *fold_block(folder *fo, ir_stmt *s, bool *falls_through) {
     }
     s->stmts = kept.stmts;
     s->stmt_count = kept.stmt_count;
+    /* its variables end here: what copied them must not name them after the block */
+    for (int i = 0; i < s->stmt_count; i++)
+        if (s->stmts[i]->kind == IR_S_DECL && tracked(fo, s->stmts[i]->var)) write_var(fo, s->stmts[i]->var->id, NULL);
     return s;
 }
 
@@ -530,16 +564,15 @@ static ir_stmt *fold_stmt(folder *fo, ir_stmt *s, bool *falls_through) {
     case IR_S_BLOCK: return fold_block(fo, s, falls_through);
     case IR_S_DECL:
         s->value = fold_value(fo, s->value);
-        if (tracked(fo, s->var)) set_known(fo, s->var->id, is_const(s->value) ? s->value : NULL);
+        if (tracked(fo, s->var)) write_var(fo, s->var->id, s->value);
         return s;
     case IR_S_ASSIGN: {
-        ir_expr *place = fold_place(fo, s->place);
+        ir_expr *place = fold_place(fo, s->place, false);
         if (place != s->place) fo->changed = true;
         s->place = place;
         s->value = fold_value(fo, s->value);
         ir_var *v = place_root(s->place);
-        if (tracked(fo, v))
-            set_known(fo, v->id, s->place->kind == IR_E_VAR && is_const(s->value) ? s->value : NULL);
+        if (tracked(fo, v)) write_var(fo, v->id, s->place->kind == IR_E_VAR ? s->value : NULL);
         return s;
     }
     case IR_S_IF: return fold_if(fo, s, falls_through);
@@ -555,7 +588,7 @@ static ir_stmt *fold_stmt(folder *fo, ir_stmt *s, bool *falls_through) {
     case IR_S_INTRINSIC:
     case IR_S_CALL:
         for (int i = 0; i < s->arg_count; i++) s->args[i] = fold_value(fo, s->args[i]);
-        if (tracked(fo, s->result)) set_known(fo, s->result->id, NULL);
+        if (tracked(fo, s->result)) write_var(fo, s->result->id, NULL);
         return s;
     }
     return s;
@@ -670,25 +703,25 @@ static void mark_addressed(folder *fo, const ir_expr *e) {
     if (!e) return;
     if (e->kind == IR_E_ADDR) {
         ir_var *v = place_root(e->args[0]);
-        if (id_ok(fo, v)) fo->addressed[v->id] = fo->untracked[v->id] = 1;
+        if (id_ok(fo, v)) fo->addressed[v->id] = 1;
     }
     for (int i = 0; i < e->arg_count; i++) mark_addressed(fo, e->args[i]);
 }
 
-static void mark_untracked(folder *fo, const ir_stmt *s) {
+static void mark_addressed_in(folder *fo, const ir_stmt *s) {
     if (!s) return;
     switch (s->kind) {
     case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) mark_untracked(fo, s->stmts[i]);
+        for (int i = 0; i < s->stmt_count; i++) mark_addressed_in(fo, s->stmts[i]);
         break;
     case IR_S_IF:
         mark_addressed(fo, s->cond);
-        mark_untracked(fo, s->then_s);
-        mark_untracked(fo, s->else_s);
+        mark_addressed_in(fo, s->then_s);
+        mark_addressed_in(fo, s->else_s);
         break;
     case IR_S_LOOP:
-        mark_untracked(fo, s->body);
-        mark_untracked(fo, s->latch);
+        mark_addressed_in(fo, s->body);
+        mark_addressed_in(fo, s->latch);
         break;
     default:
         mark_addressed(fo, s->place);
@@ -703,8 +736,8 @@ static void fold_func(folder *fo, ir_func *f) {
     fo->nvars = f->next_var_id;
     size_t n = (size_t)fo->nvars + 1;
     en_arena *a = fo->m->arena;
-    fo->untracked = en_alloc(a, n);
     fo->addressed = en_alloc(a, n);
+    fo->copies = en_alloc(a, sizeof *fo->copies * n);
     fo->known = en_alloc(a, sizeof(ir_expr *) * n);
     fo->stamp = en_alloc(a, sizeof(int) * n);
     fo->arm_value = en_alloc(a, sizeof(ir_expr *) * n);
@@ -715,13 +748,13 @@ static void fold_func(folder *fo, ir_func *f) {
         ir_var *v = i < f->param_count ? f->params[i] : f->locals.items[i - f->param_count];
         if (!id_ok(fo, v)) continue;
         if (v->address_taken) fo->addressed[v->id] = 1;
-        if (v->address_taken || !ir_is_scalar(v->type)) fo->untracked[v->id] = 1;
     }
-    mark_untracked(fo, f->body);
+    mark_addressed_in(fo, f->body);
 
     for (int round = 0; round < FOLD_ROUNDS; round++) {
         fo->changed = false;
         memset(fo->known, 0, sizeof(ir_expr *) * n);
+        for (size_t i = 0; i < n; i++) fo->copies[i].count = 0;
         fo->trail.count = 0;
         bool ignored;
         f->body = fold_stmt(fo, f->body, &ignored);

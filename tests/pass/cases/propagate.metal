@@ -46,3 +46,22 @@ kernel void assigned_in_loop(device int* out [[buffer(0)]], uint gid [[thread_po
     }
     out[gid] = x + c;
 }
+
+// copies: a reads as b while neither changes. Must not: c after b changes; x after the
+// block that declares t (the copy it held ends there)
+kernel void copies(device int* out [[buffer(0)]], uint gid [[thread_position_in_grid]]) {
+    int b = int(gid) * 3;
+    int a = b;
+    out[0] = a + 1;
+    int c = b;
+    b = b + 1;
+    out[1] = c;
+    out[2] = b;
+    int x = 0;
+    if (gid > 2) {
+        int t = int(gid) * 2;
+        x = t;
+        out[3] = x;
+    }
+    out[4] = x;
+}
