@@ -8,6 +8,7 @@
 # bench/RESULTS.md keeps the figures.
 #   sh bench/fold.sh /tmp/build-before build
 #   GCC_KERNELS="fft.metal:fft_mem_256_float2_float2" sh bench/fold.sh /tmp/build-before build fft.metal
+#   NO_SIZES=1 / NO_GGML=1 leave out the C sizes / the ggml front end
 set -u
 cd "$(dirname "$0")/.."
 base=$1 new=$2
@@ -22,6 +23,7 @@ mlx_args() { # FILE: the source path, -I and its function constants
 }
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for f in "$@"; do
+  [ -z "${NO_SIZES:-}" ] || break
   # shellcheck disable=SC2046
   b=$("$base/enigma" compile $(mlx_args "$f") --emit c | wc -c)
   # shellcheck disable=SC2046
