@@ -16,6 +16,8 @@ typedef struct en_ctx {
     const char *const *function_constants; /* "NAME=VALUE" or "INDEX=VALUE" */
     int function_constant_count;
     bool checked;          /* checked-mode instrumentation requested */
+    bool no_fold;          /* skip the fold pass: the IR as the checker and the inliner made
+                              it (the front end's golden tests compare that) */
 } en_ctx;
 
 EN_INTERNAL void en_ctx_init(en_ctx *c);

@@ -13,6 +13,9 @@ EN_INTERNAL bool en_pass_tail_calls(en_ctx *c, ir_module *m);
 /* inline.c: every IR_S_CALL replaced by the callee's body; recursion is an error;
  * helper functions are dropped from the module afterwards. */
 EN_INTERNAL bool en_pass_inline(en_ctx *c, ir_module *m);
+/* fold.c: constant propagation and folding, constant control flow and dead locals in
+ * each kernel (after inline: helpers' locals are the kernel's). True unless out of memory. */
+EN_INTERNAL bool en_pass_fold(en_ctx *c, ir_module *m);
 /* uniformity.c: finds barriers under thread-dependent control flow. A barrier whose
  * reaching is provably non-uniform is an error; one that may be is a warning. */
 EN_INTERNAL bool en_pass_uniformity(en_ctx *c, ir_module *m);

@@ -1,7 +1,7 @@
 /* compile.c — the pipeline, in order:
  *
  *   .metal ─► preprocess+lex ─► parse ─► check ─► [verify] ─► tail calls ─► [verify]
- *           ─► inline ─► [verify] ─► uniformity ─► [verify] ─► kernel IR
+ *           ─► inline ─► [verify] ─► fold ─► [verify] ─► uniformity ─► [verify] ─► kernel IR
  *           (then a backend: src/cpu, src/cuda)
  *
  * Each stage reports into the context's diagnostics. The verifier runs between passes,
@@ -38,6 +38,10 @@ ir_module *en_compile(en_ctx *c, int file, en_buf *dump) {
     if (en_pass_tail_calls(c, m) && !after_pass(c, m, "tailcall", dump)) return NULL; /* when it changed any */
     en_pass_inline(c, m);
     if (!after_pass(c, m, "inline", dump)) return NULL;
+    if (!c->no_fold) {
+        en_pass_fold(c, m);
+        if (!after_pass(c, m, "fold", dump)) return NULL;
+    }
     en_pass_uniformity(c, m);
     if (!after_pass(c, m, "uniformity", dump)) return NULL;
     return m;

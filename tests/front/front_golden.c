@@ -1,6 +1,7 @@
 /* front_golden.c — runs one .metal file through the whole front end, as the library
- * does (en_compile: preprocess, parse, check, verify, inline, uniformity), for the
- * golden suite in ok/ and err/:
+ * does (en_compile: preprocess, parse, check, verify, inline, uniformity) but for the fold
+ * pass (its cases show what the checker made of the source; tests/pass shows the fold
+ * pass), for the golden suite in ok/ and err/:
  *
  *   front_golden FILE   "ok: N kernels" and the kernel IR (ir_print_module, with the
  *                       "; @LINE:COL" locations) when it compiles, else "failed"; then
@@ -45,6 +46,7 @@ int main(int argc, char **argv) {
     c.include_dir_count = ndirs;
     c.function_constants = constants;
     c.function_constant_count = nconstants;
+    c.no_fold = true;
 
     en_buf out = {0};
     ir_module *m = en_compile(&c, file, NULL);
