@@ -14,6 +14,9 @@ typedef struct en_sha256 {
 EN_INTERNAL void en_sha256_init(en_sha256 *s);
 EN_INTERNAL void en_sha256_update(en_sha256 *s, const void *data, size_t n);
 EN_INTERNAL void en_sha256_final(en_sha256 *s, uint8_t digest[32]);
+/* tests: the SHA extensions on (where the processor has them) or off; true when on. The
+ * default is on where available. */
+EN_INTERNAL bool en_sha256_set_hardware(bool on);
 /* the digest as 64 lowercase hex digits and a NUL */
 EN_INTERNAL void en_sha256_hex(const uint8_t digest[32], char hex[65]);
 

@@ -60,6 +60,52 @@ static double now_ms(void) {
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static void sha256_of(const uint8_t *data, size_t n, size_t piece, char hex[65]) {
+    en_sha256 s;
+    uint8_t d[32];
+    en_sha256_init(&s);
+    for (size_t at = 0; at < n; at += piece) en_sha256_update(&s, data + at, n - at < piece ? n - at : piece);
+    en_sha256_final(&s, d);
+    en_sha256_hex(d, hex);
+}
+
+/* the portable rounds and the SHA extensions give one digest, for lengths around every
+ * block boundary and pieces that cross blocks at every offset, on fresh random bytes;
+ * a million 'a's (FIPS 180-2's long vector) both ways */
+static void sha256_hardware_matches_portable(void) {
+    bool hardware = en_sha256_set_hardware(true);
+    printf("sha256: the SHA extensions are %s\n", hardware ? "used" : "not available here");
+    size_t big = 1000000;
+    uint8_t *data = malloc(big);
+    CHECK(data != NULL, "out of memory");
+    if (!data) return;
+    srand((unsigned)time(NULL));
+    for (size_t i = 0; i < big; i++) data[i] = (uint8_t)rand();
+    char a[65], b[65];
+    for (size_t n = 0; n < 300; n++) {
+        size_t piece = 1 + (size_t)rand() % 97;
+        en_sha256_set_hardware(true);
+        sha256_of(data, n, piece, a);
+        en_sha256_set_hardware(false);
+        sha256_of(data, n, n ? n : 1, b);
+        CHECK(strcmp(a, b) == 0, "sha256 of %zu random bytes in pieces of %zu: %s, portable %s", n, piece, a, b);
+    }
+    en_sha256_set_hardware(true);
+    sha256_of(data, big, 4099, a);
+    en_sha256_set_hardware(false);
+    sha256_of(data, big, big, b);
+    CHECK(strcmp(a, b) == 0, "sha256 of 1 MB: %s, portable %s", a, b);
+    memset(data, 'a', big);
+    for (int on = 0; on < 2; on++) {
+        en_sha256_set_hardware(on);
+        sha256_of(data, big, on ? 1000 : 333, a);
+        CHECK(strcmp(a, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0,
+              "sha256 of a million 'a' (%s) = %s", on ? "hardware" : "portable", a);
+    }
+    en_sha256_set_hardware(true);
+    free(data);
+}
+
 static void sha256_vectors(void) {
     struct { const char *text, *hex; } v[] = {
         {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
@@ -84,6 +130,10 @@ static void sha256_vectors(void) {
 
 int main(void) {
     sha256_vectors();
+    sha256_hardware_matches_portable();
+    en_sha256_set_hardware(false);
+    sha256_vectors();
+    en_sha256_set_hardware(true);
     snprintf(cache_dir, sizeof cache_dir, "%s/enigma-cache-test-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(cache_dir)) return 1;
     setenv("ENIGMA_CACHE_DIR", cache_dir, 1);
