@@ -284,29 +284,24 @@ static void code_key(const char *cc, const char *identity, const char *flags, co
     en_sha256_hex(digest, key);
 }
 
-/* After a batch is built: for each of its kernels, the key its code alone would have (the
- * module a library makes to build one kernel: the same module with that kernel only) and an
- * alias from that key to the batch. A failure costs a later rebuild, never correctness, so
- * it is dropped. */
-static void write_aliases(const char *dir, const ir_module *batch, const en_build_options *o, const char *cc,
-                          const char *identity, const char *flags, const char *batch_key) {
-    ir_module alone = *batch;
-    int index = 0;
-    for (int i = 0; i < batch->funcs.count; i++) {
-        ir_func *f = batch->funcs.items[i];
-        if (!f->is_kernel) continue;
-        alone.funcs.items = &f;
-        alone.funcs.count = alone.funcs.cap = 1;
-        en_buf code = {0}, ignored = {0};
-        if (cpu_emit_module(&alone, o, &code, &ignored) == ENIGMA_OK && !code.out_of_memory) {
-            char key[65];
-            code_key(cc, identity, flags, code.data, key);
-            en_cache_write_alias(dir, key, batch_key, index, f->name, &ignored);
-        }
-        en_buf_free(&code);
-        en_buf_free(&ignored);
-        index++;
+/* what write_alias needs besides the kernel */
+typedef struct alias_job {
+    const char *dir, *cc, *identity, *flags, *batch_key;
+    const en_build_options *o;
+} alias_job;
+
+/* the key the kernel's code alone has, aliased to the batch. A failure costs a later
+ * rebuild, never correctness, so it is dropped. */
+static void write_alias(const ir_module *alone, const ir_func *kernel, int index, void *job_) {
+    const alias_job *job = job_;
+    en_buf code = {0}, ignored = {0};
+    if (cpu_emit_module(alone, job->o, &code, &ignored) == ENIGMA_OK && !code.out_of_memory) {
+        char key[65];
+        code_key(job->cc, job->identity, job->flags, code.data, key);
+        en_cache_write_alias(job->dir, key, job->batch_key, index, kernel->name, &ignored);
     }
+    en_buf_free(&code);
+    en_buf_free(&ignored);
 }
 
 /* a one-kernel program whose kernel was built in a batch: that batch's library, verified
@@ -379,7 +374,10 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
                 first_symbol = 0;
                 st = build_into(dir.data, code.data, code.len, cc, flags, entry.data, &so, err);
                 if (st == ENIGMA_OK) p->library = open_verified(entry.data, p->key);
-                if (p->library && kernels > 1) write_aliases(dir.data, m, o, cc, identity, flags, p->key);
+                if (p->library && kernels > 1) { /* after a batch: each kernel alone finds it (cache.h) */
+                    alias_job job = {dir.data, cc, identity, flags, p->key, o};
+                    ir_each_kernel_alone(m, write_alias, &job);
+                }
             }
         }
     } else {

@@ -126,28 +126,25 @@ static bool read_alias(const char *dir, const char *key, const char *kernel, en_
     return ok;
 }
 
-/* After a batch is compiled: each kernel's key alone (the module a library makes to build
- * one kernel: the same module with that kernel only), aliased to the batch. A failure costs
- * a later build, never correctness: it is dropped. */
-static void write_aliases(const char *dir, const ir_module *batch, int nv_major, int nv_minor, const char *const *opts,
-                          int n, const char *batch_key) {
-    ir_module alone = *batch;
-    int index = 0;
-    for (int i = 0; i < batch->funcs.count; i++) {
-        ir_func *f = batch->funcs.items[i];
-        if (!f->is_kernel) continue;
-        alone.funcs.items = &f;
-        alone.funcs.count = alone.funcs.cap = 1;
-        en_buf source = {0}, ignored = {0};
-        if (en_cuda_emit(&alone, &source, &ignored) == ENIGMA_OK && !source.out_of_memory) {
-            char key[65];
-            cache_key(source.data, nv_major, nv_minor, opts, n, key);
-            en_cache_write_alias(dir, key, batch_key, index, f->name, &ignored);
-        }
-        en_buf_free(&source);
-        en_buf_free(&ignored);
-        index++;
+/* what write_alias needs besides the kernel */
+typedef struct alias_job {
+    const char *dir, *batch_key;
+    int nv_major, nv_minor, option_count;
+    const char *const *options;
+} alias_job;
+
+/* the key the kernel's CUDA C alone has, aliased to the batch. A failure costs a later
+ * build, never correctness: it is dropped. */
+static void write_alias(const ir_module *alone, const ir_func *kernel, int index, void *job_) {
+    const alias_job *job = job_;
+    en_buf source = {0}, ignored = {0};
+    if (en_cuda_emit(alone, &source, &ignored) == ENIGMA_OK && !source.out_of_memory) {
+        char key[65];
+        cache_key(source.data, job->nv_major, job->nv_minor, job->options, job->option_count, key);
+        en_cache_write_alias(job->dir, key, job->batch_key, index, kernel->name, &ignored);
     }
+    en_buf_free(&source);
+    en_buf_free(&ignored);
 }
 
 enigma_status en_nvrtc_compile(const ir_module *m, int major, int minor, const char *extra_options,
@@ -252,8 +249,10 @@ enigma_status en_nvrtc_compile(const ir_module *m, int major, int minor, const c
     lib->nvrtcDestroyProgram(&prog);
     out->compile_ms = now_ms() - t0;
     /* a cache that cannot be written costs speed, not correctness: the error is dropped */
-    if (cache_ok && en_cache_write(dir.data, entry.data, out->data, out->size, &scratch) == ENIGMA_OK && kernels > 1)
-        write_aliases(dir.data, m, nv_major, nv_minor, opts, n, key);
+    if (cache_ok && en_cache_write(dir.data, entry.data, out->data, out->size, &scratch) == ENIGMA_OK && kernels > 1) {
+        alias_job job = {dir.data, key, nv_major, nv_minor, n, opts};
+        ir_each_kernel_alone(m, write_alias, &job); /* each kernel alone finds the batch */
+    }
 
 done:
     free(extra);

@@ -443,3 +443,17 @@ bool ir_stmt_any_expr(const ir_stmt *s, bool (*holds)(const ir_expr *, const voi
     default: return false;
     }
 }
+
+void ir_each_kernel_alone(const ir_module *m,
+                          void (*each)(const ir_module *alone, const ir_func *kernel, int index, void *ctx),
+                          void *ctx) {
+    ir_module alone = *m;
+    int index = 0;
+    for (int i = 0; i < m->funcs.count; i++) {
+        ir_func *f = m->funcs.items[i];
+        if (!f->is_kernel) continue;
+        alone.funcs.items = &f;
+        alone.funcs.count = alone.funcs.cap = 1;
+        each(&alone, f, index++, ctx);
+    }
+}
