@@ -699,36 +699,15 @@ static void remove_dead_locals(folder *fo) {
 }
 
 /* ---- the pass --------------------------------------------------------------------------- */
-static void mark_addressed(folder *fo, const ir_expr *e) {
-    if (!e) return;
+/* marks the variable e takes the address of (or of a part of); false, so that
+ * ir_stmt_any_expr goes on to every expression */
+static bool mark_addressed(const ir_expr *e, const void *folder_) {
+    const folder *fo = folder_;
     if (e->kind == IR_E_ADDR) {
         ir_var *v = place_root(e->args[0]);
         if (id_ok(fo, v)) fo->addressed[v->id] = 1;
     }
-    for (int i = 0; i < e->arg_count; i++) mark_addressed(fo, e->args[i]);
-}
-
-static void mark_addressed_in(folder *fo, const ir_stmt *s) {
-    if (!s) return;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) mark_addressed_in(fo, s->stmts[i]);
-        break;
-    case IR_S_IF:
-        mark_addressed(fo, s->cond);
-        mark_addressed_in(fo, s->then_s);
-        mark_addressed_in(fo, s->else_s);
-        break;
-    case IR_S_LOOP:
-        mark_addressed_in(fo, s->body);
-        mark_addressed_in(fo, s->latch);
-        break;
-    default:
-        mark_addressed(fo, s->place);
-        mark_addressed(fo, s->value);
-        for (int i = 0; i < s->arg_count; i++) mark_addressed(fo, s->args[i]);
-        break;
-    }
+    return false;
 }
 
 static void fold_func(folder *fo, ir_func *f) {
@@ -749,7 +728,7 @@ static void fold_func(folder *fo, ir_func *f) {
         if (!id_ok(fo, v)) continue;
         if (v->address_taken) fo->addressed[v->id] = 1;
     }
-    mark_addressed_in(fo, f->body);
+    ir_stmt_any_expr(f->body, mark_addressed, fo);
 
     for (int round = 0; round < FOLD_ROUNDS; round++) {
         fo->changed = false;
