@@ -322,12 +322,6 @@ static void *open_alias(const char *dir, const char *key, const char *kernel, in
     return library;
 }
 
-static const ir_func *only_kernel(const ir_module *m) {
-    for (int i = 0; i < m->funcs.count; i++)
-        if (m->funcs.items[i]->is_kernel) return m->funcs.items[i];
-    return NULL;
-}
-
 enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_program **out,
                             en_buf *err) {
     *out = NULL;
@@ -369,7 +363,7 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
             en_cache_entry_path(dir.data, p->key, ".so", &entry);
             p->library = open_verified(entry.data, p->key);
             if (!p->library && kernels == 1)
-                p->library = open_alias(dir.data, p->key, only_kernel(m)->name, &first_symbol);
+                p->library = open_alias(dir.data, p->key, ir_module_kernel_at(m, 0)->name, &first_symbol);
             if (!p->library) {
                 first_symbol = 0;
                 st = build_into(dir.data, code.data, code.len, cc, flags, entry.data, &so, err);

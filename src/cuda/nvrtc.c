@@ -106,13 +106,6 @@ static bool looks_like_cubin(const void *data, size_t n) {
     return n > 64 && memcmp(data, "\x7f" "ELF", 4) == 0;
 }
 
-/* the kernel a one-kernel module holds */
-static const ir_func *only_kernel(const ir_module *m) {
-    for (int i = 0; i < m->funcs.count; i++)
-        if (m->funcs.items[i]->is_kernel) return m->funcs.items[i];
-    return NULL;
-}
-
 /* the cubin of the batch key's alias leads to, when it names this kernel and holds it */
 static bool read_alias(const char *dir, const char *key, const char *kernel, en_buf *bytes) {
     char batch_key[65];
@@ -193,7 +186,7 @@ enigma_status en_nvrtc_compile(const ir_module *m, int major, int minor, const c
         double t0 = now_ms();
         en_buf bytes = {0};
         if ((en_cache_read(entry.data, &bytes) && looks_like_cubin(bytes.data, bytes.len)) ||
-            (kernels == 1 && read_alias(dir.data, key, only_kernel(m)->name, &bytes))) {
+            (kernels == 1 && read_alias(dir.data, key, ir_module_kernel_at(m, 0)->name, &bytes))) {
             out->size = bytes.len;
             out->data = en_buf_take(&bytes);
             out->from_cache = true;

@@ -246,6 +246,12 @@ int ir_module_kernel_count(const ir_module *m) {
     return n;
 }
 
+const ir_func *ir_module_kernel_at(const ir_module *m, int index) {
+    for (int i = 0; i < m->funcs.count; i++)
+        if (m->funcs.items[i]->is_kernel && index-- == 0) return m->funcs.items[i];
+    return NULL;
+}
+
 /* ---- builders ---------------------------------------------------------------------- */
 ir_var *ir_var_new(ir_module *m, ir_func *f, const char *name, ir_type *t, en_loc loc) {
     ir_var *v = en_alloc(m->arena, sizeof *v);

@@ -318,6 +318,8 @@ EN_INTERNAL ir_module *ir_module_new(en_arena *a, const en_sources *sources);
 EN_INTERNAL ir_func *ir_func_new(ir_module *m, const char *name, en_loc loc);
 EN_INTERNAL ir_func *ir_module_kernel(const ir_module *m, const char *name);
 EN_INTERNAL int ir_module_kernel_count(const ir_module *m);
+/* the module's index-th kernel (in module order), or NULL */
+EN_INTERNAL const ir_func *ir_module_kernel_at(const ir_module *m, int index);
 /* calls each() for every kernel of m with the module a library builds that kernel alone
  * from (m with only that kernel), the kernel and its index among m's kernels */
 EN_INTERNAL void ir_each_kernel_alone(const ir_module *m,
