@@ -3,7 +3,10 @@
  * Needs: a C compiler ($ENIGMA_CC, else `cc`) that accepts gcc-style flags; $ENIGMA_CC may
  * be several words, a launcher first ("ccache gcc").
  * Guarantees: the program's .so was built from exactly this C, by this compiler (as
- * `cc --version` names it), with these flags. The cache key is the SHA-256 of the three;
+ * `cc --version` names it), with these flags, and, when the flags tune for the host
+ * (-march=native), for this host's CPU (its model and feature flags, from /proc/cpuinfo or
+ * $ENIGMA_CPUINFO): a cache folder shared by machines of different CPUs never hands one of
+ * them code with instructions it lacks. The cache key is the SHA-256 of all of it;
  * the .so exports enk_content_hash holding the key, and an entry whose hash does not match,
  * or that dlopen refuses, is rebuilt and replaced, never used. The compiler runs through
  * posix_spawnp with an argv array (no shell). Nothing is printed: the compiler's output
@@ -107,6 +110,29 @@ static char *compiler_identity(const char *cc) {
     char *r = strdup(identity_text ? identity_text : "");
     pthread_mutex_unlock(&identity_lock);
     return r;
+}
+
+/* what -march=native compiles for: the first processor's identity and feature lines of
+ * /proc/cpuinfo (x86's "model name" and "flags", Arm's "CPU part" and "Features"), or of
+ * $ENIGMA_CPUINFO (a test points it at another CPU's). Empty where the file is missing:
+ * then the host cannot be told apart, as before. */
+static void host_cpu_identity(en_buf *out) {
+    static const char *const keys[] = {"vendor_id", "cpu family", "model", "model name", "flags",
+                                       "CPU implementer", "CPU architecture", "CPU variant",
+                                       "CPU part", "Features", "isa"};
+    const char *path = getenv("ENIGMA_CPUINFO");
+    FILE *f = fopen(path && *path ? path : "/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[8192];
+    while (fgets(line, sizeof line, f) && line[0] != '\n') {  /* the first processor's block */
+        const char *colon = strchr(line, ':');
+        if (!colon) continue;
+        size_t name_len = (size_t)(colon - line);
+        while (name_len > 0 && (line[name_len - 1] == ' ' || line[name_len - 1] == '\t')) name_len--;
+        for (size_t i = 0; i < EN_COUNT(keys); i++)
+            if (strlen(keys[i]) == name_len && strncmp(line, keys[i], name_len) == 0) en_buf_puts(out, line);
+    }
+    fclose(f);
 }
 
 static enigma_status compile_c_once(const char *cc, const char *flags, const char *c_path,
@@ -335,8 +361,16 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
     if (!cc || !*cc) cc = "cc";
     const char *flags = o && o->backend_flags ? o->backend_flags : DEFAULT_FLAGS;
     char *identity = compiler_identity(cc);
+    if (identity && strstr(flags, "native")) {
+        en_buf with_cpu = {0};
+        en_buf_puts(&with_cpu, identity);
+        host_cpu_identity(&with_cpu);
+        free(identity);
+        identity = with_cpu.out_of_memory ? NULL : en_buf_take(&with_cpu);
+        en_buf_free(&with_cpu);  /* frees what the take did not (on out of memory) */
+    }
 
-    en_program *p = calloc(1, sizeof *p);
+    en_program *p = identity ? calloc(1, sizeof *p) : NULL;
     if (!p) {
         en_buf_free(&code);
         free(identity);

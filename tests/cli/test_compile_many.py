@@ -176,3 +176,29 @@ def test_a_pipeline_after_a_batched_build_compiles_nothing(enigma, cpu, tmp_path
     k7[0].write_text("%s %d k_8\n" % (key, int(index) + 1))
     _run_kernel(enigma, src, 7, tmp_path, **env)
     assert len(builds()) == before + 1
+
+
+def test_native_builds_are_keyed_by_the_host_cpu(enigma, cpu, tmp_path):
+    """-march=native code runs only on CPUs like the one it was built on, so a cache folder
+    shared by machines of different CPUs must not hand one the other's program: the host
+    CPU's identity is part of the key when the flags say native, and only then.
+    ENIGMA_CPUINFO points the backend at another CPU's /proc/cpuinfo."""
+    src, cache = tmp_path / "one.metal", tmp_path / "cache"
+    src.write_text("kernel void twice(device float* a [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                   "    a[i] = a[i] * 2.0f;\n}\n")
+    other = tmp_path / "other-cpuinfo"
+    other.write_text("processor\t: 0\nvendor_id\t: OtherVendor\nmodel name\t: Some Other CPU\n"
+                     "flags\t\t: fpu sse sse2\n\nprocessor\t: 1\n")
+    here = _compile(enigma, src, ENIGMA_CACHE_DIR=str(cache))
+    assert here.returncode == 0 and _cache_entries(cache) == 1, here.stderr
+    r = _compile(enigma, src, ENIGMA_CACHE_DIR=str(cache), ENIGMA_CPUINFO=str(other))
+    assert r.returncode == 0 and _cache_entries(cache) == 2, r.stderr  # another CPU: built again
+    r = _compile(enigma, src, ENIGMA_CACHE_DIR=str(cache), ENIGMA_CPUINFO=str(other))
+    assert r.returncode == 0 and _cache_entries(cache) == 2, r.stderr  # that CPU's entry is found
+    r = _compile(enigma, src, ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 0 and _cache_entries(cache) == 2, r.stderr  # and so is this one's
+    # flags that do not tune for the host: one program for every CPU
+    r = _compile(enigma, src, "--backend-flags", "-O2", ENIGMA_CACHE_DIR=str(cache))
+    assert r.returncode == 0 and _cache_entries(cache) == 3, r.stderr
+    r = _compile(enigma, src, "--backend-flags", "-O2", ENIGMA_CACHE_DIR=str(cache), ENIGMA_CPUINFO=str(other))
+    assert r.returncode == 0 and _cache_entries(cache) == 3, r.stderr
