@@ -1444,16 +1444,15 @@ static int wg_row(const en_wg_plan *plan, const ir_var *array) { return array ==
 /* a chunk store: the same 16 bytes, at their place in the wgmma layout (prelude: en_wg_place) */
 static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to) {
     line_start(e);
-    en_buf_printf(e->out, "*(%s)en_wg_place<%d>(&%s, ", type_name(e, s->place->args[0]->type), wg_row(e->wg, to->array),
-                  var_name(e, to->array));
+    en_buf_printf(e->out, "en_wg_store<%d>(&%s, ", wg_row(e->wg, to->array), var_name(e, to->array));
     for (int i = 0; i < to->term_count; i++) {
         put(e, i ? " + (long long)(" : "(long long)(");
         emit_expr(e, to->terms[i]);
         put(e, ")");
     }
-    put(e, ") = ");
+    en_buf_printf(e->out, ", (%s)(", type_name(e, s->place->type));
     emit_expr(e, s->value);
-    put(e, ";\n");
+    put(e, "));\n");
 }
 
 /* the place of accumulator k (one of the multiplies onto it, its loop variables bound) */
@@ -1696,6 +1695,13 @@ static void emit_params(emitter *e, const ir_func *f, bool declare) {
     }
 }
 
+/* [[threadgroup(n)]] parameters: the launch sizes them against what the static arrays leave */
+static bool dynamic_memory(const ir_func *f) {
+    for (int i = 0; i < f->param_count; i++)
+        if (f->params[i]->param_kind == IR_PARAM_THREADGROUP) return true;
+    return false;
+}
+
 static void emit_kernel(emitter *e, const ir_func *f) {
     e->f = f;
     e->loop_depth = 0;
@@ -1732,7 +1738,9 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     }
     /* a GEMM the warpgroup can do with wgmma (wgmma.c): its block table first */
     en_wg_plan wg;
-    bool warpgroup = !e->apple_lanes && en_cuda_wgmma_plan(f, &e->arena, &wg);
+    bool warpgroup = !e->apple_lanes && !dynamic_memory(f) &&
+                     e->shared.static_bytes + EN_WG_SCRATCH_BYTES <= EN_CUDA_STATIC_SHARED_LIMIT &&
+                     en_cuda_wgmma_plan(f, &e->arena, &wg);
     if (warpgroup) {
         put(e, "#ifdef EN_WGMMA\n");
         emit_wg_blocks(e, &wg);
@@ -1801,7 +1809,7 @@ static void emit_kernel(emitter *e, const ir_func *f) {
          * sm_90a device, and as it was elsewhere */
         put(e, "#ifdef EN_WGMMA\n");
         line_start(e);
-        put(e, "__shared__ __align__(16) ::float2 en_wg_scratch[64][32]; // the accumulators between layouts\n");
+        en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch[64][32]; // the accumulators between layouts (%d bytes)\n", EN_WG_SCRATCH_BYTES);
         line_start(e);
         put(e, "float en_wg_d[32]; // this thread's part of the 64x64 tile, in wgmma's accumulator layout\n");
         line_start(e);

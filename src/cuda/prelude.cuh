@@ -1078,6 +1078,15 @@ template <int ROW> __device__ __forceinline__ void *en_wg_place(void *base, long
     const long long r = e / ROW, c = e % ROW;
     return (char *)base + 2 * ((r >> 3) * ROW * 8 + (c >> 3) * 64 + (r & 7) * 8 + (c & 7));
 }
+// a chunk store: 16 bytes at element e; where e is not on a chunk of the layout (8 elements
+// from a multiple of 8, which the 16-byte alignment of the store gives), element by element
+template <int ROW, class V> __device__ __forceinline__ void en_wg_store(void *base, long long e, V v) {
+    static_assert(sizeof(V) == 16, "a 16-byte chunk");
+    if ((e & 7) == 0) { *(V *)en_wg_place<ROW>(base, e) = v; return; }
+    unsigned short h[8];
+    memcpy(h, &v, 16);
+    for (int i = 0; i < 8; i++) *(unsigned short *)en_wg_place<ROW>(base, e + i) = h[i];
+}
 // a shared-memory matrix descriptor: start address, leading and stride byte offsets, no swizzle
 __device__ __forceinline__ unsigned long long en_wg_desc(const void *p, unsigned lead, unsigned stride) {
     const unsigned long long a = (unsigned long long)__cvta_generic_to_shared(p);
@@ -1106,6 +1115,7 @@ template <bool BF16> __device__ __forceinline__ void en_wg_mma(float (&d)[32], u
 // follows release the staging arrays to the next copy.
 template <int ROW_A, int ROW_B, int STEPS, bool BF16>
 __device__ __forceinline__ void en_wg_multiply(float (&d)[32], const void *a, const void *b) {
+    __syncwarp(); // .aligned: every lane of the warp at the same instruction
     en_wg_fence_operands(d);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
