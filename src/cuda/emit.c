@@ -1441,10 +1441,21 @@ static void emit_stmt(emitter *e, const ir_stmt *s) {
 /* the staging array's row length */
 static int wg_row(const en_wg_plan *plan, const ir_var *array) { return array == plan->a.array ? plan->a.row : plan->b.row; }
 
+/* the start of a staging buffer: &X, or &X[b] of an array of buffers */
+static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffer) {
+    en_buf_printf(e->out, "&%s", var_name(e, array));
+    if (!buffer) return;
+    put(e, "[");
+    emit_expr(e, buffer);
+    put(e, "]");
+}
+
 /* a chunk store: the same 16 bytes, at their place in the wgmma layout (prelude: en_wg_place) */
 static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to) {
     line_start(e);
-    en_buf_printf(e->out, "en_wg_store<%d>(&%s, ", wg_row(e->wg, to->array), var_name(e, to->array));
+    en_buf_printf(e->out, "en_wg_store<%d>(", wg_row(e->wg, to->array));
+    emit_wg_buffer(e, to->array, to->buffer);
+    put(e, ", ");
     for (int i = 0; i < to->term_count; i++) {
         put(e, i ? " + (long long)(" : "(long long)(");
         emit_expr(e, to->terms[i]);
@@ -1498,9 +1509,12 @@ static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop)
 static void emit_wg_nest(emitter *e) {
     const en_wg_plan *wg = e->wg;
     line_start(e);
-    en_buf_printf(e->out, "en_wg_multiply<%d, %d, %d, %s>(en_wg_d, &%s, &%s); // the nest's %d multiplies of each SIMD group\n",
-                  wg->a.row, wg->b.row, wg->k_steps, wg->bf16 ? "true" : "false", var_name(e, wg->a.array),
-                  var_name(e, wg->b.array), EN_WG_ACCUMULATORS * wg->k_steps * 2);
+    en_buf_printf(e->out, "en_wg_multiply<%d, %d, %d, %s>(en_wg_d, ", wg->a.row, wg->b.row, wg->k_steps,
+                  wg->bf16 ? "true" : "false");
+    emit_wg_buffer(e, wg->a.array, wg->a.buffer);
+    put(e, ", ");
+    emit_wg_buffer(e, wg->b.array, wg->b.buffer);
+    en_buf_printf(e->out, "); // the nest's %d multiplies of each SIMD group\n", EN_WG_ACCUMULATORS * wg->k_steps * 2);
 }
 
 /* the block of the 64x64 tile each SIMD group's accumulators are, for the moves */

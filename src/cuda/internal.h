@@ -102,13 +102,17 @@ EN_INTERNAL bool en_cuda_eval_int(const ir_expr *e, en_var_value value_of, const
 #define EN_WG_ACCUMULATORS 16     /* 8x8 accumulators a SIMD group holds: 64x64 / 4 / 64 */
 #define EN_WG_SCRATCH_BYTES 16384 /* shared memory the accumulators move through: 64x64 floats */
 typedef struct en_wg_pointer {
-    const ir_var *array;          /* &array[terms[last]] + terms[0] + ...: a staging array */
+    const ir_var *array;          /* &array[buffer][terms[last]] + terms[0] + ...: a staging array */
+    const ir_expr *buffer;        /* which of its buffers (an array of them), or NULL */
+    int64_t elements;             /* in one buffer */
+    const ir_var *via;            /* the pointer variable set to it, or NULL */
     const ir_expr *terms[EN_WG_MAX_TERMS]; /* element offsets, added */
     int term_count;
     const ir_stmt *store;         /* the chunk store through it */
 } en_wg_pointer;
 typedef struct en_wg_staging {
     const ir_var *array;
+    const ir_expr *buffer;        /* the buffer the nest reads (arrays of buffers), or NULL */
     int row;                      /* elements per row, as the loads read it */
 } en_wg_staging;
 typedef struct en_wg_plan {

@@ -81,26 +81,96 @@ static bool group_value(const void *ctx, const ir_var *v, int64_t *out) {
 }
 
 /* ---- pointers into a staging array ---------------------------------------------------------- */
-/* p = &X[i] + j + ...: X (a kernel-scope threadgroup array of 16-bit floats) and the offset
- * terms (i, j, ...), or false */
-static bool staging_pointer(const ir_func *f, const ir_expr *p, en_wg_pointer *out) {
-    memset(out, 0, sizeof *out);
+/* the declaration of v in s (a statement nested anywhere), or NULL */
+static const ir_stmt *decl_of(const ir_stmt *s, const ir_var *v) {
+    if (!s) return NULL;
+    const ir_stmt *d = NULL;
+    switch (s->kind) {
+    case IR_S_DECL: return s->var == v ? s : NULL;
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count && !d; i++) d = decl_of(s->stmts[i], v);
+        return d;
+    case IR_S_IF: return (d = decl_of(s->then_s, v)) ? d : decl_of(s->else_s, v);
+    case IR_S_LOOP: return (d = decl_of(s->body, v)) ? d : decl_of(s->latch, v);
+    default: return NULL;
+    }
+}
+
+static bool is_16_bit(const ir_type *t) { return t && (t->kind == IR_T_F16 || t->kind == IR_T_BF16); }
+
+/* p = &X[i] + j + ..., or &X[b][i] + j + ... (X an array of buffers, b the buffer), or a
+ * pointer variable set once to one of those, plus terms (through_var): X a kernel-scope
+ * threadgroup array of 16-bit floats, the buffer b and the offset terms (i, j, ...), or false */
+static bool staging_pointer(const ir_func *f, const ir_expr *p, bool through_var, en_wg_pointer *out) {
     while (p->kind == IR_E_PTR_OFFSET) {
         if (out->term_count == EN_WG_MAX_TERMS || !ir_is_integer(p->args[1]->type)) return false;
         out->terms[out->term_count++] = p->args[1];
         p = p->args[0];
     }
-    if (p->kind != IR_E_ADDR || p->args[0]->kind != IR_E_INDEX) return false;
+    if (p->kind == IR_E_PTRCAST) {
+        /* a pointer to const of the same elements (`threadgroup const T *as = &As[cur][0]`) */
+        if (p->type->kind != IR_T_PTR || p->args[0]->type->kind != IR_T_PTR || p->type->elem->kind != p->args[0]->type->elem->kind)
+            return false;
+        p = p->args[0];
+    }
+    if (p->kind == IR_E_VAR && through_var && !out->via) {
+        const ir_var *v = p->var;
+        const ir_stmt *d = v->storage == IR_VAR_LOCAL && !v->is_assigned && !v->address_taken && v->type->kind == IR_T_PTR
+                               ? decl_of(f->body, v) : NULL;
+        if (!d || !d->value) return false;
+        out->via = v;
+        return staging_pointer(f, d->value, false, out);
+    }
+    if (p->kind != IR_E_ADDR || p->args[0]->kind != IR_E_INDEX || !ir_is_integer(p->args[0]->args[1]->type)) return false;
     const ir_expr *x = p->args[0]->args[0];
-    if (x->kind != IR_E_VAR || x->type->kind != IR_T_ARRAY || !ir_is_integer(p->args[0]->args[1]->type)) return false;
-    const ir_type *elem = x->type->elem;
-    if (elem->kind != IR_T_F16 && elem->kind != IR_T_BF16) return false;
+    if (x->kind == IR_E_INDEX && x->type->kind == IR_T_ARRAY && ir_is_integer(x->args[1]->type)) {
+        out->buffer = x->args[1];
+        x = x->args[0];
+    }
+    if (x->kind != IR_E_VAR || x->type->kind != IR_T_ARRAY) return false;
+    const ir_type *rows = out->buffer ? x->type->elem : x->type;
+    if (rows->kind != IR_T_ARRAY || !is_16_bit(rows->elem)) return false;
     bool kernel_scope = false;
     for (int i = 0; i < f->threadgroup_vars.count; i++) kernel_scope |= f->threadgroup_vars.items[i] == x->var;
     if (!kernel_scope || out->term_count == EN_WG_MAX_TERMS) return false;
     out->terms[out->term_count++] = p->args[0]->args[1];
     out->array = x->var;
+    out->elements = (int64_t)rows->count;
     return true;
+}
+
+static bool new_staging_pointer(const ir_func *f, const ir_expr *p, bool through_var, en_wg_pointer *out) {
+    memset(out, 0, sizeof *out);
+    return staging_pointer(f, p, through_var, out);
+}
+
+static const ir_expr *strip_converts(const ir_expr *x) {
+    while (x && x->kind == IR_E_CONVERT && ir_is_integer(x->type)) x = x->args[0];
+    return x;
+}
+
+/* the same buffer of an array of buffers in both (no buffer: the array itself) */
+static bool same_buffer(const ir_expr *a, const ir_expr *b) {
+    a = strip_converts(a), b = strip_converts(b);
+    if (!a || !b) return a == b;
+    if (a == b) return true;
+    if (a->kind == IR_E_CONST && b->kind == IR_E_CONST) return a->c.u == b->c.u;
+    return a->kind == IR_E_VAR && b->kind == IR_E_VAR && a->var == b->var && !a->var->is_assigned;
+}
+
+/* surely another buffer than b wherever both are evaluated in one pass of the loop body:
+ * unequal constants, or b ^ c (c a nonzero constant) of a variable b never assigned */
+static bool other_buffer(const ir_expr *a, const ir_expr *b) {
+    a = strip_converts(a), b = strip_converts(b);
+    if (!a || !b) return false;
+    if (a->kind == IR_E_CONST && b->kind == IR_E_CONST) return a->c.u != b->c.u;
+    for (int swap = 0; swap < 2; swap++) {
+        const ir_expr *x = swap ? b : a, *y = swap ? a : b;
+        if (x->kind == IR_E_BINARY && x->op == IR_OP_XOR && x->args[1]->kind == IR_E_CONST && x->args[1]->c.u != 0 &&
+            same_buffer(x->args[0], y) && strip_converts(y)->kind == IR_E_VAR)
+            return true;
+    }
+    return false;
 }
 
 /* the element offset of p, in SIMD group fd->sg_value */
@@ -139,7 +209,7 @@ static bool chunk_store(const ir_func *f, const ir_stmt *s, en_wg_pointer *p) {
     if (cast->kind != IR_E_PTRCAST || cast->type->kind != IR_T_PTR || cast->type->space != IR_SPACE_THREADGROUP ||
         cast->type->elem->size != 16)
         return false;
-    return staging_pointer(f, cast->args[0], p);
+    return new_staging_pointer(f, cast->args[0], false, p);
 }
 
 typedef struct stores {
@@ -166,18 +236,6 @@ static void find_chunk_stores(stores *st, const ir_stmt *s) {
         return;
     default: return;
     }
-}
-
-static bool stores_into(const ir_func *f, const ir_stmt *s, const ir_var *x) {
-    stores st = {.f = f};
-    en_arena scratch;
-    en_arena_init(&scratch);
-    st.arena = &scratch;
-    find_chunk_stores(&st, s);
-    bool found = false;
-    for (int i = 0; i < st.found.count; i++) found |= st.found.items[i].array == x;
-    en_arena_free(&scratch);
-    return found;
 }
 
 static bool is_barrier(const ir_stmt *s) {
@@ -237,7 +295,7 @@ static bool const_int(const ir_expr *x, int64_t *out) {
  * origin (0, 0), with a constant stride */
 static bool plain_load(const ir_func *f, const en_mad *m, en_wg_pointer *p, int64_t *stride) {
     const ir_stmt *op = m->op;
-    if (op->arg_count != 4 || !staging_pointer(f, op->args[0], p) || !const_int(op->args[1], stride)) return false;
+    if (op->arg_count != 4 || !new_staging_pointer(f, op->args[0], true, p) || !const_int(op->args[1], stride)) return false;
     const ir_expr *origin = op->args[2], *transpose = op->args[3];
     if (origin->kind == IR_E_SPLAT) origin = origin->args[0];
     int64_t o, t;
@@ -252,10 +310,32 @@ static int load_before(const en_mad_plan *nest, const char *key, int before) {
 }
 
 /* the staging array v is laid out rows of `row` elements, each 8 a core matrix's width */
-static bool usable_array(const ir_var *v, int64_t row, int64_t rows_needed, int64_t cols_needed) {
-    int64_t n = v->type->count;
+static bool usable_array(int64_t n, int64_t row, int64_t rows_needed, int64_t cols_needed) {
     return row > 0 && row % 8 == 0 && n % row == 0 && (n / row) % 8 == 0 && n / row >= rows_needed && row >= cols_needed &&
            row * 16 < (1 << 18);
+}
+
+/* the buffer expression x (NULL: none) reads only constants and variables never assigned
+ * that are parameters or declared at the top of the kernel or of the K loop body before the
+ * nest: emitted at the nest, it is the buffer the loads' pointers were made from */
+static bool stable(const ir_stmt *body, const ir_stmt *k_body, int nest_at, const ir_expr *x) {
+    if (!x) return true;
+    switch (x->kind) {
+    case IR_E_CONST: return true;
+    case IR_E_CONVERT: case IR_E_UNARY: return stable(body, k_body, nest_at, x->args[0]);
+    case IR_E_BINARY: return stable(body, k_body, nest_at, x->args[0]) && stable(body, k_body, nest_at, x->args[1]);
+    case IR_E_VAR: {
+        const ir_var *v = x->var;
+        if (v->is_assigned || v->address_taken) return false;
+        if (v->storage != IR_VAR_LOCAL) return true;
+        for (int i = 1; i < nest_at; i++)
+            if (k_body->stmts[i]->kind == IR_S_DECL && k_body->stmts[i]->var == v) return true;
+        for (int i = 0; i < body->stmt_count; i++)
+            if (body->stmts[i]->kind == IR_S_DECL && body->stmts[i]->var == v) return true;
+        return false;
+    }
+    default: return false;
+    }
 }
 
 /* conditions 1 and 3 on the nest starting at body->stmts[at]: fills plan's nest facts */
@@ -270,7 +350,7 @@ static bool prove_product(finder *fd, const ir_stmt *k_body, int at, en_wg_plan 
     int block[EN_WG_GROUPS][EN_WG_ACCUMULATORS];
     uint64_t k_seen[EN_WG_GROUPS][EN_WG_ACCUMULATORS];
     memset(k_seen, 0, sizeof k_seen);
-    int64_t k_blocks = 0;
+    int64_t k_blocks = 0, a_elements = 0, b_elements = 0;
     for (int i = 0; i < nest->count; i++) {
         const en_mad *m = &nest->mads[i];
         if (m->kind == EN_MAD_DECL) continue;
@@ -305,13 +385,14 @@ static bool prove_product(finder *fd, const ir_stmt *k_body, int at, en_wg_plan 
         int64_t sa, sb;
         if (la < 0 || lb < 0 || !plain_load(f, &nest->mads[la], &pa, &sa) || !plain_load(f, &nest->mads[lb], &pb, &sb) ||
             pa.array == pb.array || nest->mads[la].op->args[0]->type->elem->kind != ta->kind ||
-            pa.array->type->elem->kind != ta->kind || pb.array->type->elem->kind != ta->kind)
+            nest->mads[lb].op->args[0]->type->elem->kind != ta->kind)
             return false;
-        if ((plan->a.array && (plan->a.array != pa.array || plan->a.row != sa)) ||
-            (plan->b.array && (plan->b.array != pb.array || plan->b.row != sb)))
+        /* one buffer of each array for the whole nest */
+        if ((plan->a.array && (plan->a.array != pa.array || plan->a.row != sa || !same_buffer(plan->a.buffer, pa.buffer))) ||
+            (plan->b.array && (plan->b.array != pb.array || plan->b.row != sb || !same_buffer(plan->b.buffer, pb.buffer))))
             return false;
-        plan->a.array = pa.array, plan->a.row = (int)sa;
-        plan->b.array = pb.array, plan->b.row = (int)sb;
+        plan->a.array = pa.array, plan->a.row = (int)sa, plan->a.buffer = pa.buffer, a_elements = pa.elements;
+        plan->b.array = pb.array, plan->b.row = (int)sb, plan->b.buffer = pb.buffer, b_elements = pb.elements;
         for (int s = 0; s < EN_WG_GROUPS; s++) {
             int64_t oa, ob;
             fd->sg_value = s;
@@ -342,24 +423,43 @@ static bool prove_product(finder *fd, const ir_stmt *k_body, int at, en_wg_plan 
             plan->block[s][k] = (uint8_t)block[s][k];
         }
     plan->k_steps = (int)(k_blocks / 2);
-    return usable_array(plan->a.array, plan->a.row, EN_WG_TILE, k_blocks * 8) &&
-           usable_array(plan->b.array, plan->b.row, k_blocks * 8, EN_WG_TILE);
+    return usable_array(a_elements, plan->a.row, EN_WG_TILE, k_blocks * 8) &&
+           usable_array(b_elements, plan->b.row, k_blocks * 8, EN_WG_TILE) && stable(f->body, k_body, at, plan->a.buffer) &&
+           stable(f->body, k_body, at, plan->b.buffer);
+}
+
+/* the chunk stores into array x in statement s */
+static int stores_in(const ir_func *f, const ir_stmt *s, const ir_var *x, en_arena *arena, const en_wg_pointer **out) {
+    stores st = {.f = f, .arena = arena};
+    find_chunk_stores(&st, s);
+    int n = 0;
+    for (int i = 0; i < st.found.count; i++)
+        if (st.found.items[i].array == x) st.found.items[n++] = st.found.items[i];
+    *out = st.found.items;
+    return n;
 }
 
 /* condition 2: each staging array is named only by chunk stores and the nest's loads (each
- * load statement once), and barriers keep the stores from the nest */
+ * load statement, or the pointer variable they read through, once), and barriers keep the
+ * stores from the nest: one between a store and the nest after it (around the loop), and one
+ * between the nest and a store after it in the same pass unless that store is into another
+ * buffer (the pipelined form: the next slice goes to the other buffer while this one is
+ * multiplied) */
 static bool prove_staging(const ir_func *f, const ir_stmt *body, int loop_at, const ir_stmt *k_body, int nest_at,
                           en_wg_plan *plan, en_arena *arena) {
     stores st = {.f = f, .arena = arena};
     find_chunk_stores(&st, body);
-    const ir_var *arrays[2] = {plan->a.array, plan->b.array};
+    const en_wg_staging *arrays[2] = {&plan->a, &plan->b};
     for (int a = 0; a < 2; a++) {
-        int named = uses_in(body, arrays[a]), known = 0;
+        const ir_var *x = arrays[a]->array;
+        int named = uses_in(body, x), known = 0;
         for (int i = 0; i < st.found.count; i++)
-            if (st.found.items[i].array == arrays[a]) known++;
-        /* the nest's loads: each statement once, however often it unrolls */
+            if (st.found.items[i].array == x) known++;
+        /* the nest's loads: each statement once, however often it unrolls, and each pointer
+         * variable they read through once (its declaration names the array) */
         const ir_stmt *seen[64];
-        int seen_count = 0;
+        const ir_var *vias[8];
+        int seen_count = 0, via_count = 0;
         for (int i = 0; i < plan->nest.count; i++) {
             const en_mad *m = &plan->nest.mads[i];
             if (m->kind != EN_MAD_LOAD) continue;
@@ -369,26 +469,47 @@ static bool prove_staging(const ir_func *f, const ir_stmt *body, int loop_at, co
             if (seen_count == 64) return false;
             seen[seen_count++] = m->op;
             en_wg_pointer p;
-            if (staging_pointer(f, m->op->args[0], &p) && p.array == arrays[a]) known++;
+            if (!new_staging_pointer(f, m->op->args[0], true, &p) || p.array != x) continue;
+            if (!p.via) { known++; continue; }
+            bool had = false;
+            for (int j = 0; j < via_count; j++) had |= vias[j] == p.via;
+            if (had) continue;
+            if (via_count == 8) return false;
+            vias[via_count++] = p.via;
+            known++;
         }
         if (named != known) return false;
-        /* stores before the loop: a barrier after them, before the loop */
+        /* a pointer variable is read by the nest's loads only */
+        for (int v = 0; v < via_count; v++) {
+            int loads = 0;
+            for (int j = 0; j < seen_count; j++) {
+                en_wg_pointer p;
+                if (new_staging_pointer(f, seen[j]->args[0], true, &p) && p.via == vias[v]) loads++;
+            }
+            if (uses_in(body, vias[v]) != loads) return false;
+        }
+        /* stores before the loop: a barrier after them, before the loop or the nest */
+        const en_wg_pointer *found;
         bool stored_before = false;
         for (int i = 0; i < loop_at; i++) {
-            if (stores_into(f, body->stmts[i], arrays[a])) stored_before = true;
+            if (stores_in(f, body->stmts[i], x, arena, &found)) stored_before = true;
             else if (stored_before && is_barrier(body->stmts[i])) stored_before = false;
         }
         bool barrier_first = false; /* a barrier in the loop body before the nest */
         for (int i = 1; i < nest_at; i++) barrier_first |= is_barrier(k_body->stmts[i]);
         if (stored_before && !barrier_first) return false;
         for (int i = loop_at + 1; i < body->stmt_count; i++)
-            if (stores_into(f, body->stmts[i], arrays[a])) return false;
-        /* stores in the loop: barriers on both sides of the nest (its two statements) */
+            if (stores_in(f, body->stmts[i], x, arena, &found)) return false;
+        /* stores in the loop */
         for (int i = 0; i < k_body->stmt_count; i++) {
-            if (i == nest_at || i == nest_at + 1 || !stores_into(f, k_body->stmts[i], arrays[a])) continue;
-            if (!barrier_between(k_body->stmts, k_body->stmt_count, i, nest_at) ||
-                !barrier_between(k_body->stmts, k_body->stmt_count, nest_at + 1, i))
-                return false;
+            if (i == nest_at || i == nest_at + 1) continue;
+            int n = stores_in(f, k_body->stmts[i], x, arena, &found);
+            if (!n) continue;
+            if (!barrier_between(k_body->stmts, k_body->stmt_count, i, nest_at)) return false;
+            if (barrier_between(k_body->stmts, k_body->stmt_count, nest_at + 1, i)) continue;
+            if (i < nest_at) return false; /* the nest of the same pass comes after: ordered by nothing */
+            for (int j = 0; j < n; j++)
+                if (!other_buffer(found[j].buffer, arrays[a]->buffer)) return false;
         }
     }
     plan->stores = st.found.items;

@@ -87,6 +87,76 @@ kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer
 """
 
 
+def pipelined_source(t, next_buffer="cur ^ 1u"):
+    """the bench's pipelined form: the next K slice waits in registers during this slice's
+    multiplies, then goes to the other of two buffers (next_buffer), one barrier a step"""
+    return HEADER + f"""
+kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer(1)]],
+                 device float *C [[buffer(2)]], constant uint &M [[buffer(3)]],
+                 constant uint &N [[buffer(4)]], constant uint &K [[buffer(5)]],
+                 uint2 tg [[threadgroup_position_in_grid]],
+                 ushort sg [[simdgroup_index_in_threadgroup]],
+                 ushort tid [[thread_index_in_threadgroup]]) {{
+    const ushort BK = 32, AP = BK + 8, BP = 64 + 8, PER_CHUNK = 16 / sizeof({t});
+    threadgroup {t} As[2][64 * (32 + 8)];
+    threadgroup {t} Bs[2][32 * (64 + 8)];
+    const uint row0 = tg.y * 64, col0 = tg.x * 64;
+    const ushort sr = (sg / 2) * 32, sc = (sg % 2) * 32;
+    uint4 ra[2], rb[2];
+    for (ushort u = 0; u < 2; u++) {{
+        ushort c = tid + u * 128, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK;
+        ra[u] = *(device const uint4 *)(A + (row0 + r) * K + k);
+        ushort n = (c % (64 / PER_CHUNK)) * PER_CHUNK, rr = c / (64 / PER_CHUNK);
+        rb[u] = *(device const uint4 *)(B + rr * N + col0 + n);
+    }}
+    for (ushort u = 0; u < 2; u++) {{
+        ushort c = tid + u * 128, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK;
+        *(threadgroup uint4 *)(&As[0][r * AP + k]) = ra[u];
+        ushort n = (c % (64 / PER_CHUNK)) * PER_CHUNK, rr = c / (64 / PER_CHUNK);
+        *(threadgroup uint4 *)(&Bs[0][rr * BP + n]) = rb[u];
+    }}
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    simdgroup_float8x8 acc[4][4];
+    for (short i = 0; i < 4; i++)
+        for (short j = 0; j < 4; j++)
+            acc[i][j] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+    for (uint k0 = 0; k0 < K; k0 += BK) {{
+        const uint cur = (k0 / BK) & 1u;
+        const bool more = k0 + BK < K;
+        if (more) {{
+            for (ushort u = 0; u < 2; u++) {{
+                ushort c = tid + u * 128, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK;
+                ra[u] = *(device const uint4 *)(A + (row0 + r) * K + k0 + BK + k);
+                ushort n = (c % (64 / PER_CHUNK)) * PER_CHUNK, rr = c / (64 / PER_CHUNK);
+                rb[u] = *(device const uint4 *)(B + (k0 + BK + rr) * N + col0 + n);
+            }}
+        }}
+        threadgroup const {t} *as = &As[cur][0], *bs = &Bs[cur][0];
+        for (short kk = 0; kk < BK; kk += 8) {{
+            simdgroup_matrix<{t}, 8, 8> a[4], b[4];
+            for (short i = 0; i < 4; i++) simdgroup_load(a[i], as + (sr + i * 8) * AP + kk, AP);
+            for (short j = 0; j < 4; j++) simdgroup_load(b[j], bs + kk * BP + sc + j * 8, BP);
+            for (short i = 0; i < 4; i++)
+                for (short j = 0; j < 4; j++)
+                    simdgroup_multiply_accumulate(acc[i][j], a[i], b[j], acc[i][j]);
+        }}
+        if (more) {{
+            for (ushort u = 0; u < 2; u++) {{
+                ushort c = tid + u * 128, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK;
+                *(threadgroup uint4 *)(&As[{next_buffer}][r * AP + k]) = ra[u];
+                ushort n = (c % (64 / PER_CHUNK)) * PER_CHUNK, rr = c / (64 / PER_CHUNK);
+                *(threadgroup uint4 *)(&Bs[{next_buffer}][rr * BP + n]) = rb[u];
+            }}
+        }}
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }}
+    for (short i = 0; i < 4; i++)
+        for (short j = 0; j < 4; j++)
+            simdgroup_store(acc[i][j], C + (row0 + sr + i * 8) * N + col0 + sc + j * 8, N);
+}}
+"""
+
+
 def bf16_bits(x):
     b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
@@ -102,7 +172,7 @@ def sixteenths(rng, shape):
     return (rng.integers(1, 17, shape) * rng.choice([-1, 1], shape) / 16.0).astype(np.float64)
 
 
-def run_gemm(tmp_path, t, m, n, k, tile="quarters", peek=False):
+def run_gemm(tmp_path, t, m, n, k, tile="quarters", peek=False, src=None):
     rng = new_rng()
     a, b = sixteenths(rng, (m, k)), sixteenths(rng, (k, n))
     ins = {"A": stored(t, a), "B": stored(t, b), "C": garbage(rng, (m, n)), "M": str(m), "N": str(n), "K": str(k)}
@@ -110,7 +180,7 @@ def run_gemm(tmp_path, t, m, n, k, tile="quarters", peek=False):
     if peek:
         ins["P"] = garbage(rng, (m // 64) * (n // 64) * 128)
         outs.append("P")
-    got = run(tmp_path, gemm_source(t, tile, peek), ins, outs, threadgroups=(n // 64, m // 64, 1), threads=128)
+    got = run(tmp_path, src or gemm_source(t, tile, peek), ins, outs, threadgroups=(n // 64, m // 64, 1), threads=128)
     return a, b, got
 
 
@@ -121,6 +191,21 @@ SIZES = [(64, 64, 32), (128, 192, 96), (256, 256, 512)]
 @pytest.mark.parametrize("m,n,k", SIZES)
 def test_gemm_tile(tmp_path, t, m, n, k):
     a, b, got = run_gemm(tmp_path, t, m, n, k)
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+@pytest.mark.parametrize("m,n,k", SIZES)
+def test_gemm_pipelined(tmp_path, t, m, n, k):
+    a, b, got = run_gemm(tmp_path, t, m, n, k, src=pipelined_source(t))
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+def test_gemm_pipelined_other_buffer_unproven(tmp_path, t):
+    """the next slice's buffer written as (cur + 1) & 1: another buffer, but not one the
+    compiler proves so (no wgmma), and the same product"""
+    a, b, got = run_gemm(tmp_path, t, 128, 64, 96, src=pipelined_source(t, "(cur + 1u) & 1u"))
     exact(got["C"], (a @ b).astype(np.float32), "C")
 
 
@@ -182,19 +267,28 @@ def test_wgmma_chosen(tmp_path, t, tile, peek, chosen):
             "// ---- end of prelude")[1]
 
 
+@pytest.mark.parametrize("next_buffer,chosen", [("cur ^ 1u", True), ("(cur + 1u) & 1u", False), ("cur", False)])
+def test_wgmma_chosen_pipelined(tmp_path, next_buffer, chosen):
+    """the next slice into the other buffer while this one is multiplied: wgmma only where the
+    compiler sees the buffers differ (`cur`: the same buffer, a race the kernel would have)"""
+    cuda = emit_cuda(tmp_path, pipelined_source("half", next_buffer))
+    assert ("en_wg_multiply<40, 72, 2, false>(en_wg_d, &As[cur], &Bs[cur])" in cuda) == chosen
+
+
 def test_float_gemm_keeps_mma_sync(tmp_path):
     assert "en_wg_multiply<" not in emit_cuda(tmp_path, gemm_source("float"))
 
 
 def test_bench_kernels_chosen():
-    """bench/cuda/gemm_simdgroup.metal: the half and bfloat copy-barrier-multiply kernels"""
+    """bench/cuda/gemm_simdgroup.metal: the half and bfloat kernels, plain and pipelined (not
+    prefetch2: two nests a step; not wide: 8 SIMD groups; not float)"""
     bench = cli_path().resolve().parents[1] / "bench" / "cuda" / "gemm_simdgroup.metal"
     r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stderr
     tables = sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
                     if line.startswith("static __device__ const unsigned char en_wg_blocks_"))
-    assert tables == ["gemm_bf16", "gemm_f16"]
+    assert tables == ["gemm_bf16", "gemm_bf16_pipelined", "gemm_f16", "gemm_f16_pipelined"]
 
 
 def test_wgmma_compiles_for_sm90a(tmp_path):
