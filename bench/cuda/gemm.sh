@@ -39,7 +39,7 @@ if [ "$what" != test ]; then
     >$work/ptxas.log 2>&1
   cuobjdump -sass $work/gemm_simdgroup.cubin >$work/gemm_simdgroup.sass 2>&1
   for k in gemm_f16__en_fast gemm_f16_pipelined__en_fast gemm_f16_prefetch2__en_fast gemm_f16_wide__en_fast \
-           gemm_bf16__en_fast gemm_f32__en_fast gemm_f32_pipelined__en_fast; do
+           gemm_bf16__en_fast gemm_bf16_pipelined__en_fast gemm_f32__en_fast gemm_f32_pipelined__en_fast; do
     awk -v k="$k" '/Function : /{on = ($3 == k)} on' $work/gemm_simdgroup.sass >$work/$k.sass
     echo "$k SASS: $(grep -c HGMMA $work/$k.sass) HGMMA, $(grep -c HMMA.16816 $work/$k.sass) HMMA.16816, $(grep -c HMMA.1688 $work/$k.sass) HMMA.1688, $(grep -c MOVM $work/$k.sass) MOVM, $(grep -c LDSM $work/$k.sass) LDSM, $(grep -E 'LDS' $work/$k.sass | grep -c -v LDSM) other LDS, $(grep -c -E 'LDL|STL' $work/$k.sass) local-memory accesses"
   done | tee "$OUT/sass.txt"
@@ -52,7 +52,7 @@ if [ "$what" != bench ]; then
   # the matrix suites as they are, and the SIMD-function suites with Metal's lanes renumbered
   # (ENIGMA_CUDA_APPLE_LANES=1: how modules that call thread_elements() run)
   export ENIGMA_LIBRARY="$PWD/$build/libenigma.so" ENIGMA_CLI="$PWD/$build/enigma" PYTHONPATH="$PWD/python"
-  for f in simdgroup_matrix types matrices simd dispatch edges barriers uniform atomics; do
+  for f in simdgroup_matrix wgmma types matrices simd dispatch edges barriers uniform atomics; do
     ENIGMA_BACKEND=cuda timeout 300 python3 -m pytest -q -p no:cacheprovider tests/semantic/test_sem_$f.py \
       >$work/pytest-$f.log 2>&1 &
   done

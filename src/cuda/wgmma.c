@@ -25,12 +25,17 @@
  *        k..k+7, columns c..c+7 of B, every accumulator stays on one block (r, c) of the
  *        64x64 tile at A rows 0..63 and B columns 0..63, takes each 8 columns k of 0..BK-1
  *        once (BK a multiple of 16), and the 4 x 16 accumulators cover the 64 blocks once;
- *     2. the staging arrays are the kernel's own threadgroup arrays of half or bfloat, each
- *        named only by 16-byte chunk stores `*(threadgroup V *)(&X[i] + j ...) = v` and by
- *        those loads (so the backend owns their layout: each chunk store becomes a store of
- *        the same 16 bytes at their place in wgmma's layout, prelude.cuh en_wg_place); a
- *        threadgroup barrier separates every top-level statement of the K loop body that
- *        stores chunks from the nest on both sides (and the stores before the loop from it);
+ *     2. the staging arrays are the kernel's own threadgroup arrays of half or bfloat (or
+ *        arrays of such buffers, X[2][n]), each named only by 16-byte chunk stores
+ *        `*(threadgroup V *)(&X[i] + j ...) = v` and by those loads, directly or through a
+ *        pointer variable set once to `&X[b][i]` and read by nothing else (so the backend owns
+ *        their layout: each chunk store becomes a store of the same 16 bytes at their place
+ *        in wgmma's layout, prelude.cuh en_wg_store); the nest reads one buffer, named by an
+ *        expression of constants and variables never assigned; a threadgroup barrier lies
+ *        between every top-level statement of the K loop body that stores chunks and the
+ *        nest that follows it (around the loop), and between the nest and a store later in
+ *        the same pass unless that store is into another buffer (`b ^ 1` of the nest's b:
+ *        the pipelined form); stores before the loop have a barrier before the nest;
  *     3. the accumulators are named nowhere else in the K loop, so they can live in
  *        wgmma's registers during it: they move there through shared memory before the
  *        loop and back after it, into the same variables (any use before or after stays);
