@@ -128,6 +128,8 @@ typedef struct en_wg_plan {
     const en_wg_pointer *stores;  /* every chunk store into the staging arrays */
     int store_count;
 } en_wg_plan;
+/* false when $ENIGMA_CUDA_WGMMA is 0: no plans, and sm_90 builds for sm_90 (nvrtc.c) */
+EN_INTERNAL bool en_cuda_wgmma_enabled(void);
 /* the plan for kernel f (false: none; also when $ENIGMA_CUDA_WGMMA is 0) */
 EN_INTERNAL bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan);
 /* the chunk store s of the plan, or NULL */

@@ -163,8 +163,7 @@ enigma_status en_nvrtc_compile(const ir_module *m, int major, int minor, const c
     }
     /* sm_90 (H100, H200) builds for sm_90a, its arch-specific features: wgmma (wgmma.c). The
      * name is in the options, so in the cache key. */
-    const char *wgmma = getenv("ENIGMA_CUDA_WGMMA");
-    bool arch_specific = major == 9 && minor == 0 && !(wgmma && strcmp(wgmma, "0") == 0);
+    bool arch_specific = major == 9 && minor == 0 && en_cuda_wgmma_enabled();
     snprintf(out->arch, sizeof out->arch, "sm_%d%d%s", major, minor, arch_specific ? "a" : "");
 
     char arch_opt[64], include_opt[640];

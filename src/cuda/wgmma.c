@@ -544,10 +544,14 @@ static bool prove_loop(const ir_func *f, const ir_stmt *decl, const ir_stmt *loo
     return !uses_in(loop->latch, plan->acc) && !ir_expr_any(test->cond, count_var, &(counter){plan->acc, 0});
 }
 
+bool en_cuda_wgmma_enabled(void) {
+    const char *off = getenv("ENIGMA_CUDA_WGMMA");
+    return !(off && strcmp(off, "0") == 0); /* 0: the mma.sync form, for A/B timing */
+}
+
 bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
     memset(plan, 0, sizeof *plan);
-    const char *off = getenv("ENIGMA_CUDA_WGMMA");
-    if (off && strcmp(off, "0") == 0) return false; /* the mma.sync form, for A/B timing */
+    if (!en_cuda_wgmma_enabled()) return false;
     finder fd = {.f = f, .arena = arena};
     for (int i = 0; i < f->param_count; i++)
         if (f->params[i]->param_kind == IR_PARAM_ATTR && f->params[i]->attr == IR_ATTR_SIMDGROUP_INDEX_IN_THREADGROUP &&
