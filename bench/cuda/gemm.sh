@@ -32,15 +32,16 @@ if [ "$what" != test ]; then
   nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/bench_gemm.cu -I include -L$build -lenigma -lcublas \
     -Xlinker -rpath -Xlinker "$PWD/$build" -L"$cuda_home/lib64" -Xlinker -rpath -Xlinker "$cuda_home/lib64" \
     -o $build/bench_gemm >"$OUT/bench-build.log" 2>&1 || { tail -n 20 "$OUT/bench-build.log"; stamp "bench build FAILED"; }
-  # the generated GEMM's SASS: tensor-core instructions, shared loads, no local memory
+  # the generated GEMM's SASS: tensor-core instructions, shared loads, no local memory (sm_90a,
+  # as the library builds it on an H100: gemm_f16/gemm_bf16 hold the wgmma form, HGMMA)
   $build/enigma compile --emit cuda bench/cuda/gemm_simdgroup.metal >$work/gemm_simdgroup.cu 2>&1
-  nvcc -cubin -arch=sm_90 -std=c++17 -O3 -Xptxas -v $work/gemm_simdgroup.cu -o $work/gemm_simdgroup.cubin \
+  nvcc -cubin -arch=sm_90a -std=c++17 -O3 -Xptxas -v $work/gemm_simdgroup.cu -o $work/gemm_simdgroup.cubin \
     >$work/ptxas.log 2>&1
   cuobjdump -sass $work/gemm_simdgroup.cubin >$work/gemm_simdgroup.sass 2>&1
   for k in gemm_f16__en_fast gemm_f16_pipelined__en_fast gemm_f16_prefetch2__en_fast gemm_f16_wide__en_fast \
-           gemm_bf16__en_fast gemm_f32__en_fast gemm_f32_pipelined__en_fast; do
+           gemm_bf16__en_fast gemm_bf16_pipelined__en_fast gemm_f32__en_fast gemm_f32_pipelined__en_fast; do
     awk -v k="$k" '/Function : /{on = ($3 == k)} on' $work/gemm_simdgroup.sass >$work/$k.sass
-    echo "$k SASS: $(grep -c HMMA.16816 $work/$k.sass) HMMA.16816, $(grep -c HMMA.1688 $work/$k.sass) HMMA.1688, $(grep -c MOVM $work/$k.sass) MOVM, $(grep -c LDSM $work/$k.sass) LDSM, $(grep -E 'LDS' $work/$k.sass | grep -c -v LDSM) other LDS, $(grep -c -E 'LDL|STL' $work/$k.sass) local-memory accesses"
+    echo "$k SASS: $(grep -c HGMMA $work/$k.sass) HGMMA, $(grep -c HMMA.16816 $work/$k.sass) HMMA.16816, $(grep -c HMMA.1688 $work/$k.sass) HMMA.1688, $(grep -c MOVM $work/$k.sass) MOVM, $(grep -c LDSM $work/$k.sass) LDSM, $(grep -E 'LDS' $work/$k.sass | grep -c -v LDSM) other LDS, $(grep -c -E 'LDL|STL' $work/$k.sass) local-memory accesses"
   done | tee "$OUT/sass.txt"
   grep -A4 "_en_fast'" $work/ptxas.log | grep -E "Compiling|registers" | sed 's/ptxas info *: //' | paste - - >>"$OUT/sass.txt"
   cp $work/gemm_f16_pipelined__en_fast.sass "$OUT/gemm_f16_pipelined.sass"
@@ -51,7 +52,7 @@ if [ "$what" != bench ]; then
   # the matrix suites as they are, and the SIMD-function suites with Metal's lanes renumbered
   # (ENIGMA_CUDA_APPLE_LANES=1: how modules that call thread_elements() run)
   export ENIGMA_LIBRARY="$PWD/$build/libenigma.so" ENIGMA_CLI="$PWD/$build/enigma" PYTHONPATH="$PWD/python"
-  for f in simdgroup_matrix types matrices simd dispatch edges barriers uniform atomics; do
+  for f in simdgroup_matrix wgmma types matrices simd dispatch edges barriers uniform atomics; do
     ENIGMA_BACKEND=cuda timeout 300 python3 -m pytest -q -p no:cacheprovider tests/semantic/test_sem_$f.py \
       >$work/pytest-$f.log 2>&1 &
   done
@@ -66,13 +67,14 @@ fi
 # ncu after the tests: its replays failed to launch once (run 6) while they used the GPU
 wait
 if [ "$what" != test ] && command -v ncu >/dev/null 2>&1; then
-  # one dispatch of each enigma kernel (GEMM_PROFILE=1): tensor pipe, L2, shared memory, occupancy
+  # one dispatch of each enigma kernel (GEMM_PROFILE=1): tensor pipe (hmma: mma.sync only;
+  # sm__pipe_tensor_cycles: every MMA, wgmma's too), L2, shared memory, occupancy
   # (and the warp-state section: what the warps wait for)
   GEMM_PROFILE=1 timeout 200 ncu --kernel-name regex:"gemm_(f16|bf16|f32)" --section WarpStateStats --page raw \
-    --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
+    --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
     $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" >"$OUT/ncu.log" 2>&1
   stamp "ncu: exit $?"
-  grep -E "gemm_|hmma|sm__throughput|lts__t_sectors.avg|warps_active|duration" "$OUT/ncu.log" | tr -s ' '
+  grep -E "gemm_|hmma|tensor_cycles|sm__throughput|lts__t_sectors.avg|warps_active|duration" "$OUT/ncu.log" | tr -s ' '
   # what the pipelined and wide f16 kernels' warps wait for (cycles per issued instruction, by reason)
   awk '/^ *gemm_/{on = /gemm_f16_(pipelined|wide)__/; if (on) print} on && /issue_stalled_.*per_issue_active.ratio/ && $NF + 0 >= 0.2' \
     "$OUT/ncu.log" | tr -s ' '

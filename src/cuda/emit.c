@@ -72,6 +72,7 @@ typedef struct emitter {
     bool *loose_vars;
     const char **struct_names; /* per struct of the module (name_structs) */
     int place_depth;      /* > 0 while a place is emitted as a place (assigned, address taken) */
+    const en_wg_plan *wg; /* while emitting the warpgroup form of a kernel (wgmma.c), its plan */
 } emitter;
 
 static void fail(emitter *e, en_loc loc, const char *what) {
@@ -898,6 +899,7 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
         uint64_t flags = s->arg_count > 0 && s->args[0]->kind == IR_E_CONST ? s->args[0]->c.u
                                                                               : IR_MEM_DEVICE;
         line_start(e);
+        if (e->wg && s->intrinsic == IR_I_BARRIER_THREADGROUP) put(e, "en_wg_proxy_fence(); "); /* chunk stores -> wgmma */
         if (s->intrinsic == IR_I_BARRIER_THREADGROUP)
             put(e, flags & IR_MEM_DEVICE ? "EN_BARRIER_DEVICE();\n" : "EN_BARRIER();\n");
         else
@@ -995,8 +997,15 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
     fail(e, s->loc, name);
 }
 
+static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to);
+
 static void emit_assign(emitter *e, const ir_stmt *s) {
     const ir_expr *p = s->place;
+    const en_wg_pointer *chunk = e->wg ? en_cuda_wgmma_store(e->wg, s) : NULL;
+    if (chunk) {
+        emit_wg_store(e, s, chunk);
+        return;
+    }
     if (p->kind == IR_E_SWIZZLE && p->swizzle_len > 1) {
         /* v.zx = w: lane by lane from a copy of w */
         line_start(e);
@@ -1338,8 +1347,21 @@ static void emit_mad_plan(emitter *e, const en_mad_plan *plan) {
 }
 
 /* statements in order; a loop nest of simdgroup multiplies goes out unrolled and paired */
+static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop);
+static void emit_wg_nest(emitter *e);
+
 static void emit_stmts(emitter *e, ir_stmt *const *stmts, int count) {
     for (int i = 0; i < count && !e->failed; i++) {
+        if (e->wg && i + 1 < count && stmts[i] == e->wg->k_decl) {
+            emit_wg_k_loop(e, stmts[i], stmts[i + 1]);
+            i++;
+            continue;
+        }
+        if (e->wg && i + 1 < count && stmts[i] == e->wg->nest_decl) {
+            emit_wg_nest(e);
+            i++;
+            continue;
+        }
         en_mad_plan plan;
         int used = en_cuda_mad_plan(stmts, count, i, &e->arena, &plan);
         if (used > 0) {
@@ -1413,6 +1435,98 @@ static void emit_stmt(emitter *e, const ir_stmt *s) {
     case IR_S_INTRINSIC: emit_intrinsic(e, s); return;
     case IR_S_CALL: fail(e, s->loc, "a function call (the inline pass should have removed it)"); return;
     }
+}
+
+/* ---- the warpgroup form (wgmma.c) ------------------------------------------------------------ */
+/* the staging array's row length */
+static int wg_row(const en_wg_plan *plan, const ir_var *array) { return array == plan->a.array ? plan->a.row : plan->b.row; }
+
+/* the start of a staging buffer: &X, or &X[b] of an array of buffers */
+static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffer) {
+    en_buf_printf(e->out, "&%s", var_name(e, array));
+    if (!buffer) return;
+    put(e, "[");
+    emit_expr(e, buffer);
+    put(e, "]");
+}
+
+/* a chunk store: the same 16 bytes, at their place in the wgmma layout (prelude: en_wg_place) */
+static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to) {
+    line_start(e);
+    en_buf_printf(e->out, "en_wg_store<%d>(", wg_row(e->wg, to->array));
+    emit_wg_buffer(e, to->array, to->buffer);
+    put(e, ", ");
+    for (int i = 0; i < to->term_count; i++) {
+        put(e, i ? " + (long long)(" : "(long long)(");
+        emit_expr(e, to->terms[i]);
+        put(e, ")");
+    }
+    en_buf_printf(e->out, ", (%s)(", type_name(e, s->place->type));
+    emit_expr(e, s->value);
+    put(e, "));\n");
+}
+
+/* the place of accumulator k (one of the multiplies onto it, its loop variables bound) */
+static void emit_wg_accumulator(emitter *e, int k) {
+    e->plan = &e->wg->nest;
+    emit_mad_arg(e, e->wg->acc_mads[k], e->wg->acc_mads[k]->dest);
+    e->plan = NULL;
+}
+
+/* the K loop, with the accumulators in the warpgroup's registers while it runs */
+static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop) {
+    const char *sym = en_cuda_kernel_symbol(e->f);
+    line_start(e);
+    put(e, "// wgmma: the accumulators move into the warpgroup's registers (through shared memory)\n");
+    for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
+        line_start(e);
+        en_buf_printf(e->out, "en_wg_scratch[en_wg_blocks_%s[en_t.l >> 5][%d]][en_hw_lane()] = en_wg_pair(", sym, k);
+        emit_wg_accumulator(e, k);
+        put(e, ");\n");
+    }
+    line_start(e);
+    put(e, "__syncthreads();\n");
+    line_start(e);
+    put(e, "en_wg_to_registers(en_wg_d, en_wg_scratch);\n");
+    emit_stmt(e, decl);
+    emit_stmt(e, loop);
+    line_start(e);
+    put(e, "// wgmma: the accumulators back to the SIMD groups\n");
+    line_start(e);
+    put(e, "__syncthreads();\n");
+    line_start(e);
+    put(e, "en_wg_from_registers(en_wg_d, en_wg_scratch);\n");
+    line_start(e);
+    put(e, "__syncthreads();\n");
+    for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
+        line_start(e);
+        emit_wg_accumulator(e, k);
+        en_buf_printf(e->out, " = en_wg_matrix(en_wg_scratch[en_wg_blocks_%s[en_t.l >> 5][%d]][en_hw_lane()]);\n", sym, k);
+    }
+}
+
+/* the multiply nest: one wgmma per 16 of K for the whole tile */
+static void emit_wg_nest(emitter *e) {
+    const en_wg_plan *wg = e->wg;
+    line_start(e);
+    en_buf_printf(e->out, "en_wg_multiply<%d, %d, %d, %s>(en_wg_d, ", wg->a.row, wg->b.row, wg->k_steps,
+                  wg->bf16 ? "true" : "false");
+    emit_wg_buffer(e, wg->a.array, wg->a.buffer);
+    put(e, ", ");
+    emit_wg_buffer(e, wg->b.array, wg->b.buffer);
+    en_buf_printf(e->out, "); // the nest's %d multiplies of each SIMD group\n", EN_WG_ACCUMULATORS * wg->k_steps * 2);
+}
+
+/* the block of the 64x64 tile each SIMD group's accumulators are, for the moves */
+static void emit_wg_blocks(emitter *e, const en_wg_plan *wg) {
+    en_buf_printf(e->out, "static __device__ const unsigned char en_wg_blocks_%s[4][%d] = {", en_cuda_kernel_symbol(e->f),
+                  EN_WG_ACCUMULATORS);
+    for (int s = 0; s < 4; s++) {
+        put(e, s ? ", {" : "{");
+        for (int k = 0; k < EN_WG_ACCUMULATORS; k++) en_buf_printf(e->out, "%s%d", k ? ", " : "", wg->block[s][k]);
+        put(e, "}");
+    }
+    put(e, "};\n");
 }
 
 /* ---- variables: naming and the ones no statement declares --------------------------------- */
@@ -1595,6 +1709,13 @@ static void emit_params(emitter *e, const ir_func *f, bool declare) {
     }
 }
 
+/* [[threadgroup(n)]] parameters: the launch sizes them against what the static arrays leave */
+static bool dynamic_memory(const ir_func *f) {
+    for (int i = 0; i < f->param_count; i++)
+        if (f->params[i]->param_kind == IR_PARAM_THREADGROUP) return true;
+    return false;
+}
+
 static void emit_kernel(emitter *e, const ir_func *f) {
     e->f = f;
     e->loop_depth = 0;
@@ -1628,6 +1749,16 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         if (p->param_kind == IR_PARAM_THREADGROUP) dynamic = true;
         else if (p->param_kind != IR_PARAM_BUFFER && p->param_kind != IR_PARAM_ATTR)
             fail(e, p->loc, "a kernel parameter that is neither a buffer, threadgroup memory nor an attribute");
+    }
+    /* a GEMM the warpgroup can do with wgmma (wgmma.c): its block table first */
+    en_wg_plan wg;
+    bool warpgroup = !e->apple_lanes && !dynamic_memory(f) &&
+                     e->shared.static_bytes + EN_WG_SCRATCH_BYTES <= EN_CUDA_STATIC_SHARED_LIMIT &&
+                     en_cuda_wgmma_plan(f, &e->arena, &wg);
+    if (warpgroup) {
+        put(e, "#ifdef EN_WGMMA\n");
+        emit_wg_blocks(e, &wg);
+        put(e, "#endif\n");
     }
     /* the body, once, as a template; the two entry points after it instantiate it */
     en_buf_printf(e->out, "template <bool EN_FAST> static __device__ __forceinline__ void en_kernel_%s(const en_dispatch &en_p", sym);
@@ -1687,7 +1818,34 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         line_start(e);
         en_buf_printf(e->out, "%s %s;\n", type_name(e, v->type), var_name(e, v));
     }
-    emit_block_body(e, f->body);
+    if (warpgroup) {
+        /* the body twice: as the warpgroup's GEMM where the threadgroup is one warpgroup of an
+         * sm_90a device, and as it was elsewhere */
+        put(e, "#ifdef EN_WGMMA\n");
+        line_start(e);
+        en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch[64][32]; // the accumulators between layouts (%d bytes)\n", EN_WG_SCRATCH_BYTES);
+        line_start(e);
+        put(e, "float en_wg_d[32]; // this thread's part of the 64x64 tile, in wgmma's accumulator layout\n");
+        line_start(e);
+        put(e, "if (en_wg_whole_warpgroup(en_t)) {\n");
+        e->indent++;
+        e->wg = &wg;
+        emit_block_body(e, f->body);
+        e->wg = NULL;
+        e->indent--;
+        line_start(e);
+        put(e, "} else\n");
+        put(e, "#endif\n");
+        line_start(e);
+        put(e, "{\n");
+        e->indent++;
+        emit_block_body(e, f->body);
+        e->indent--;
+        line_start(e);
+        put(e, "}\n");
+    } else {
+        emit_block_body(e, f->body);
+    }
     put(e, "}\n");
     /* the entry points: the general one, and EN_CUDA_FAST_SUFFIX for dispatches of 1-D
      * threadgroups whose constant references all arrive by value (driver.c picks) */

@@ -87,6 +87,53 @@ typedef struct en_mad_plan {
  * stmts[at + 1] (the loop), or for the straight-line multiplies from stmts[at]: the number
  * of statements it replaces, 0 when there is none or nothing in it pairs */
 EN_INTERNAL int en_cuda_mad_plan(ir_stmt *const *stmts, int count, int at, en_arena *arena, en_mad_plan *plan);
+/* the loop nest from stmts[at] unrolled as en_cuda_mad_plan does, with nothing paired (every
+ * operation on its own, in program order): the statements it covers, 0 when it does not
+ * qualify (wgmma.c reads it) */
+EN_INTERNAL int en_cuda_mad_nest(ir_stmt *const *stmts, int count, int at, en_arena *arena, en_mad_plan *plan);
+/* an integer expression on constants, with value_of giving the variables it reads (false:
+ * unknown, and so is the expression): true and *out when it evaluates */
+typedef bool (*en_var_value)(const void *ctx, const ir_var *v, int64_t *out);
+EN_INTERNAL bool en_cuda_eval_int(const ir_expr *e, en_var_value value_of, const void *ctx, int64_t *out);
+
+/* ---- wgmma.c ------------------------------------------------------------------------------- */
+/* A threadgroup GEMM that one warpgroup's wgmma.mma_async.m64n64k16 does (wgmma.c says when). */
+#define EN_WG_MAX_TERMS 8
+#define EN_WG_ACCUMULATORS 16     /* 8x8 accumulators a SIMD group holds: 64x64 / 4 / 64 */
+#define EN_WG_SCRATCH_BYTES 16384 /* shared memory the accumulators move through: 64x64 floats */
+typedef struct en_wg_pointer {
+    const ir_var *array;          /* &array[buffer][terms[last]] + terms[0] + ...: a staging array */
+    const ir_expr *buffer;        /* which of its buffers (an array of them), or NULL */
+    int64_t elements;             /* in one buffer */
+    const ir_var *via;            /* the pointer variable set to it, or NULL */
+    const ir_expr *terms[EN_WG_MAX_TERMS]; /* element offsets, added */
+    int term_count;
+    const ir_stmt *store;         /* the chunk store through it */
+} en_wg_pointer;
+typedef struct en_wg_staging {
+    const ir_var *array;
+    const ir_expr *buffer;        /* the buffer the nest reads (arrays of buffers), or NULL */
+    int row;                      /* elements per row, as the loads read it */
+} en_wg_staging;
+typedef struct en_wg_plan {
+    const ir_stmt *k_decl, *k_loop; /* statements of the kernel's body: the K loop */
+    const ir_stmt *nest_decl;     /* the first of the nest's two statements in the K loop body */
+    en_mad_plan nest;             /* ... unrolled, nothing paired */
+    en_wg_staging a, b;           /* A: rows M, K contiguous (K-major); B: rows K, N contiguous (MN-major) */
+    int k_steps;                  /* k16 steps of one pass of the nest */
+    bool bf16;                    /* operands bfloat (else half) */
+    const ir_var *acc;            /* the accumulators' variable */
+    const en_mad *acc_mads[EN_WG_ACCUMULATORS]; /* a multiply onto each accumulator (its place) */
+    uint8_t block[4][EN_WG_ACCUMULATORS];       /* SIMD group s's accumulator k: block row * 8 + column */
+    const en_wg_pointer *stores;  /* every chunk store into the staging arrays */
+    int store_count;
+} en_wg_plan;
+/* false when $ENIGMA_CUDA_WGMMA is 0: no plans, and sm_90 builds for sm_90 (nvrtc.c) */
+EN_INTERNAL bool en_cuda_wgmma_enabled(void);
+/* the plan for kernel f (false: none; also when $ENIGMA_CUDA_WGMMA is 0) */
+EN_INTERNAL bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan);
+/* the chunk store s of the plan, or NULL */
+EN_INTERNAL const en_wg_pointer *en_cuda_wgmma_store(const en_wg_plan *plan, const ir_stmt *s);
 
 /* ---- align.c ---------------------------------------------------------------------------- */
 /* What a kernel guarantees about alignment: the largest power of two (at most 16) that

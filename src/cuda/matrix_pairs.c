@@ -81,24 +81,19 @@ static int64_t wrap(int64_t v, const ir_type *t) {
 
 static bool is_int_like(const ir_type *t) { return t && (ir_is_integer(t) || t->kind == IR_T_BOOL); }
 
-static bool eval(const walker *w, const ir_expr *e, int64_t *out) {
+bool en_cuda_eval_int(const ir_expr *e, en_var_value value_of, const void *ctx, int64_t *out) {
     int64_t a, b, c;
     const ir_type *t = e->type;
     if (!is_int_like(t)) return false;
     switch (e->kind) {
     case IR_E_CONST: *out = ir_is_signed(t) ? e->c.i : (int64_t)e->c.u; return true;
-    case IR_E_VAR: {
-        int s = slot_of(w, e->var);
-        if (s < 0 || !w->bound[s]) return false;
-        *out = w->values[s];
-        return true;
-    }
+    case IR_E_VAR: return value_of(ctx, e->var, out);
     case IR_E_CONVERT:
-        if (!is_int_like(e->args[0]->type) || !eval(w, e->args[0], &a)) return false;
+        if (!is_int_like(e->args[0]->type) || !en_cuda_eval_int(e->args[0], value_of, ctx, &a)) return false;
         *out = t->kind == IR_T_BOOL ? a != 0 : wrap(a, t);
         return true;
     case IR_E_UNARY:
-        if (!eval(w, e->args[0], &a)) return false;
+        if (!en_cuda_eval_int(e->args[0], value_of, ctx, &a)) return false;
         switch (e->op) {
         case IR_OP_NEG: *out = wrap((int64_t)(0 - (uint64_t)a), t); return true;
         case IR_OP_NOT: *out = !a; return true;
@@ -106,10 +101,10 @@ static bool eval(const walker *w, const ir_expr *e, int64_t *out) {
         default: return false;
         }
     case IR_E_SELECT:
-        if (!eval(w, e->args[0], &c)) return false;
-        return eval(w, e->args[c ? 1 : 2], out);
+        if (!en_cuda_eval_int(e->args[0], value_of, ctx, &c)) return false;
+        return en_cuda_eval_int(e->args[c ? 1 : 2], value_of, ctx, out);
     case IR_E_BINARY: {
-        if (!eval(w, e->args[0], &a) || !eval(w, e->args[1], &b)) return false;
+        if (!en_cuda_eval_int(e->args[0], value_of, ctx, &a) || !en_cuda_eval_int(e->args[1], value_of, ctx, &b)) return false;
         const ir_type *ot = e->args[0]->type;
         bool sgn = ir_is_signed(ot);
         uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
@@ -144,6 +139,17 @@ static bool eval(const walker *w, const ir_expr *e, int64_t *out) {
     default: return false;
     }
 }
+
+/* the value of a loop variable of the nest, where this point of the unrolling binds it */
+static bool bound_value(const void *walker_, const ir_var *v, int64_t *out) {
+    const walker *w = walker_;
+    int s = slot_of(w, v);
+    if (s < 0 || !w->bound[s]) return false;
+    *out = w->values[s];
+    return true;
+}
+
+static bool eval(const walker *w, const ir_expr *e, int64_t *out) { return en_cuda_eval_int(e, bound_value, w, out); }
 
 /* ---- the places multiplies read and write, named with constant indices ------------------- */
 /* "v12[3][1].2", "v7#1[2]" for copy 1 of a variable declared in the nest: NULL when the
@@ -497,35 +503,54 @@ static int multiply_length(ir_stmt *const *stmts, int count, int at) {
     return first - at + 1 + copied;
 }
 
-int en_cuda_mad_plan(ir_stmt *const *stmts, int count, int at, en_arena *arena, en_mad_plan *plan) {
-    memset(plan, 0, sizeof *plan);
-    walker w = {.arena = arena, .ok = true};
+/* the nest or run of multiplies from stmts[at], unrolled into w: the statements it covers,
+ * 0 when there is none */
+static int unroll(ir_stmt *const *stmts, int count, int at, bool nests_only, walker *w) {
     int used = 0;
     if (at + 1 < count && stmts[at]->kind == IR_S_DECL && stmts[at]->value && stmts[at + 1]->kind == IR_S_LOOP) {
         /* a loop nest, whose variables nothing after it reads */
-        collect_loop(&w, stmts[at], stmts[at + 1]);
+        collect_loop(w, stmts[at], stmts[at + 1]);
         used = 2;
-        for (int i = at + 2; i < count && w.ok; i++)
-            if (ir_stmt_any_expr(stmts[i], is_nest_var, &w)) w.ok = false;
-    } else {
+        for (int i = at + 2; i < count && w->ok; i++)
+            if (ir_stmt_any_expr(stmts[i], is_nest_var, w)) w->ok = false;
+    } else if (!nests_only) {
         /* straight-line multiplies (tinygrad writes its unrolled tiles so) */
         int n = 0;
         for (int len; at + used < count && (len = multiply_length(stmts, count, at + used)) > 0; n++) used += len;
         if (n < 2) return 0;
-        collect_seq(&w, stmts + at, used);
+        collect_seq(w, stmts + at, used);
     }
-    if (!w.ok || w.mads.count < 2) return 0;
+    return w->ok && w->mads.count >= 2 ? used : 0;
+}
+
+static void fill_plan(const walker *w, en_mad_plan *plan) {
+    plan->mads = w->mads.items;
+    plan->count = w->mads.count;
+    memcpy(plan->vars, w->vars, sizeof w->vars);
+    plan->var_count = w->var_count;
+    memcpy(plan->decls, w->decls, sizeof w->decls);
+    plan->decl_count = w->decl_count;
+}
+
+int en_cuda_mad_plan(ir_stmt *const *stmts, int count, int at, en_arena *arena, en_mad_plan *plan) {
+    memset(plan, 0, sizeof *plan);
+    walker w = {.arena = arena, .ok = true};
+    int used = unroll(stmts, count, at, false, &w);
+    if (!used) return 0;
     pair_up(w.mads.items, w.mads.count);
     join_k_steps(w.mads.items, w.mads.count, arena);
     bool paired = false;
     for (int i = 0; i < w.mads.count; i++) paired |= w.mads.items[i].partner >= 0 || w.mads.items[i].k_first >= 0;
     if (!paired) return 0; /* as written, then */
-    plan->mads = w.mads.items;
-    plan->count = w.mads.count;
-    memcpy(plan->vars, w.vars, sizeof w.vars);
-    plan->var_count = w.var_count;
-    memcpy(plan->decls, w.decls, sizeof w.decls);
-    plan->decl_count = w.decl_count;
+    fill_plan(&w, plan);
     choose_b_layouts(&w, w.mads.items, w.mads.count, plan->b_layout);
+    return used;
+}
+
+int en_cuda_mad_nest(ir_stmt *const *stmts, int count, int at, en_arena *arena, en_mad_plan *plan) {
+    memset(plan, 0, sizeof *plan);
+    walker w = {.arena = arena, .ok = true};
+    int used = unroll(stmts, count, at, true, &w);
+    if (used) fill_plan(&w, plan);
     return used;
 }

@@ -161,7 +161,10 @@ enigma_status en_nvrtc_compile(const ir_module *m, int major, int minor, const c
                          "$CUDA_PATH/include, beside libnvrtc or in /usr/local/cuda/include");
         return ENIGMA_ERROR_UNAVAILABLE;
     }
-    snprintf(out->arch, sizeof out->arch, "sm_%d%d", major, minor);
+    /* sm_90 (H100, H200) builds for sm_90a, its arch-specific features: wgmma (wgmma.c). The
+     * name is in the options, so in the cache key. */
+    bool arch_specific = major == 9 && minor == 0 && en_cuda_wgmma_enabled();
+    snprintf(out->arch, sizeof out->arch, "sm_%d%d%s", major, minor, arch_specific ? "a" : "");
 
     char arch_opt[64], include_opt[640];
     snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", out->arch);

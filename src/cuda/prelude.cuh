@@ -1060,5 +1060,103 @@ __device__ __forceinline__ void en_matrix_multiply_accumulate1k(en_matrix<D> &d1
     d1.v.x = en_cvt<D>(d[0]); d1.v.y = en_cvt<D>(d[1]);
 }
 
+// ---- a threadgroup GEMM on one Hopper warpgroup: wgmma (wgmma.c, emit.c) -------------------
+// Compiled for sm_90a (nvrtc.c) a kernel that wgmma.c proved a 64x64 GEMM runs its multiply
+// nest as wgmma.mma_async.m64n64k16 (PTX ISA "Asynchronous Warpgroup Level Matrix
+// Instructions") when its threadgroup is exactly one warpgroup; elsewhere, as before.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define EN_WGMMA 1
+// Staging arrays: element (r, c) of an array read as rows of ROW 16-bit elements sits in the
+// 8x8 core matrix (r/8, c/8), 128 contiguous bytes of 8 rows of 16 bytes (no swizzle). Core
+// (r/8, c/8) starts at element (r/8) ROW 8 + (c/8) 64: the array keeps its size, and each
+// 16-byte chunk (8 elements of a row from a multiple of 8) stays 16 contiguous bytes.
+// A (rows M, K contiguous: K-major): K-adjacent cores 128 B apart (leading byte offset),
+// M-adjacent ones ROW 16 B (stride byte offset). B (rows K, N contiguous: MN-major, the
+// instruction's imm-trans-b = 1): K-adjacent cores ROW 16 B apart (leading), N-adjacent 128 B
+// (stride) (PTX ISA, "Canonical Layouts": ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))).
+template <int ROW> __device__ __forceinline__ void *en_wg_place(void *base, long long e) {
+    const long long r = e / ROW, c = e % ROW;
+    return (char *)base + 2 * ((r >> 3) * ROW * 8 + (c >> 3) * 64 + (r & 7) * 8 + (c & 7));
+}
+// a chunk store: 16 bytes at element e; where e is not on a chunk of the layout (8 elements
+// from a multiple of 8, which the 16-byte alignment of the store gives), element by element
+template <int ROW, class V> __device__ __forceinline__ void en_wg_store(void *base, long long e, V v) {
+    static_assert(sizeof(V) == 16, "a 16-byte chunk");
+    if ((e & 7) == 0) { *(V *)en_wg_place<ROW>(base, e) = v; return; }
+    unsigned short h[8];
+    memcpy(h, &v, 16);
+    for (int i = 0; i < 8; i++) *(unsigned short *)en_wg_place<ROW>(base, e + i) = h[i];
+}
+// a shared-memory matrix descriptor: start address, leading and stride byte offsets, no swizzle
+__device__ __forceinline__ unsigned long long en_wg_desc(const void *p, unsigned lead, unsigned stride) {
+    const unsigned long long a = (unsigned long long)__cvta_generic_to_shared(p);
+    return ((a & 0x3FFFFull) >> 4) | ((unsigned long long)((lead & 0x3FFFFu) >> 4) << 16) |
+           ((unsigned long long)((stride & 0x3FFFFu) >> 4) << 32);
+}
+// keeps the compiler from moving accesses of the accumulators across the asynchronous MMA
+__device__ __forceinline__ void en_wg_fence_operands(float (&d)[32]) {
+#pragma unroll
+    for (int i = 0; i < 32; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+template <bool BF16> __device__ __forceinline__ void en_wg_mma(float (&d)[32], unsigned long long a, unsigned long long b) {
+    // d += A (64x16, K-major) * B (16x64, N-major); scale-d 1 (accumulate), A and B unscaled
+    if (BF16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 1;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) : "l"(a), "l"(b), "r"(1));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 1;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) : "l"(a), "l"(b), "r"(1));
+}
+// one pass of the nest: d += A[0:64, 0:16 STEPS] * B[0:16 STEPS, 0:64], both staged as above.
+// The fence orders the registers' earlier writes (and the barrier's view of the staging
+// arrays) before the MMAs; waiting for the group before returning lets the barrier that
+// follows release the staging arrays to the next copy.
+template <int ROW_A, int ROW_B, int STEPS, bool BF16>
+__device__ __forceinline__ void en_wg_multiply(float (&d)[32], const void *a, const void *b) {
+    __syncwarp(); // .aligned: every lane of the warp at the same instruction
+    en_wg_fence_operands(d);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int t = 0; t < STEPS; t++)
+        en_wg_mma<BF16>(d, en_wg_desc((const char *)a + 256 * t, 128, ROW_A * 16),
+                        en_wg_desc((const char *)b + 32 * ROW_B * t, ROW_B * 16, 128));
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    en_wg_fence_operands(d);
+}
+// a thread's stores to shared memory, made visible to the MMAs' (async proxy) reads; before
+// each barrier of the kernel
+__device__ __forceinline__ void en_wg_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// The accumulators between Metal's SIMD groups and the warpgroup, through shared memory:
+// en_wg_scratch[b] is 8x8 block b (row b/8, column b%8 of the 64x64 tile's blocks), lane
+// l's pair at [b][l] as an en_matrix holds it (row l/4, columns 2(l%4), 2(l%4)+1). Warp w's
+// MMA registers hold rows 16w..16w+15 (PTX ISA, "Matrix Fragments for wgmma.m64nNk16",
+// accumulator D): register 4j + 2h + e is row 16w + 8h + l/4, column 8j + 2(l%4) + e, the
+// lane's pair of block (2w + h) 8 + j.
+__device__ __forceinline__ void en_wg_to_registers(float (&d)[32], ::float2 (*scratch)[32]) {
+    const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31u;
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const ::float2 v = scratch[(2 * w + h) * 8 + j][l];
+            d[4 * j + 2 * h] = v.x; d[4 * j + 2 * h + 1] = v.y;
+        }
+}
+__device__ __forceinline__ void en_wg_from_registers(const float (&d)[32], ::float2 (*scratch)[32]) {
+    const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31u;
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) scratch[(2 * w + h) * 8 + j][l] = ::make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+}
+__device__ __forceinline__ ::float2 en_wg_pair(const en_matrix<float> &m) { return ::make_float2(m.v.x, m.v.y); }
+__device__ __forceinline__ en_matrix<float> en_wg_matrix(::float2 v) { en_matrix<float> m; m.v.x = v.x; m.v.y = v.y; return m; }
+// the wgmma form runs where the threadgroup is the block's 128 threads, one warpgroup
+__device__ __forceinline__ bool en_wg_whole_warpgroup(const en_thread &t) { return t.size == 128u && blockDim.x == 128u; }
+#endif
+
 } // namespace metal
 // ---- end of prelude -------------------------------------------------------------------------

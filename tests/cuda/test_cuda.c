@@ -65,7 +65,10 @@ static bool compile_module(const ir_module *m, const char *what, en_buf *source_
     CHECK(st == ENIGMA_OK, "%s: NVRTC failed: %s", what, err.data ? err.data : "");
     CHECK(st != ENIGMA_OK || (cubin.size > 64 && memcmp(cubin.data, "\x7f" "ELF", 4) == 0),
           "%s: the cubin is not an ELF image", what);
-    CHECK(st != ENIGMA_OK || strcmp(cubin.arch, "sm_90") == 0, "%s: compiled for %s", what, cubin.arch);
+    /* sm_90 builds for its arch-specific target, sm_90a (wgmma), unless that is switched off */
+    const char *wgmma = getenv("ENIGMA_CUDA_WGMMA");
+    const char *want = wgmma && strcmp(wgmma, "0") == 0 ? "sm_90" : "sm_90a";
+    CHECK(st != ENIGMA_OK || strcmp(cubin.arch, want) == 0, "%s: compiled for %s", what, cubin.arch);
     en_cubin_free(&cubin);
     if (source_out) *source_out = src;
     else en_buf_free(&src);

@@ -1,0 +1,308 @@
+"""The threadgroup GEMM of bench/cuda/gemm_simdgroup.metal (issue 11) and its neighbours: what
+they compute on every backend, and, from the generated CUDA C, which of them the cuda backend
+runs as one warpgroup's wgmma (src/cuda/wgmma.c) and which keep mma.sync.
+
+4 SIMD groups (128 threads) own a 64x64 tile of C; K advances 32 at a time through padded
+threadgroup arrays filled by 16-byte chunk stores. Inputs are multiples of 1/16 of at most 1,
+so every product and every partial sum is exact in float: the result must equal the float64
+NumPy product exactly, whatever the order of accumulation (wgmma sums in its own order).
+
+On a GPU machine: ENIGMA_BACKEND=cuda python3 -m pytest -q tests/semantic/test_sem_wgmma.py
+(the H100 and H200 run the wgmma form; ENIGMA_CUDA_WGMMA=0 runs mma.sync for comparison)."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from semharness import cli_path, exact, garbage, new_rng, run
+
+HEADER = "#include <metal_stdlib>\nusing namespace metal;\n"
+
+# the SIMD groups' tiles: (rows, columns of accumulators, load row origin, load column origin,
+# store row origin) as MSL expressions of sg
+TILES = {
+    # the bench kernel's 32x32 quarters
+    "quarters": (4, 4, "(sg / 2) * 32", "(sg % 2) * 32", "(sg / 2) * 32"),
+    # 16x64 strips, one a SIMD group: the tile once too (wgmma's own row split)
+    "strips": (2, 8, "sg * 16", "0", "sg * 16"),
+    # SIMD groups 2 and 3 multiply the rows 0 and 1 do, and store them 32 rows lower: the
+    # tile is not covered once, so no wgmma
+    "overlap": (4, 4, "0", "(sg % 2) * 32", "(sg / 2) * 32"),
+}
+
+
+def gemm_source(t, tile="quarters", peek=False):
+    """the bench GEMM for element type t; peek: each thread also reads its row's first element
+    of the A staging array with a plain load each K step (into P), so the array's layout is
+    the kernel's"""
+    ai, aj, sr, sc, so = TILES[tile]
+    peek_param = ", device float *P [[buffer(6)]]" if peek else ""
+    peek_decl = "float seen = 0.0f;" if peek else ""
+    peek_read = "seen += float(As[(tid % 64) * AP]);" if peek else ""
+    peek_write = "P[(tg.y * (N / 64) + tg.x) * 128 + tid] = seen;" if peek else ""
+    return HEADER + f"""
+kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer(1)]],
+                 device float *C [[buffer(2)]], constant uint &M [[buffer(3)]],
+                 constant uint &N [[buffer(4)]], constant uint &K [[buffer(5)]]{peek_param},
+                 uint2 tg [[threadgroup_position_in_grid]],
+                 ushort sg [[simdgroup_index_in_threadgroup]],
+                 ushort tid [[thread_index_in_threadgroup]]) {{
+    const ushort BK = 32, AP = BK + 8, BP = 64 + 8, PER_CHUNK = 16 / sizeof({t});
+    threadgroup {t} As[64 * (32 + 8)];
+    threadgroup {t} Bs[32 * (64 + 8)];
+    const uint row0 = tg.y * 64, col0 = tg.x * 64;
+    const ushort sr = {sr}, sc = {sc}, so = {so};
+    {peek_decl}
+    simdgroup_float8x8 acc[{ai}][{aj}];
+    for (short i = 0; i < {ai}; i++)
+        for (short j = 0; j < {aj}; j++)
+            acc[i][j] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+    for (uint k0 = 0; k0 < K; k0 += BK) {{
+        for (ushort c = tid; c < 64 * BK / PER_CHUNK; c += 128) {{
+            ushort r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK;
+            *(threadgroup uint4 *)(As + r * AP + k) = *(device const uint4 *)(A + (row0 + r) * K + k0 + k);
+        }}
+        for (ushort c = tid; c < BK * 64 / PER_CHUNK; c += 128) {{
+            ushort r = c / (64 / PER_CHUNK), n = (c % (64 / PER_CHUNK)) * PER_CHUNK;
+            *(threadgroup uint4 *)(Bs + r * BP + n) = *(device const uint4 *)(B + (k0 + r) * N + col0 + n);
+        }}
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        for (short kk = 0; kk < BK; kk += 8) {{
+            simdgroup_matrix<{t}, 8, 8> a[{ai}], b[{aj}];
+            for (short i = 0; i < {ai}; i++) simdgroup_load(a[i], As + (sr + i * 8) * AP + kk, AP);
+            for (short j = 0; j < {aj}; j++) simdgroup_load(b[j], Bs + kk * BP + sc + j * 8, BP);
+            for (short i = 0; i < {ai}; i++)
+                for (short j = 0; j < {aj}; j++)
+                    simdgroup_multiply_accumulate(acc[i][j], a[i], b[j], acc[i][j]);
+        }}
+        {peek_read}
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }}
+    for (short i = 0; i < {ai}; i++)
+        for (short j = 0; j < {aj}; j++)
+            simdgroup_store(acc[i][j], C + (row0 + so + i * 8) * N + col0 + sc + j * 8, N);
+    {peek_write}
+}}
+"""
+
+
+def pipelined_source(t, next_buffer="cur ^ 1u"):
+    """the bench's pipelined form: the next K slice waits in registers during this slice's
+    multiplies, then goes to the other of two buffers (next_buffer), one barrier a step"""
+    return HEADER + f"""
+kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer(1)]],
+                 device float *C [[buffer(2)]], constant uint &M [[buffer(3)]],
+                 constant uint &N [[buffer(4)]], constant uint &K [[buffer(5)]],
+                 uint2 tg [[threadgroup_position_in_grid]],
+                 ushort sg [[simdgroup_index_in_threadgroup]],
+                 ushort tid [[thread_index_in_threadgroup]]) {{
+    const ushort BK = 32, AP = BK + 8, BP = 64 + 8, PER_CHUNK = 16 / sizeof({t});
+    threadgroup {t} As[2][64 * (32 + 8)];
+    threadgroup {t} Bs[2][32 * (64 + 8)];
+    const uint row0 = tg.y * 64, col0 = tg.x * 64;
+    const ushort sr = (sg / 2) * 32, sc = (sg % 2) * 32;
+    uint4 ra[2], rb[2];
+    for (ushort u = 0; u < 2; u++) {{
+        ushort c = tid + u * 128, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK;
+        ra[u] = *(device const uint4 *)(A + (row0 + r) * K + k);
+        ushort n = (c % (64 / PER_CHUNK)) * PER_CHUNK, rr = c / (64 / PER_CHUNK);
+        rb[u] = *(device const uint4 *)(B + rr * N + col0 + n);
+    }}
+    for (ushort u = 0; u < 2; u++) {{
+        ushort c = tid + u * 128, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK;
+        *(threadgroup uint4 *)(&As[0][r * AP + k]) = ra[u];
+        ushort n = (c % (64 / PER_CHUNK)) * PER_CHUNK, rr = c / (64 / PER_CHUNK);
+        *(threadgroup uint4 *)(&Bs[0][rr * BP + n]) = rb[u];
+    }}
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    simdgroup_float8x8 acc[4][4];
+    for (short i = 0; i < 4; i++)
+        for (short j = 0; j < 4; j++)
+            acc[i][j] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+    for (uint k0 = 0; k0 < K; k0 += BK) {{
+        const uint cur = (k0 / BK) & 1u;
+        const bool more = k0 + BK < K;
+        if (more) {{
+            for (ushort u = 0; u < 2; u++) {{
+                ushort c = tid + u * 128, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK;
+                ra[u] = *(device const uint4 *)(A + (row0 + r) * K + k0 + BK + k);
+                ushort n = (c % (64 / PER_CHUNK)) * PER_CHUNK, rr = c / (64 / PER_CHUNK);
+                rb[u] = *(device const uint4 *)(B + (k0 + BK + rr) * N + col0 + n);
+            }}
+        }}
+        threadgroup const {t} *as = &As[cur][0], *bs = &Bs[cur][0];
+        for (short kk = 0; kk < BK; kk += 8) {{
+            simdgroup_matrix<{t}, 8, 8> a[4], b[4];
+            for (short i = 0; i < 4; i++) simdgroup_load(a[i], as + (sr + i * 8) * AP + kk, AP);
+            for (short j = 0; j < 4; j++) simdgroup_load(b[j], bs + kk * BP + sc + j * 8, BP);
+            for (short i = 0; i < 4; i++)
+                for (short j = 0; j < 4; j++)
+                    simdgroup_multiply_accumulate(acc[i][j], a[i], b[j], acc[i][j]);
+        }}
+        if (more) {{
+            for (ushort u = 0; u < 2; u++) {{
+                ushort c = tid + u * 128, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK;
+                *(threadgroup uint4 *)(&As[{next_buffer}][r * AP + k]) = ra[u];
+                ushort n = (c % (64 / PER_CHUNK)) * PER_CHUNK, rr = c / (64 / PER_CHUNK);
+                *(threadgroup uint4 *)(&Bs[{next_buffer}][rr * BP + n]) = rb[u];
+            }}
+        }}
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }}
+    for (short i = 0; i < 4; i++)
+        for (short j = 0; j < 4; j++)
+            simdgroup_store(acc[i][j], C + (row0 + sr + i * 8) * N + col0 + sc + j * 8, N);
+}}
+"""
+
+
+def bf16_bits(x):
+    b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def stored(t, x):
+    """x (exact in both 16-bit types) as the kernel's input array"""
+    return x.astype(np.float16) if t == "half" else bf16_bits(x)
+
+
+def sixteenths(rng, shape):
+    """multiples of 1/16 in [-1, 1], never 0: exact in half and bfloat"""
+    return (rng.integers(1, 17, shape) * rng.choice([-1, 1], shape) / 16.0).astype(np.float64)
+
+
+def run_gemm(tmp_path, t, m, n, k, tile="quarters", peek=False, src=None):
+    rng = new_rng()
+    a, b = sixteenths(rng, (m, k)), sixteenths(rng, (k, n))
+    ins = {"A": stored(t, a), "B": stored(t, b), "C": garbage(rng, (m, n)), "M": str(m), "N": str(n), "K": str(k)}
+    outs = ["C"]
+    if peek:
+        ins["P"] = garbage(rng, (m // 64) * (n // 64) * 128)
+        outs.append("P")
+    got = run(tmp_path, src or gemm_source(t, tile, peek), ins, outs, threadgroups=(n // 64, m // 64, 1), threads=128)
+    return a, b, got
+
+
+SIZES = [(64, 64, 32), (128, 192, 96), (256, 256, 512)]
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+@pytest.mark.parametrize("m,n,k", SIZES)
+def test_gemm_tile(tmp_path, t, m, n, k):
+    a, b, got = run_gemm(tmp_path, t, m, n, k)
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+@pytest.mark.parametrize("m,n,k", SIZES)
+def test_gemm_pipelined(tmp_path, t, m, n, k):
+    a, b, got = run_gemm(tmp_path, t, m, n, k, src=pipelined_source(t))
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+def test_gemm_pipelined_other_buffer_unproven(tmp_path, t):
+    """the next slice's buffer written as (cur + 1) & 1: another buffer, but not one the
+    compiler proves so (no wgmma), and the same product"""
+    a, b, got = run_gemm(tmp_path, t, 128, 64, 96, src=pipelined_source(t, "(cur + 1u) & 1u"))
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+def test_gemm_row_strips(tmp_path, t):
+    """each SIMD group a 16x64 strip: the warpgroup's own rows, still the tile once"""
+    a, b, got = run_gemm(tmp_path, t, 128, 128, 64, tile="strips")
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+def test_gemm_overlapping_tiles(tmp_path, t):
+    """two SIMD groups on the same quarter (no wgmma): C's lower half of each tile repeats the
+    upper half's product"""
+    m, n, k = 128, 128, 64
+    a, b, got = run_gemm(tmp_path, t, m, n, k, tile="overlap")
+    want = np.zeros((m, n))
+    for r0 in range(0, m, 64):
+        top = a[r0:r0 + 32] @ b
+        want[r0:r0 + 32] = top
+        want[r0 + 32:r0 + 64] = top
+    exact(got["C"], want.astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+def test_gemm_staging_read_by_a_plain_load(tmp_path, t):
+    """the A staging array is also read element by element: its layout must stay Metal's"""
+    m, n, k = 128, 64, 96
+    a, b, got = run_gemm(tmp_path, t, m, n, k, peek=True)
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+    want = np.zeros(((m // 64) * (n // 64), 128))
+    for ty in range(m // 64):
+        for tx in range(n // 64):
+            for tid in range(128):
+                want[ty * (n // 64) + tx, tid] = a[ty * 64 + tid % 64, ::32].sum()
+    exact(got["P"], want.reshape(-1).astype(np.float32), "P")
+
+
+# ---- which form the cuda backend chose (no GPU needed) ----------------------------------------
+def emit_cuda(tmp_path, src, **env):
+    path = tmp_path / "kernel.metal"
+    path.write_text(src)
+    r = subprocess.run([str(cli_path()), "compile", str(path), "--emit", "cuda"], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, **env})
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.parametrize("tile,peek,chosen", [("quarters", False, True), ("strips", False, True),
+                                              ("overlap", False, False), ("quarters", True, False)])
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+def test_wgmma_chosen(tmp_path, t, tile, peek, chosen):
+    cuda = emit_cuda(tmp_path, gemm_source(t, tile, peek))
+    assert ("en_wg_multiply<" in cuda) == chosen
+    if chosen:
+        assert "en_wg_multiply<40, 72, 2, %s>" % ("true" if t == "bfloat" else "false") in cuda
+        # switched off: the kernel as before
+        assert "en_wg_" not in emit_cuda(tmp_path, gemm_source(t, tile, peek), ENIGMA_CUDA_WGMMA="0").split(
+            "// ---- end of prelude")[1]
+
+
+@pytest.mark.parametrize("next_buffer,chosen", [("cur ^ 1u", True), ("(cur + 1u) & 1u", False), ("cur", False)])
+def test_wgmma_chosen_pipelined(tmp_path, next_buffer, chosen):
+    """the next slice into the other buffer while this one is multiplied: wgmma only where the
+    compiler sees the buffers differ (`cur`: the same buffer, a race the kernel would have)"""
+    cuda = emit_cuda(tmp_path, pipelined_source("half", next_buffer))
+    assert ("en_wg_multiply<40, 72, 2, false>(en_wg_d, &As[cur], &Bs[cur])" in cuda) == chosen
+
+
+def test_float_gemm_keeps_mma_sync(tmp_path):
+    assert "en_wg_multiply<" not in emit_cuda(tmp_path, gemm_source("float"))
+
+
+def test_bench_kernels_chosen():
+    """bench/cuda/gemm_simdgroup.metal: the half and bfloat kernels, plain and pipelined (not
+    prefetch2: two nests a step; not wide: 8 SIMD groups; not float)"""
+    bench = cli_path().resolve().parents[1] / "bench" / "cuda" / "gemm_simdgroup.metal"
+    r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    tables = sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
+                    if line.startswith("static __device__ const unsigned char en_wg_blocks_"))
+    assert tables == ["gemm_bf16", "gemm_bf16_pipelined", "gemm_f16", "gemm_f16_pipelined"]
+
+
+def test_wgmma_compiles_for_sm90a(tmp_path):
+    """NVRTC builds the warpgroup form for sm_90a (where NVRTC is installed)"""
+    path = tmp_path / "kernel.metal"
+    path.write_text(gemm_source("half"))
+    env = {**os.environ, "ENIGMA_CUDA_ARCH": "sm_90", "ENIGMA_CACHE_DIR": str(tmp_path / "cache")}
+    r = subprocess.run([str(cli_path()), "compile", str(path), "--backend", "cuda"], capture_output=True, text=True,
+                       timeout=300, env=env)
+    if "NVRTC" not in r.stdout and ("NVRTC" in r.stderr or "not found" in r.stderr):
+        pytest.skip("NVRTC is not installed here")
+    assert r.returncode == 0, r.stderr
+    assert "compiled by NVRTC for sm_90a" in r.stdout
+    env["ENIGMA_CUDA_WGMMA"] = "0"
+    r = subprocess.run([str(cli_path()), "compile", str(path), "--backend", "cuda"], capture_output=True, text=True,
+                       timeout=300, env=env)
+    assert r.returncode == 0 and "compiled by NVRTC for sm_90:" in r.stdout, r.stdout + r.stderr
