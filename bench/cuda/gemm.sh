@@ -66,8 +66,8 @@ fi
 
 # ncu after the tests: its replays failed to launch once (run 6) while they used the GPU
 wait
-if [ "$what" != test ] && command -v ncu >/dev/null 2>&1; then
-  # one dispatch of each enigma kernel (GEMM_PROFILE=1): tensor pipe (hmma: mma.sync only;
+if [ "$what" != test ] && [ "${NCU:-1}" = 1 ] && command -v ncu >/dev/null 2>&1; then
+  # (NCU=0 skips this step) one dispatch of each enigma kernel (GEMM_PROFILE=1): tensor pipe (hmma: mma.sync only;
   # sm__pipe_tensor_cycles: every MMA, wgmma's too), L2, shared memory, occupancy
   # (and the warp-state section: what the warps wait for)
   GEMM_PROFILE=1 timeout 200 ncu --kernel-name regex:"gemm_(f16|bf16|f32)" --section WarpStateStats --page raw \
