@@ -199,19 +199,9 @@ static void emit_region(emitter *em, stmt_list list, int start, int end) {
 
 /* true when `s` leaves `loop` other than through the loop's own test: a return anywhere, or
  * a break or continue aimed at the loop */
+static bool is_return(const ir_stmt *s) { return s->kind == IR_S_RETURN; }
 static bool leaves_loop(const ir_stmt *s, const ir_stmt *loop) {
-    if (!s) return false;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (leaves_loop(s->stmts[i], loop)) return true;
-        return false;
-    case IR_S_IF: return leaves_loop(s->then_s, loop) || leaves_loop(s->else_s, loop);
-    case IR_S_LOOP: return leaves_loop(s->body, loop) || leaves_loop(s->latch, loop);
-    case IR_S_RETURN: return true;
-    case IR_S_BREAK: case IR_S_CONTINUE: return s->target == loop;
-    default: return false;
-    }
+    return ir_stmt_jumps_to(s, loop) || ir_stmt_any(s, is_return);
 }
 
 /* a streaming loop (streaming_loop) whose every step ends with all of its lanes still in

@@ -499,19 +499,6 @@ static int count_assigns(const ir_stmt *s, const ir_var *v) {
     }
 }
 
-static bool refers_to_loop(const ir_stmt *s, const ir_stmt *loop) {
-    if (!s) return false;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (refers_to_loop(s->stmts[i], loop)) return true;
-        return false;
-    case IR_S_IF: return refers_to_loop(s->then_s, loop) || refers_to_loop(s->else_s, loop);
-    case IR_S_LOOP: return refers_to_loop(s->body, loop) || refers_to_loop(s->latch, loop);
-    case IR_S_BREAK: case IR_S_CONTINUE: return s->target == loop;
-    default: return false;
-    }
-}
 
 /* `for (k = A; k < B; k += C)` with constants A, B, C (at most 64 steps), k a uniform
  * counter assigned only by the latch, no other break or continue: the counter, else NULL */
@@ -540,7 +527,7 @@ static const ir_var *counted_loop(wide *w, const ir_stmt *s, long long *from, lo
     if (*step <= 0 || *from < 0 || *to > 4096 || (*to - *from) / *step > 64) return NULL;
     if (count_assigns(em->f->body, v) != 1) return NULL;
     for (int i = first; i < s->body->stmt_count; i++)
-        if (refers_to_loop(s->body->stmts[i], s)) return NULL;
+        if (ir_stmt_jumps_to(s->body->stmts[i], s)) return NULL;
     return v;
 }
 

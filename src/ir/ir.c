@@ -407,19 +407,35 @@ bool ir_is_place(const ir_expr *e) {
     }
 }
 
-bool ir_stmt_any(const ir_stmt *s, bool (*holds)(const ir_stmt *)) {
+bool ir_stmt_any_in(const ir_stmt *s, bool (*holds)(const ir_stmt *, const void *ctx), const void *ctx) {
     if (!s) return false;
-    if (holds(s)) return true;
+    if (holds(s, ctx)) return true;
     switch (s->kind) {
     case IR_S_BLOCK:
         for (int i = 0; i < s->stmt_count; i++)
-            if (ir_stmt_any(s->stmts[i], holds)) return true;
+            if (ir_stmt_any_in(s->stmts[i], holds, ctx)) return true;
         return false;
-    case IR_S_IF: return ir_stmt_any(s->then_s, holds) || ir_stmt_any(s->else_s, holds);
-    case IR_S_LOOP: return ir_stmt_any(s->body, holds) || ir_stmt_any(s->latch, holds);
+    case IR_S_IF: return ir_stmt_any_in(s->then_s, holds, ctx) || ir_stmt_any_in(s->else_s, holds, ctx);
+    case IR_S_LOOP: return ir_stmt_any_in(s->body, holds, ctx) || ir_stmt_any_in(s->latch, holds, ctx);
     default: return false;
     }
 }
+
+typedef struct plain_test {
+    bool (*holds)(const ir_stmt *);
+} plain_test;
+static bool holds_plain(const ir_stmt *s, const void *test) { return ((const plain_test *)test)->holds(s); }
+
+bool ir_stmt_any(const ir_stmt *s, bool (*holds)(const ir_stmt *)) {
+    plain_test test = {holds};
+    return ir_stmt_any_in(s, holds_plain, &test);
+}
+
+static bool jumps_to(const ir_stmt *s, const void *loop) {
+    return (s->kind == IR_S_BREAK || s->kind == IR_S_CONTINUE) && s->target == loop;
+}
+
+bool ir_stmt_jumps_to(const ir_stmt *s, const ir_stmt *loop) { return ir_stmt_any_in(s, jumps_to, loop); }
 
 bool ir_expr_any(const ir_expr *x, bool (*holds)(const ir_expr *, const void *ctx), const void *ctx) {
     if (!x) return false;

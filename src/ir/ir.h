@@ -206,6 +206,10 @@ EN_INTERNAL ir_intrinsic_class ir_intrinsic_class_of(ir_intrinsic i);
 /* true when `holds` is true of s or of a statement nested in it (a block's statements, an
  * if's arms, a loop's body and latch); s may be NULL */
 EN_INTERNAL bool ir_stmt_any(const ir_stmt *s, bool (*holds)(const ir_stmt *));
+/* the same, `holds` given ctx */
+EN_INTERNAL bool ir_stmt_any_in(const ir_stmt *s, bool (*holds)(const ir_stmt *, const void *ctx), const void *ctx);
+/* true when a break or continue aimed at `loop` stands anywhere in s */
+EN_INTERNAL bool ir_stmt_jumps_to(const ir_stmt *s, const ir_stmt *loop);
 /* true when `holds` (given ctx) is true of x or of an expression nested in it; x may be NULL */
 EN_INTERNAL bool ir_expr_any(const ir_expr *x, bool (*holds)(const ir_expr *, const void *ctx), const void *ctx);
 /* true when an expression of s or of a statement nested in it (a declaration's or return's

@@ -226,19 +226,8 @@ static ir_stmt *copy_stmt(body_copy *bc, const ir_stmt *s) {
 }
 
 /* does the body return anywhere but as its last top-level statement? */
-static bool returns_early(const ir_stmt *s, const ir_stmt *last) {
-    if (!s) return false;
-    switch (s->kind) {
-    case IR_S_RETURN: return s != last;
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (returns_early(s->stmts[i], last)) return true;
-        return false;
-    case IR_S_IF: return returns_early(s->then_s, last) || returns_early(s->else_s, last);
-    case IR_S_LOOP: return returns_early(s->body, last) || returns_early(s->latch, last);
-    default: return false;
-    }
-}
+static bool returns_but_last(const ir_stmt *s, const void *last) { return s->kind == IR_S_RETURN && s != last; }
+static bool returns_early(const ir_stmt *s, const ir_stmt *last) { return ir_stmt_any_in(s, returns_but_last, last); }
 
 /* the statements that replace `call` (in `caller`) */
 static ir_stmt *expand_call(inliner *in, ir_func *caller, const ir_stmt *call) {
