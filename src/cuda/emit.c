@@ -899,7 +899,8 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
         uint64_t flags = s->arg_count > 0 && s->args[0]->kind == IR_E_CONST ? s->args[0]->c.u
                                                                               : IR_MEM_DEVICE;
         line_start(e);
-        if (e->wg && s->intrinsic == IR_I_BARRIER_THREADGROUP) put(e, "en_wg_proxy_fence(); "); /* chunk stores -> wgmma */
+        /* the MMAs done before anyone may store into their buffers; chunk stores -> wgmma */
+        if (e->wg && s->intrinsic == IR_I_BARRIER_THREADGROUP) put(e, "en_wg_wait(en_wg_d); en_wg_proxy_fence(); ");
         if (s->intrinsic == IR_I_BARRIER_THREADGROUP)
             put(e, flags & IR_MEM_DEVICE ? "EN_BARRIER_DEVICE();\n" : "EN_BARRIER();\n");
         else
@@ -1441,6 +1442,22 @@ static void emit_stmt(emitter *e, const ir_stmt *s) {
 /* the staging array's row length */
 static int wg_row(const en_wg_plan *plan, const ir_var *array) { return array == plan->a.array ? plan->a.row : plan->b.row; }
 
+/* the 8-column cores of a staging row that the multiplies read: A's BK columns, B's 64 */
+static int wg_cores(const en_wg_plan *plan, const ir_var *array) {
+    return array == plan->a.array ? plan->k_steps * 2 : 8;
+}
+
+/* the bytes between the cores of a block row (prelude: en_wg_put16): 128 + 16 (8 / cores)
+ * where the row's padding leaves room, so that 8 consecutive chunks of a row, or of 8 / cores
+ * rows, start at 8 different 16-byte offsets modulo 128 and a quarter warp's chunk stores
+ * meet no bank conflict; else 128 (cores back to back, as without padding) */
+static int wg_core_stride(const en_wg_plan *plan, const ir_var *array) {
+    const int cores = wg_cores(plan, array), row_bytes = wg_row(plan, array) * 16;
+    if (cores > 8 || 8 % cores != 0) return 128;
+    const int spread = 128 + 16 * (8 / cores);
+    return (cores - 1) * spread + 128 <= row_bytes ? spread : 128;
+}
+
 /* the start of a staging buffer: &X, or &X[b] of an array of buffers */
 static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffer) {
     en_buf_printf(e->out, "&%s", var_name(e, array));
@@ -1453,7 +1470,8 @@ static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffe
 /* a chunk store: the same 16 bytes, at their place in the wgmma layout (prelude: en_wg_place) */
 static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to) {
     line_start(e);
-    en_buf_printf(e->out, "en_wg_store<%d>(", wg_row(e->wg, to->array));
+    en_buf_printf(e->out, "en_wg_store<%d, %d, %d>(", wg_row(e->wg, to->array), wg_cores(e->wg, to->array),
+                  wg_core_stride(e->wg, to->array));
     emit_wg_buffer(e, to->array, to->buffer);
     put(e, ", ");
     for (int i = 0; i < to->term_count; i++) {
@@ -1473,44 +1491,66 @@ static void emit_wg_accumulator(emitter *e, int k) {
     e->plan = NULL;
 }
 
-/* the K loop, with the accumulators in the warpgroup's registers while it runs */
+/* the K loop, with the accumulators in the warpgroup's registers while it runs; they move in
+ * 8 rounds through 2 KB of shared memory (prelude: en_wg_to_registers), round j taking
+ * column j of the tile's 8x8 blocks */
 static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop) {
     const char *sym = en_cuda_kernel_symbol(e->f);
     line_start(e);
     put(e, "// wgmma: the accumulators move into the warpgroup's registers (through shared memory)\n");
+    put(e, "#pragma unroll\n");
+    line_start(e);
+    put(e, "for (int en_j = 0; en_j < 8; en_j++) {\n");
+    e->indent++;
     for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
         line_start(e);
-        en_buf_printf(e->out, "en_wg_scratch[en_wg_blocks_%s[en_t.l >> 5][%d]][en_hw_lane()] = en_wg_pair(", sym, k);
+        en_buf_printf(e->out, "if ((en_wg_blocks_%s[en_t.l >> 5][%d] & 7) == en_j) en_wg_scratch[en_wg_blocks_%s[en_t.l >> 5][%d] >> 3][en_hw_lane()] = en_wg_pair(",
+                      sym, k, sym, k);
         emit_wg_accumulator(e, k);
         put(e, ");\n");
     }
     line_start(e);
     put(e, "__syncthreads();\n");
     line_start(e);
-    put(e, "en_wg_to_registers(en_wg_d, en_wg_scratch);\n");
+    put(e, "en_wg_to_registers(en_wg_d, en_wg_scratch, en_j);\n");
+    line_start(e);
+    put(e, "__syncthreads();\n");
+    e->indent--;
+    line_start(e);
+    put(e, "}\n");
     emit_stmt(e, decl);
     emit_stmt(e, loop);
     line_start(e);
     put(e, "// wgmma: the accumulators back to the SIMD groups\n");
     line_start(e);
+    put(e, "en_wg_wait(en_wg_d);\n");
+    put(e, "#pragma unroll\n");
+    line_start(e);
+    put(e, "for (int en_j = 0; en_j < 8; en_j++) {\n");
+    e->indent++;
+    line_start(e);
     put(e, "__syncthreads();\n");
     line_start(e);
-    put(e, "en_wg_from_registers(en_wg_d, en_wg_scratch);\n");
+    put(e, "en_wg_from_registers(en_wg_d, en_wg_scratch, en_j);\n");
     line_start(e);
     put(e, "__syncthreads();\n");
     for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
         line_start(e);
+        en_buf_printf(e->out, "if ((en_wg_blocks_%s[en_t.l >> 5][%d] & 7) == en_j) ", sym, k);
         emit_wg_accumulator(e, k);
-        en_buf_printf(e->out, " = en_wg_matrix(en_wg_scratch[en_wg_blocks_%s[en_t.l >> 5][%d]][en_hw_lane()]);\n", sym, k);
+        en_buf_printf(e->out, " = en_wg_matrix(en_wg_scratch[en_wg_blocks_%s[en_t.l >> 5][%d] >> 3][en_hw_lane()]);\n", sym, k);
     }
+    e->indent--;
+    line_start(e);
+    put(e, "}\n");
 }
 
 /* the multiply nest: one wgmma per 16 of K for the whole tile */
 static void emit_wg_nest(emitter *e) {
     const en_wg_plan *wg = e->wg;
     line_start(e);
-    en_buf_printf(e->out, "en_wg_multiply<%d, %d, %d, %s>(en_wg_d, ", wg->a.row, wg->b.row, wg->k_steps,
-                  wg->bf16 ? "true" : "false");
+    en_buf_printf(e->out, "en_wg_multiply<%d, %d, %d, %d, %d, %s>(en_wg_d, ", wg->a.row, wg_core_stride(wg, wg->a.array),
+                  wg->b.row, wg_core_stride(wg, wg->b.array), wg->k_steps, wg->bf16 ? "true" : "false");
     emit_wg_buffer(e, wg->a.array, wg->a.buffer);
     put(e, ", ");
     emit_wg_buffer(e, wg->b.array, wg->b.buffer);
@@ -1823,9 +1863,9 @@ static void emit_kernel(emitter *e, const ir_func *f) {
          * sm_90a device, and as it was elsewhere */
         put(e, "#ifdef EN_WGMMA\n");
         line_start(e);
-        en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch[64][32]; // the accumulators between layouts (%d bytes)\n", EN_WG_SCRATCH_BYTES);
+        en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch[8][32]; // the accumulators between layouts, a column of blocks at a time (%d bytes)\n", EN_WG_SCRATCH_BYTES);
         line_start(e);
-        put(e, "float en_wg_d[32]; // this thread's part of the 64x64 tile, in wgmma's accumulator layout\n");
+        put(e, "float en_wg_d[32] = {}; // this thread's part of the 64x64 tile, in wgmma's accumulator layout\n");
         line_start(e);
         put(e, "if (en_wg_whole_warpgroup(en_t)) {\n");
         e->indent++;

@@ -100,7 +100,7 @@ EN_INTERNAL bool en_cuda_eval_int(const ir_expr *e, en_var_value value_of, const
 /* A threadgroup GEMM that one warpgroup's wgmma.mma_async.m64n64k16 does (wgmma.c says when). */
 #define EN_WG_MAX_TERMS 8
 #define EN_WG_ACCUMULATORS 16     /* 8x8 accumulators a SIMD group holds: 64x64 / 4 / 64 */
-#define EN_WG_SCRATCH_BYTES 16384 /* shared memory the accumulators move through: 64x64 floats */
+#define EN_WG_SCRATCH_BYTES 2048  /* shared memory the accumulators move through: 64x8 floats */
 typedef struct en_wg_pointer {
     const ir_var *array;          /* &array[buffer][terms[last]] + terms[0] + ...: a staging array */
     const ir_expr *buffer;        /* which of its buffers (an array of them), or NULL */
