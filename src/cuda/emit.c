@@ -1491,58 +1491,65 @@ static void emit_wg_accumulator(emitter *e, int k) {
     e->plan = NULL;
 }
 
+/* the accumulators of SIMD group sg that move in round q (prelude: en_wg_to_registers):
+ * those on the 4 blocks of column q/2 in block rows 4 (q%2) .. 4 (q%2) + 3 */
+static bool wg_in_round(const en_wg_plan *wg, int sg, int k, int q) {
+    const int block = wg->block[sg][k];
+    return block % 8 == q / 2 && block / 32 == q % 2;
+}
+
+/* round q of a move, the SIMD groups' side: each SIMD group stores (into_scratch) or loads
+ * its accumulators of the round, known here for each group, so no table is read at run time */
+static void emit_wg_round(emitter *e, int q, bool into_scratch) {
+    for (int sg = 0; sg < 4; sg++) {
+        bool any = false;
+        for (int k = 0; k < EN_WG_ACCUMULATORS; k++) any |= wg_in_round(e->wg, sg, k, q);
+        if (!any) continue;
+        line_start(e);
+        en_buf_printf(e->out, "if ((en_t.l >> 5) == %du) {\n", sg);
+        e->indent++;
+        for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
+            if (!wg_in_round(e->wg, sg, k, q)) continue;
+            line_start(e);
+            const int slot = (e->wg->block[sg][k] / 8) % 4;
+            if (into_scratch) {
+                en_buf_printf(e->out, "en_wg_scratch[%d][en_hw_lane()] = en_wg_pair(", slot);
+                emit_wg_accumulator(e, k);
+                put(e, ");\n");
+            } else {
+                emit_wg_accumulator(e, k);
+                en_buf_printf(e->out, " = en_wg_matrix(en_wg_scratch[%d][en_hw_lane()]);\n", slot);
+            }
+        }
+        e->indent--;
+        line_start(e);
+        put(e, "}\n");
+    }
+}
+
 /* the K loop, with the accumulators in the warpgroup's registers while it runs; they move in
- * 8 rounds through 2 KB of shared memory (prelude: en_wg_to_registers), round j taking
- * column j of the tile's 8x8 blocks */
+ * 16 rounds through 1 KB of shared memory (prelude: en_wg_to_registers), round q taking 4
+ * blocks of column q/2 of the tile's 8x8 blocks, so a thread's matrices and its MMA
+ * registers are never all live at once */
 static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop) {
-    const char *sym = en_cuda_kernel_symbol(e->f);
     line_start(e);
     put(e, "// wgmma: the accumulators move into the warpgroup's registers (through shared memory)\n");
-    put(e, "#pragma unroll\n");
-    line_start(e);
-    put(e, "for (int en_j = 0; en_j < 8; en_j++) {\n");
-    e->indent++;
-    for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
+    for (int q = 0; q < 16; q++) {
+        emit_wg_round(e, q, true);
         line_start(e);
-        en_buf_printf(e->out, "if ((en_wg_blocks_%s[en_t.l >> 5][%d] & 7) == en_j) en_wg_scratch[en_wg_blocks_%s[en_t.l >> 5][%d] >> 3][en_hw_lane()] = en_wg_pair(",
-                      sym, k, sym, k);
-        emit_wg_accumulator(e, k);
-        put(e, ");\n");
+        en_buf_printf(e->out, "__syncthreads(); en_wg_to_registers(en_wg_d, en_wg_scratch, %d); __syncthreads();\n", q);
     }
-    line_start(e);
-    put(e, "__syncthreads();\n");
-    line_start(e);
-    put(e, "en_wg_to_registers(en_wg_d, en_wg_scratch, en_j);\n");
-    line_start(e);
-    put(e, "__syncthreads();\n");
-    e->indent--;
-    line_start(e);
-    put(e, "}\n");
     emit_stmt(e, decl);
     emit_stmt(e, loop);
     line_start(e);
     put(e, "// wgmma: the accumulators back to the SIMD groups\n");
     line_start(e);
     put(e, "en_wg_wait(en_wg_d);\n");
-    put(e, "#pragma unroll\n");
-    line_start(e);
-    put(e, "for (int en_j = 0; en_j < 8; en_j++) {\n");
-    e->indent++;
-    line_start(e);
-    put(e, "__syncthreads();\n");
-    line_start(e);
-    put(e, "en_wg_from_registers(en_wg_d, en_wg_scratch, en_j);\n");
-    line_start(e);
-    put(e, "__syncthreads();\n");
-    for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
+    for (int q = 0; q < 16; q++) {
         line_start(e);
-        en_buf_printf(e->out, "if ((en_wg_blocks_%s[en_t.l >> 5][%d] & 7) == en_j) ", sym, k);
-        emit_wg_accumulator(e, k);
-        en_buf_printf(e->out, " = en_wg_matrix(en_wg_scratch[en_wg_blocks_%s[en_t.l >> 5][%d] >> 3][en_hw_lane()]);\n", sym, k);
+        en_buf_printf(e->out, "__syncthreads(); en_wg_from_registers(en_wg_d, en_wg_scratch, %d); __syncthreads();\n", q);
+        emit_wg_round(e, q, false);
     }
-    e->indent--;
-    line_start(e);
-    put(e, "}\n");
 }
 
 /* the multiply nest: one wgmma per 16 of K for the whole tile */
@@ -1557,16 +1564,16 @@ static void emit_wg_nest(emitter *e) {
     en_buf_printf(e->out, "); // the nest's %d multiplies of each SIMD group\n", EN_WG_ACCUMULATORS * wg->k_steps * 2);
 }
 
-/* the block of the 64x64 tile each SIMD group's accumulators are, for the moves */
+/* the block of the 64x64 tile each SIMD group's accumulators are (for readers of the code
+ * and the tests: the moves of emit_wg_k_loop have them built in) */
 static void emit_wg_blocks(emitter *e, const en_wg_plan *wg) {
-    en_buf_printf(e->out, "static __device__ const unsigned char en_wg_blocks_%s[4][%d] = {", en_cuda_kernel_symbol(e->f),
-                  EN_WG_ACCUMULATORS);
+    en_buf_printf(e->out, "// wgmma: en_wg_blocks_%s[4][%d] = {", en_cuda_kernel_symbol(e->f), EN_WG_ACCUMULATORS);
     for (int s = 0; s < 4; s++) {
         put(e, s ? ", {" : "{");
         for (int k = 0; k < EN_WG_ACCUMULATORS; k++) en_buf_printf(e->out, "%s%d", k ? ", " : "", wg->block[s][k]);
         put(e, "}");
     }
-    put(e, "};\n");
+    put(e, "}\n");
 }
 
 /* ---- variables: naming and the ones no statement declares --------------------------------- */
@@ -1795,13 +1802,10 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     bool warpgroup = !e->apple_lanes && !dynamic_memory(f) &&
                      e->shared.static_bytes + EN_WG_SCRATCH_BYTES <= EN_CUDA_STATIC_SHARED_LIMIT &&
                      en_cuda_wgmma_plan(f, &e->arena, &wg);
-    if (warpgroup) {
-        put(e, "#ifdef EN_WGMMA\n");
-        emit_wg_blocks(e, &wg);
-        put(e, "#endif\n");
-    }
+    if (warpgroup) emit_wg_blocks(e, &wg);
     /* the body, once, as a template; the two entry points after it instantiate it */
-    en_buf_printf(e->out, "template <bool EN_FAST> static __device__ __forceinline__ void en_kernel_%s(const en_dispatch &en_p", sym);
+    en_buf_printf(e->out, "template <bool EN_FAST%s> static __device__ __forceinline__ void en_kernel_%s(const en_dispatch &en_p",
+                  warpgroup ? ", bool EN_WG" : "", sym);
     emit_params(e, f, true);
     put(e, ") {\n");
     e->indent = 1;
@@ -1859,16 +1863,17 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         en_buf_printf(e->out, "%s %s;\n", type_name(e, v->type), var_name(e, v));
     }
     if (warpgroup) {
-        /* the body twice: as the warpgroup's GEMM where the threadgroup is one warpgroup of an
-         * sm_90a device, and as it was elsewhere */
+        /* the body twice: as the warpgroup's GEMM in the entry point of its own (EN_WG, on an
+         * sm_90a device, which driver.c takes where the threadgroup is one warpgroup), and as
+         * it was in the others: apart, each entry point has the registers its own form needs */
         put(e, "#ifdef EN_WGMMA\n");
         line_start(e);
-        en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch[8][32]; // the accumulators between layouts, a column of blocks at a time (%d bytes)\n", EN_WG_SCRATCH_BYTES);
+        put(e, "if (EN_WG) {\n");
+        e->indent++;
+        line_start(e);
+        en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch[4][32]; // the accumulators between layouts, 4 blocks at a time (%d bytes)\n", EN_WG_SCRATCH_BYTES);
         line_start(e);
         put(e, "float en_wg_d[32] = {}; // this thread's part of the 64x64 tile, in wgmma's accumulator layout\n");
-        line_start(e);
-        put(e, "if (en_wg_whole_warpgroup(en_t)) {\n");
-        e->indent++;
         e->wg = &wg;
         emit_block_body(e, f->body);
         e->wg = NULL;
@@ -1887,18 +1892,26 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         emit_block_body(e, f->body);
     }
     put(e, "}\n");
-    /* the entry points: the general one, and EN_CUDA_FAST_SUFFIX for dispatches of 1-D
-     * threadgroups whose constant references all arrive by value (driver.c picks) */
-    for (int fast = 0; fast < 2; fast++) {
+    /* the entry points: the general one, EN_CUDA_FAST_SUFFIX for dispatches of 1-D
+     * threadgroups whose constant references all arrive by value, and, for a warpgroup GEMM
+     * built for sm_90a, EN_CUDA_WARPGROUP_SUFFIX for whole threadgroups of 128 threads
+     * (driver.c picks) */
+    for (int entry = 0; entry < (warpgroup ? 3 : 2); entry++) {
+        if (entry == 2) put(e, "#ifdef EN_WGMMA\n");
         put(e, "extern \"C\" __global__ void ");
-        if (f->max_total_threads_per_threadgroup)
+        if (entry == 2) /* 7 threadgroups an SM: at most 72 registers (the form needs ~64-74) */
+            put(e, "__launch_bounds__(128, 7) ");
+        else if (f->max_total_threads_per_threadgroup)
             en_buf_printf(e->out, "__launch_bounds__(%u) ", e->apple_lanes ? (f->max_total_threads_per_threadgroup + 31u) / 32u * 32u
                                                                            : f->max_total_threads_per_threadgroup);
-        en_buf_printf(e->out, "%s%s(const en_dispatch en_p", sym, fast ? EN_CUDA_FAST_SUFFIX : "");
+        en_buf_printf(e->out, "%s%s(const en_dispatch en_p", sym,
+                      entry == 1 ? EN_CUDA_FAST_SUFFIX : entry == 2 ? EN_CUDA_WARPGROUP_SUFFIX : "");
         emit_params(e, f, true);
-        en_buf_printf(e->out, ") {\n    en_kernel_%s<%s>(en_p", sym, fast ? "true" : "false");
+        en_buf_printf(e->out, ") {\n    en_kernel_%s<%s%s>(en_p", sym, entry == 1 ? "true" : "false",
+                      !warpgroup ? "" : entry == 2 ? ", true" : ", false");
         emit_params(e, f, false);
         put(e, ");\n}\n");
+        if (entry == 2) put(e, "#endif\n");
     }
 }
 

@@ -1149,32 +1149,35 @@ __device__ __forceinline__ void en_wg_wait(float (&d)[32]) {
 // a thread's stores to shared memory, made visible to the MMAs' (async proxy) reads; before
 // each barrier of the kernel
 __device__ __forceinline__ void en_wg_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-// The accumulators between Metal's SIMD groups and the warpgroup, through 2 KB of shared
-// memory in 8 rounds (a buffer of the whole tile, 16 KB, cost threadgroups an SM): round j
-// moves column j of the tile's 8x8 blocks (block b: row b/8, column b%8), block b at
-// en_wg_scratch[b / 8], lane l's pair at [l] as an en_matrix holds it (row l/4, columns
-// 2(l%4), 2(l%4)+1). A thread gives up or takes an eighth of its registers a round, so the
-// SIMD groups' matrices and the MMA registers are not all live at once. Warp w's MMA
-// registers hold rows 16w..16w+15 (PTX ISA, "Matrix Fragments for wgmma.m64nNk16",
-// accumulator D): register 4j + 2h + e is row 16w + 8h + l/4, column 8j + 2(l%4) + e, the
-// lane's pair of block (2w + h) 8 + j.
-__device__ __forceinline__ void en_wg_to_registers(float (&d)[32], ::float2 (*scratch)[32], int j) {
+// The accumulators between Metal's SIMD groups and the warpgroup, through 1 KB of shared
+// memory in 16 rounds (a buffer of the whole tile, 16 KB, cost threadgroups an SM): round q
+// moves 4 of the tile's 8x8 blocks (block b: row b/8, column b%8), those of column q/2 in
+// block rows 4 (q%2) .. 4 (q%2) + 3, block b at en_wg_scratch[(b/8) % 4], lane l's pair at
+// [l] as an en_matrix holds it (row l/4, columns 2(l%4), 2(l%4)+1). A thread gives up or
+// takes a few of its registers a round, so the SIMD groups' matrices and the MMA registers
+// are not all live at once. Warp w's MMA registers hold rows 16w..16w+15 (PTX ISA, "Matrix
+// Fragments for wgmma.m64nNk16", accumulator D): register 4j + 2h + e is row 16w + 8h + l/4,
+// column 8j + 2(l%4) + e, the lane's pair of block (2w + h) 8 + j: warps 2(q%2) and
+// 2(q%2)+1 take part in round q, with j = q/2.
+__device__ __forceinline__ void en_wg_to_registers(float (&d)[32], ::float2 (*scratch)[32], int q) {
     const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31u;
+    if ((w >> 1) != (unsigned)(q & 1)) return;
+    const int j = q >> 1;
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        const ::float2 v = scratch[2 * w + h][l];
+        const ::float2 v = scratch[(2 * w + h) & 3u][l];
         d[4 * j + 2 * h] = v.x; d[4 * j + 2 * h + 1] = v.y;
     }
 }
-__device__ __forceinline__ void en_wg_from_registers(const float (&d)[32], ::float2 (*scratch)[32], int j) {
+__device__ __forceinline__ void en_wg_from_registers(const float (&d)[32], ::float2 (*scratch)[32], int q) {
     const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31u;
+    if ((w >> 1) != (unsigned)(q & 1)) return;
+    const int j = q >> 1;
 #pragma unroll
-    for (int h = 0; h < 2; h++) scratch[2 * w + h][l] = ::make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+    for (int h = 0; h < 2; h++) scratch[(2 * w + h) & 3u][l] = ::make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
 }
 __device__ __forceinline__ ::float2 en_wg_pair(const en_matrix<float> &m) { return ::make_float2(m.v.x, m.v.y); }
 __device__ __forceinline__ en_matrix<float> en_wg_matrix(::float2 v) { en_matrix<float> m; m.v.x = v.x; m.v.y = v.y; return m; }
-// the wgmma form runs where the threadgroup is the block's 128 threads, one warpgroup
-__device__ __forceinline__ bool en_wg_whole_warpgroup(const en_thread &t) { return t.size == 128u && blockDim.x == 128u; }
 #endif
 
 } // namespace metal

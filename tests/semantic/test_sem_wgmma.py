@@ -307,14 +307,27 @@ def test_wgmma_core_stride(tmp_path, pad, a_store, b_store):
 
 
 def test_wgmma_moves_and_waits(tmp_path):
-    """the accumulators move through 2 KB of shared memory (a whole-tile buffer cost
+    """the accumulators move through 1 KB of shared memory (a whole-tile buffer cost
     threadgroups an SM), and the MMAs are waited for at the barrier after the nest, not in it"""
     cuda = emit_cuda(tmp_path, pipelined_source("half")).split("// ---- end of prelude")[1]
-    assert "en_wg_scratch[8][32]" in cuda
+    assert "en_wg_scratch[4][32]" in cuda
     body = cuda.split("en_wg_multiply<")[1]
     stores, rest = body.split("en_wg_wait(en_wg_d); en_wg_proxy_fence(); EN_BARRIER();", 1)
     assert stores.count("en_wg_store<") == 2   # the next slice's stores run beside the MMAs
     assert "en_wg_wait(en_wg_d);" in rest.split("// wgmma: the accumulators back")[1].split("__syncthreads")[0]
+
+
+def test_wgmma_entry_point(tmp_path):
+    """the warpgroup form is an entry point of its own (gemm__en_wg, sm_90a only), so that its
+    registers are not the mma.sync form's; the other two entry points keep the kernel as
+    written"""
+    cuda = emit_cuda(tmp_path, pipelined_source("half")).split("// ---- end of prelude")[1]
+    entry = cuda.split('extern "C" __global__ void __launch_bounds__(128, 7) gemm__en_wg(')[1].split("}")[0]
+    assert "en_kernel_gemm<false, true>(" in entry
+    assert cuda.rindex("#ifdef EN_WGMMA") < cuda.index("gemm__en_wg(") < cuda.rindex("#endif")
+    assert 'void gemm(' in cuda and "en_kernel_gemm<false, false>(" in cuda
+    assert 'void gemm__en_fast(' in cuda and "en_kernel_gemm<true, false>(" in cuda
+    assert "if (EN_WG) {" in cuda
 
 
 def test_float_gemm_keeps_mma_sync(tmp_path):
@@ -329,7 +342,7 @@ def test_bench_kernels_chosen():
                        timeout=300)
     assert r.returncode == 0, r.stderr
     tables = sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
-                    if line.startswith("static __device__ const unsigned char en_wg_blocks_"))
+                    if line.startswith("// wgmma: en_wg_blocks_"))
     assert tables == ["gemm_bf16", "gemm_bf16_pipelined", "gemm_f16", "gemm_f16_pipelined"]
 
 
