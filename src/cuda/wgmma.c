@@ -41,8 +41,9 @@
  *        loop and back after it, into the same variables (any use before or after stays);
  *     4. the K loop runs alike in the whole threadgroup: its exit test, start and step read
  *        only uniform values, it is left only by that test, and no `return` is in the kernel.
- *   The 128-thread warpgroup is a run-time fact: emit.c emits the kernel twice, the wgmma
- *   form taken when the threadgroup has exactly 128 threads on an sm_90a target. */
+ *   The 128-thread warpgroup is a run-time fact: emit.c emits the kernel body twice, the
+ *   wgmma form in an entry point of its own (sm_90a only) that driver.c takes when every
+ *   threadgroup of a dispatch has exactly 128 threads. */
 #include <stdlib.h>
 #include <string.h>
 
