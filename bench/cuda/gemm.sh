@@ -71,12 +71,14 @@ wait
 if [ "$what" != test ] && [ "${NCU:-1}" = 1 ] && command -v ncu >/dev/null 2>&1; then
   # (NCU=0 skips this step) one dispatch of each enigma kernel (GEMM_PROFILE=1): tensor pipe (hmma: mma.sync only;
   # sm__pipe_tensor_cycles: every MMA, wgmma's too), L2, shared memory, occupancy
-  # (and the warp-state section: what the warps wait for)
-  GEMM_PROFILE=1 timeout 200 ncu --kernel-name regex:"gemm_(f16|bf16|f32)" --section WarpStateStats --page raw \
+  # (and the warp-state section: what the warps wait for; launch and occupancy sections)
+  GEMM_PROFILE=1 timeout 200 ncu --kernel-name regex:"gemm_(f16|bf16|f32)" --section WarpStateStats --section LaunchStats --section Occupancy --page raw \
     --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
     $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" >"$OUT/ncu.log" 2>&1
   stamp "ncu: exit $?"
-  grep -E "gemm_|hmma|tensor_cycles|sm__throughput|lts__t_sectors.avg|warps_active|duration" "$OUT/ncu.log" | tr -s ' '
+  # (occupancy: the registers, the shared-memory carveout the driver chose, and what limits
+  # the threadgroups an SM)
+  grep -E "gemm_|hmma|tensor_cycles|sm__throughput|lts__t_sectors.avg|warps_active|duration|launch__shared_mem_config_size|launch__occupancy_limit_(registers|shared_mem)|launch__registers_per_thread" "$OUT/ncu.log" | tr -s ' '
   # what the pipelined and wide f16 kernels' warps wait for (cycles per issued instruction, by reason)
   awk '/^ *gemm_/{on = /gemm_f16_(pipelined|wide)__/; if (on) print} on && /issue_stalled_.*per_issue_active.ratio/ && $NF + 0 >= 0.2' \
     "$OUT/ncu.log" | tr -s ' '
