@@ -1450,10 +1450,11 @@ static int wg_cores(const en_wg_plan *plan, const ir_var *array) {
 /* the bytes between the cores of a block row (prelude: en_wg_put16): 128 + 16 (8 / cores)
  * where the row's padding leaves room, so that 8 consecutive chunks of a row, or of 8 / cores
  * rows, start at 8 different 16-byte offsets modulo 128 and a quarter warp's chunk stores
- * meet no bank conflict; else 128 (cores back to back, as without padding) */
+ * meet no bank conflict; else 128 (cores back to back, as without padding; also where
+ * $ENIGMA_CUDA_WGMMA is "packed", to time the difference) */
 static int wg_core_stride(const en_wg_plan *plan, const ir_var *array) {
     const int cores = wg_cores(plan, array), row_bytes = wg_row(plan, array) * 16;
-    if (cores > 8 || 8 % cores != 0) return 128;
+    if (plan->packed || cores > 8 || 8 % cores != 0) return 128;
     const int spread = 128 + 16 * (8 / cores);
     return (cores - 1) * spread + 128 <= row_bytes ? spread : 128;
 }

@@ -130,6 +130,8 @@ typedef struct en_wg_plan {
     const ir_var *acc;            /* the accumulators' variable */
     const en_mad *acc_mads[EN_WG_ACCUMULATORS]; /* a multiply onto each accumulator (its place) */
     uint8_t block[4][EN_WG_ACCUMULATORS];       /* SIMD group s's accumulator k: block row * 8 + column */
+    bool packed;                  /* $ENIGMA_CUDA_WGMMA is "packed": staging cores back to back
+                                   * (emit.c wg_core_stride), for A/B timing of the spread */
     const en_wg_pointer *stores;  /* every chunk store into the staging arrays */
     int store_count;
 } en_wg_plan;

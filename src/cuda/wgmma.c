@@ -547,7 +547,8 @@ static bool prove_loop(const ir_func *f, const ir_stmt *decl, const ir_stmt *loo
 
 bool en_cuda_wgmma_enabled(void) {
     const char *off = getenv("ENIGMA_CUDA_WGMMA");
-    return !(off && strcmp(off, "0") == 0); /* 0: the mma.sync form, for A/B timing */
+    return !(off && strcmp(off, "0") == 0); /* 0: the mma.sync form, for A/B timing (and
+                                               * "packed": staging cores back to back, emit.c) */
 }
 
 bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
@@ -576,6 +577,8 @@ bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
             p.k_decl = body->stmts[i];
             p.k_loop = loop;
             p.nest_decl = k_body->stmts[j];
+            const char *form = getenv("ENIGMA_CUDA_WGMMA");
+            p.packed = form && strcmp(form, "packed") == 0;
             *plan = p;
             return true;
         }

@@ -304,6 +304,9 @@ def test_wgmma_core_stride(tmp_path, pad, a_store, b_store):
     assert a_store in cuda and b_store in cuda
     a_stride, b_stride = a_store.split(", ")[2].rstrip(">"), b_store.split(", ")[2].rstrip(">")
     assert "en_wg_multiply<%d, %s, %d, %s, 2, false>" % (32 + pad, a_stride, 64 + pad, b_stride) in cuda
+    # ENIGMA_CUDA_WGMMA=packed: back to back whatever the padding (to time the spread)
+    packed = emit_cuda(tmp_path, gemm_source("half", pad=pad), ENIGMA_CUDA_WGMMA="packed")
+    assert "en_wg_multiply<%d, 128, %d, 128, 2, false>" % (32 + pad, 64 + pad) in packed
 
 
 def test_wgmma_moves_and_waits(tmp_path):
