@@ -33,18 +33,20 @@ if [ "$what" != test ]; then
     -Xlinker -rpath -Xlinker "$PWD/$build" -L"$cuda_home/lib64" -Xlinker -rpath -Xlinker "$cuda_home/lib64" \
     -o $build/bench_gemm >"$OUT/bench-build.log" 2>&1 || { tail -n 20 "$OUT/bench-build.log"; stamp "bench build FAILED"; }
   # the generated GEMM's SASS: tensor-core instructions, shared loads, no local memory (sm_90a,
-  # as the library builds it on an H100: gemm_f16/gemm_bf16 hold the wgmma form, HGMMA)
+  # as the library builds it on an H100: the __en_wg entry points of gemm_f16/gemm_bf16 and
+  # their _pipelined forms are the wgmma form, HGMMA; the __en_fast ones the kernel as written)
   $build/enigma compile --emit cuda bench/cuda/gemm_simdgroup.metal >$work/gemm_simdgroup.cu 2>&1
   nvcc -cubin -arch=sm_90a -std=c++17 -O3 -Xptxas -v $work/gemm_simdgroup.cu -o $work/gemm_simdgroup.cubin \
     >$work/ptxas.log 2>&1
   cuobjdump -sass $work/gemm_simdgroup.cubin >$work/gemm_simdgroup.sass 2>&1
-  for k in gemm_f16__en_fast gemm_f16_pipelined__en_fast gemm_f16_prefetch2__en_fast gemm_f16_wide__en_fast \
-           gemm_bf16__en_fast gemm_bf16_pipelined__en_fast gemm_f32__en_fast gemm_f32_pipelined__en_fast; do
+  for k in gemm_f16__en_wg gemm_f16_pipelined__en_wg gemm_f16__en_fast gemm_f16_pipelined__en_fast \
+           gemm_f16_prefetch2__en_fast gemm_f16_wide__en_fast gemm_bf16__en_wg gemm_bf16_pipelined__en_wg \
+           gemm_f32__en_fast gemm_f32_pipelined__en_fast; do
     awk -v k="$k" '/Function : /{on = ($3 == k)} on' $work/gemm_simdgroup.sass >$work/$k.sass
     echo "$k SASS: $(grep -c HGMMA $work/$k.sass) HGMMA, $(grep -c HMMA.16816 $work/$k.sass) HMMA.16816, $(grep -c HMMA.1688 $work/$k.sass) HMMA.1688, $(grep -c MOVM $work/$k.sass) MOVM, $(grep -c LDSM $work/$k.sass) LDSM, $(grep -E 'LDS' $work/$k.sass | grep -c -v LDSM) other LDS, $(grep -c -E 'LDL|STL' $work/$k.sass) local-memory accesses"
   done | tee "$OUT/sass.txt"
-  grep -A4 "_en_fast'" $work/ptxas.log | grep -E "Compiling|registers" | sed 's/ptxas info *: //' | paste - - >>"$OUT/sass.txt"
-  cp $work/gemm_f16_pipelined__en_fast.sass "$OUT/gemm_f16_pipelined.sass"
+  grep -A4 -E "_en_(fast|wg)'" $work/ptxas.log | grep -E "Compiling|registers" | sed 's/ptxas info *: //' | paste - - >>"$OUT/sass.txt"
+  cp $work/gemm_f16_pipelined__en_wg.sass "$OUT/gemm_f16_pipelined.sass"
   stamp "bench: running (alone on the GPU)"
   timeout 200 $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" 2>&1 | tee "$OUT/bench.log"
 fi
@@ -69,12 +71,14 @@ wait
 if [ "$what" != test ] && [ "${NCU:-1}" = 1 ] && command -v ncu >/dev/null 2>&1; then
   # (NCU=0 skips this step) one dispatch of each enigma kernel (GEMM_PROFILE=1): tensor pipe (hmma: mma.sync only;
   # sm__pipe_tensor_cycles: every MMA, wgmma's too), L2, shared memory, occupancy
-  # (and the warp-state section: what the warps wait for)
-  GEMM_PROFILE=1 timeout 200 ncu --kernel-name regex:"gemm_(f16|bf16|f32)" --section WarpStateStats --page raw \
+  # (and the warp-state section: what the warps wait for; launch and occupancy sections)
+  GEMM_PROFILE=1 timeout 200 ncu --kernel-name regex:"gemm_(f16|bf16|f32)" --section WarpStateStats --section LaunchStats --section Occupancy --page raw \
     --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
     $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" >"$OUT/ncu.log" 2>&1
   stamp "ncu: exit $?"
-  grep -E "gemm_|hmma|tensor_cycles|sm__throughput|lts__t_sectors.avg|warps_active|duration" "$OUT/ncu.log" | tr -s ' '
+  # (occupancy: the registers, the shared-memory carveout the driver chose, and what limits
+  # the threadgroups an SM)
+  grep -E "gemm_|hmma|tensor_cycles|sm__throughput|lts__t_sectors.avg|warps_active|duration|launch__shared_mem_config_size|launch__occupancy_limit_(registers|shared_mem)|launch__registers_per_thread" "$OUT/ncu.log" | tr -s ' '
   # what the pipelined and wide f16 kernels' warps wait for (cycles per issued instruction, by reason)
   awk '/^ *gemm_/{on = /gemm_f16_(pipelined|wide)__/; if (on) print} on && /issue_stalled_.*per_issue_active.ratio/ && $NF + 0 >= 0.2' \
     "$OUT/ncu.log" | tr -s ' '

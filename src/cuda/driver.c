@@ -110,8 +110,8 @@ typedef struct cuda_buffer {
 
 typedef struct cuda_kernel {
     const ir_func *f;
-    CUfunction fn[2];         /* the general entry point, the fast one (internal.h) */
-    int dynamic_limit[2];     /* MAX_DYNAMIC_SHARED_SIZE_BYTES as set now (48 KiB default) */
+    CUfunction fn[3];         /* the general entry point, the fast one, the warpgroup's or NULL (internal.h) */
+    int dynamic_limit[3];     /* MAX_DYNAMIC_SHARED_SIZE_BYTES as set now (48 KiB default) */
     int static_shared;        /* bytes of static __shared__ (the larger of the two) */
     int max_threads;          /* the functions' own bound (registers; the smaller) */
     bool whole_warps;         /* launched in whole warps (en_cuda_apple_lanes) */
@@ -555,18 +555,29 @@ static enigma_status load_module(en_cuda_device *d, en_program *p, en_buf *err) 
         cuda_kernel *k = &p->kernels[i];
         k->static_shared = 0;
         k->max_threads = 1024;
-        for (int v = 0; v < 2; v++) {
+        for (int v = 0; v < 3; v++) {
             char symbol[512];
-            snprintf(symbol, sizeof symbol, "%s%s", en_cuda_kernel_symbol(k->f), v ? EN_CUDA_FAST_SUFFIX : "");
+            snprintf(symbol, sizeof symbol, "%s%s", en_cuda_kernel_symbol(k->f),
+                     v == 1 ? EN_CUDA_FAST_SUFFIX : v == 2 ? EN_CUDA_WARPGROUP_SUFFIX : "");
             int shared = 0, threads = 0;
-            if (EN_CU(cu, err, cuModuleGetFunction(&k->fn[v], p->module, symbol)) ||
+            k->fn[v] = NULL;
+            /* the warpgroup's entry point only where emit.c made one and NVRTC built for sm_90a */
+            if (v == 2 && cu->cuModuleGetFunction(&k->fn[v], p->module, symbol) != CUDA_SUCCESS) {
+                k->fn[v] = NULL;
+                continue;
+            }
+            /* its threadgroups are few registers and ~20 KB of shared memory each: all of the
+             * SM's shared memory for them (a hint; the driver may keep more L1), so that as
+             * many fit as the registers allow (__launch_bounds__(128, 7), emit.c) */
+            if (v == 2) (void)cu->cuFuncSetAttribute(k->fn[v], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
+            if ((v < 2 && EN_CU(cu, err, cuModuleGetFunction(&k->fn[v], p->module, symbol))) ||
                 EN_CU(cu, err, cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn[v])) ||
                 EN_CU(cu, err, cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn[v])))
                 return ENIGMA_ERROR_RUNTIME;
             if (shared > k->static_shared) k->static_shared = shared;
             if (threads < k->max_threads) k->max_threads = threads;
         }
-        for (int v = 0; v < 2; v++) k->dynamic_limit[v] = 48 * 1024 - k->static_shared;
+        for (int v = 0; v < 3; v++) k->dynamic_limit[v] = 48 * 1024 - k->static_shared;
     }
     p->generation = d->generation;
     return ENIGMA_OK;
@@ -751,6 +762,11 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
     enigma_status st = enter_locked(d, &s, err);
     const en_cuda_driver *cu = s.cu;
     if (st == ENIGMA_OK && p->generation != s.generation) st = load_module(d, p, err);
+    /* the warpgroup's GEMM (internal.h): where every threadgroup is one warpgroup, 128 threads
+     * in a row and no smaller group at an edge */
+    if (st == ENIGMA_OK && k->fn[2] && l->group_size[0] == 128 && l->group_size[1] == 1 && l->group_size[2] == 1 &&
+        !edges && !k->whole_warps)
+        variant = 2;
     CUfunction fn = k->fn[variant];
     if (st == ENIGMA_OK && (int64_t)shared > k->dynamic_limit[variant]) {
         /* beyond the default 48 KiB a function must opt in; set once, kept for later */

@@ -899,7 +899,8 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
         uint64_t flags = s->arg_count > 0 && s->args[0]->kind == IR_E_CONST ? s->args[0]->c.u
                                                                               : IR_MEM_DEVICE;
         line_start(e);
-        if (e->wg && s->intrinsic == IR_I_BARRIER_THREADGROUP) put(e, "en_wg_proxy_fence(); "); /* chunk stores -> wgmma */
+        /* the MMAs done before anyone may store into their buffers; chunk stores -> wgmma */
+        if (e->wg && s->intrinsic == IR_I_BARRIER_THREADGROUP) put(e, "en_wg_wait(en_wg_d); en_wg_proxy_fence(); ");
         if (s->intrinsic == IR_I_BARRIER_THREADGROUP)
             put(e, flags & IR_MEM_DEVICE ? "EN_BARRIER_DEVICE();\n" : "EN_BARRIER();\n");
         else
@@ -1441,6 +1442,23 @@ static void emit_stmt(emitter *e, const ir_stmt *s) {
 /* the staging array's row length */
 static int wg_row(const en_wg_plan *plan, const ir_var *array) { return array == plan->a.array ? plan->a.row : plan->b.row; }
 
+/* the 8-column cores of a staging row that the multiplies read: A's BK columns, B's 64 */
+static int wg_cores(const en_wg_plan *plan, const ir_var *array) {
+    return array == plan->a.array ? plan->k_steps * 2 : 8;
+}
+
+/* the bytes between the cores of a block row (prelude: en_wg_put16): 128 + 16 (8 / cores)
+ * where the row's padding leaves room, so that 8 consecutive chunks of a row, or of 8 / cores
+ * rows, start at 8 different 16-byte offsets modulo 128 and a quarter warp's chunk stores
+ * meet no bank conflict; else 128 (cores back to back, as without padding; also where
+ * $ENIGMA_CUDA_WGMMA is "packed", to time the difference) */
+static int wg_core_stride(const en_wg_plan *plan, const ir_var *array) {
+    const int cores = wg_cores(plan, array), row_bytes = wg_row(plan, array) * 16;
+    if (plan->packed || cores > 8 || 8 % cores != 0) return 128;
+    const int spread = 128 + 16 * (8 / cores);
+    return (cores - 1) * spread + 128 <= row_bytes ? spread : 128;
+}
+
 /* the start of a staging buffer: &X, or &X[b] of an array of buffers */
 static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffer) {
     en_buf_printf(e->out, "&%s", var_name(e, array));
@@ -1453,7 +1471,8 @@ static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffe
 /* a chunk store: the same 16 bytes, at their place in the wgmma layout (prelude: en_wg_place) */
 static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to) {
     line_start(e);
-    en_buf_printf(e->out, "en_wg_store<%d>(", wg_row(e->wg, to->array));
+    en_buf_printf(e->out, "en_wg_store<%d, %d, %d>(", wg_row(e->wg, to->array), wg_cores(e->wg, to->array),
+                  wg_core_stride(e->wg, to->array));
     emit_wg_buffer(e, to->array, to->buffer);
     put(e, ", ");
     for (int i = 0; i < to->term_count; i++) {
@@ -1473,35 +1492,64 @@ static void emit_wg_accumulator(emitter *e, int k) {
     e->plan = NULL;
 }
 
-/* the K loop, with the accumulators in the warpgroup's registers while it runs */
+/* the accumulators of SIMD group sg that move in round q (prelude: en_wg_to_registers):
+ * those on the 4 blocks of column q/2 in block rows 4 (q%2) .. 4 (q%2) + 3 */
+static bool wg_in_round(const en_wg_plan *wg, int sg, int k, int q) {
+    const int block = wg->block[sg][k];
+    return block % 8 == q / 2 && block / 32 == q % 2;
+}
+
+/* round q of a move, the SIMD groups' side: each SIMD group stores (into_scratch) or loads
+ * its accumulators of the round, known here for each group, so no table is read at run time */
+static void emit_wg_round(emitter *e, int q, bool into_scratch) {
+    for (int sg = 0; sg < 4; sg++) {
+        bool any = false;
+        for (int k = 0; k < EN_WG_ACCUMULATORS; k++) any |= wg_in_round(e->wg, sg, k, q);
+        if (!any) continue;
+        line_start(e);
+        en_buf_printf(e->out, "if ((en_t.l >> 5) == %du) {\n", sg);
+        e->indent++;
+        for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
+            if (!wg_in_round(e->wg, sg, k, q)) continue;
+            line_start(e);
+            const int slot = (e->wg->block[sg][k] / 8) % 4;
+            if (into_scratch) {
+                en_buf_printf(e->out, "en_wg_scratch[%d][en_hw_lane()] = en_wg_pair(", slot);
+                emit_wg_accumulator(e, k);
+                put(e, ");\n");
+            } else {
+                emit_wg_accumulator(e, k);
+                en_buf_printf(e->out, " = en_wg_matrix(en_wg_scratch[%d][en_hw_lane()]);\n", slot);
+            }
+        }
+        e->indent--;
+        line_start(e);
+        put(e, "}\n");
+    }
+}
+
+/* the K loop, with the accumulators in the warpgroup's registers while it runs; they move in
+ * 16 rounds through 1 KB of shared memory (prelude: en_wg_to_registers), round q taking 4
+ * blocks of column q/2 of the tile's 8x8 blocks, so a thread's matrices and its MMA
+ * registers are never all live at once */
 static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop) {
-    const char *sym = en_cuda_kernel_symbol(e->f);
     line_start(e);
     put(e, "// wgmma: the accumulators move into the warpgroup's registers (through shared memory)\n");
-    for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
+    for (int q = 0; q < 16; q++) {
+        emit_wg_round(e, q, true);
         line_start(e);
-        en_buf_printf(e->out, "en_wg_scratch[en_wg_blocks_%s[en_t.l >> 5][%d]][en_hw_lane()] = en_wg_pair(", sym, k);
-        emit_wg_accumulator(e, k);
-        put(e, ");\n");
+        en_buf_printf(e->out, "__syncthreads(); en_wg_to_registers(en_wg_d, en_wg_scratch, %d); __syncthreads();\n", q);
     }
-    line_start(e);
-    put(e, "__syncthreads();\n");
-    line_start(e);
-    put(e, "en_wg_to_registers(en_wg_d, en_wg_scratch);\n");
     emit_stmt(e, decl);
     emit_stmt(e, loop);
     line_start(e);
     put(e, "// wgmma: the accumulators back to the SIMD groups\n");
     line_start(e);
-    put(e, "__syncthreads();\n");
-    line_start(e);
-    put(e, "en_wg_from_registers(en_wg_d, en_wg_scratch);\n");
-    line_start(e);
-    put(e, "__syncthreads();\n");
-    for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
+    put(e, "en_wg_wait(en_wg_d);\n");
+    for (int q = 0; q < 16; q++) {
         line_start(e);
-        emit_wg_accumulator(e, k);
-        en_buf_printf(e->out, " = en_wg_matrix(en_wg_scratch[en_wg_blocks_%s[en_t.l >> 5][%d]][en_hw_lane()]);\n", sym, k);
+        en_buf_printf(e->out, "__syncthreads(); en_wg_from_registers(en_wg_d, en_wg_scratch, %d); __syncthreads();\n", q);
+        emit_wg_round(e, q, false);
     }
 }
 
@@ -1509,24 +1557,24 @@ static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop)
 static void emit_wg_nest(emitter *e) {
     const en_wg_plan *wg = e->wg;
     line_start(e);
-    en_buf_printf(e->out, "en_wg_multiply<%d, %d, %d, %s>(en_wg_d, ", wg->a.row, wg->b.row, wg->k_steps,
-                  wg->bf16 ? "true" : "false");
+    en_buf_printf(e->out, "en_wg_multiply<%d, %d, %d, %d, %d, %s>(en_wg_d, ", wg->a.row, wg_core_stride(wg, wg->a.array),
+                  wg->b.row, wg_core_stride(wg, wg->b.array), wg->k_steps, wg->bf16 ? "true" : "false");
     emit_wg_buffer(e, wg->a.array, wg->a.buffer);
     put(e, ", ");
     emit_wg_buffer(e, wg->b.array, wg->b.buffer);
     en_buf_printf(e->out, "); // the nest's %d multiplies of each SIMD group\n", EN_WG_ACCUMULATORS * wg->k_steps * 2);
 }
 
-/* the block of the 64x64 tile each SIMD group's accumulators are, for the moves */
+/* the block of the 64x64 tile each SIMD group's accumulators are (for readers of the code
+ * and the tests: the moves of emit_wg_k_loop have them built in) */
 static void emit_wg_blocks(emitter *e, const en_wg_plan *wg) {
-    en_buf_printf(e->out, "static __device__ const unsigned char en_wg_blocks_%s[4][%d] = {", en_cuda_kernel_symbol(e->f),
-                  EN_WG_ACCUMULATORS);
+    en_buf_printf(e->out, "// wgmma: en_wg_blocks_%s[4][%d] = {", en_cuda_kernel_symbol(e->f), EN_WG_ACCUMULATORS);
     for (int s = 0; s < 4; s++) {
         put(e, s ? ", {" : "{");
         for (int k = 0; k < EN_WG_ACCUMULATORS; k++) en_buf_printf(e->out, "%s%d", k ? ", " : "", wg->block[s][k]);
         put(e, "}");
     }
-    put(e, "};\n");
+    put(e, "}\n");
 }
 
 /* ---- variables: naming and the ones no statement declares --------------------------------- */
@@ -1755,13 +1803,10 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     bool warpgroup = !e->apple_lanes && !dynamic_memory(f) &&
                      e->shared.static_bytes + EN_WG_SCRATCH_BYTES <= EN_CUDA_STATIC_SHARED_LIMIT &&
                      en_cuda_wgmma_plan(f, &e->arena, &wg);
-    if (warpgroup) {
-        put(e, "#ifdef EN_WGMMA\n");
-        emit_wg_blocks(e, &wg);
-        put(e, "#endif\n");
-    }
+    if (warpgroup) emit_wg_blocks(e, &wg);
     /* the body, once, as a template; the two entry points after it instantiate it */
-    en_buf_printf(e->out, "template <bool EN_FAST> static __device__ __forceinline__ void en_kernel_%s(const en_dispatch &en_p", sym);
+    en_buf_printf(e->out, "template <bool EN_FAST%s> static __device__ __forceinline__ void en_kernel_%s(const en_dispatch &en_p",
+                  warpgroup ? ", bool EN_WG" : "", sym);
     emit_params(e, f, true);
     put(e, ") {\n");
     e->indent = 1;
@@ -1819,16 +1864,17 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         en_buf_printf(e->out, "%s %s;\n", type_name(e, v->type), var_name(e, v));
     }
     if (warpgroup) {
-        /* the body twice: as the warpgroup's GEMM where the threadgroup is one warpgroup of an
-         * sm_90a device, and as it was elsewhere */
+        /* the body twice: as the warpgroup's GEMM in the entry point of its own (EN_WG, on an
+         * sm_90a device, which driver.c takes where the threadgroup is one warpgroup), and as
+         * it was in the others: apart, each entry point has the registers its own form needs */
         put(e, "#ifdef EN_WGMMA\n");
         line_start(e);
-        en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch[64][32]; // the accumulators between layouts (%d bytes)\n", EN_WG_SCRATCH_BYTES);
-        line_start(e);
-        put(e, "float en_wg_d[32]; // this thread's part of the 64x64 tile, in wgmma's accumulator layout\n");
-        line_start(e);
-        put(e, "if (en_wg_whole_warpgroup(en_t)) {\n");
+        put(e, "if (EN_WG) {\n");
         e->indent++;
+        line_start(e);
+        en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch[4][32]; // the accumulators between layouts, 4 blocks at a time (%d bytes)\n", EN_WG_SCRATCH_BYTES);
+        line_start(e);
+        put(e, "float en_wg_d[32] = {}; // this thread's part of the 64x64 tile, in wgmma's accumulator layout\n");
         e->wg = &wg;
         emit_block_body(e, f->body);
         e->wg = NULL;
@@ -1847,18 +1893,26 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         emit_block_body(e, f->body);
     }
     put(e, "}\n");
-    /* the entry points: the general one, and EN_CUDA_FAST_SUFFIX for dispatches of 1-D
-     * threadgroups whose constant references all arrive by value (driver.c picks) */
-    for (int fast = 0; fast < 2; fast++) {
+    /* the entry points: the general one, EN_CUDA_FAST_SUFFIX for dispatches of 1-D
+     * threadgroups whose constant references all arrive by value, and, for a warpgroup GEMM
+     * built for sm_90a, EN_CUDA_WARPGROUP_SUFFIX for whole threadgroups of 128 threads
+     * (driver.c picks) */
+    for (int entry = 0; entry < (warpgroup ? 3 : 2); entry++) {
+        if (entry == 2) put(e, "#ifdef EN_WGMMA\n");
         put(e, "extern \"C\" __global__ void ");
-        if (f->max_total_threads_per_threadgroup)
+        if (entry == 2) /* 7 threadgroups an SM: at most 72 registers (the form needs ~64-74) */
+            put(e, "__launch_bounds__(128, 7) ");
+        else if (f->max_total_threads_per_threadgroup)
             en_buf_printf(e->out, "__launch_bounds__(%u) ", e->apple_lanes ? (f->max_total_threads_per_threadgroup + 31u) / 32u * 32u
                                                                            : f->max_total_threads_per_threadgroup);
-        en_buf_printf(e->out, "%s%s(const en_dispatch en_p", sym, fast ? EN_CUDA_FAST_SUFFIX : "");
+        en_buf_printf(e->out, "%s%s(const en_dispatch en_p", sym,
+                      entry == 1 ? EN_CUDA_FAST_SUFFIX : entry == 2 ? EN_CUDA_WARPGROUP_SUFFIX : "");
         emit_params(e, f, true);
-        en_buf_printf(e->out, ") {\n    en_kernel_%s<%s>(en_p", sym, fast ? "true" : "false");
+        en_buf_printf(e->out, ") {\n    en_kernel_%s<%s%s>(en_p", sym, entry == 1 ? "true" : "false",
+                      !warpgroup ? "" : entry == 2 ? ", true" : ", false");
         emit_params(e, f, false);
         put(e, ");\n}\n");
+        if (entry == 2) put(e, "#endif\n");
     }
 }
 

@@ -31,6 +31,11 @@ EN_INTERNAL bool en_cuda_param_by_value(const ir_var *p);
  * z of 1) where every by-value constant arrived by value: its en_locate is the short 1-D
  * form and it never looks at the constants' pointers. */
 #define EN_CUDA_FAST_SUFFIX "__en_fast"
+/* A kernel that wgmma.c plans as one warpgroup's GEMM has a third entry point where it is
+ * built for sm_90a: the name + EN_CUDA_WARPGROUP_SUFFIX runs the warpgroup form alone, for a
+ * dispatch whose threadgroups all have exactly 128 threads, 1-D (driver.c); the other two keep
+ * the kernel as written (and their registers). */
+#define EN_CUDA_WARPGROUP_SUFFIX "__en_wg"
 /* A module that calls thread_elements() numbers Metal's lanes so that Apple's layout of
  * simdgroup matrices is the tensor cores' (prelude.cuh: lane numbering); its blocks are then
  * launched in whole warps (the surplus threads leave at once, as at a dispatch's edge).
@@ -100,7 +105,7 @@ EN_INTERNAL bool en_cuda_eval_int(const ir_expr *e, en_var_value value_of, const
 /* A threadgroup GEMM that one warpgroup's wgmma.mma_async.m64n64k16 does (wgmma.c says when). */
 #define EN_WG_MAX_TERMS 8
 #define EN_WG_ACCUMULATORS 16     /* 8x8 accumulators a SIMD group holds: 64x64 / 4 / 64 */
-#define EN_WG_SCRATCH_BYTES 16384 /* shared memory the accumulators move through: 64x64 floats */
+#define EN_WG_SCRATCH_BYTES 1024  /* shared memory the accumulators move through: 4 8x8 blocks */
 typedef struct en_wg_pointer {
     const ir_var *array;          /* &array[buffer][terms[last]] + terms[0] + ...: a staging array */
     const ir_expr *buffer;        /* which of its buffers (an array of them), or NULL */
@@ -125,6 +130,8 @@ typedef struct en_wg_plan {
     const ir_var *acc;            /* the accumulators' variable */
     const en_mad *acc_mads[EN_WG_ACCUMULATORS]; /* a multiply onto each accumulator (its place) */
     uint8_t block[4][EN_WG_ACCUMULATORS];       /* SIMD group s's accumulator k: block row * 8 + column */
+    bool packed;                  /* $ENIGMA_CUDA_WGMMA is "packed": staging cores back to back
+                                   * (emit.c wg_core_stride), for A/B timing of the spread */
     const en_wg_pointer *stores;  /* every chunk store into the staging arrays */
     int store_count;
 } en_wg_plan;

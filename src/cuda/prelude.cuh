@@ -1068,24 +1068,36 @@ __device__ __forceinline__ void en_matrix_multiply_accumulate1k(en_matrix<D> &d1
 #define EN_WGMMA 1
 // Staging arrays: element (r, c) of an array read as rows of ROW 16-bit elements sits in the
 // 8x8 core matrix (r/8, c/8), 128 contiguous bytes of 8 rows of 16 bytes (no swizzle). Core
-// (r/8, c/8) starts at element (r/8) ROW 8 + (c/8) 64: the array keeps its size, and each
-// 16-byte chunk (8 elements of a row from a multiple of 8) stays 16 contiguous bytes.
-// A (rows M, K contiguous: K-major): K-adjacent cores 128 B apart (leading byte offset),
+// (r/8, c/8) starts at byte (r/8) ROW 16 + (c/8) CS: a block of 8 rows keeps its size, and
+// each 16-byte chunk (8 elements of a row from a multiple of 8) stays 16 contiguous bytes.
+// CS (emit.c, wg_core_stride) is 128 bytes, or more where the row's padding leaves room: the
+// CORES cores of a block row then start at different 16-byte offsets modulo 128, so that the
+// 8 chunk stores of a quarter warp (consecutive chunks of a row, or of two or four rows) fall
+// in 8 different groups of 4 banks instead of one. Columns from CORES 8 on (the padding) are
+// read by no multiply (wgmma.c: the arrays are named only by chunk stores and the nest's
+// loads), so their stores are dropped.
+// A (rows M, K contiguous: K-major): K-adjacent cores CS apart (leading byte offset),
 // M-adjacent ones ROW 16 B (stride byte offset). B (rows K, N contiguous: MN-major, the
-// instruction's imm-trans-b = 1): K-adjacent cores ROW 16 B apart (leading), N-adjacent 128 B
+// instruction's imm-trans-b = 1): K-adjacent cores ROW 16 B apart (leading), N-adjacent CS
 // (stride) (PTX ISA, "Canonical Layouts": ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))).
-template <int ROW> __device__ __forceinline__ void *en_wg_place(void *base, long long e) {
-    const long long r = e / ROW, c = e % ROW;
-    return (char *)base + 2 * ((r >> 3) * ROW * 8 + (c >> 3) * 64 + (r & 7) * 8 + (c & 7));
+template <int ROW, int CORES, int CS> __device__ __forceinline__ void en_wg_put16(void *base, unsigned e, unsigned short h) {
+    const unsigned r = e / ROW, c = e % ROW;
+    if ((c >> 3) < CORES) *(unsigned short *)((char *)base + (r >> 3) * (ROW * 16) + (c >> 3) * CS + (r & 7) * 16 + (c & 7) * 2) = h;
 }
 // a chunk store: 16 bytes at element e; where e is not on a chunk of the layout (8 elements
-// from a multiple of 8, which the 16-byte alignment of the store gives), element by element
-template <int ROW, class V> __device__ __forceinline__ void en_wg_store(void *base, long long e, V v) {
+// from a multiple of 8, which the 16-byte alignment of the store gives), element by element.
+// (An element offset of a threadgroup array fits 32 bits: the division by ROW stays 32-bit.)
+template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_store(void *base, long long e, V v) {
     static_assert(sizeof(V) == 16, "a 16-byte chunk");
-    if ((e & 7) == 0) { *(V *)en_wg_place<ROW>(base, e) = v; return; }
+    const unsigned u = (unsigned)e;
+    if ((u & 7) == 0) {
+        const unsigned r = u / ROW, c = u % ROW;
+        if ((c >> 3) < CORES) *(V *)((char *)base + (r >> 3) * (ROW * 16) + (c >> 3) * CS + (r & 7) * 16) = v;
+        return;
+    }
     unsigned short h[8];
     memcpy(h, &v, 16);
-    for (int i = 0; i < 8; i++) *(unsigned short *)en_wg_place<ROW>(base, e + i) = h[i];
+    for (int i = 0; i < 8; i++) en_wg_put16<ROW, CORES, CS>(base, u + i, h[i]);
 }
 // a shared-memory matrix descriptor: start address, leading and stride byte offsets, no swizzle
 __device__ __forceinline__ unsigned long long en_wg_desc(const void *p, unsigned lead, unsigned stride) {
@@ -1111,51 +1123,61 @@ template <bool BF16> __device__ __forceinline__ void en_wg_mma(float (&d)[32], u
 }
 // one pass of the nest: d += A[0:64, 0:16 STEPS] * B[0:16 STEPS, 0:64], both staged as above.
 // The fence orders the registers' earlier writes (and the barrier's view of the staging
-// arrays) before the MMAs; waiting for the group before returning lets the barrier that
-// follows release the staging arrays to the next copy.
-template <int ROW_A, int ROW_B, int STEPS, bool BF16>
+// arrays) before the MMAs. The MMAs run on while the threads go on (the pipelined form's
+// stores of the next slice into the other buffer, the global loads they wait for): nothing
+// reads d or writes the buffers they read before en_wg_wait, which emit.c puts before every
+// threadgroup barrier of the warpgroup form (a store into the buffers a nest reads comes
+// after a barrier: wgmma.c) and after the K loop.
+template <int ROW_A, int CS_A, int ROW_B, int CS_B, int STEPS, bool BF16>
 __device__ __forceinline__ void en_wg_multiply(float (&d)[32], const void *a, const void *b) {
     __syncwarp(); // .aligned: every lane of the warp at the same instruction
     en_wg_fence_operands(d);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
     for (int t = 0; t < STEPS; t++)
-        en_wg_mma<BF16>(d, en_wg_desc((const char *)a + 256 * t, 128, ROW_A * 16),
-                        en_wg_desc((const char *)b + 32 * ROW_B * t, ROW_B * 16, 128));
+        en_wg_mma<BF16>(d, en_wg_desc((const char *)a + 2 * CS_A * t, CS_A, ROW_A * 16),
+                        en_wg_desc((const char *)b + 32 * ROW_B * t, ROW_B * 16, CS_B));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    en_wg_fence_operands(d);
+}
+// the MMAs issued so far are done: their reads of the staging arrays and their writes of d
+__device__ __forceinline__ void en_wg_wait(float (&d)[32]) {
+    __syncwarp();
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     en_wg_fence_operands(d);
 }
 // a thread's stores to shared memory, made visible to the MMAs' (async proxy) reads; before
 // each barrier of the kernel
 __device__ __forceinline__ void en_wg_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-// The accumulators between Metal's SIMD groups and the warpgroup, through shared memory:
-// en_wg_scratch[b] is 8x8 block b (row b/8, column b%8 of the 64x64 tile's blocks), lane
-// l's pair at [b][l] as an en_matrix holds it (row l/4, columns 2(l%4), 2(l%4)+1). Warp w's
-// MMA registers hold rows 16w..16w+15 (PTX ISA, "Matrix Fragments for wgmma.m64nNk16",
-// accumulator D): register 4j + 2h + e is row 16w + 8h + l/4, column 8j + 2(l%4) + e, the
-// lane's pair of block (2w + h) 8 + j.
-__device__ __forceinline__ void en_wg_to_registers(float (&d)[32], ::float2 (*scratch)[32]) {
+// The accumulators between Metal's SIMD groups and the warpgroup, through 1 KB of shared
+// memory in 16 rounds (a buffer of the whole tile, 16 KB, cost threadgroups an SM): round q
+// moves 4 of the tile's 8x8 blocks (block b: row b/8, column b%8), those of column q/2 in
+// block rows 4 (q%2) .. 4 (q%2) + 3, block b at en_wg_scratch[(b/8) % 4], lane l's pair at
+// [l] as an en_matrix holds it (row l/4, columns 2(l%4), 2(l%4)+1). A thread gives up or
+// takes a few of its registers a round, so the SIMD groups' matrices and the MMA registers
+// are not all live at once. Warp w's MMA registers hold rows 16w..16w+15 (PTX ISA, "Matrix
+// Fragments for wgmma.m64nNk16", accumulator D): register 4j + 2h + e is row 16w + 8h + l/4,
+// column 8j + 2(l%4) + e, the lane's pair of block (2w + h) 8 + j: warps 2(q%2) and
+// 2(q%2)+1 take part in round q, with j = q/2.
+__device__ __forceinline__ void en_wg_to_registers(float (&d)[32], ::float2 (*scratch)[32], int q) {
     const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31u;
+    if ((w >> 1) != (unsigned)(q & 1)) return;
+    const int j = q >> 1;
 #pragma unroll
-    for (int j = 0; j < 8; j++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const ::float2 v = scratch[(2 * w + h) * 8 + j][l];
-            d[4 * j + 2 * h] = v.x; d[4 * j + 2 * h + 1] = v.y;
-        }
+    for (int h = 0; h < 2; h++) {
+        const ::float2 v = scratch[(2 * w + h) & 3u][l];
+        d[4 * j + 2 * h] = v.x; d[4 * j + 2 * h + 1] = v.y;
+    }
 }
-__device__ __forceinline__ void en_wg_from_registers(const float (&d)[32], ::float2 (*scratch)[32]) {
+__device__ __forceinline__ void en_wg_from_registers(const float (&d)[32], ::float2 (*scratch)[32], int q) {
     const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31u;
+    if ((w >> 1) != (unsigned)(q & 1)) return;
+    const int j = q >> 1;
 #pragma unroll
-    for (int j = 0; j < 8; j++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) scratch[(2 * w + h) * 8 + j][l] = ::make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+    for (int h = 0; h < 2; h++) scratch[(2 * w + h) & 3u][l] = ::make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
 }
 __device__ __forceinline__ ::float2 en_wg_pair(const en_matrix<float> &m) { return ::make_float2(m.v.x, m.v.y); }
 __device__ __forceinline__ en_matrix<float> en_wg_matrix(::float2 v) { en_matrix<float> m; m.v.x = v.x; m.v.y = v.y; return m; }
-// the wgmma form runs where the threadgroup is the block's 128 threads, one warpgroup
-__device__ __forceinline__ bool en_wg_whole_warpgroup(const en_thread &t) { return t.size == 128u && blockDim.x == 128u; }
 #endif
 
 } // namespace metal

@@ -41,8 +41,9 @@
  *        loop and back after it, into the same variables (any use before or after stays);
  *     4. the K loop runs alike in the whole threadgroup: its exit test, start and step read
  *        only uniform values, it is left only by that test, and no `return` is in the kernel.
- *   The 128-thread warpgroup is a run-time fact: emit.c emits the kernel twice, the wgmma
- *   form taken when the threadgroup has exactly 128 threads on an sm_90a target. */
+ *   The 128-thread warpgroup is a run-time fact: emit.c emits the kernel body twice, the
+ *   wgmma form in an entry point of its own (sm_90a only) that driver.c takes when every
+ *   threadgroup of a dispatch has exactly 128 threads. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -546,7 +547,8 @@ static bool prove_loop(const ir_func *f, const ir_stmt *decl, const ir_stmt *loo
 
 bool en_cuda_wgmma_enabled(void) {
     const char *off = getenv("ENIGMA_CUDA_WGMMA");
-    return !(off && strcmp(off, "0") == 0); /* 0: the mma.sync form, for A/B timing */
+    return !(off && strcmp(off, "0") == 0); /* 0: the mma.sync form, for A/B timing (and
+                                               * "packed": staging cores back to back, emit.c) */
 }
 
 bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
@@ -575,6 +577,8 @@ bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
             p.k_decl = body->stmts[i];
             p.k_loop = loop;
             p.nest_decl = k_body->stmts[j];
+            const char *form = getenv("ENIGMA_CUDA_WGMMA");
+            p.packed = form && strcmp(form, "packed") == 0;
             *plan = p;
             return true;
         }

@@ -32,15 +32,21 @@ TILES = {
 }
 
 
-def gemm_source(t, tile="quarters", peek=False):
+def gemm_source(t, tile="quarters", peek=False, pad=8, fill_padding=False):
     """the bench GEMM for element type t; peek: each thread also reads its row's first element
     of the A staging array with a plain load each K step (into P), so the array's layout is
-    the kernel's"""
+    the kernel's; pad: elements added to each staging row (8: the bench's 16 bytes);
+    fill_padding: each K step also stores a chunk of zeros into the padding of every row
+    (which no multiply reads)"""
     ai, aj, sr, sc, so = TILES[tile]
     peek_param = ", device float *P [[buffer(6)]]" if peek else ""
     peek_decl = "float seen = 0.0f;" if peek else ""
     peek_read = "seen += float(As[(tid % 64) * AP]);" if peek else ""
     peek_write = "P[(tg.y * (N / 64) + tg.x) * 128 + tid] = seen;" if peek else ""
+    fill = ""
+    if fill_padding:
+        fill = ("if (tid < 64) *(threadgroup uint4 *)(As + tid * AP + BK) = uint4(0);\n"
+                "        else if (tid < 96) *(threadgroup uint4 *)(Bs + (tid - 64) * BP + 64) = uint4(0);")
     return HEADER + f"""
 kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer(1)]],
                  device float *C [[buffer(2)]], constant uint &M [[buffer(3)]],
@@ -48,9 +54,9 @@ kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer
                  uint2 tg [[threadgroup_position_in_grid]],
                  ushort sg [[simdgroup_index_in_threadgroup]],
                  ushort tid [[thread_index_in_threadgroup]]) {{
-    const ushort BK = 32, AP = BK + 8, BP = 64 + 8, PER_CHUNK = 16 / sizeof({t});
-    threadgroup {t} As[64 * (32 + 8)];
-    threadgroup {t} Bs[32 * (64 + 8)];
+    const ushort BK = 32, AP = BK + {pad}, BP = 64 + {pad}, PER_CHUNK = 16 / sizeof({t});
+    threadgroup {t} As[64 * (32 + {pad})];
+    threadgroup {t} Bs[32 * (64 + {pad})];
     const uint row0 = tg.y * 64, col0 = tg.x * 64;
     const ushort sr = {sr}, sc = {sc}, so = {so};
     {peek_decl}
@@ -67,6 +73,7 @@ kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer
             ushort r = c / (64 / PER_CHUNK), n = (c % (64 / PER_CHUNK)) * PER_CHUNK;
             *(threadgroup uint4 *)(Bs + r * BP + n) = *(device const uint4 *)(B + (k0 + r) * N + col0 + n);
         }}
+        {fill}
         threadgroup_barrier(mem_flags::mem_threadgroup);
         for (short kk = 0; kk < BK; kk += 8) {{
             simdgroup_matrix<{t}, 8, 8> a[{ai}], b[{aj}];
@@ -172,7 +179,7 @@ def sixteenths(rng, shape):
     return (rng.integers(1, 17, shape) * rng.choice([-1, 1], shape) / 16.0).astype(np.float64)
 
 
-def run_gemm(tmp_path, t, m, n, k, tile="quarters", peek=False, src=None):
+def run_gemm(tmp_path, t, m, n, k, tile="quarters", peek=False, src=None, pad=8, fill_padding=False):
     rng = new_rng()
     a, b = sixteenths(rng, (m, k)), sixteenths(rng, (k, n))
     ins = {"A": stored(t, a), "B": stored(t, b), "C": garbage(rng, (m, n)), "M": str(m), "N": str(n), "K": str(k)}
@@ -180,7 +187,7 @@ def run_gemm(tmp_path, t, m, n, k, tile="quarters", peek=False, src=None):
     if peek:
         ins["P"] = garbage(rng, (m // 64) * (n // 64) * 128)
         outs.append("P")
-    got = run(tmp_path, src or gemm_source(t, tile, peek), ins, outs, threadgroups=(n // 64, m // 64, 1), threads=128)
+    got = run(tmp_path, src or gemm_source(t, tile, peek, pad, fill_padding), ins, outs, threadgroups=(n // 64, m // 64, 1), threads=128)
     return a, b, got
 
 
@@ -198,6 +205,16 @@ def test_gemm_tile(tmp_path, t, m, n, k):
 @pytest.mark.parametrize("m,n,k", SIZES)
 def test_gemm_pipelined(tmp_path, t, m, n, k):
     a, b, got = run_gemm(tmp_path, t, m, n, k, src=pipelined_source(t))
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+@pytest.mark.parametrize("pad,fill_padding", [(0, False), (8, True), (16, True)])
+def test_gemm_staging_padding(tmp_path, t, pad, fill_padding):
+    """staging rows without padding (the wgmma layout's cores back to back), and padded rows
+    whose padding the kernel also writes (the cores spread over the row: those stores must
+    not land on the operands)"""
+    a, b, got = run_gemm(tmp_path, t, 128, 128, 96, pad=pad, fill_padding=fill_padding)
     exact(got["C"], (a @ b).astype(np.float32), "C")
 
 
@@ -261,7 +278,7 @@ def test_wgmma_chosen(tmp_path, t, tile, peek, chosen):
     cuda = emit_cuda(tmp_path, gemm_source(t, tile, peek))
     assert ("en_wg_multiply<" in cuda) == chosen
     if chosen:
-        assert "en_wg_multiply<40, 72, 2, %s>" % ("true" if t == "bfloat" else "false") in cuda
+        assert "en_wg_multiply<40, 160, 72, 144, 2, %s>" % ("true" if t == "bfloat" else "false") in cuda
         # switched off: the kernel as before
         assert "en_wg_" not in emit_cuda(tmp_path, gemm_source(t, tile, peek), ENIGMA_CUDA_WGMMA="0").split(
             "// ---- end of prelude")[1]
@@ -272,7 +289,48 @@ def test_wgmma_chosen_pipelined(tmp_path, next_buffer, chosen):
     """the next slice into the other buffer while this one is multiplied: wgmma only where the
     compiler sees the buffers differ (`cur`: the same buffer, a race the kernel would have)"""
     cuda = emit_cuda(tmp_path, pipelined_source("half", next_buffer))
-    assert ("en_wg_multiply<40, 72, 2, false>(en_wg_d, &As[cur], &Bs[cur])" in cuda) == chosen
+    assert ("en_wg_multiply<40, 160, 72, 144, 2, false>(en_wg_d, &As[cur], &Bs[cur])" in cuda) == chosen
+
+
+@pytest.mark.parametrize("pad,a_store,b_store", [
+    (8, "en_wg_store<40, 4, 160>", "en_wg_store<72, 8, 144>"),    # the bench: cores spread
+    (0, "en_wg_store<32, 4, 128>", "en_wg_store<64, 8, 128>"),    # no room: back to back
+    (16, "en_wg_store<48, 4, 160>", "en_wg_store<80, 8, 144>")])
+def test_wgmma_core_stride(tmp_path, pad, a_store, b_store):
+    """the bytes between the cores of a staging row: spread so that a quarter warp's 8 chunk
+    stores meet no bank conflict (A: 4 cores a row, 160; B: 8, 144) where the padding leaves
+    room, and the descriptors say the same strides"""
+    cuda = emit_cuda(tmp_path, gemm_source("half", pad=pad)).split("// ---- end of prelude")[1]
+    assert a_store in cuda and b_store in cuda
+    a_stride, b_stride = a_store.split(", ")[2].rstrip(">"), b_store.split(", ")[2].rstrip(">")
+    assert "en_wg_multiply<%d, %s, %d, %s, 2, false>" % (32 + pad, a_stride, 64 + pad, b_stride) in cuda
+    # ENIGMA_CUDA_WGMMA=packed: back to back whatever the padding (to time the spread)
+    packed = emit_cuda(tmp_path, gemm_source("half", pad=pad), ENIGMA_CUDA_WGMMA="packed")
+    assert "en_wg_multiply<%d, 128, %d, 128, 2, false>" % (32 + pad, 64 + pad) in packed
+
+
+def test_wgmma_moves_and_waits(tmp_path):
+    """the accumulators move through 1 KB of shared memory (a whole-tile buffer cost
+    threadgroups an SM), and the MMAs are waited for at the barrier after the nest, not in it"""
+    cuda = emit_cuda(tmp_path, pipelined_source("half")).split("// ---- end of prelude")[1]
+    assert "en_wg_scratch[4][32]" in cuda
+    body = cuda.split("en_wg_multiply<")[1]
+    stores, rest = body.split("en_wg_wait(en_wg_d); en_wg_proxy_fence(); EN_BARRIER();", 1)
+    assert stores.count("en_wg_store<") == 2   # the next slice's stores run beside the MMAs
+    assert "en_wg_wait(en_wg_d);" in rest.split("// wgmma: the accumulators back")[1].split("__syncthreads")[0]
+
+
+def test_wgmma_entry_point(tmp_path):
+    """the warpgroup form is an entry point of its own (gemm__en_wg, sm_90a only), so that its
+    registers are not the mma.sync form's; the other two entry points keep the kernel as
+    written"""
+    cuda = emit_cuda(tmp_path, pipelined_source("half")).split("// ---- end of prelude")[1]
+    entry = cuda.split('extern "C" __global__ void __launch_bounds__(128, 7) gemm__en_wg(')[1].split("}")[0]
+    assert "en_kernel_gemm<false, true>(" in entry
+    assert cuda.rindex("#ifdef EN_WGMMA") < cuda.index("gemm__en_wg(") < cuda.rindex("#endif")
+    assert 'void gemm(' in cuda and "en_kernel_gemm<false, false>(" in cuda
+    assert 'void gemm__en_fast(' in cuda and "en_kernel_gemm<true, false>(" in cuda
+    assert "if (EN_WG) {" in cuda
 
 
 def test_float_gemm_keeps_mma_sync(tmp_path):
@@ -287,7 +345,7 @@ def test_bench_kernels_chosen():
                        timeout=300)
     assert r.returncode == 0, r.stderr
     tables = sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
-                    if line.startswith("static __device__ const unsigned char en_wg_blocks_"))
+                    if line.startswith("// wgmma: en_wg_blocks_"))
     assert tables == ["gemm_bf16", "gemm_bf16_pipelined", "gemm_f16", "gemm_f16_pipelined"]
 
 
@@ -295,11 +353,16 @@ def test_wgmma_compiles_for_sm90a(tmp_path):
     """NVRTC builds the warpgroup form for sm_90a (where NVRTC is installed)"""
     path = tmp_path / "kernel.metal"
     path.write_text(gemm_source("half"))
-    env = {**os.environ, "ENIGMA_CUDA_ARCH": "sm_90", "ENIGMA_CACHE_DIR": str(tmp_path / "cache")}
+    # no device visible, so that a GPU machine builds offline too (with a device the library is
+    # built for it and says nothing of the target)
+    env = {**os.environ, "ENIGMA_CUDA_ARCH": "sm_90", "ENIGMA_CACHE_DIR": str(tmp_path / "cache"),
+           "CUDA_VISIBLE_DEVICES": ""}
     r = subprocess.run([str(cli_path()), "compile", str(path), "--backend", "cuda"], capture_output=True, text=True,
                        timeout=300, env=env)
     if "NVRTC" not in r.stdout and ("NVRTC" in r.stderr or "not found" in r.stderr):
         pytest.skip("NVRTC is not installed here")
+    if r.returncode == 0 and "NVRTC" not in r.stdout:
+        pytest.skip("built for the device here (a GPU stayed visible): the tests above run the wgmma form")
     assert r.returncode == 0, r.stderr
     assert "compiled by NVRTC for sm_90a" in r.stdout
     env["ENIGMA_CUDA_WGMMA"] = "0"
