@@ -127,6 +127,8 @@ typedef struct en_wg_plan {
     en_wg_staging a, b;           /* A: rows M, K contiguous (K-major); B: rows K, N contiguous (MN-major) */
     int k_steps;                  /* k16 steps of one pass of the nest */
     bool bf16;                    /* operands bfloat (else half) */
+    bool copy_overlaps;           /* a chunk store after the nest, into the other buffer, with no
+                                   * barrier between: the next slice's copy runs beside the MMAs */
     const ir_var *acc;            /* the accumulators' variable */
     const en_mad *acc_mads[EN_WG_ACCUMULATORS]; /* a multiply onto each accumulator (its place) */
     uint8_t block[4][EN_WG_ACCUMULATORS];       /* SIMD group s's accumulator k: block row * 8 + column */

@@ -43,7 +43,11 @@
  *        only uniform values, it is left only by that test, and no `return` is in the kernel.
  *   The 128-thread warpgroup is a run-time fact: emit.c emits the kernel body twice, the
  *   wgmma form in an entry point of its own (sm_90a only) that driver.c takes when every
- *   threadgroup of a dispatch has exactly 128 threads. */
+ *   threadgroup of a dispatch has exactly 128 threads.
+ *   By default a plan is made only where the K loop also copies the next slice into the
+ *   other buffer with no barrier after the nest (the pipelined form: the copy runs beside
+ *   the MMAs); where copy and multiplies take turns wgmma measured slower than mma.sync
+ *   (en_cuda_wgmma_plan). $ENIGMA_CUDA_WGMMA=all plans those too (tests, timing). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -516,6 +520,7 @@ static bool prove_staging(const ir_func *f, const ir_stmt *body, int loop_at, co
             if (i < nest_at) return false; /* the nest of the same pass comes after: ordered by nothing */
             for (int j = 0; j < n; j++)
                 if (!other_buffer(found[j].buffer, arrays[a]->buffer)) return false;
+            plan->copy_overlaps = true;
         }
     }
     plan->stores = st.found.items;
@@ -545,11 +550,16 @@ static bool prove_loop(const ir_func *f, const ir_stmt *decl, const ir_stmt *loo
     return !uses_in(loop->latch, plan->acc) && !ir_expr_any(test->cond, count_var, &(counter){plan->acc, 0});
 }
 
-bool en_cuda_wgmma_enabled(void) {
-    const char *off = getenv("ENIGMA_CUDA_WGMMA");
-    return !(off && strcmp(off, "0") == 0); /* 0: the mma.sync form, for A/B timing (and
-                                               * "packed": staging cores back to back, emit.c) */
+/* $ENIGMA_CUDA_WGMMA: unset (or 1), wgmma where the next slice's copy runs beside the MMAs
+ * (see en_cuda_wgmma_plan); "all", also where it does not; "packed", all and the staging
+ * cores back to back (emit.c); "0", never (sm_90 and mma.sync): the last three for A/B timing
+ * and tests */
+static const char *wgmma_mode(void) {
+    const char *mode = getenv("ENIGMA_CUDA_WGMMA");
+    return mode ? mode : "1";
 }
+
+bool en_cuda_wgmma_enabled(void) { return strcmp(wgmma_mode(), "0") != 0; }
 
 bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
     memset(plan, 0, sizeof *plan);
@@ -574,11 +584,18 @@ bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
             if (!prove_product(&fd, k_body, j, &p) || !prove_loop(f, body->stmts[i], loop, j, &p) ||
                 !prove_staging(f, body, i + 1, k_body, j, &p, arena))
                 continue;
+            /* A K step whose copy and multiplies take turns (copy, barrier, multiply,
+             * barrier) runs slower on wgmma than on mma.sync: 96.4 against 110.1 TFLOP/s
+             * on an H100 (bench/cuda/NOTES.md), as nothing hides wgmma's longer latency;
+             * with the next slice's copy beside the MMAs (the pipelined form) it runs
+             * faster, 180.6 against 157.0. */
+            const char *mode = wgmma_mode();
+            bool every = strcmp(mode, "all") == 0 || strcmp(mode, "packed") == 0;
+            if (!p.copy_overlaps && !every) continue;
             p.k_decl = body->stmts[i];
             p.k_loop = loop;
             p.nest_decl = k_body->stmts[j];
-            const char *form = getenv("ENIGMA_CUDA_WGMMA");
-            p.packed = form && strcmp(form, "packed") == 0;
+            p.packed = strcmp(mode, "packed") == 0;
             *plan = p;
             return true;
         }

@@ -8,7 +8,10 @@ so every product and every partial sum is exact in float: the result must equal 
 NumPy product exactly, whatever the order of accumulation (wgmma sums in its own order).
 
 On a GPU machine: ENIGMA_BACKEND=cuda python3 -m pytest -q tests/semantic/test_sem_wgmma.py
-(the H100 and H200 run the wgmma form; ENIGMA_CUDA_WGMMA=0 runs mma.sync for comparison)."""
+(the H100 and H200 run the wgmma form; ENIGMA_CUDA_WGMMA=0 runs mma.sync for comparison).
+By default the backend takes wgmma only for the pipelined form (the next slice's copy beside
+the MMAs); these tests set ENIGMA_CUDA_WGMMA=all so that the plain form runs it too, and
+test_default_takes_the_pipelined_form checks the default."""
 import os
 import subprocess
 
@@ -16,6 +19,9 @@ import numpy as np
 import pytest
 
 from semharness import cli_path, exact, garbage, new_rng, run
+
+# the plain form (copy, barrier, multiply, barrier) too, so that its warpgroup form is tested
+os.environ.setdefault("ENIGMA_CUDA_WGMMA", "all")
 
 HEADER = "#include <metal_stdlib>\nusing namespace metal;\n"
 
@@ -347,6 +353,25 @@ def test_bench_kernels_chosen():
     tables = sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
                     if line.startswith("// wgmma: en_wg_blocks_"))
     assert tables == ["gemm_bf16", "gemm_bf16_pipelined", "gemm_f16", "gemm_f16_pipelined"]
+
+
+def test_default_takes_the_pipelined_form(tmp_path):
+    """without ENIGMA_CUDA_WGMMA: wgmma where the next slice's copy runs beside the MMAs (faster
+    than mma.sync on an H100), mma.sync where copy and multiplies take turns (slower on wgmma)"""
+    default = {k: v for k, v in os.environ.items() if k != "ENIGMA_CUDA_WGMMA"}
+    for src, chosen in [(pipelined_source("half"), True), (gemm_source("half"), False)]:
+        path = tmp_path / "kernel.metal"
+        path.write_text(src)
+        r = subprocess.run([str(cli_path()), "compile", str(path), "--emit", "cuda"], capture_output=True, text=True,
+                           timeout=120, env=default)
+        assert r.returncode == 0, r.stderr
+        assert ("en_wg_multiply<" in r.stdout) == chosen
+    bench = cli_path().resolve().parents[1] / "bench" / "cuda" / "gemm_simdgroup.metal"
+    r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
+                       timeout=300, env=default)
+    tables = sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
+                    if line.startswith("// wgmma: en_wg_blocks_"))
+    assert tables == ["gemm_bf16_pipelined", "gemm_f16_pipelined"]
 
 
 def test_wgmma_compiles_for_sm90a(tmp_path):
