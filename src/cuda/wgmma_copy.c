@@ -179,16 +179,9 @@ static bool locate(const ir_stmt *k_body, const ir_stmt *target, site *out) {
     }
     /* a loop at the K loop body's top: the body itself as the container */
     out->guard = NULL;
-    for (int j = 1; j < k_body->stmt_count; j++) {
-        const ir_stmt *loop = k_body->stmts[j];
-        if (loop->kind != IR_S_LOOP) continue;
-        if (find_in_loops(k_body, target, out)) {
-            for (out->top = 1; k_body->stmts[out->top] != out->loop; out->top++) {}
-            return true;
-        }
-        break;
-    }
-    return false;
+    if (!find_in_loops(k_body, target, out)) return false;
+    for (out->top = 1; k_body->stmts[out->top] != out->loop; out->top++) {}
+    return true;
 }
 
 /* ---- the place, evaluated at the load ------------------------------------------------------ */
