@@ -17,7 +17,7 @@
  * Gives: plan->copies: pairs (load, store) that emit.c emits as one en_wg_copy at the load (the
  *   store's place computed there, the store's statement left out), with `cp.async.wait_all`
  *   before every threadgroup barrier of the warpgroup form. A pair is taken when:
- *     1. the load is `reg[u1] = *(device|constant V *)p` (V of 16 bytes, reg a thread's own
+ *     1. the load is `reg[u1] = *(device V *)p` (V of 16 bytes, reg a thread's own
  *        array of V) and the store `*(threadgroup V *)q = reg[u2]`, each a top-level statement
  *        of a counted loop (`T u = c; loop { if (x) break; ... } latch { u = ... }`, left only
  *        by that test, u assigned only in the latch) whose index sequences, evaluated, are
@@ -314,7 +314,8 @@ static const ir_stmt *load_into(const ir_stmt *s, const ir_var *reg) {
             return NULL;
         if (v->kind != IR_E_DEREF || v->args[0]->type->kind != IR_T_PTR) return NULL;
         const ir_type *pt = v->args[0]->type;
-        if ((pt->space != IR_SPACE_DEVICE && pt->space != IR_SPACE_CONSTANT) || pt->elem->size != 16 || pt->elem != reg->type->elem)
+        /* device only: cp.async reads global memory (a constant buffer may not be there) */
+        if (pt->space != IR_SPACE_DEVICE || pt->elem->size != 16 || pt->elem != reg->type->elem)
             return NULL;
         return s;
     }
