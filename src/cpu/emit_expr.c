@@ -183,6 +183,7 @@ EN_INTERNAL const char *cpu_lvalue(emitter *em, const ir_expr *e) {
         const ir_expr *base = e->args[0];
         const char *index = cpu_ex(em, e->args[1], -1);
         if (base->type->kind == IR_T_PTR) return cpu_S(em, "%s[%s]", cpu_ex(em, base, -1), index);
+        if (em->checked) EN_PUSH(&em->arena, em->index_texts, ((memo_entry){e, index}));
         const char *b = ir_is_place(base) ? cpu_lvalue(em, base) : cpu_S(em, "%s[l]", cpu_materialize(em, base));
         return cpu_S(em, "%s.%s[%s]", b, base->type->kind == IR_T_VEC ? "v" : "a", index);
     }
@@ -345,6 +346,100 @@ static const char *access_site(emitter *em, const ir_expr *place, int op, const 
                       cpu_root_name(place));
 }
 
+/* ---- checked mode: indices into thread memory ------------------------------------------ *
+ * A thread's arrays and vectors are its own (one copy per lane, side by side in the gang's
+ * storage), so an index past either end lands in another thread's copy, or in whatever lies
+ * next to it, with no object for the access hook to judge it by. The index itself is
+ * tested instead: every index along the place (a[i][j], s.a[i], v[i]), outermost first,
+ * against its array's or vector's length, per active lane; a bad lane is reported and left
+ * out of the access. Constant indices in range need no test (the front end rejects the
+ * others where it sees them; inlining can still make one, through a reference). */
+
+/* the source's name for an array or vector place: "a", "s.a", "m[i]", "p->a" */
+static const char *array_name(emitter *em, const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_VAR: { /* a compiler-made variable's name is its source name, a dot and a number */
+        const char *name = e->var->name ? e->var->name : "?", *dot = strchr(name, '.');
+        return dot ? en_strndup(&em->arena, name, (size_t)(dot - name)) : name;
+    }
+    case IR_E_FIELD: {
+        const ir_expr *b = e->args[0];
+        const char *field = b->type->fields[e->field].name;
+        if (b->kind == IR_E_DEREF) return cpu_S(em, "%s.%s", array_name(em, b->args[0]), field); /* a reference */
+        if (!ir_is_place(b)) return cpu_S(em, "(value).%s", field);
+        return cpu_S(em, "%s.%s", array_name(em, b), field);
+    }
+    case IR_E_INDEX: {
+        const ir_expr *i = e->args[1];
+        const char *base = ir_is_place(e->args[0]) || e->args[0]->kind == IR_E_VAR ? array_name(em, e->args[0]) : "(value)";
+        if (i->kind == IR_E_CONST)
+            return ir_is_signed(i->type) ? cpu_S(em, "%s[%lld]", base, (long long)i->c.i)
+                                         : cpu_S(em, "%s[%llu]", base, (unsigned long long)i->c.u);
+        if (i->kind == IR_E_VAR) return cpu_S(em, "%s[%s]", base, array_name(em, i));
+        return cpu_S(em, "%s[...]", base);
+    }
+    case IR_E_DEREF: return cpu_S(em, "*%s", array_name(em, e->args[0]));
+    default: return "(value)";
+    }
+}
+
+/* does this index of an array or vector need a run-time test? */
+static bool index_needs_test(const ir_expr *e) {
+    const ir_expr *i = e->args[1];
+    uint64_t length = e->args[0]->type->count;
+    if (i->kind != IR_E_CONST) return true;
+    return ir_is_signed(i->type) ? i->c.i < 0 || (uint64_t)i->c.i >= length : i->c.u >= length;
+}
+
+/* the C text (lane l) of the index the address of e used */
+static const char *index_text(emitter *em, const ir_expr *e) {
+    for (int k = em->index_texts.count - 1; k >= 0; k--)
+        if (em->index_texts.items[k].expr == e) return em->index_texts.items[k].temp;
+    return cpu_ex(em, e->args[1], -1);
+}
+
+/* emits the test of one index for the lanes of `lanes`, a variable it narrows (NULL: the
+ * mask's lanes, reported only) */
+static void emit_index_test(emitter *em, const ir_expr *e, const char *index, int op, const char *lanes) {
+    const ir_expr *base = e->args[0];
+    const char *what = cpu_S(em, "%s '%s'", base->type->kind == IR_T_VEC ? "vector" : "array", array_name(em, base));
+    const char *site = cpu_site_ref(em, e->loc, op, IR_SPACE_THREAD, -1, cpu_S(em, "sizeof(%s)", cpu_ctype(em, e->type)),
+                                    what);
+    const char *value = cpu_S(em, "(uint64_t)(int64_t)(%s)", index);
+    cpu_line(em, "for (int l = 0; l < 32; l++) if (ENK_ON(%s, l) && %s >= %uu) { %s"
+             "_cg->api->index(_cg->state, %s, _sg, l, %s, %d, %uu); }",
+             lanes ? lanes : em->mask, value, base->type->count, lanes ? cpu_S(em, "%s &= ~(1u << l); ", lanes) : "",
+             site, value, ir_is_signed(e->args[1]->type) ? 1 : 0, base->type->count);
+}
+
+/* the lanes of the mask whose every index along `place` is in range (checked mode, thread
+ * memory); the mask itself when no index needs a test */
+static const char *thread_index_lanes(emitter *em, const ir_expr *place, int op) {
+    const ir_expr *chain[32];
+    int n = 0;
+    for (const ir_expr *e = place; e && n < (int)EN_COUNT(chain);) {
+        if (e->kind == IR_E_INDEX) {
+            if (e->args[0]->type->kind == IR_T_PTR) break; /* a pointer's object is not known here */
+            chain[n++] = e;
+        } else if (e->kind != IR_E_FIELD && e->kind != IR_E_SWIZZLE) {
+            break;
+        }
+        if (!ir_is_place(e->args[0])) break;
+        e = e->args[0];
+    }
+    const char *lanes = NULL;
+    for (int k = n - 1; k >= 0; k--) { /* outermost first: a[i][j] tests i, then j */
+        if (!index_needs_test(chain[k])) continue;
+        const char *index = index_text(em, chain[k]);
+        if (!lanes) {
+            lanes = cpu_S(em, "_k%d", cpu_fresh(em));
+            cpu_line(em, "uint32_t %s = %s; /* lanes whose indices into thread memory are in range */", lanes, em->mask);
+        }
+        emit_index_test(em, chain[k], index, op, lanes);
+    }
+    return lanes ? lanes : em->mask;
+}
+
 /* Checked mode: `site` is the place accessed, or for atomics the pointer; a uniform load
  * has one address (addrs[1]), given to the hook for every lane; em->store_values are a
  * store's 32 values (NULL otherwise). */
@@ -363,7 +458,9 @@ EN_INTERNAL const char *cpu_access_lanes(emitter *em, const ir_expr *site, const
                            (int)site->type->space, cpu_pointer_object(em, site), cpu_S(em, "sizeof(%s)", cpu_ctype(em, t)),
                            cpu_root_name(site));
     } else {
-        where = access_site(em, site, kind == ACCESS_STORE ? CPU_CHECK_STORE : CPU_CHECK_LOAD, cpu_ctype(em, t));
+        int op = kind == ACCESS_STORE ? CPU_CHECK_STORE : CPU_CHECK_LOAD;
+        if (site && place_space(site) == IR_SPACE_THREAD) return thread_index_lanes(em, site, op);
+        where = access_site(em, site, op, cpu_ctype(em, t));
         if (!where) return em->mask;
     }
     int id = cpu_fresh(em);
@@ -922,7 +1019,13 @@ EN_INTERNAL const char *cpu_ex(emitter *em, const ir_expr *e, int comp) {
         }
         if (e->kind == IR_E_INDEX && e->args[0]->type->kind == IR_T_VEC && !ir_is_place(e->args[0])) {
             const char *tmp = cpu_materialize(em, e->args[0]);
-            return cpu_from_storage(em, t, cpu_S(em, "%s[l].v[%s]", tmp, cpu_ex(em, e->args[1], -1)));
+            const char *index = cpu_ex(em, e->args[1], -1);
+            if (em->checked && index_needs_test(e)) { /* a bad lane reads zero (thread_index_lanes) */
+                emit_index_test(em, e, index, CPU_CHECK_LOAD, NULL);
+                return cpu_from_storage(em, t, cpu_S(em, "((uint64_t)(int64_t)(%s) < %uu ? %s[l].v[%s] : 0)", index,
+                                                     e->args[0]->type->count, tmp, index));
+            }
+            return cpu_from_storage(em, t, cpu_S(em, "%s[l].v[%s]", tmp, index));
         }
         return read_place(em, e, comp);
     case IR_E_ADDR: return cpu_S(em, "(&%s)", cpu_lvalue(em, e->args[0]));
