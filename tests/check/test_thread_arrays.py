@@ -210,3 +210,52 @@ def test_unchecked_run_is_unchanged_for_in_range_indices(tmp_path, rng):
                                  check=False)
     assert rc == 0 and not reports, text
     np.testing.assert_allclose(out, window_reference(x, st, ld), rtol=1e-5, atol=1e-4)
+
+
+# A helper that takes a thread array as a pointer; the pointer starts at element 2, so
+# p[k] is a[k + 2] and the bad indices are k < -2 and k >= 4.
+POINTER = """
+#include <metal_stdlib>
+using namespace metal;
+inline void put(thread float *p, int k, float value) { p[k] = value; }
+kernel void through_pointer(device const float *x [[buffer(0)]],
+                            device const int *k [[buffer(1)]],
+                            device float *out [[buffer(2)]],
+                            uint i [[thread_position_in_grid]])
+{
+    float a[6];
+    for (int j = 0; j < 6; j++)
+        a[j] = x[i * 6 + j];
+    put(a + 2, k[i], -5.0f);
+    thread float *p = &a[2];
+    float back = p[k[i] - 1];
+    out[i] = a[0] + 2.0f * a[1] + 3.0f * a[2] + 4.0f * a[3] + 5.0f * a[4] + 6.0f * a[5] + 100.0f * back;
+}
+"""
+
+
+def test_thread_array_through_a_pointer(tmp_path, rng):
+    x = rng.uniform(-1, 1, GRID * 6).astype(np.float32)
+    k = rng.integers(-1, 4, GRID).astype(np.int32)  # stores in range; loads at k - 1 >= -2: in range
+    s_gid, l_gid = rng.choice(np.r_[1:GRID - 1], 2, replace=False)
+    k[s_gid] = 4   # stores at a[6]; its load a[5] is in range
+    k[l_gid] = -2  # stores at a[0]; its load a[-1] is out of range
+    rc, reports, text, out = run(tmp_path, POINTER, GRID, GROUP, {"x": x, "k": k}, "out", GRID)
+    assert rc == 4, text
+    found = {int(m.group("line")): m.group("msg") for m in reports}
+    store_line, load_line = line_of(POINTER, "p[k] = value"), line_of(POINTER, "p[k[i] - 1]")
+    assert set(found) == {store_line, load_line}, text
+    assert found[store_line].startswith("store of 4 bytes at thread array 'a' (through pointer 'p') index 6, "
+                                        "but it has 6 elements"), text
+    assert thread_text(s_gid) in found[store_line], text
+    assert found[load_line].startswith("load of 4 bytes at thread array 'a' (through pointer 'p') index -1, "
+                                       "but it has 6 elements"), text
+    assert thread_text(l_gid) in found[load_line], text
+    want = np.zeros(GRID)
+    for i in range(GRID):
+        a = x[i * 6:(i + 1) * 6].astype(np.float64)
+        if 0 <= k[i] + 2 < 6:
+            a[k[i] + 2] = -5.0
+        back = a[k[i] + 1] if 0 <= k[i] + 1 < 6 else 0.0
+        want[i] = (a * np.arange(1, 7)).sum() + 100.0 * back
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
