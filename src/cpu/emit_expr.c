@@ -353,7 +353,10 @@ static const char *access_site(emitter *em, const ir_expr *place, int op, const 
  * tested instead: every index along the place (a[i][j], s.a[i], v[i]), outermost first,
  * against its array's or vector's length, per active lane; a bad lane is reported and left
  * out of the access. Constant indices in range need no test (the front end rejects the
- * others where it sees them; inlining can still make one, through a reference). */
+ * others where it sees them; inlining can still make one, through a reference). Through a
+ * thread pointer only when its object is known (thread_pointer_extent: a local pointer
+ * declared once to a local array's element or a local scalar, as inlining a helper that
+ * takes `thread float *` makes); any other thread pointer is not checked. */
 
 /* the source's name for an array or vector place: "a", "s.a", "m[i]", "p->a" */
 static const char *array_name(emitter *em, const ir_expr *e) {
