@@ -685,6 +685,21 @@ static void hook_div_zero(void *state, const cpu_check_site *s, uint32_t sg, int
                     s->op == CPU_CHECK_REM ? "remainder" : "division", t.text);
 }
 
+/* ---- indices into thread memory ------------------------------------------------------- */
+static void hook_index(void *state, const cpu_check_site *s, uint32_t sg, int lane, uint64_t index, int is_signed,
+                       uint64_t length) {
+    cpu_check_dispatch *d = state;
+    thread_desc t = describe_thread(d, d->group, sg * 32 + (uint32_t)lane);
+    char value[32];
+    if (is_signed) snprintf(value, sizeof value, "%" PRId64, (int64_t)index);
+    else snprintf(value, sizeof value, "%" PRIu64, index);
+    en_check_report(d->sink, ENIGMA_CHECK_OUT_OF_BOUNDS, site_loc(s),
+                    "%s of %u bytes at thread %s index %s, but it has %" PRIu64 " elements (0..%" PRIu64
+                    ") — %s; the %s was %s",
+                    op_verb(s->op), s->size, s->what ? s->what : "array", value, length, length ? length - 1 : 0, t.text,
+                    op_writes(s->op) ? "store" : "load", op_writes(s->op) ? "suppressed" : "given zero");
+}
+
 const cpu_check_api cpu_check_hooks = {
     .group_begin = hook_group_begin,
     .access = hook_access,
@@ -693,4 +708,5 @@ const cpu_check_api cpu_check_hooks = {
     .lane = hook_lane,
     .div_zero = hook_div_zero,
     .fence = hook_fence,
+    .index = hook_index,
 };

@@ -22,6 +22,11 @@
  *   div_zero      an active lane's integer division or remainder by zero
  *   fence         an atomic_thread_fence of device or system scope that is not relaxed,
  *                 with its IR_ORDER_* and IR_SCOPE_*
+ *   index         an active lane's index into an array or vector of thread memory (a local
+ *                 array, one in a local struct, a row of an array of arrays) outside
+ *                 0..length-1, one call per bad lane; the generated code tests the index
+ *                 itself (a thread's memory is its own: no object to look up) and leaves
+ *                 the lane out of the access (a load gives zero, a store is dropped)
  *
  * Sites (one per hook call in the source, a static table in the generated file) carry the
  * source position and what is accessed; objects (one table per kernel) name what a
@@ -88,6 +93,10 @@ typedef struct cpu_check_api {
                  int why);
     void (*div_zero)(void *state, const cpu_check_site *site, uint32_t sg, int lane);
     void (*fence)(void *state, const cpu_check_site *site, uint32_t sg, uint32_t mask, int order, int scope);
+    /* index: the value's 64 bits, read as signed when is_signed; site->what says what is indexed
+     * ("array 'a'", "vector 'v'") */
+    void (*index)(void *state, const cpu_check_site *site, uint32_t sg, int lane, uint64_t index, int is_signed,
+                  uint64_t length);
 } cpu_check_api;
 
 /* what a checked kernel receives: g first, so that it is also a plain cpu_group */

@@ -153,6 +153,9 @@ typedef struct emitter {
     int *object_of_var;   /* var id -> object index, -1 */
     int *object_of_global;
     const char *store_values; /* the store being emitted: its 32 values, for the hook */
+    EN_VEC(memo_entry) index_texts; /* each array or vector index cpu_lvalue wrote (IR_E_INDEX
+                                     * -> its C text for lane l): the bounds check of thread
+                                     * memory tests the very index the address uses */
     /* outlining (emit_outline.c): the functions made of this kernel's large statements */
     const bool *region_used;   /* the variables the current region declares (region_vars) */
     const ir_var **var_by_id;  /* the kernel's variables (parameters and locals) by id */

@@ -182,6 +182,7 @@ EN_INTERNAL const char *cpu_lvalue(emitter *em, const ir_expr *e) {
     case IR_E_INDEX: {
         const ir_expr *base = e->args[0];
         const char *index = cpu_ex(em, e->args[1], -1);
+        if (em->checked) EN_PUSH(&em->arena, em->index_texts, ((memo_entry){e, index}));
         if (base->type->kind == IR_T_PTR) return cpu_S(em, "%s[%s]", cpu_ex(em, base, -1), index);
         const char *b = ir_is_place(base) ? cpu_lvalue(em, base) : cpu_S(em, "%s[l]", cpu_materialize(em, base));
         return cpu_S(em, "%s.%s[%s]", b, base->type->kind == IR_T_VEC ? "v" : "a", index);
@@ -345,6 +346,174 @@ static const char *access_site(emitter *em, const ir_expr *place, int op, const 
                       cpu_root_name(place));
 }
 
+/* ---- checked mode: indices into thread memory ------------------------------------------ *
+ * A thread's arrays and vectors are its own (one copy per lane, side by side in the gang's
+ * storage), so an index past either end lands in another thread's copy, or in whatever lies
+ * next to it, with no object for the access hook to judge it by. The index itself is
+ * tested instead: every index along the place (a[i][j], s.a[i], v[i]), outermost first,
+ * against its array's or vector's length, per active lane; a bad lane is reported and left
+ * out of the access. Constant indices in range need no test (the front end rejects the
+ * others where it sees them; inlining can still make one, through a reference). Through a
+ * thread pointer only when its object is known (thread_pointer_extent: a local pointer
+ * declared once to a local array's element or a local scalar, as inlining a helper that
+ * takes `thread float *` makes); any other thread pointer is not checked. */
+
+/* the source's name for an array or vector place: "a", "s.a", "m[i]", "p->a" */
+static const char *array_name(emitter *em, const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_VAR: { /* a compiler-made variable's name is its source name, a dot and a number */
+        const char *name = e->var->name ? e->var->name : "?", *dot = strchr(name, '.');
+        return dot ? en_strndup(&em->arena, name, (size_t)(dot - name)) : name;
+    }
+    case IR_E_FIELD: {
+        const ir_expr *b = e->args[0];
+        const char *field = b->type->fields[e->field].name;
+        if (b->kind == IR_E_DEREF) return cpu_S(em, "%s.%s", array_name(em, b->args[0]), field); /* a reference */
+        if (!ir_is_place(b)) return cpu_S(em, "(value).%s", field);
+        return cpu_S(em, "%s.%s", array_name(em, b), field);
+    }
+    case IR_E_INDEX: {
+        const ir_expr *i = e->args[1];
+        const char *base = ir_is_place(e->args[0]) || e->args[0]->kind == IR_E_VAR ? array_name(em, e->args[0]) : "(value)";
+        if (i->kind == IR_E_CONST)
+            return ir_is_signed(i->type) ? cpu_S(em, "%s[%lld]", base, (long long)i->c.i)
+                                         : cpu_S(em, "%s[%llu]", base, (unsigned long long)i->c.u);
+        if (i->kind == IR_E_VAR) return cpu_S(em, "%s[%s]", base, array_name(em, i));
+        return cpu_S(em, "%s[...]", base);
+    }
+    case IR_E_DEREF: return cpu_S(em, "*%s", array_name(em, e->args[0]));
+    default: return "(value)";
+    }
+}
+
+static bool thread_pointer_extent(emitter *em, const ir_expr *ptr, const ir_expr **object, int64_t *start,
+                                  uint64_t *length);
+
+/* does this index of an array or vector (or a resolved thread pointer) need a run-time test? */
+static bool index_needs_test(emitter *em, const ir_expr *e) {
+    const ir_expr *i = e->args[1], *object;
+    uint64_t length = e->args[0]->type->count;
+    int64_t start = 0;
+    if (i->kind != IR_E_CONST) return true;
+    if (e->args[0]->type->kind == IR_T_PTR && !thread_pointer_extent(em, e->args[0], &object, &start, &length))
+        return false;
+    int64_t k = ir_is_signed(i->type) ? i->c.i : (int64_t)i->c.u;
+    if (!ir_is_signed(i->type) && i->c.u > INT64_MAX) return true;
+    return k + start < 0 || (uint64_t)(k + start) >= length;
+}
+
+/* A thread pointer that a local declares once and never changes, to an element of a local
+ * array (`float *x = a;`, `&a[2]`, `a + 1`) or to a local scalar (`&m`): the array (or
+ * scalar) it walks over and the element it starts at, so that x[k] is a[start + k]. Only
+ * places that name one object with no run-time index; false for anything else (such
+ * pointers are not checked). */
+static bool same_elem_type(const ir_type *a, const ir_type *b) {
+    return a == b || (a->kind == b->kind && a->kind != IR_T_STRUCT && a->kind != IR_T_ARRAY && a->size == b->size &&
+                      a->count == b->count);
+}
+static bool static_local_place(const ir_expr *e) {
+    while (e->kind == IR_E_FIELD) e = e->args[0];
+    return e->kind == IR_E_VAR && e->var->storage == IR_VAR_LOCAL;
+}
+static bool thread_pointer_extent(emitter *em, const ir_expr *ptr, const ir_expr **object, int64_t *start,
+                                  uint64_t *length) {
+    if (ptr->kind != IR_E_VAR || ptr->type->kind != IR_T_PTR || ptr->type->space != IR_SPACE_THREAD) return false;
+    const ir_var *v = ptr->var;
+    if (v->storage != IR_VAR_LOCAL || v->is_assigned || v->id < 0 || v->id >= em->var_count) return false;
+    const ir_expr *init = em->inits[v->id];
+    int64_t offset = 0;
+    if (init && init->kind == IR_E_PTR_OFFSET && init->args[1]->kind == IR_E_CONST) {
+        const ir_expr *d = init->args[1];
+        offset = ir_is_signed(d->type) ? d->c.i : (int64_t)d->c.u;
+        init = init->args[0];
+    }
+    if (!init || init->kind != IR_E_ADDR) return false;
+    const ir_expr *place = init->args[0];
+    const ir_type *elem = ptr->type->elem;
+    if (place->kind == IR_E_INDEX && place->args[0]->type->kind == IR_T_ARRAY && place->args[1]->kind == IR_E_CONST &&
+        static_local_place(place->args[0]) && same_elem_type(place->type, elem)) {
+        const ir_expr *i = place->args[1];
+        *object = place->args[0];
+        *start = offset + (ir_is_signed(i->type) ? i->c.i : (int64_t)i->c.u);
+        *length = place->args[0]->type->count;
+        return true;
+    }
+    if (static_local_place(place) && same_elem_type(place->type, elem)) {
+        *object = place;
+        *start = offset;
+        *length = 1;
+        return true;
+    }
+    return false;
+}
+
+/* the C text (lane l) of the index the address of e used */
+static const char *index_text(emitter *em, const ir_expr *e) {
+    for (int k = em->index_texts.count - 1; k >= 0; k--)
+        if (em->index_texts.items[k].expr == e) return em->index_texts.items[k].temp;
+    return cpu_ex(em, e->args[1], -1);
+}
+
+/* emits the test of one index for the lanes of `lanes`, a variable it narrows (NULL: the
+ * mask's lanes, reported only); e indexes an array or vector, or a pointer that
+ * thread_pointer_extent resolves */
+static void emit_index_test(emitter *em, const ir_expr *e, const char *index, int op, const char *lanes) {
+    const ir_expr *base = e->args[0], *object = base;
+    int64_t start = 0;
+    uint64_t length = base->type->count;
+    bool via_pointer = base->type->kind == IR_T_PTR;
+    if (via_pointer && !thread_pointer_extent(em, base, &object, &start, &length)) return;
+    const char *what = cpu_S(em, "%s '%s'", object->type->kind == IR_T_VEC ? "vector"
+                                            : object->type->kind == IR_T_ARRAY ? "array" : "variable",
+                             array_name(em, object));
+    if (via_pointer) what = cpu_S(em, "%s (through pointer '%s')", what, array_name(em, base));
+    const char *site = cpu_site_ref(em, e->loc, op, IR_SPACE_THREAD, -1, cpu_S(em, "sizeof(%s)", cpu_ctype(em, e->type)),
+                                    what);
+    /* the index into the object: a pointer's starting element plus its index */
+    const char *value = start ? cpu_S(em, "(uint64_t)((int64_t)(%s) + %lldLL)", index, (long long)start)
+                              : cpu_S(em, "(uint64_t)(int64_t)(%s)", index);
+    bool is_signed = ir_is_signed(e->args[1]->type) || start != 0;
+    cpu_line(em, "for (int l = 0; l < 32; l++) if (ENK_ON(%s, l) && %s >= %lluu) { %s"
+             "_cg->api->index(_cg->state, %s, _sg, l, %s, %d, %lluu); }",
+             lanes ? lanes : em->mask, value, (unsigned long long)length,
+             lanes ? cpu_S(em, "%s &= ~(1u << l); ", lanes) : "", site, value, is_signed ? 1 : 0,
+             (unsigned long long)length);
+}
+
+/* the lanes of the mask whose every index along `place` is in range (checked mode, thread
+ * memory); the mask itself when no index needs a test */
+static const char *thread_index_lanes(emitter *em, const ir_expr *place, int op) {
+    const ir_expr *chain[32];
+    int n = 0;
+    for (const ir_expr *e = place; e && n < (int)EN_COUNT(chain);) {
+        if (e->kind == IR_E_INDEX) {
+            const ir_expr *object;
+            int64_t start;
+            uint64_t length;
+            if (e->args[0]->type->kind == IR_T_PTR) { /* checked when the pointer's object is known */
+                if (thread_pointer_extent(em, e->args[0], &object, &start, &length)) chain[n++] = e;
+                break;
+            }
+            chain[n++] = e;
+        } else if (e->kind != IR_E_FIELD && e->kind != IR_E_SWIZZLE) {
+            break;
+        }
+        if (!ir_is_place(e->args[0])) break;
+        e = e->args[0];
+    }
+    const char *lanes = NULL;
+    for (int k = n - 1; k >= 0; k--) { /* outermost first: a[i][j] tests i, then j */
+        if (!index_needs_test(em, chain[k])) continue;
+        const char *index = index_text(em, chain[k]);
+        if (!lanes) {
+            lanes = cpu_S(em, "_k%d", cpu_fresh(em));
+            cpu_line(em, "uint32_t %s = %s; /* lanes whose indices into thread memory are in range */", lanes, em->mask);
+        }
+        emit_index_test(em, chain[k], index, op, lanes);
+    }
+    return lanes ? lanes : em->mask;
+}
+
 /* Checked mode: `site` is the place accessed, or for atomics the pointer; a uniform load
  * has one address (addrs[1]), given to the hook for every lane; em->store_values are a
  * store's 32 values (NULL otherwise). */
@@ -363,7 +532,9 @@ EN_INTERNAL const char *cpu_access_lanes(emitter *em, const ir_expr *site, const
                            (int)site->type->space, cpu_pointer_object(em, site), cpu_S(em, "sizeof(%s)", cpu_ctype(em, t)),
                            cpu_root_name(site));
     } else {
-        where = access_site(em, site, kind == ACCESS_STORE ? CPU_CHECK_STORE : CPU_CHECK_LOAD, cpu_ctype(em, t));
+        int op = kind == ACCESS_STORE ? CPU_CHECK_STORE : CPU_CHECK_LOAD;
+        if (site && place_space(site) == IR_SPACE_THREAD) return thread_index_lanes(em, site, op);
+        where = access_site(em, site, op, cpu_ctype(em, t));
         if (!where) return em->mask;
     }
     int id = cpu_fresh(em);
@@ -922,7 +1093,13 @@ EN_INTERNAL const char *cpu_ex(emitter *em, const ir_expr *e, int comp) {
         }
         if (e->kind == IR_E_INDEX && e->args[0]->type->kind == IR_T_VEC && !ir_is_place(e->args[0])) {
             const char *tmp = cpu_materialize(em, e->args[0]);
-            return cpu_from_storage(em, t, cpu_S(em, "%s[l].v[%s]", tmp, cpu_ex(em, e->args[1], -1)));
+            const char *index = cpu_ex(em, e->args[1], -1);
+            if (em->checked && index_needs_test(em, e)) { /* a bad lane reads zero (thread_index_lanes) */
+                emit_index_test(em, e, index, CPU_CHECK_LOAD, NULL);
+                return cpu_from_storage(em, t, cpu_S(em, "((uint64_t)(int64_t)(%s) < %uu ? %s[l].v[%s] : 0)", index,
+                                                     e->args[0]->type->count, tmp, index));
+            }
+            return cpu_from_storage(em, t, cpu_S(em, "%s[l].v[%s]", tmp, index));
         }
         return read_place(em, e, comp);
     case IR_E_ADDR: return cpu_S(em, "(&%s)", cpu_lvalue(em, e->args[0]));

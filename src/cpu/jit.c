@@ -31,7 +31,7 @@ extern char **environ;
 
 #define DEFAULT_FLAGS "-O2 -march=native"
 /* bump when the generated code's ABI changes, so old cache entries stop matching */
-#define ABI_TAG "enigma-cpu-abi-1"
+#define ABI_TAG "enigma-cpu-abi-2"
 
 /* run_program's result when argv[0] could not be started at all (no such compiler) */
 #define RUN_NOT_STARTED (-2)

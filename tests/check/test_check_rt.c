@@ -269,6 +269,23 @@ static void test_barriers_lanes_division(void) {
     enigma_check_report r;
     en_check_sink_get(f.sink, en_check_sink_count(f.sink) - 1, &r);
     EXPECT(strstr(r.message, "thread (34,0,0) of threadgroup (0,0,0)") != NULL, "names the thread: %s", r.message);
+    /* an index into a thread array: the value as signed or unsigned, the length, the thread */
+    cpu_check_site idx = site(47, CPU_CHECK_STORE, IR_SPACE_THREAD, -1);
+    idx.what = "array 'a'";
+    cpu_check_hooks.index(f.d, &idx, 1, 5, (uint64_t)-1, 1, 4);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_OUT_OF_BOUNDS, 47) == 1, "thread array index");
+    en_check_sink_get(f.sink, en_check_sink_count(f.sink) - 1, &r);
+    EXPECT(strstr(r.message, "thread array 'a' index -1, but it has 4 elements (0..3)") != NULL &&
+               strstr(r.message, "thread (37,0,0) of threadgroup (0,0,0)") != NULL &&
+               strstr(r.message, "the store was suppressed") != NULL,
+           "index report: %s", r.message);
+    cpu_check_site uidx = site(48, CPU_CHECK_LOAD, IR_SPACE_THREAD, -1);
+    uidx.what = "vector 'v'";
+    cpu_check_hooks.index(f.d, &uidx, 0, 0, UINT64_MAX, 0, 4);
+    en_check_sink_get(f.sink, en_check_sink_count(f.sink) - 1, &r);
+    EXPECT(strstr(r.message, "thread vector 'v' index 18446744073709551615") != NULL &&
+               strstr(r.message, "the load was given zero") != NULL,
+           "unsigned index report: %s", r.message);
     fixture_free(&f);
 }
 
