@@ -256,20 +256,6 @@ static bool is_barrier(const ir_stmt *s) {
 
 static bool is_return(const ir_stmt *s) { return s->kind == IR_S_RETURN; }
 
-/* a break or continue of `loop` anywhere in s */
-static bool leaves(const ir_stmt *s, const ir_stmt *loop) {
-    if (!s) return false;
-    if ((s->kind == IR_S_BREAK || s->kind == IR_S_CONTINUE) && s->target == loop) return true;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (leaves(s->stmts[i], loop)) return true;
-        return false;
-    case IR_S_IF: return leaves(s->then_s, loop) || leaves(s->else_s, loop);
-    case IR_S_LOOP: return leaves(s->body, loop) || leaves(s->latch, loop);
-    default: return false;
-    }
-}
 
 static bool reads_varying(const ir_expr *x, const void *unused) {
     (void)unused;
@@ -539,8 +525,8 @@ static bool prove_loop(const ir_func *f, const ir_stmt *decl, const ir_stmt *loo
     if (brk && brk->kind == IR_S_BLOCK && brk->stmt_count == 1) brk = brk->stmts[0];
     if (!brk || brk->kind != IR_S_BREAK || brk->target != loop) return false;
     for (int i = 1; i < k_body->stmt_count; i++)
-        if (leaves(k_body->stmts[i], loop)) return false;
-    if (leaves(loop->latch, loop)) return false;
+        if (ir_stmt_jumps_to(k_body->stmts[i], loop)) return false;
+    if (ir_stmt_jumps_to(loop->latch, loop)) return false;
     if (ir_expr_any(test->cond, reads_varying, NULL) || ir_expr_any(decl->value, reads_varying, NULL) ||
         ir_stmt_any_expr(loop->latch, reads_varying, NULL) || !decl->var->uniform)
         return false;
