@@ -14,6 +14,9 @@
 #   ENIGMA_REALWORLD=/path sh bench/realworld.sh build
 #   ERRORS=FILE sh bench/realworld.sh ...        keep the builds' diagnostics (which kernel
 #                                                failed and why) in FILE; else dropped
+#   KERNELS=FILE sh bench/realworld.sh ...       only the MLX kernels FILE names (a host name a
+#                                                line), e.g. the part of a file another machine
+#                                                did not build
 #   CACHE=DIR sh bench/realworld.sh ...          build into the cache DIR and keep it (else
 #                                                a fresh one, removed at the end): a build
 #                                                cut short resumes there, no longer cold
@@ -96,7 +99,10 @@ grep -v '^#' tests/realworld/mlx_files.txt | while read -r f rest; do
   for kv in $rest; do c="$c --constant $kv"; done
   src=$(find "$R/mlx/mlx/backend/metal/kernels" -name "$f" | head -n 1)
   # shellcheck disable=SC2086
-  ks=$("$E" compile "$src" -I "$R/mlx" $c --emit ir 2>/dev/null | sed -n 's/^kernel void \([A-Za-z0-9_]*\)(.*/-k \1/p')
+  ks=$("$E" compile "$src" -I "$R/mlx" $c --emit ir 2>/dev/null | sed -n 's/^kernel void \([A-Za-z0-9_]*\)(.*/\1/p')
+  [ -n "${KERNELS:-}" ] && ks=$(echo "$ks" | grep -x -F -f "$KERNELS")
+  ks=$(echo "$ks" | sed -n 's/^\(.\)/-k \1/p')
+  [ -n "$ks" ] || continue
   # shellcheck disable=SC2086
   measure mlx-front "mlx $f front end" "$E" compile "$src" -I "$R/mlx" $c --emit ir -o /dev/null
   for b in cuda cpu; do
