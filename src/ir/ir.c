@@ -431,6 +431,21 @@ bool ir_stmt_any(const ir_stmt *s, bool (*holds)(const ir_stmt *)) {
     return ir_stmt_any_in(s, holds_plain, &test);
 }
 
+typedef struct each_visit {
+    void (*visit)(const ir_stmt *, void *ctx);
+    void *ctx;
+} each_visit;
+static bool visit_one(const ir_stmt *s, const void *each) {
+    const each_visit *e = each;
+    e->visit(s, e->ctx);
+    return false; /* on to the next */
+}
+
+void ir_stmt_each(const ir_stmt *s, void (*visit)(const ir_stmt *, void *ctx), void *ctx) {
+    each_visit e = {visit, ctx};
+    ir_stmt_any_in(s, visit_one, &e);
+}
+
 static bool jumps_to(const ir_stmt *s, const void *loop) {
     return (s->kind == IR_S_BREAK || s->kind == IR_S_CONTINUE) && s->target == loop;
 }

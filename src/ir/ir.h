@@ -208,6 +208,9 @@ EN_INTERNAL ir_intrinsic_class ir_intrinsic_class_of(ir_intrinsic i);
 EN_INTERNAL bool ir_stmt_any(const ir_stmt *s, bool (*holds)(const ir_stmt *));
 /* the same, `holds` given ctx */
 EN_INTERNAL bool ir_stmt_any_in(const ir_stmt *s, bool (*holds)(const ir_stmt *, const void *ctx), const void *ctx);
+/* calls visit on s and on every statement nested in it, each once, a statement before the
+ * ones it holds (a block's in order, an if's then before else, a loop's body before latch) */
+EN_INTERNAL void ir_stmt_each(const ir_stmt *s, void (*visit)(const ir_stmt *, void *ctx), void *ctx);
 /* true when a break or continue aimed at `loop` stands anywhere in s */
 EN_INTERNAL bool ir_stmt_jumps_to(const ir_stmt *s, const ir_stmt *loop);
 /* true when `holds` (given ctx) is true of x or of an expression nested in it; x may be NULL */

@@ -363,37 +363,20 @@ static ir_expr *fold_value(folder *fo, ir_expr *e) {
 }
 
 /* ---- statements ------------------------------------------------------------------------- */
-/* every variable the statement writes (declares, assigns, receives an intrinsic's result)
- * becomes unknown: what a loop does before its body runs */
-static void forget_written(folder *fo, const ir_stmt *s) {
-    if (!s) return;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) forget_written(fo, s->stmts[i]);
-        break;
-    case IR_S_DECL:
-        if (tracked(fo, s->var)) write_var(fo, s->var->id, NULL);
-        break;
-    case IR_S_ASSIGN: {
-        ir_var *v = place_root(s->place);
-        if (tracked(fo, v)) write_var(fo, v->id, NULL);
-        break;
-    }
-    case IR_S_INTRINSIC:
-    case IR_S_CALL:
-        if (tracked(fo, s->result)) write_var(fo, s->result->id, NULL);
-        break;
-    case IR_S_IF:
-        forget_written(fo, s->then_s);
-        forget_written(fo, s->else_s);
-        break;
-    case IR_S_LOOP:
-        forget_written(fo, s->body);
-        forget_written(fo, s->latch);
-        break;
-    default: break;
-    }
+/* the variable one statement writes (declares, assigns, receives an intrinsic's result)
+ * becomes unknown */
+static void forget_one(const ir_stmt *s, void *folder_ctx) {
+    folder *fo = folder_ctx;
+    ir_var *v = s->kind == IR_S_DECL                                   ? s->var
+                : s->kind == IR_S_ASSIGN                               ? place_root(s->place)
+                : s->kind == IR_S_INTRINSIC || s->kind == IR_S_CALL ? s->result
+                                                                       : NULL;
+    if (tracked(fo, v)) write_var(fo, v->id, NULL);
 }
+
+/* every variable the statement or one nested in it writes becomes unknown: what a loop
+ * does before its body runs */
+static void forget_written(folder *fo, const ir_stmt *s) { ir_stmt_each(s, forget_one, fo); }
 
 static bool is_break_of(const ir_stmt *s, const ir_stmt *loop) {
     while (s && s->kind == IR_S_BLOCK && s->stmt_count == 1) s = s->stmts[0];
@@ -616,26 +599,16 @@ static void count_place(folder *fo, const ir_expr *e) {
     }
 }
 
-static void count_reads(folder *fo, const ir_stmt *s) {
-    if (!s) return;
+/* the reads of one statement's own expressions (ir_stmt_each visits the nested ones) */
+static void count_stmt_reads(const ir_stmt *s, void *folder_ctx) {
+    folder *fo = folder_ctx;
     switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) count_reads(fo, s->stmts[i]);
-        break;
     case IR_S_DECL: count_expr(fo, s->value); break;
     case IR_S_ASSIGN:
         count_place(fo, s->place);
         count_expr(fo, s->value);
         break;
-    case IR_S_IF:
-        count_expr(fo, s->cond);
-        count_reads(fo, s->then_s);
-        count_reads(fo, s->else_s);
-        break;
-    case IR_S_LOOP:
-        count_reads(fo, s->body);
-        count_reads(fo, s->latch);
-        break;
+    case IR_S_IF: count_expr(fo, s->cond); break;
     case IR_S_RETURN: count_expr(fo, s->value); break;
     case IR_S_INTRINSIC:
     case IR_S_CALL:
@@ -686,7 +659,7 @@ static ir_stmt *drop_dead(folder *fo, ir_stmt *s) {
 static void remove_dead_locals(folder *fo) {
     memset(fo->reads, 0, sizeof(int) * (size_t)fo->nvars);
     memset(fo->declared, 0, (size_t)fo->nvars);
-    count_reads(fo, fo->f->body);
+    ir_stmt_each(fo->f->body, count_stmt_reads, fo);
     fo->f->body = drop_dead(fo, fo->f->body);
     if (!fo->f->body) fo->f->body = ir_block(fo->m, fo->f->loc);
     /* the backends declare every listed local: those without a declaration go */

@@ -76,36 +76,21 @@ static void report_cycle(inliner *in, const ir_stmt *call, ir_func *callee) {
     in->recursion = true;
 }
 
-static void find_recursion_in(inliner *in, const ir_stmt *s) {
-    if (!s) return;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) find_recursion_in(in, s->stmts[i]);
-        break;
-    case IR_S_IF:
-        find_recursion_in(in, s->then_s);
-        find_recursion_in(in, s->else_s);
-        break;
-    case IR_S_LOOP:
-        find_recursion_in(in, s->body);
-        find_recursion_in(in, s->latch);
-        break;
-    case IR_S_CALL: {
-        int k = func_index(in->m, s->callee);
-        if (k < 0) break;
-        if (in->state[k] == FN_ACTIVE) report_cycle(in, s, s->callee);
-        else if (in->state[k] == FN_UNSEEN) find_recursion(in, s->callee);
-        break;
-    }
-    default: break;
-    }
+/* a call statement: the callee is on the path (a cycle) or is searched next */
+static void find_recursion_at(const ir_stmt *s, void *inliner_ctx) {
+    inliner *in = inliner_ctx;
+    if (s->kind != IR_S_CALL) return;
+    int k = func_index(in->m, s->callee);
+    if (k < 0) return;
+    if (in->state[k] == FN_ACTIVE) report_cycle(in, s, s->callee);
+    else if (in->state[k] == FN_UNSEEN) find_recursion(in, s->callee);
 }
 
 static void find_recursion(inliner *in, ir_func *f) {
     int k = func_index(in->m, f);
     in->state[k] = FN_ACTIVE;
     EN_PUSH(&in->c->arena, in->path, f);
-    find_recursion_in(in, f->body);
+    ir_stmt_each(f->body, find_recursion_at, in);
     in->path.count--;
     in->state[k] = FN_DONE;
 }

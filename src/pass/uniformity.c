@@ -150,21 +150,14 @@ static void mark_assigned(analysis *a, const ir_expr *place) {
     if (place && place->kind == IR_E_VAR && local_id(a, place->var)) a->assigned[place->var->id] = true;
 }
 
-static void scan_stmt(analysis *a, const ir_stmt *s) {
-    if (!s) return;
+/* one statement's own expressions and the variable it assigns (ir_stmt_each visits the
+ * statements nested in it) */
+static void scan_stmt(const ir_stmt *s, void *analysis_ctx) {
+    analysis *a = analysis_ctx;
     switch (s->kind) {
     case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) scan_stmt(a, s->stmts[i]);
-        break;
-    case IR_S_IF:
-        scan_expr(a, s->cond);
-        scan_stmt(a, s->then_s);
-        scan_stmt(a, s->else_s);
-        break;
-    case IR_S_LOOP:
-        scan_stmt(a, s->body);
-        scan_stmt(a, s->latch);
-        break;
+    case IR_S_LOOP: break;
+    case IR_S_IF: scan_expr(a, s->cond); break;
     case IR_S_ASSIGN:
         scan_expr(a, s->place);
         scan_expr(a, s->value);
@@ -603,7 +596,7 @@ static void analyse_kernel(en_ctx *c, ir_module *m, ir_func *f) {
     a.decl_depth = en_alloc(&a.arena, sizeof(int) * (size_t)(a.nvars + 1));
     a.addr_taken = en_alloc(&a.arena, (size_t)a.nvars + 1);
     a.assigned = en_alloc(&a.arena, (size_t)a.nvars + 1);
-    scan_stmt(&a, f->body);
+    ir_stmt_each(f->body, scan_stmt, &a);
     a.addr_ids = en_alloc(&a.arena, sizeof(int) * (size_t)(a.nvars + 1));
     for (int i = 0; i < a.nvars; i++)
         if (a.addr_taken[i]) a.addr_ids[a.addr_count++] = i;
