@@ -87,11 +87,35 @@ static int split_words(const char *text, char *storage, char **argv, int max) {
     return n;
 }
 
-/* `cc --version`, once per process and compiler */
-static pthread_mutex_t identity_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *identity_cc, *identity_text;
+/* what -march=native compiles for: the first processor's identity and feature lines of
+ * /proc/cpuinfo (x86's "model name" and "flags", Arm's "CPU part" and "Features"), or of
+ * $ENIGMA_CPUINFO (a test points it at another CPU's). Empty where the file is missing:
+ * then the host cannot be told apart, as before. */
+static void host_cpu_identity(const char *path, en_buf *out) {
+    static const char *const keys[] = {"vendor_id", "cpu family", "model", "model name", "flags",
+                                       "CPU implementer", "CPU architecture", "CPU variant",
+                                       "CPU part", "Features", "isa"};
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[8192];
+    while (fgets(line, sizeof line, f) && line[0] != '\n') {  /* the first processor's block */
+        const char *colon = strchr(line, ':');
+        if (!colon) continue;
+        size_t name_len = (size_t)(colon - line);
+        while (name_len > 0 && (line[name_len - 1] == ' ' || line[name_len - 1] == '\t')) name_len--;
+        for (size_t i = 0; i < EN_COUNT(keys); i++)
+            if (strlen(keys[i]) == name_len && strncmp(line, keys[i], name_len) == 0) en_buf_puts(out, line);
+    }
+    fclose(f);
+}
 
-static char *compiler_identity(const char *cc) {
+/* what the built code depends on besides its C and flags: `cc --version`, and with
+ * native_cpu the host CPU's identity too; each part read once per process (per compiler,
+ * per cpuinfo file), since every build, a cache hit too, asks */
+static pthread_mutex_t identity_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *identity_cc, *identity_text, *cpu_path, *cpu_text;
+
+static char *compiler_identity(const char *cc, bool native_cpu) {
     pthread_mutex_lock(&identity_lock);
     if (!identity_cc || strcmp(identity_cc, cc) != 0) {
         en_buf out = {0};
@@ -107,32 +131,24 @@ static char *compiler_identity(const char *cc) {
         identity_text = rc == 0 ? en_buf_take(&out) : strdup("");
         en_buf_free(&out);
     }
-    char *r = strdup(identity_text ? identity_text : "");
-    pthread_mutex_unlock(&identity_lock);
-    return r;
-}
-
-/* what -march=native compiles for: the first processor's identity and feature lines of
- * /proc/cpuinfo (x86's "model name" and "flags", Arm's "CPU part" and "Features"), or of
- * $ENIGMA_CPUINFO (a test points it at another CPU's). Empty where the file is missing:
- * then the host cannot be told apart, as before. */
-static void host_cpu_identity(en_buf *out) {
-    static const char *const keys[] = {"vendor_id", "cpu family", "model", "model name", "flags",
-                                       "CPU implementer", "CPU architecture", "CPU variant",
-                                       "CPU part", "Features", "isa"};
     const char *path = getenv("ENIGMA_CPUINFO");
-    FILE *f = fopen(path && *path ? path : "/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[8192];
-    while (fgets(line, sizeof line, f) && line[0] != '\n') {  /* the first processor's block */
-        const char *colon = strchr(line, ':');
-        if (!colon) continue;
-        size_t name_len = (size_t)(colon - line);
-        while (name_len > 0 && (line[name_len - 1] == ' ' || line[name_len - 1] == '\t')) name_len--;
-        for (size_t i = 0; i < EN_COUNT(keys); i++)
-            if (strlen(keys[i]) == name_len && strncmp(line, keys[i], name_len) == 0) en_buf_puts(out, line);
+    if (!path || !*path) path = "/proc/cpuinfo";
+    if (native_cpu && (!cpu_path || strcmp(cpu_path, path) != 0)) {
+        en_buf out = {0};
+        host_cpu_identity(path, &out);
+        free(cpu_path);
+        free(cpu_text);
+        cpu_path = strdup(path);
+        cpu_text = out.out_of_memory ? NULL : en_buf_take(&out);
+        en_buf_free(&out);
     }
-    fclose(f);
+    en_buf whole = {0};
+    en_buf_puts(&whole, identity_text ? identity_text : "");
+    if (native_cpu) en_buf_puts(&whole, cpu_text ? cpu_text : "");
+    pthread_mutex_unlock(&identity_lock);
+    char *r = whole.out_of_memory ? NULL : en_buf_take(&whole);
+    en_buf_free(&whole);
+    return r;
 }
 
 static enigma_status compile_c_once(const char *cc, const char *flags, const char *c_path,
@@ -360,15 +376,7 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
     const char *cc = getenv("ENIGMA_CC");
     if (!cc || !*cc) cc = "cc";
     const char *flags = o && o->backend_flags ? o->backend_flags : DEFAULT_FLAGS;
-    char *identity = compiler_identity(cc);
-    if (identity && strstr(flags, "native")) {
-        en_buf with_cpu = {0};
-        en_buf_puts(&with_cpu, identity);
-        host_cpu_identity(&with_cpu);
-        free(identity);
-        identity = with_cpu.out_of_memory ? NULL : en_buf_take(&with_cpu);
-        en_buf_free(&with_cpu);  /* frees what the take did not (on out of memory) */
-    }
+    char *identity = compiler_identity(cc, strstr(flags, "native") != NULL);
 
     en_program *p = identity ? calloc(1, sizeof *p) : NULL;
     if (!p) {
