@@ -91,19 +91,22 @@ static bool group_value(const void *ctx, const ir_var *v, int64_t *out) {
 }
 
 /* ---- pointers into a staging array ---------------------------------------------------------- */
+typedef struct decl_search {
+    const ir_var *v;
+    const ir_stmt *found;
+} decl_search;
+static bool declares(const ir_stmt *s, const void *search) {
+    decl_search *d = (decl_search *)search;
+    if (s->kind != IR_S_DECL || s->var != d->v) return false;
+    d->found = s;
+    return true;
+}
+
 /* the declaration of v in s (a statement nested anywhere), or NULL */
 static const ir_stmt *decl_of(const ir_stmt *s, const ir_var *v) {
-    if (!s) return NULL;
-    const ir_stmt *d = NULL;
-    switch (s->kind) {
-    case IR_S_DECL: return s->var == v ? s : NULL;
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count && !d; i++) d = decl_of(s->stmts[i], v);
-        return d;
-    case IR_S_IF: return (d = decl_of(s->then_s, v)) ? d : decl_of(s->else_s, v);
-    case IR_S_LOOP: return (d = decl_of(s->body, v)) ? d : decl_of(s->latch, v);
-    default: return NULL;
-    }
+    decl_search d = {v, NULL};
+    ir_stmt_any_in(s, declares, &d);
+    return d.found;
 }
 
 static bool is_16_bit(const ir_type *t) { return t && (t->kind == IR_T_F16 || t->kind == IR_T_BF16); }
@@ -228,25 +231,16 @@ typedef struct stores {
     EN_VEC(en_wg_pointer) found;
 } stores;
 
-/* every chunk store in s, appended to st */
-static void find_chunk_stores(stores *st, const ir_stmt *s) {
-    if (!s) return;
+static void add_chunk_store(const ir_stmt *s, void *stores_ctx) {
+    stores *st = stores_ctx;
     en_wg_pointer p;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) find_chunk_stores(st, s->stmts[i]);
-        return;
-    case IR_S_IF: find_chunk_stores(st, s->then_s); find_chunk_stores(st, s->else_s); return;
-    case IR_S_LOOP: find_chunk_stores(st, s->body); find_chunk_stores(st, s->latch); return;
-    case IR_S_ASSIGN:
-        if (chunk_store(st->f, s, &p)) {
-            p.store = s;
-            EN_PUSH(st->arena, st->found, p);
-        }
-        return;
-    default: return;
-    }
+    if (!chunk_store(st->f, s, &p)) return;
+    p.store = s;
+    EN_PUSH(st->arena, st->found, p);
 }
+
+/* every chunk store in s, appended to st */
+static void find_chunk_stores(stores *st, const ir_stmt *s) { ir_stmt_each(s, add_chunk_store, st); }
 
 static bool is_barrier(const ir_stmt *s) {
     int64_t flags;
