@@ -80,6 +80,7 @@ typedef struct wide {
     bool per_sg;                          /* inside a loop over the SIMD groups (matrix_loop) */
     var_list stepped;                     /* collect_stmt_forms: uniform variables a loop inside assigns */
     const char *stride_key;               /* a lock-step loop's grid-stride index, while all threads are in */
+    var_list rows_read;                   /* row pointers a lock-step loop has read (next_row_prefetch) */
 } wide;
 
 static void wfail(wide *w) { w->failed = true; }
@@ -1538,6 +1539,115 @@ static const char *uniform_value(wide *w, const ir_expr *e) {
     return r;
 }
 
+/* ---- the next threadgroup's row ------------------------------------------------------
+ * A row-wise kernel (one threadgroup per row: softmax, layer norm) reads its row from DRAM
+ * in a first grid-stride pass and again, from the cache, in later ones; while those
+ * compute (softmax's exp), this core's memory sits idle. exec.c hands a worker runs of
+ * consecutive threadgroups, so the next row it reads is the next threadgroup's. A later
+ * pass that stores nothing to device memory therefore prefetches that row, a line per 64
+ * bytes beside each step, and the next first pass finds it in the cache (softmax 4096 x
+ * 4096 on the 2-core bench machine: 8.2 -> 7.3 ms, bench/RESULTS.md). Passes that store
+ * (the output row) and the first pass get none: prefetching there measured slower. A
+ * prefetch never faults, so a wrong guess costs bandwidth only. */
+
+/* p = buffer + position * U (or U * position), p never reassigned, U the same value as
+ * `limit`: the threadgroup at the next position reads p + U */
+static bool same_value(const ir_expr *a, const ir_expr *b) {
+    if (a->kind != b->kind || a->type != b->type || a->op != b->op || a->arg_count != b->arg_count) return false;
+    switch (a->kind) {
+    case IR_E_CONST: return a->c.u == b->c.u;
+    case IR_E_VAR: return a->var == b->var;
+    case IR_E_DEREF:
+    case IR_E_CONVERT:
+    case IR_E_UNARY:
+    case IR_E_BINARY: break;
+    default: return false;
+    }
+    for (int i = 0; i < a->arg_count; i++)
+        if (!same_value(a->args[i], b->args[i])) return false;
+    return true;
+}
+
+static bool is_group_position(const ir_expr *e) {
+    e = strip_u32(e);
+    return e->kind == IR_E_VAR && e->var->param_kind == IR_PARAM_ATTR && e->var->type->kind != IR_T_VEC &&
+           e->var->attr == IR_ATTR_THREADGROUP_POSITION_IN_GRID;
+}
+
+static bool row_pointer(wide *w, const ir_var *p, const ir_expr *limit) {
+    const ir_expr *init = w->em->inits[p->id];
+    if (p->is_assigned || p->address_taken || !is_uniform_var(w, p) || !init || init->kind != IR_E_PTR_OFFSET ||
+        p->type->kind != IR_T_PTR || (p->type->space != IR_SPACE_DEVICE && p->type->space != IR_SPACE_CONSTANT))
+        return false;
+    const ir_expr *base = init->args[0], *off = strip_u32(init->args[1]);
+    if (base->kind != IR_E_VAR || base->var->param_kind != IR_PARAM_BUFFER) return false;
+    if (off->kind != IR_E_BINARY || off->op != IR_OP_MUL) return false;
+    const ir_expr *a = off->args[0], *b = off->args[1];
+    return (is_group_position(a) && same_value(strip_u32(b), strip_u32(limit))) ||
+           (is_group_position(b) && same_value(strip_u32(a), strip_u32(limit)));
+}
+
+typedef struct row_load {
+    const ir_var *row, *index;
+} row_load;
+
+/* row[index] */
+static bool loads_row(const ir_expr *e, const void *ctx) {
+    const row_load *r = ctx;
+    return e->kind == IR_E_INDEX && e->args[0]->kind == IR_E_VAR && e->args[0]->var == r->row &&
+           widened(e->args[1])->kind == IR_E_VAR && widened(e->args[1])->var == r->index;
+}
+
+static bool in_device(const ir_expr *place) {
+    for (;;) {
+        if (place->kind == IR_E_FIELD || place->kind == IR_E_SWIZZLE) {
+            place = place->args[0];
+        } else if (place->kind == IR_E_INDEX && place->args[0]->type->kind != IR_T_PTR) {
+            place = place->args[0];
+        } else if (place->kind == IR_E_INDEX || place->kind == IR_E_DEREF) {
+            return place->args[0]->type->space == IR_SPACE_DEVICE;
+        } else {
+            return false;
+        }
+    }
+}
+
+/* a store to device memory, an atomic or a matrix operation (which may store) */
+static bool stores_device(const ir_stmt *s) {
+    if (s->kind == IR_S_ASSIGN) return in_device(s->place);
+    if (s->kind != IR_S_INTRINSIC) return false;
+    ir_intrinsic_class c = ir_intrinsic_class_of(s->intrinsic);
+    return c == IR_IC_ATOMIC || c == IR_IC_MATRIX;
+}
+
+/* in a lock-step loop's every-thread path, before _ib<id> steps: prefetches for the rows
+ * this loop re-reads (see above); then notes the rows it reads */
+static void next_row_prefetch(wide *w, const ir_stmt *loop, const ir_var *index, const ir_expr *limit, wset set,
+                              int id) {
+    emitter *em = w->em;
+    bool stores = ir_stmt_any(loop->body, stores_device);
+    for (int k = 0; k < em->f->locals.count; k++) {
+        const ir_var *p = em->f->locals.items[k];
+        row_load r = {p, index};
+        if (!row_pointer(w, p, limit) || !ir_stmt_any_expr(loop->body, loads_row, &r)) continue;
+        bool seen = false;
+        for (int i = 0; i < w->rows_read.count && !seen; i++) seen = w->rows_read.items[i] == p;
+        if (!seen) {
+            EN_PUSH(&em->arena, w->rows_read, p);
+            continue;
+        }
+        if (stores) continue;
+        const char *row = cpu_info_of(em, p)->cname, *u = uniform_value(w, limit);
+        uint32_t size = p->type->elem->size;
+        cpu_line(em, "/* %s is in the cache (an earlier pass read it): fetch the next threadgroup's row */", p->name);
+        OPEN("if ((uint64_t)(%s) * %uu <= (1u << 18)) { /* rows that fit in L2 */", u, size);
+        cpu_line(em, "for (size_t _k = (size_t)(%s) * %uu; _k < (size_t)(%s) * %uu; _k += 64)", set.lo ? set.lo : "0u", size,
+                 set.lo ? set.hi : "_n", size);
+        cpu_line(em, "    __builtin_prefetch((const char *)(%s + (uint64_t)(%s) + _ib%d) + _k, 0, 3);", row, u, id);
+        CLOSE();
+    }
+}
+
 /* a loop whose exit differs per thread, with no barrier: lock step over the threads */
 static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr *head, int first) {
     emitter *em = w->em;
@@ -1598,6 +1708,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
         flush_batch(w);
         w->stride_key = NULL;
+        next_row_prefetch(w, loop, si.var, limit, set, id);
         cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
         cpu_line(em, "continue;");
         CLOSE();

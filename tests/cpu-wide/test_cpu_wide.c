@@ -22,6 +22,8 @@
  *   colsum   a loop inside the loop over threads whose counter indexes device memory
  *            (`B[k * N + col]`, a run-time and a constant trip count): the index moves
  *            with k, so it must not take a form computed once per row
+ *   strided_rows  rows `stride` apart read twice up to `cols`: no next-row prefetch (rows
+ *            fetches the next group's row in its second pass, checked in the C)
  * References are computed here from fresh random inputs (never zeros). The generated C is
  * checked too, so a test cannot pass by wide mode silently not being used: these kernels
  * have the wide block, checked mode and a kernel with a SIMD-group function do not. */
@@ -208,18 +210,36 @@ static const char *source =
     "    t[lpos.y * 32 + lpos.x] = acc;\n"
     "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
     "    out[pos.y * N + pos.x] = t[lpos.y * 32 + lpos.x];\n"
+    "}\n"
+    /* rows `stride` apart, read up to `cols`: the next group's row is not at xr + cols */
+    "kernel void strided_rows(device const float *x [[buffer(0)]], device float *y [[buffer(1)]],\n"
+    "                         constant uint &cols [[buffer(2)]], constant uint &stride [[buffer(3)]],\n"
+    "                         uint row [[threadgroup_position_in_grid]], uint lid [[thread_position_in_threadgroup]],\n"
+    "                         uint lsize [[threads_per_threadgroup]]) {\n"
+    "    threadgroup float part[1024];\n"
+    "    device const float *xr = x + row * stride;\n"
+    "    float s = 0.0f;\n"
+    "    for (uint i = lid; i < cols; i += lsize) s += xr[i];\n"
+    "    part[lid] = s;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    float t = part[0];\n"
+    "    for (uint i = lid; i < cols; i += lsize) t += xr[i] * xr[i];\n"
+    "    y[row * lsize + lid] = t;\n"
     "}\n";
 
-/* does kernel `index`'s C hold the wide block? */
-static bool kernel_is_wide(const char *c, int index) {
+/* how often `text` stands in kernel `index`'s C */
+static int kernel_count(const char *c, int index, const char *text) {
     char from[64], to[64];
     snprintf(from, sizeof from, "void enk_kernel_%d(", index);
     snprintf(to, sizeof to, "void enk_kernel_%d(", index + 1);
     const char *start = strstr(c, from), *end = start ? strstr(start, to) : NULL;
-    if (!start) return false;
-    const char *hit = strstr(start, "wide mode (emit_wide.c)");
-    return hit && (!end || hit < end);
+    int n = 0;
+    for (const char *hit = start ? strstr(start, text) : NULL; hit && (!end || hit < end); hit = strstr(hit + 1, text)) n++;
+    return n;
 }
+
+/* does kernel `index`'s C hold the wide block? */
+static bool kernel_is_wide(const char *c, int index) { return kernel_count(c, index, "wide mode (emit_wide.c)") > 0; }
 
 static void check_emitted(enigma_device *dev) {
     enigma_library *lib = NULL;
@@ -233,6 +253,12 @@ static void check_emitted(enigma_device *dev) {
         CHECK(kernel_is_wide(c, 8), "kernel mma (simdgroup matrices) is not in wide mode");
         CHECK(kernel_is_wide(c, 9), "kernel colsum is not in wide mode");
         CHECK(strstr(c, "prefetch: last address per index value") != NULL, "no prefetch for mma's staged copies");
+        /* rows: the second pass re-reads xr and stores nothing, so it fetches the next
+         * group's row; the first pass (from DRAM) and the third (it stores) do not */
+        const char *next_row = "fetch the next threadgroup's row";
+        CHECK(kernel_count(c, 3, next_row) == 1, "rows: %d next-row prefetches, expected 1", kernel_count(c, 3, next_row));
+        CHECK(kernel_is_wide(c, 10), "kernel strided_rows is not in wide mode");
+        CHECK(kernel_count(c, 10, next_row) == 0, "strided_rows: a next-row prefetch though rows are `stride` apart");
         CHECK(strstr(c, "each SIMD group: simdgroup_matrix operations") != NULL, "no loop over SIMD groups in the C");
         /* the forms the fast paths rest on */
         CHECK(strstr(c, "no index of this row wraps") != NULL, "no 64-bit index form in the C");
