@@ -99,6 +99,11 @@ static enigma_status cpu_buffer_alloc(en_device *dev, size_t bytes, void **handl
         en_buf_printf(err, "out of memory allocating a buffer of %zu bytes", bytes);
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
+#ifdef MADV_HUGEPAGE
+    /* large buffers in 2 MiB pages where the kernel allows it (THP in madvise mode):
+     * streaming kernels otherwise take a TLB miss every 4 KiB */
+    if (span >= (8u << 20)) (void)madvise(base + page, span, MADV_HUGEPAGE);
+#endif
     b->mapping = base;
     b->mapping_size = span + 2 * page;
     b->data = base + page + (span - rounded);
