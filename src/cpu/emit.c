@@ -302,20 +302,11 @@ EN_INTERNAL const char *cpu_attr_init(emitter *em, const ir_var *v, const char *
 }
 
 /* ---- kernels -------------------------------------------------------------------------- */
-/* each local's declaration value, for lane_form() to see through `uint row = pos.y;` */
-static void collect_inits(emitter *em, const ir_stmt *s) {
-    if (!s) return;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) collect_inits(em, s->stmts[i]);
-        break;
-    case IR_S_DECL:
-        if (s->value && s->var->id >= 0 && s->var->id < em->var_count) em->inits[s->var->id] = s->value;
-        break;
-    case IR_S_IF: collect_inits(em, s->then_s); collect_inits(em, s->else_s); break;
-    case IR_S_LOOP: collect_inits(em, s->body); collect_inits(em, s->latch); break;
-    default: break;
-    }
+/* a local's declaration value, for lane_form() to see through `uint row = pos.y;` */
+static void collect_init(const ir_stmt *s, void *emitter_ctx) {
+    emitter *em = emitter_ctx;
+    if (s->kind == IR_S_DECL && s->value && s->var->id >= 0 && s->var->id < em->var_count)
+        em->inits[s->var->id] = s->value;
 }
 
 static bool uses_position_table(const ir_func *f) {
@@ -335,7 +326,7 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     em->prefetch_sites = 0;
     em->inits = en_alloc(&em->arena, sizeof(const ir_expr *) * (size_t)em->var_count);
     for (int i = 0; i < em->var_count; i++) em->inits[i] = NULL;
-    collect_inits(em, f->body);
+    ir_stmt_each(f->body, collect_init, em);
     em->interleaved.count = 0;
     em->kernel_index = index;
     em->region_used = NULL;
