@@ -130,12 +130,11 @@ static const ir_var *partly(const ir_expr *p) {
     return p && p->kind == IR_E_VAR ? p->var : NULL;
 }
 
-static void visit(defs *d, const ir_stmt *s) {
-    if (!s) return;
+/* what one statement defines lowers its variable's factor (ir_stmt_each visits the
+ * statements nested in it) */
+static void lower_defined(const ir_stmt *s, void *defs_ctx) {
+    defs *d = defs_ctx;
     switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) visit(d, s->stmts[i]);
-        break;
     case IR_S_DECL:
         if (s->value) lower(d, s->var, value_factor(d->al, s->var->type, s->value));
         break;
@@ -143,8 +142,6 @@ static void visit(defs *d, const ir_stmt *s) {
         if (s->place->kind == IR_E_VAR) lower(d, s->place->var, value_factor(d->al, s->place->type, s->value));
         else lower(d, partly(s->place), 1);
         break;
-    case IR_S_IF: visit(d, s->then_s); visit(d, s->else_s); break;
-    case IR_S_LOOP: visit(d, s->body); visit(d, s->latch); break;
     case IR_S_INTRINSIC: case IR_S_CALL: lower(d, s->result, 1); break;
     default: break;
     }
@@ -164,6 +161,6 @@ void en_cuda_align_init(en_align *al, const ir_func *f, bool threadgroup_vars_16
         if (f->locals.items[i]->address_taken) lower(&d, f->locals.items[i], 1);
     do {
         d.changed = false;
-        visit(&d, f->body);
+        ir_stmt_each(f->body, lower_defined, &d);
     } while (d.changed);
 }
