@@ -370,28 +370,36 @@ static bool loose_pointer(const emitter *e, const ir_expr *p) {
     }
 }
 
-/* marks the local variables that are assigned a loose pointer; true when it marked any new */
-static bool mark_loose(emitter *e, const ir_stmt *s) {
-    if (!s) return false;
-    bool changed = false;
+typedef struct loose_marking {
+    emitter *e;
+    bool changed; /* a variable was marked that was not before */
+} loose_marking;
+
+/* marks the local variable one statement assigns, when it is assigned a loose pointer */
+static void mark_loose_at(const ir_stmt *s, void *marking_ctx) {
+    loose_marking *lm = marking_ctx;
+    emitter *e = lm->e;
     const ir_var *v = NULL;
     const ir_expr *value = NULL;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) changed |= mark_loose(e, s->stmts[i]);
-        return changed;
-    case IR_S_IF: changed |= mark_loose(e, s->then_s); changed |= mark_loose(e, s->else_s); return changed;
-    case IR_S_LOOP: changed |= mark_loose(e, s->body); changed |= mark_loose(e, s->latch); return changed;
-    case IR_S_DECL: v = s->var; value = s->value; break;
-    case IR_S_ASSIGN: if (s->place->kind == IR_E_VAR) { v = s->place->var; value = s->value; } break;
-    default: break;
+    if (s->kind == IR_S_DECL) {
+        v = s->var;
+        value = s->value;
+    } else if (s->kind == IR_S_ASSIGN && s->place->kind == IR_E_VAR) {
+        v = s->place->var;
+        value = s->value;
     }
     if (v && value && v->storage == IR_VAR_LOCAL && v->id >= 0 && v->id < e->name_count && !e->loose_vars[v->id] &&
         loose_pointer(e, value)) {
         e->loose_vars[v->id] = true;
-        changed = true;
+        lm->changed = true;
     }
-    return changed;
+}
+
+/* marks the local variables that are assigned a loose pointer; true when it marked any new */
+static bool mark_loose(emitter *e, const ir_stmt *s) {
+    loose_marking lm = {e, false};
+    ir_stmt_each(s, mark_loose_at, &lm);
+    return lm.changed;
 }
 
 /* a whole vector read or written through a loose pointer */
@@ -1594,20 +1602,18 @@ static void scan_expr(var_scan *vs, const ir_expr *x) {
     for (int i = 0; i < x->arg_count; i++) scan_expr(vs, x->args[i]);
 }
 
-static void scan_stmt(var_scan *vs, const ir_stmt *s) {
-    if (!s) return;
+/* the variables one statement declares and refers to (ir_stmt_each visits the statements
+ * nested in it) */
+static void scan_stmt(const ir_stmt *s, void *scan_ctx) {
+    var_scan *vs = scan_ctx;
     switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) scan_stmt(vs, s->stmts[i]);
-        break;
     case IR_S_DECL:
         if (s->var && s->var->id >= 0 && s->var->id < vs->count) vs->declared[s->var->id] = true;
         scan_var(vs, s->var);
         scan_expr(vs, s->value);
         break;
     case IR_S_ASSIGN: scan_expr(vs, s->place); scan_expr(vs, s->value); break;
-    case IR_S_IF: scan_expr(vs, s->cond); scan_stmt(vs, s->then_s); scan_stmt(vs, s->else_s); break;
-    case IR_S_LOOP: scan_stmt(vs, s->body); scan_stmt(vs, s->latch); break;
+    case IR_S_IF: scan_expr(vs, s->cond); break;
     case IR_S_RETURN: scan_expr(vs, s->value); break;
     case IR_S_INTRINSIC:
     case IR_S_CALL:
@@ -1776,7 +1782,7 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         const ir_var *v = f->threadgroup_vars.items[i];
         if (v->id >= 0 && v->id < vs.count) vs.seen[v->id] = v;
     }
-    scan_stmt(&vs, f->body);
+    ir_stmt_each(f->body, scan_stmt, &vs);
     name_vars(e, f, &vs);
     e->loose_vars = en_alloc(&e->arena, sizeof(bool) * (size_t)(e->name_count + 1));
     memset(e->loose_vars, 0, sizeof(bool) * (size_t)(e->name_count + 1));
