@@ -162,34 +162,16 @@ static const ir_var *counted_loop(wide *w, const ir_stmt *s, long long *from, lo
 static bool expr_reads(const ir_expr *e, const ir_var *v);
 
 /* does e index memory through a pointer with a uint index that reads v? */
-static bool index_reads(const ir_expr *e, const ir_var *v) {
-    if (!e) return false;
-    if (e->kind == IR_E_INDEX && e->args[0]->type->kind == IR_T_PTR && e->args[1]->type->kind == IR_T_U32 &&
-        expr_reads(e->args[1], v))
-        return true;
-    for (int i = 0; i < e->arg_count; i++)
-        if (index_reads(e->args[i], v)) return true;
-    return false;
+static bool index_reads(const ir_expr *e, const void *v) {
+    return e->kind == IR_E_INDEX && e->args[0]->type->kind == IR_T_PTR && e->args[1]->type->kind == IR_T_U32 &&
+           expr_reads(e->args[1], v);
 }
 
-static bool stmt_index_reads(const ir_stmt *s, const ir_var *v) {
-    if (!s) return false;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (stmt_index_reads(s->stmts[i], v)) return true;
-        return false;
-    case IR_S_DECL: return index_reads(s->value, v);
-    case IR_S_ASSIGN: return index_reads(s->place, v) || index_reads(s->value, v);
-    case IR_S_IF: return index_reads(s->cond, v) || stmt_index_reads(s->then_s, v) || stmt_index_reads(s->else_s, v);
-    case IR_S_LOOP: return stmt_index_reads(s->body, v) || stmt_index_reads(s->latch, v);
-    case IR_S_INTRINSIC:
-        for (int i = 0; i < s->arg_count; i++)
-            if (index_reads(s->args[i], v)) return true;
-        return false;
-    default: return false;
-    }
-}
+/* does an expression of s, or of a statement nested in it, index memory with v? Unlike the
+ * walk this replaced, ir_stmt_any_expr also looks at returns' values and calls' arguments:
+ * wide mode takes no kernel with a return (uses_simd), a kernel's return has no value, and
+ * no call survives inlining, so the same expressions are seen */
+static bool stmt_index_reads(const ir_stmt *s, const ir_var *v) { return ir_stmt_any_expr(s, index_reads, v); }
 
 /* does a counter that loop s's latch steps index memory inside it? */
 static bool indexes_with_counter(wide *w, const ir_stmt *s) {
@@ -485,19 +467,21 @@ static int loop_id(wide *w, const ir_stmt *loop) {
     return 0;
 }
 
+typedef struct assign_count {
+    const ir_var *v;
+    int n;
+} assign_count;
+
+static void count_assign(const ir_stmt *s, void *count_ctx) {
+    assign_count *c = count_ctx;
+    if ((s->kind == IR_S_ASSIGN || s->kind == IR_S_INTRINSIC) && assigns_var(s, c->v)) c->n++;
+}
+
+/* the assignments and intrinsic results to v in s and nested in it (its declaration aside) */
 static int count_assigns(const ir_stmt *s, const ir_var *v) {
-    if (!s) return 0;
-    switch (s->kind) {
-    case IR_S_BLOCK: {
-        int n = 0;
-        for (int i = 0; i < s->stmt_count; i++) n += count_assigns(s->stmts[i], v);
-        return n;
-    }
-    case IR_S_IF: return count_assigns(s->then_s, v) + count_assigns(s->else_s, v);
-    case IR_S_LOOP: return count_assigns(s->body, v) + count_assigns(s->latch, v);
-    case IR_S_ASSIGN: case IR_S_INTRINSIC: return assigns_var(s, v);
-    default: return 0;
-    }
+    assign_count c = {v, 0};
+    ir_stmt_each(s, count_assign, &c);
+    return c.n;
 }
 
 
@@ -1410,15 +1394,9 @@ static const ir_expr *loop_head(const ir_stmt *loop, int *first) {
     return h->cond;
 }
 
-/* the grid-stride index of a lock-step loop: `i = i + U` as its latch, i a u32 local that
- * starts as the thread index (plus a uniform value) and is assigned nowhere else */
-static bool assigns_var(const ir_stmt *s, const ir_var *v) {
-    if (!s) return false;
+/* does this one statement declare, assign or receive v? */
+static bool assigns_here(const ir_stmt *s, const void *v) {
     switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (assigns_var(s->stmts[i], v)) return true;
-        return false;
     case IR_S_ASSIGN: { /* a whole variable, or part of it (`mine[i] = `, `v.x = `) */
         const ir_expr *p = s->place;
         while (p->kind == IR_E_INDEX || p->kind == IR_E_FIELD || p->kind == IR_E_SWIZZLE) {
@@ -1428,12 +1406,12 @@ static bool assigns_var(const ir_stmt *s, const ir_var *v) {
         return p->kind == IR_E_VAR && p->var == v;
     }
     case IR_S_DECL: return s->var == v;
-    case IR_S_IF: return assigns_var(s->then_s, v) || assigns_var(s->else_s, v);
-    case IR_S_LOOP: return assigns_var(s->body, v) || assigns_var(s->latch, v);
     case IR_S_INTRINSIC: return s->result == v;
     default: return false;
     }
 }
+
+static bool assigns_var(const ir_stmt *s, const ir_var *v) { return ir_stmt_any_in(s, assigns_here, v); }
 
 static bool expr_reads(const ir_expr *e, const ir_var *v) {
     if (!e) return false;
@@ -1493,6 +1471,8 @@ typedef struct stride_index {
     const ir_expr *start, *step; /* i starts as thread index + start (NULL: 0), steps by step */
 } stride_index;
 
+/* the grid-stride index of a lock-step loop: `i = i + U` as its latch, i a u32 local that
+ * starts as the thread index (plus a uniform value) and is assigned nowhere else */
 static bool find_stride_index(wide *w, const ir_stmt *loop, stride_index *si) {
     const ir_stmt *latch = loop->latch;
     if (latch && latch->kind == IR_S_BLOCK && latch->stmt_count == 1) latch = latch->stmts[0];
