@@ -138,26 +138,22 @@ static void gang_if(emitter *em, const ir_stmt *s) {
     CLOSE();
 }
 
-/* does this statement (list) write v? */
-static bool writes_var(const ir_stmt *s, const ir_var *v) {
-    if (!s) return false;
+/* does this one statement write v? */
+static bool writes_here(const ir_stmt *s, const void *v) {
     switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (writes_var(s->stmts[i], v)) return true;
-        return false;
     case IR_S_DECL: return s->var == v;
     case IR_S_ASSIGN: {
         const ir_expr *p = s->place;
         while (p->kind == IR_E_FIELD || p->kind == IR_E_SWIZZLE || p->kind == IR_E_INDEX) p = p->args[0];
-        return p->kind != IR_E_VAR || p->var == v;
+        return p->kind != IR_E_VAR || p->var == v; /* a write through a pointer may reach v */
     }
-    case IR_S_IF: return writes_var(s->then_s, v) || writes_var(s->else_s, v);
-    case IR_S_LOOP: return writes_var(s->body, v) || writes_var(s->latch, v);
     case IR_S_INTRINSIC: case IR_S_CALL: return s->result == v;
     default: return false;
     }
 }
+
+/* does this statement (list) write v? */
+static bool writes_var(const ir_stmt *s, const ir_var *v) { return ir_stmt_any_in(s, writes_here, v); }
 
 /* a lane-invariant value that ex() writes as a plain scalar (no gang temporaries) */
 static bool plain_uniform(emitter *em, const ir_expr *e) {
