@@ -1,9 +1,10 @@
 #!/bin/sh
 # gemm.sh — issue 11 on a GPU machine, in one call: build enigma, then the GEMM benchmark
 # against cuBLAS (alone on the GPU), the simdgroup-matrix tests on the cuda backend, ncu's
-# tensor-pipe figures for enigma's kernels (after the tests), and the SASS of the generated
-# GEMM (tensor-core instructions, no local memory). Logs go to $OUT (a few
-# files: bench.log, ncu.log, sass.txt, tests.log, build.log).
+# tensor-pipe figures for enigma's kernels (after the tests), the SASS of the generated
+# GEMM (tensor-core instructions, no local memory), and cuBLASLt held to a 64x64 tile and a
+# few others (cublaslt_tiles.cu). Logs go to $OUT (a few files: bench.log, tiles.log,
+# ncu.log, sass.txt, tests.log, build.log).
 #
 #   sh bench/cuda/gemm.sh [all|bench|test]      (from the repository root)
 set -u
@@ -49,6 +50,10 @@ if [ "$what" != test ]; then
   cp $work/gemm_f16_pipelined__en_wg.sass "$OUT/gemm_f16_pipelined.sass"
   stamp "bench: running (alone on the GPU)"
   timeout 200 $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" 2>&1 | tee "$OUT/bench.log"
+  # the yardstick of a 64x64 tile: cuBLASLt held to each of a few tiles (cublaslt_tiles.cu)
+  nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/cublaslt_tiles.cu -L"$cuda_home/lib64" -lcublasLt \
+    -Xlinker -rpath -Xlinker "$cuda_home/lib64" -o $build/cublaslt_tiles >>"$OUT/bench-build.log" 2>&1 &&
+    timeout 200 $build/cublaslt_tiles "${GEMM_SIZE:-4096}" 2>&1 | tee "$OUT/tiles.log"
 fi
 if [ "$what" != bench ]; then
   # the matrix suites as they are, and the SIMD-function suites with Metal's lanes renumbered
