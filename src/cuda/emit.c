@@ -73,6 +73,7 @@ typedef struct emitter {
     const char **struct_names; /* per struct of the module (name_structs) */
     int place_depth;      /* > 0 while a place is emitted as a place (assigned, address taken) */
     const en_wg_plan *wg; /* while emitting the warpgroup form of a kernel (wgmma.c), its plan */
+    bool wg_swizzle;      /* ... with its staging swizzled (wg_swizzles) */
 } emitter;
 
 static void fail(emitter *e, en_loc loc, const char *what) {
@@ -1467,6 +1468,36 @@ static int wg_core_stride(const en_wg_plan *plan, const ir_var *array) {
     return (cores - 1) * spread + 128 <= row_bytes ? spread : 128;
 }
 
+/* Swizzled staging (prelude: en_wg_store_sw): A's rows are the BK columns of 16 bits, RB_A =
+ * 2 BK bytes, which a swizzle mode covers for BK 16, 32 or 64; B's rows are 64 columns, 128
+ * bytes. Each buffer is the rows the multiplies read, back to back (no padding), on 1024
+ * bytes; the kernel's arrays of buffers keep their count. Not where $ENIGMA_CUDA_WGMMA asks for
+ * the 8x8 cores (to time them), and not where the alignment could push the kernel's static
+ * shared memory past its limit. */
+static int wg_row_bytes(const en_wg_plan *plan, const ir_var *array) {
+    return array == plan->a.array ? plan->k_steps * 32 : 128;
+}
+static int wg_rows(const en_wg_plan *plan, const ir_var *array) {
+    return array == plan->a.array ? 64 : plan->k_steps * 16;
+}
+static bool wg_swizzles(const emitter *e, const en_wg_plan *plan) {
+    const int rb = plan->k_steps * 32;
+    return !plan->cores && (rb == 32 || rb == 64 || rb == 128) &&
+           e->shared.static_bytes + 2 * 1024 + EN_WG_SCRATCH_BYTES <= EN_CUDA_STATIC_SHARED_LIMIT;
+}
+
+/* a staging array's declaration in a warpgroup kernel: in the wgmma entry point swizzled
+ * buffers of rows x RB bytes on 1024 bytes, in the others the kernel's own array */
+static void emit_wg_staging_decl(emitter *e, const en_wg_plan *plan, const ir_var *v) {
+    const ir_type *t = v->type, *buffers = t->elem && t->elem->kind == IR_T_ARRAY ? t : NULL;
+    const ir_type *elem = buffers ? t->elem->elem : t->elem;
+    const int count = wg_rows(plan, v) * wg_row_bytes(plan, v) / (int)elem->size;
+    const char *swizzled = buffers ? en_fmt(&e->arena, "en_array<en_array<%s, %d>, %u>", type_name(e, elem), count, t->count)
+                                   : en_fmt(&e->arena, "en_array<%s, %d>", type_name(e, elem), count);
+    en_buf_printf(e->out, "__shared__ alignas(EN_WG ? 1024 : 16) typename en_pick<EN_WG, %s, %s>::type %s; // wgmma: swizzled\n",
+                  swizzled, type_name(e, t), var_name(e, v));
+}
+
 /* the start of a staging buffer: &X, or &X[b] of an array of buffers */
 static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffer) {
     en_buf_printf(e->out, "&%s", var_name(e, array));
@@ -1479,8 +1510,12 @@ static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffe
 /* a chunk store: the same 16 bytes, at their place in the wgmma layout (prelude: en_wg_place) */
 static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to) {
     line_start(e);
-    en_buf_printf(e->out, "en_wg_store<%d, %d, %d>(", wg_row(e->wg, to->array), wg_cores(e->wg, to->array),
-                  wg_core_stride(e->wg, to->array));
+    if (e->wg_swizzle)
+        en_buf_printf(e->out, "en_wg_store_sw<%d, %d, %d>(", wg_row(e->wg, to->array), wg_row_bytes(e->wg, to->array),
+                      wg_rows(e->wg, to->array));
+    else
+        en_buf_printf(e->out, "en_wg_store<%d, %d, %d>(", wg_row(e->wg, to->array), wg_cores(e->wg, to->array),
+                      wg_core_stride(e->wg, to->array));
     emit_wg_buffer(e, to->array, to->buffer);
     put(e, ", ");
     for (int i = 0; i < to->term_count; i++) {
@@ -1565,8 +1600,13 @@ static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop)
 static void emit_wg_nest(emitter *e) {
     const en_wg_plan *wg = e->wg;
     line_start(e);
-    en_buf_printf(e->out, "en_wg_multiply<%d, %d, %d, %d, %d, %s>(en_wg_d, ", wg->a.row, wg_core_stride(wg, wg->a.array),
-                  wg->b.row, wg_core_stride(wg, wg->b.array), wg->k_steps, wg->bf16 ? "true" : "false");
+    if (e->wg_swizzle)
+        en_buf_printf(e->out, "en_wg_multiply_sw<%d, %d, %s>(en_wg_d, ", wg_row_bytes(wg, wg->a.array), wg->k_steps,
+                      wg->bf16 ? "true" : "false");
+    else
+        en_buf_printf(e->out, "en_wg_multiply<%d, %d, %d, %d, %d, %s>(en_wg_d, ", wg->a.row,
+                      wg_core_stride(wg, wg->a.array), wg->b.row, wg_core_stride(wg, wg->b.array), wg->k_steps,
+                      wg->bf16 ? "true" : "false");
     emit_wg_buffer(e, wg->a.array, wg->a.buffer);
     put(e, ", ");
     emit_wg_buffer(e, wg->b.array, wg->b.buffer);
@@ -1810,6 +1850,7 @@ static void emit_kernel(emitter *e, const ir_func *f) {
                      e->shared.static_bytes + EN_WG_SCRATCH_BYTES <= EN_CUDA_STATIC_SHARED_LIMIT &&
                      en_cuda_wgmma_plan(f, &e->arena, &wg);
     if (warpgroup) emit_wg_blocks(e, &wg);
+    e->wg_swizzle = warpgroup && wg_swizzles(e, &wg);
     /* the body, once, as a template; the two entry points after it instantiate it */
     en_buf_printf(e->out, "template <bool EN_FAST%s> static __device__ __forceinline__ void en_kernel_%s(const en_dispatch &en_p",
                   warpgroup ? ", bool EN_WG" : "", sym);
@@ -1830,6 +1871,8 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         if (e->shared.static_in_dynamic)
             en_buf_printf(e->out, "%s &%s = *(%s *)(en_dynamic_shared + %llu); // threadgroup\n",
                           type_name(e, v->type), var_name(e, v), type_name(e, v->type), (unsigned long long)offset);
+        else if (e->wg_swizzle && (v == wg.a.array || v == wg.b.array))
+            emit_wg_staging_decl(e, &wg, v);
         else
             en_buf_printf(e->out, "__shared__ __align__(16) %s %s;\n", type_name(e, v->type), var_name(e, v));
         offset += v->type->size;

@@ -134,6 +134,8 @@ typedef struct en_wg_plan {
     uint8_t block[4][EN_WG_ACCUMULATORS];       /* SIMD group s's accumulator k: block row * 8 + column */
     bool packed;                  /* $ENIGMA_CUDA_WGMMA is "packed": staging cores back to back
                                    * (emit.c wg_core_stride), for A/B timing of the spread */
+    bool cores;                   /* $ENIGMA_CUDA_WGMMA is "spread" or "packed": the staging in
+                                   * 8x8 core matrices, not swizzled (emit.c wg_swizzled) */
     const en_wg_pointer *stores;  /* every chunk store into the staging arrays */
     int store_count;
 } en_wg_plan;

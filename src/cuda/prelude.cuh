@@ -385,6 +385,10 @@ template <class T, int N> struct en_array {
     template <class I> __device__ __forceinline__ T &operator[](I i) { return e[i]; }
     template <class I> __device__ __forceinline__ const T &operator[](I i) const { return e[i]; }
 };
+// A where C holds, else B: a warpgroup kernel declares its staging arrays in the layout of
+// the entry point being built (emit.c: the swizzled buffers of the wgmma form)
+template <bool C, class A, class B> struct en_pick { typedef A type; };
+template <class A, class B> struct en_pick<false, A, B> { typedef B type; };
 // A whole vector through a pointer whose alignment the compiler could not prove (emit.c:
 // "vectors at unproven addresses"): one vector access when the address is aligned as the
 // vector, else byte by byte (Metal's float4 at a float's address; CUDA faults on it).
@@ -1099,11 +1103,47 @@ template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void e
     memcpy(h, &v, 16);
     for (int i = 0; i < 8; i++) en_wg_put16<ROW, CORES, CS>(base, u + i, h[i]);
 }
-// a shared-memory matrix descriptor: start address, leading and stride byte offsets, no swizzle
-__device__ __forceinline__ unsigned long long en_wg_desc(const void *p, unsigned lead, unsigned stride) {
+// a shared-memory matrix descriptor: start address, leading and stride byte offsets, and
+// the swizzle (bits 62-63: 0 none, 1 128-byte, 2 64-byte, 3 32-byte)
+__device__ __forceinline__ unsigned long long en_wg_desc(const void *p, unsigned lead, unsigned stride,
+                                                         unsigned swizzle = 0) {
     const unsigned long long a = (unsigned long long)__cvta_generic_to_shared(p);
     return ((a & 0x3FFFFull) >> 4) | ((unsigned long long)((lead & 0x3FFFFu) >> 4) << 16) |
-           ((unsigned long long)((stride & 0x3FFFFu) >> 4) << 32);
+           ((unsigned long long)((stride & 0x3FFFFu) >> 4) << 32) | ((unsigned long long)swizzle << 62);
+}
+// Swizzled staging (the default; wgmma.c, emit.c): each row the multiplies read keeps its RB
+// bytes together (RB = 16 x its 8-element chunks: 32, 64 or 128), rows back to back, and
+// chunk j of row r sits at chunk j ^ ((r % 8) / (8 / (RB / 16))): the XOR of address bits
+// 4.. with bits 7.. that wgmma's RB-byte swizzle mode undoes (PTX ISA, "Shared Memory Matrix
+// Layout": the swizzle pattern repeats every 8 RB bytes, so a buffer starts on 1024 bytes).
+// A row's 16-byte chunks stay in one RB-byte run, as in global memory, which a copy straight
+// from global memory (cp.async) needs, and a quarter warp's 8 chunk stores (a row, or two or
+// four rows) cover 128 contiguous bytes: no bank conflict. ROW is the kernel's row length in
+// elements, ROWS the rows the multiplies read; other rows and the padding columns are read by
+// no multiply (wgmma.c), so their stores are dropped.
+template <int RB> __device__ __forceinline__ unsigned en_wg_swizzled(unsigned offset) {
+    return offset ^ (((offset >> 7) & (RB / 16 - 1)) << 4);
+}
+template <int ROW, int RB, int ROWS> __device__ __forceinline__ void en_wg_put16_sw(void *base, unsigned e, unsigned short h) {
+    const unsigned r = e / ROW, c = e % ROW;
+    if (r < ROWS && c < RB / 2)
+        *(unsigned short *)((char *)base + en_wg_swizzled<RB>(r * RB + (c >> 3) * 16) + (c & 7) * 2) = h;
+}
+template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en_wg_store_sw(void *base, long long e, V v) {
+    static_assert(sizeof(V) == 16, "a 16-byte chunk");
+    const unsigned u = (unsigned)e;
+    if ((u & 7) == 0) {
+        const unsigned r = u / ROW, c = u % ROW;
+        if (r < ROWS && c < RB / 2) *(V *)((char *)base + en_wg_swizzled<RB>(r * RB + (c >> 3) * 16)) = v;
+        return;
+    }
+    unsigned short h[8];
+    memcpy(h, &v, 16);
+    for (int i = 0; i < 8; i++) en_wg_put16_sw<ROW, RB, ROWS>(base, u + i, h[i]);
+}
+// the descriptor's swizzle mode for RB-byte rows
+template <int RB> __device__ __forceinline__ constexpr unsigned en_wg_swizzle_mode() {
+    return RB == 128 ? 1u : RB == 64 ? 2u : 3u;
 }
 // keeps the compiler from moving accesses of the accumulators across the asynchronous MMA
 __device__ __forceinline__ void en_wg_fence_operands(float (&d)[32]) {
@@ -1137,6 +1177,23 @@ __device__ __forceinline__ void en_wg_multiply(float (&d)[32], const void *a, co
     for (int t = 0; t < STEPS; t++)
         en_wg_mma<BF16>(d, en_wg_desc((const char *)a + 2 * CS_A * t, CS_A, ROW_A * 16),
                         en_wg_desc((const char *)b + 32 * ROW_B * t, ROW_B * 16, CS_B));
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    en_wg_fence_operands(d);
+}
+// the same on swizzled staging: A's rows (K-major) RB_A bytes, 8 rows apart by 8 RB_A bytes
+// (stride byte offset), a k16 step 32 bytes on within the row; B's rows (K, N-major) 128
+// bytes of 64 columns, 8 rows of K apart by 1024 bytes (stride byte offset), a k16 step 16
+// rows on. The leading byte offsets (the next swizzle width along K for A, along N for B)
+// are not used: A's rows are one width, B's 64 columns one 128-byte width.
+template <int RB_A, int STEPS, bool BF16>
+__device__ __forceinline__ void en_wg_multiply_sw(float (&d)[32], const void *a, const void *b) {
+    __syncwarp(); // .aligned: every lane of the warp at the same instruction
+    en_wg_fence_operands(d);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int t = 0; t < STEPS; t++)
+        en_wg_mma<BF16>(d, en_wg_desc((const char *)a + 32 * t, 16, 8 * RB_A, en_wg_swizzle_mode<RB_A>()),
+                        en_wg_desc((const char *)b + 16 * 128 * t, 16, 8 * 128, en_wg_swizzle_mode<128>()));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     en_wg_fence_operands(d);
 }

@@ -531,9 +531,10 @@ static bool prove_loop(const ir_func *f, const ir_stmt *decl, const ir_stmt *loo
 }
 
 /* $ENIGMA_CUDA_WGMMA: unset (or 1), wgmma where the next slice's copy runs beside the MMAs
- * (see en_cuda_wgmma_plan); "all", also where it does not; "packed", all and the staging
- * cores back to back (emit.c); "0", never (sm_90 and mma.sync): the last three for A/B timing
- * and tests */
+ * (see en_cuda_wgmma_plan), the staging swizzled (emit.c); "all", also where it does not;
+ * "spread", all with the staging in 8x8 cores spread over the rows' padding (the layout
+ * before swizzling); "packed", all with the cores back to back; "0", never (sm_90 and
+ * mma.sync): the last four for A/B timing and tests */
 static const char *wgmma_mode(void) {
     const char *mode = getenv("ENIGMA_CUDA_WGMMA");
     return mode ? mode : "1";
@@ -570,12 +571,13 @@ bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
              * with the next slice's copy beside the MMAs (the pipelined form) it runs
              * faster, 180.6 against 157.0. */
             const char *mode = wgmma_mode();
-            bool every = strcmp(mode, "all") == 0 || strcmp(mode, "packed") == 0;
+            bool every = strcmp(mode, "all") == 0 || strcmp(mode, "spread") == 0 || strcmp(mode, "packed") == 0;
             if (!p.copy_overlaps && !every) continue;
             p.k_decl = body->stmts[i];
             p.k_loop = loop;
             p.nest_decl = k_body->stmts[j];
             p.packed = strcmp(mode, "packed") == 0;
+            p.cores = p.packed || strcmp(mode, "spread") == 0;
             *plan = p;
             return true;
         }

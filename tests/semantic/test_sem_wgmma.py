@@ -38,12 +38,13 @@ TILES = {
 }
 
 
-def gemm_source(t, tile="quarters", peek=False, pad=8, fill_padding=False):
+def gemm_source(t, tile="quarters", peek=False, pad=8, fill_padding=False, bk=32):
     """the bench GEMM for element type t; peek: each thread also reads its row's first element
     of the A staging array with a plain load each K step (into P), so the array's layout is
     the kernel's; pad: elements added to each staging row (8: the bench's 16 bytes);
     fill_padding: each K step also stores a chunk of zeros into the padding of every row
-    (which no multiply reads)"""
+    (which no multiply reads); bk: the K slice (16, 32 or 64: A's staged rows are 32, 64 or
+    128 bytes, each its own swizzle mode)"""
     ai, aj, sr, sc, so = TILES[tile]
     peek_param = ", device float *P [[buffer(6)]]" if peek else ""
     peek_decl = "float seen = 0.0f;" if peek else ""
@@ -60,9 +61,9 @@ kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer
                  uint2 tg [[threadgroup_position_in_grid]],
                  ushort sg [[simdgroup_index_in_threadgroup]],
                  ushort tid [[thread_index_in_threadgroup]]) {{
-    const ushort BK = 32, AP = BK + {pad}, BP = 64 + {pad}, PER_CHUNK = 16 / sizeof({t});
-    threadgroup {t} As[64 * (32 + {pad})];
-    threadgroup {t} Bs[32 * (64 + {pad})];
+    const ushort BK = {bk}, AP = BK + {pad}, BP = 64 + {pad}, PER_CHUNK = 16 / sizeof({t});
+    threadgroup {t} As[64 * ({bk} + {pad})];
+    threadgroup {t} Bs[{bk} * (64 + {pad})];
     const uint row0 = tg.y * 64, col0 = tg.x * 64;
     const ushort sr = {sr}, sc = {sc}, so = {so};
     {peek_decl}
@@ -185,7 +186,7 @@ def sixteenths(rng, shape):
     return (rng.integers(1, 17, shape) * rng.choice([-1, 1], shape) / 16.0).astype(np.float64)
 
 
-def run_gemm(tmp_path, t, m, n, k, tile="quarters", peek=False, src=None, pad=8, fill_padding=False):
+def run_gemm(tmp_path, t, m, n, k, tile="quarters", peek=False, src=None, pad=8, fill_padding=False, bk=32):
     rng = new_rng()
     a, b = sixteenths(rng, (m, k)), sixteenths(rng, (k, n))
     ins = {"A": stored(t, a), "B": stored(t, b), "C": garbage(rng, (m, n)), "M": str(m), "N": str(n), "K": str(k)}
@@ -193,7 +194,8 @@ def run_gemm(tmp_path, t, m, n, k, tile="quarters", peek=False, src=None, pad=8,
     if peek:
         ins["P"] = garbage(rng, (m // 64) * (n // 64) * 128)
         outs.append("P")
-    got = run(tmp_path, src or gemm_source(t, tile, peek, pad, fill_padding), ins, outs, threadgroups=(n // 64, m // 64, 1), threads=128)
+    got = run(tmp_path, src or gemm_source(t, tile, peek, pad, fill_padding, bk), ins, outs,
+              threadgroups=(n // 64, m // 64, 1), threads=128)
     return a, b, got
 
 
@@ -211,6 +213,27 @@ def test_gemm_tile(tmp_path, t, m, n, k):
 @pytest.mark.parametrize("m,n,k", SIZES)
 def test_gemm_pipelined(tmp_path, t, m, n, k):
     a, b, got = run_gemm(tmp_path, t, m, n, k, src=pipelined_source(t))
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+@pytest.mark.parametrize("bk,m,n,k", [(16, 64, 128, 48), (64, 128, 64, 192)])
+def test_gemm_slice_widths(tmp_path, t, bk, m, n, k):
+    """K slices of 16 and 64: A's staged rows of 32 and 128 bytes (the 32- and 128-byte
+    swizzle modes; the bench's 32 is the 64-byte one)"""
+    a, b, got = run_gemm(tmp_path, t, m, n, k, bk=bk)
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("layout", ["spread", "packed"])
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+def test_gemm_core_layouts(tmp_path, monkeypatch, t, layout):
+    """the staging in 8x8 core matrices, spread over the padding or back to back
+    (ENIGMA_CUDA_WGMMA=spread / packed, kept to time them against the swizzled default)"""
+    monkeypatch.setenv("ENIGMA_CUDA_WGMMA", layout)
+    a, b, got = run_gemm(tmp_path, t, 128, 128, 96)
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+    a, b, got = run_gemm(tmp_path, t, 128, 64, 96, src=pipelined_source(t))
     exact(got["C"], (a @ b).astype(np.float32), "C")
 
 
@@ -282,9 +305,9 @@ def emit_cuda(tmp_path, src, **env):
 @pytest.mark.parametrize("t", ["half", "bfloat"])
 def test_wgmma_chosen(tmp_path, t, tile, peek, chosen):
     cuda = emit_cuda(tmp_path, gemm_source(t, tile, peek))
-    assert ("en_wg_multiply<" in cuda) == chosen
+    assert ("en_wg_multiply" in cuda.split("// ---- end of prelude")[1]) == chosen
     if chosen:
-        assert "en_wg_multiply<40, 160, 72, 144, 2, %s>" % ("true" if t == "bfloat" else "false") in cuda
+        assert "en_wg_multiply_sw<64, 2, %s>" % ("true" if t == "bfloat" else "false") in cuda
         # switched off: the kernel as before
         assert "en_wg_" not in emit_cuda(tmp_path, gemm_source(t, tile, peek), ENIGMA_CUDA_WGMMA="0").split(
             "// ---- end of prelude")[1]
@@ -295,7 +318,7 @@ def test_wgmma_chosen_pipelined(tmp_path, next_buffer, chosen):
     """the next slice into the other buffer while this one is multiplied: wgmma only where the
     compiler sees the buffers differ (`cur`: the same buffer, a race the kernel would have)"""
     cuda = emit_cuda(tmp_path, pipelined_source("half", next_buffer))
-    assert ("en_wg_multiply<40, 160, 72, 144, 2, false>(en_wg_d, &As[cur], &Bs[cur])" in cuda) == chosen
+    assert ("en_wg_multiply_sw<64, 2, false>(en_wg_d, &As[cur], &Bs[cur])" in cuda) == chosen
 
 
 @pytest.mark.parametrize("pad,a_store,b_store", [
@@ -303,10 +326,11 @@ def test_wgmma_chosen_pipelined(tmp_path, next_buffer, chosen):
     (0, "en_wg_store<32, 4, 128>", "en_wg_store<64, 8, 128>"),    # no room: back to back
     (16, "en_wg_store<48, 4, 160>", "en_wg_store<80, 8, 144>")])
 def test_wgmma_core_stride(tmp_path, pad, a_store, b_store):
-    """the bytes between the cores of a staging row: spread so that a quarter warp's 8 chunk
-    stores meet no bank conflict (A: 4 cores a row, 160; B: 8, 144) where the padding leaves
-    room, and the descriptors say the same strides"""
-    cuda = emit_cuda(tmp_path, gemm_source("half", pad=pad)).split("// ---- end of prelude")[1]
+    """ENIGMA_CUDA_WGMMA=spread, the layout before swizzling: the bytes between the cores of a
+    staging row spread so that a quarter warp's 8 chunk stores meet no bank conflict (A: 4
+    cores a row, 160; B: 8, 144) where the padding leaves room, and the descriptors say the
+    same strides"""
+    cuda = emit_cuda(tmp_path, gemm_source("half", pad=pad), ENIGMA_CUDA_WGMMA="spread").split("// ---- end of prelude")[1]
     assert a_store in cuda and b_store in cuda
     a_stride, b_stride = a_store.split(", ")[2].rstrip(">"), b_store.split(", ")[2].rstrip(">")
     assert "en_wg_multiply<%d, %s, %d, %s, 2, false>" % (32 + pad, a_stride, 64 + pad, b_stride) in cuda
@@ -315,14 +339,49 @@ def test_wgmma_core_stride(tmp_path, pad, a_store, b_store):
     assert "en_wg_multiply<%d, 128, %d, 128, 2, false>" % (32 + pad, 64 + pad) in packed
 
 
+@pytest.mark.parametrize("bk,a_bytes", [(16, 32), (32, 64), (64, 128)])
+def test_wgmma_swizzled_staging(tmp_path, bk, a_bytes):
+    """the default staging: each buffer the rows the multiplies read, RB bytes each (A: 2 BK,
+    B: 128), swizzled, on 1024 bytes in the wgmma entry point and as the kernel wrote it in the
+    others; the stores and the descriptors say the same row bytes"""
+    cuda = emit_cuda(tmp_path, gemm_source("half", bk=bk)).split("// ---- end of prelude")[1]
+    a_elems, b_elems = 64 * a_bytes // 2, bk * 64
+    assert ("__shared__ alignas(EN_WG ? 1024 : 16) typename en_pick<EN_WG, en_array<half, %d>, "
+            "en_array<half, %d>>::type As;" % (a_elems, 64 * (bk + 8))) in cuda
+    assert ("typename en_pick<EN_WG, en_array<half, %d>, en_array<half, %d>>::type Bs;"
+            % (b_elems, bk * 72)) in cuda
+    assert "en_wg_store_sw<%d, %d, 64>(&As" % (bk + 8, a_bytes) in cuda
+    assert "en_wg_store_sw<72, 128, %d>(&Bs" % bk in cuda
+    assert "en_wg_multiply_sw<%d, %d, false>(en_wg_d, &As, &Bs)" % (a_bytes, bk // 16) in cuda
+
+
+def swizzled(offset, row_bytes):
+    """prelude.cuh en_wg_swizzled: address bits 4.. XOR bits 7.. (wgmma's swizzle modes)"""
+    return offset ^ (((offset >> 7) & (row_bytes // 16 - 1)) << 4)
+
+
+@pytest.mark.parametrize("row_bytes", [32, 64, 128])
+def test_swizzle_keeps_rows_and_banks(row_bytes):
+    """the swizzle moves a chunk only within its own row (so a row's bytes stay together, as a
+    copy from global memory needs), is one to one, and spreads the chunk stores of a quarter
+    warp (8 consecutive chunks: a row, or rows together) over all 32 banks"""
+    rows, chunks = 64, row_bytes // 16
+    places = [swizzled(r * row_bytes + j * 16, row_bytes) for r in range(rows) for j in range(chunks)]
+    assert sorted(places) == list(range(0, rows * row_bytes, 16))
+    for r in range(rows):
+        assert {p // row_bytes for p in places[r * chunks:(r + 1) * chunks]} == {r}
+    for q in range(0, len(places), 8):
+        assert len({(p // 16) % 8 for p in places[q:q + 8]}) == 8
+
+
 def test_wgmma_moves_and_waits(tmp_path):
     """the accumulators move through 1 KB of shared memory (a whole-tile buffer cost
     threadgroups an SM), and the MMAs are waited for at the barrier after the nest, not in it"""
     cuda = emit_cuda(tmp_path, pipelined_source("half")).split("// ---- end of prelude")[1]
     assert "en_wg_scratch[4][32]" in cuda
-    body = cuda.split("en_wg_multiply<")[1]
+    body = cuda.split("en_wg_multiply_sw<")[1]
     stores, rest = body.split("en_wg_wait(en_wg_d); en_wg_proxy_fence(); EN_BARRIER();", 1)
-    assert stores.count("en_wg_store<") == 2   # the next slice's stores run beside the MMAs
+    assert stores.count("en_wg_store_sw<") == 2   # the next slice's stores run beside the MMAs
     assert "en_wg_wait(en_wg_d);" in rest.split("// wgmma: the accumulators back")[1].split("__syncthreads")[0]
 
 
@@ -340,7 +399,7 @@ def test_wgmma_entry_point(tmp_path):
 
 
 def test_float_gemm_keeps_mma_sync(tmp_path):
-    assert "en_wg_multiply<" not in emit_cuda(tmp_path, gemm_source("float"))
+    assert "en_wg_multiply" not in emit_cuda(tmp_path, gemm_source("float")).split("// ---- end of prelude")[1]
 
 
 def test_bench_kernels_chosen():
@@ -365,7 +424,7 @@ def test_default_takes_the_pipelined_form(tmp_path):
         r = subprocess.run([str(cli_path()), "compile", str(path), "--emit", "cuda"], capture_output=True, text=True,
                            timeout=120, env=default)
         assert r.returncode == 0, r.stderr
-        assert ("en_wg_multiply<" in r.stdout) == chosen
+        assert ("en_wg_multiply" in r.stdout.split("// ---- end of prelude")[1]) == chosen
     bench = cli_path().resolve().parents[1] / "bench" / "cuda" / "gemm_simdgroup.metal"
     r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
                        timeout=300, env=default)
