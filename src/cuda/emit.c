@@ -909,7 +909,12 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
                                                                               : IR_MEM_DEVICE;
         line_start(e);
         /* the MMAs done before anyone may store into their buffers; chunk stores -> wgmma */
-        if (e->wg && s->intrinsic == IR_I_BARRIER_THREADGROUP) put(e, "en_wg_wait(en_wg_d); en_wg_proxy_fence(); ");
+        if (e->wg && s->intrinsic == IR_I_BARRIER_THREADGROUP) {
+            /* the asynchronous copies landed (before the proxy fence: they are this thread's
+             * stores that the MMAs will read) */
+            if (e->wg->copy_count) put(e, "en_wg_copy_wait(); ");
+            put(e, "en_wg_wait(en_wg_d); en_wg_proxy_fence(); ");
+        }
         if (s->intrinsic == IR_I_BARRIER_THREADGROUP)
             put(e, flags & IR_MEM_DEVICE ? "EN_BARRIER_DEVICE();\n" : "EN_BARRIER();\n");
         else
@@ -1008,9 +1013,20 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
 }
 
 static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to);
+static void emit_wg_copy(emitter *e, const en_wg_copy *copy);
 
 static void emit_assign(emitter *e, const ir_stmt *s) {
     const ir_expr *p = s->place;
+    const en_wg_copy *copy = e->wg ? en_cuda_wgmma_copy_load(e->wg, s) : NULL;
+    if (copy) {
+        emit_wg_copy(e, copy);
+        return;
+    }
+    if (e->wg && en_cuda_wgmma_copy_store(e->wg, s)) {
+        line_start(e);
+        put(e, "// wgmma: copied asynchronously at its load\n");
+        return;
+    }
     const en_wg_pointer *chunk = e->wg ? en_cuda_wgmma_store(e->wg, s) : NULL;
     if (chunk) {
         emit_wg_store(e, s, chunk);
@@ -1528,6 +1544,41 @@ static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to)
     put(e, "));\n");
 }
 
+/* a load and the chunk store it feeds as one asynchronous copy (wgmma_copy.c), at the load:
+ * the store loop's index bound to the load's, its declarations before the store, then the
+ * copy to the store's place (prelude: en_wg_copy) */
+static void emit_wg_copy(emitter *e, const en_wg_copy *copy) {
+    const en_wg_pointer *to = copy->to;
+    line_start(e);
+    put(e, "{ // wgmma: the load and its chunk store as one asynchronous copy\n");
+    e->indent++;
+    line_start(e);
+    en_buf_printf(e->out, "%s %s = (%s)(%s);\n", type_name(e, copy->store_index->type), var_name(e, copy->store_index),
+                  type_name(e, copy->store_index->type), var_name(e, copy->load_index));
+    for (int i = 1; i < copy->store_at; i++)
+        if (copy->store_body->stmts[i]->kind == IR_S_DECL) emit_stmt(e, copy->store_body->stmts[i]);
+    line_start(e);
+    if (e->wg_swizzle)
+        en_buf_printf(e->out, "en_wg_copy_sw<%d, %d, %d>(", wg_row(e->wg, to->array), wg_row_bytes(e->wg, to->array),
+                      wg_rows(e->wg, to->array));
+    else
+        en_buf_printf(e->out, "en_wg_copy<%d, %d, %d>(", wg_row(e->wg, to->array), wg_cores(e->wg, to->array),
+                      wg_core_stride(e->wg, to->array));
+    emit_wg_buffer(e, to->array, to->buffer);
+    put(e, ", ");
+    for (int i = 0; i < to->term_count; i++) {
+        put(e, i ? " + (long long)(" : "(long long)(");
+        emit_expr(e, to->terms[i]);
+        put(e, ")");
+    }
+    put(e, ", ");
+    emit_expr(e, copy->load->value->args[0]);
+    put(e, ");\n");
+    e->indent--;
+    line_start(e);
+    put(e, "}\n");
+}
+
 /* the place of accumulator k (one of the multiplies onto it, its loop variables bound) */
 static void emit_wg_accumulator(emitter *e, int k) {
     e->plan = &e->wg->nest;
@@ -1588,7 +1639,7 @@ static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop)
     line_start(e);
     put(e, "// wgmma: the accumulators back to the SIMD groups\n");
     line_start(e);
-    put(e, "en_wg_wait(en_wg_d);\n");
+    put(e, e->wg->copy_count ? "en_wg_copy_wait(); en_wg_wait(en_wg_d);\n" : "en_wg_wait(en_wg_d);\n");
     for (int q = 0; q < 16; q++) {
         line_start(e);
         en_buf_printf(e->out, "__syncthreads(); en_wg_from_registers(en_wg_d, en_wg_scratch, %d); __syncthreads();\n", q);
@@ -1949,8 +2000,10 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     for (int entry = 0; entry < (warpgroup ? 3 : 2); entry++) {
         if (entry == 2) put(e, "#ifdef EN_WGMMA\n");
         put(e, "extern \"C\" __global__ void ");
-        if (entry == 2) /* 7 threadgroups an SM: at most 72 registers (the form needs ~64-74) */
-            put(e, "__launch_bounds__(128, 7) ");
+        if (entry == 2) /* 7 threadgroups an SM: at most 72 registers (the form needs ~64-74);
+                         * 8 (at most 64) where the next slice's copy is asynchronous and no
+                         * register holds it (ptxas -v: 64, no spills; 72 and spills without) */
+            en_buf_printf(e->out, "__launch_bounds__(128, %d) ", wg.copy_count ? 8 : 7);
         else if (f->max_total_threads_per_threadgroup)
             en_buf_printf(e->out, "__launch_bounds__(%u) ", e->apple_lanes ? (f->max_total_threads_per_threadgroup + 31u) / 32u * 32u
                                                                            : f->max_total_threads_per_threadgroup);

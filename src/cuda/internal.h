@@ -120,6 +120,15 @@ typedef struct en_wg_staging {
     const ir_expr *buffer;        /* the buffer the nest reads (arrays of buffers), or NULL */
     int row;                      /* elements per row, as the loads read it */
 } en_wg_staging;
+/* a next-slice load and the chunk store it feeds, done as one asynchronous copy at the load
+ * (wgmma_copy.c) */
+typedef struct en_wg_copy {
+    const ir_stmt *load;          /* reg[load_index] = *(device V *)p */
+    const en_wg_pointer *to;      /* the store `... = reg[store_index]`, left out */
+    const ir_var *load_index, *store_index; /* the two loops' indices, equal slot by slot */
+    const ir_stmt *store_body;    /* the store's loop body: its declarations before store_at */
+    int store_at;                 /* ... give the place's variables at the load */
+} en_wg_copy;
 typedef struct en_wg_plan {
     const ir_stmt *k_decl, *k_loop; /* statements of the kernel's body: the K loop */
     const ir_stmt *nest_decl;     /* the first of the nest's two statements in the K loop body */
@@ -138,6 +147,8 @@ typedef struct en_wg_plan {
                                    * 8x8 core matrices, not swizzled (emit.c wg_swizzled) */
     const en_wg_pointer *stores;  /* every chunk store into the staging arrays */
     int store_count;
+    const en_wg_copy *copies;     /* loads and stores done as cp.async (wgmma_copy.c) */
+    int copy_count;
 } en_wg_plan;
 /* false when $ENIGMA_CUDA_WGMMA is 0: no plans, and sm_90 builds for sm_90 (nvrtc.c) */
 EN_INTERNAL bool en_cuda_wgmma_enabled(void);
@@ -145,6 +156,15 @@ EN_INTERNAL bool en_cuda_wgmma_enabled(void);
 EN_INTERNAL bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan);
 /* the chunk store s of the plan, or NULL */
 EN_INTERNAL const en_wg_pointer *en_cuda_wgmma_store(const en_wg_plan *plan, const ir_stmt *s);
+
+/* ---- wgmma_copy.c ----------------------------------------------------------------------- */
+/* false when $ENIGMA_CUDA_CPASYNC is 0: no asynchronous copies (A/B timing) */
+EN_INTERNAL bool en_cuda_wgmma_copies_enabled(void);
+/* fills plan->copies: the pairs of the pipelined form's copy that can be cp.async */
+EN_INTERNAL void en_cuda_wgmma_copies(const ir_func *f, en_arena *arena, en_wg_plan *plan);
+/* the copy whose load s is, or NULL; whether s is a copy's store (left out) */
+EN_INTERNAL const en_wg_copy *en_cuda_wgmma_copy_load(const en_wg_plan *plan, const ir_stmt *s);
+EN_INTERNAL bool en_cuda_wgmma_copy_store(const en_wg_plan *plan, const ir_stmt *s);
 
 /* ---- align.c ---------------------------------------------------------------------------- */
 /* What a kernel guarantees about alignment: the largest power of two (at most 16) that

@@ -1103,6 +1103,25 @@ template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void e
     memcpy(h, &v, 16);
     for (int i = 0; i < 8; i++) en_wg_put16<ROW, CORES, CS>(base, u + i, h[i]);
 }
+// A next-slice chunk load and the chunk store it fed, as one asynchronous copy issued at the
+// load (wgmma_copy.c proves the place free and the register unused otherwise): the 16 bytes
+// at src to chunk e's place in the wgmma layout (as en_wg_store), by cp.async where src is
+// 16-byte aligned and the place a whole core row; else loaded and stored here. Padding
+// columns (dropped by en_wg_store) are not copied. en_wg_copy_wait before each barrier.
+template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_copy(void *base, long long e, const V *src) {
+    static_assert(sizeof(V) == 16, "a 16-byte chunk");
+    const unsigned u = (unsigned)e;
+    if ((u & 7) == 0 && ((size_t)src & 15) == 0) {
+        const unsigned r = u / ROW, c = u % ROW;
+        if ((c >> 3) >= CORES) return;
+        char *to = (char *)base + (r >> 3) * (ROW * 16) + (c >> 3) * CS + (r & 7) * 16;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(to)), "l"(src)
+                     : "memory");
+        return;
+    }
+    en_wg_store<ROW, CORES, CS>(base, e, en_vload_u(src));
+}
+__device__ __forceinline__ void en_wg_copy_wait() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 // a shared-memory matrix descriptor: start address, leading and stride byte offsets, and
 // the swizzle (bits 62-63: 0 none, 1 128-byte, 2 64-byte, 3 32-byte)
 __device__ __forceinline__ unsigned long long en_wg_desc(const void *p, unsigned lead, unsigned stride,
@@ -1140,6 +1159,21 @@ template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en
     unsigned short h[8];
     memcpy(h, &v, 16);
     for (int i = 0; i < 8; i++) en_wg_put16_sw<ROW, RB, ROWS>(base, u + i, h[i]);
+}
+// en_wg_copy on swizzled staging: the 16 bytes at src to chunk e's swizzled place by cp.async
+// where src is 16-byte aligned and e a whole chunk; else loaded and stored here
+template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en_wg_copy_sw(void *base, long long e, const V *src) {
+    static_assert(sizeof(V) == 16, "a 16-byte chunk");
+    const unsigned u = (unsigned)e;
+    if ((u & 7) == 0 && ((size_t)src & 15) == 0) {
+        const unsigned r = u / ROW, c = u % ROW;
+        if (r >= ROWS || c >= RB / 2) return;
+        char *to = (char *)base + en_wg_swizzled<RB>(r * RB + (c >> 3) * 16);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(to)), "l"(src)
+                     : "memory");
+        return;
+    }
+    en_wg_store_sw<ROW, RB, ROWS>(base, e, en_vload_u(src));
 }
 // the descriptor's swizzle mode for RB-byte rows
 template <int RB> __device__ __forceinline__ constexpr unsigned en_wg_swizzle_mode() {

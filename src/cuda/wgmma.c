@@ -47,7 +47,9 @@
  *   By default a plan is made only where the K loop also copies the next slice into the
  *   other buffer with no barrier after the nest (the pipelined form: the copy runs beside
  *   the MMAs); where copy and multiplies take turns wgmma measured slower than mma.sync
- *   (en_cuda_wgmma_plan). $ENIGMA_CUDA_WGMMA=all plans those too (tests, timing). */
+ *   (en_cuda_wgmma_plan). $ENIGMA_CUDA_WGMMA=all plans those too (tests, timing).
+ *   In the pipelined form the next slice's loads and stores become asynchronous copies
+ *   where wgmma_copy.c proves it may (plan->copies; its header says when). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -578,6 +580,7 @@ bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
             p.nest_decl = k_body->stmts[j];
             p.packed = strcmp(mode, "packed") == 0;
             p.cores = p.packed || strcmp(mode, "spread") == 0;
+            en_cuda_wgmma_copies(f, arena, &p);
             *plan = p;
             return true;
         }

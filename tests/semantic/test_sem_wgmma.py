@@ -11,7 +11,10 @@ On a GPU machine: ENIGMA_BACKEND=cuda python3 -m pytest -q tests/semantic/test_s
 (the H100 and H200 run the wgmma form; ENIGMA_CUDA_WGMMA=0 runs mma.sync for comparison).
 By default the backend takes wgmma only for the pipelined form (the next slice's copy beside
 the MMAs); these tests set ENIGMA_CUDA_WGMMA=all so that the plain form runs it too, and
-test_default_takes_the_pipelined_form checks the default."""
+test_default_takes_the_pipelined_form checks the default. In the pipelined form's warpgroup code
+the next slice's loads and stores are cp.async where src/cuda/wgmma_copy.c proves it may (the
+test_cpasync_* tests say where; ENIGMA_CUDA_CPASYNC=0 switches it off), so the pipelined
+cases here run that path on an H100/H200."""
 import os
 import subprocess
 
@@ -101,13 +104,20 @@ kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer
 """
 
 
-def pipelined_source(t, next_buffer="cur ^ 1u"):
+def pipelined_source(t, next_buffer="cur ^ 1u", peek_register=False):
     """the bench's pipelined form: the next K slice waits in registers during this slice's
-    multiplies, then goes to the other of two buffers (next_buffer), one barrier a step"""
+    multiplies, then goes to the other of two buffers (next_buffer), one barrier a step;
+    peek_register: each thread also reads the first element of its register chunk ra[0]
+    after the stores each step (into P), so A's chunks have a second reader and cannot be
+    asynchronous copies (B's still can)"""
+    peek_param = ", device float *P [[buffer(6)]]" if peek_register else ""
+    peek_decl = "float seen = 0.0f;" if peek_register else ""
+    peek_read = f"seen += float(as_type<{t}2>(ra[0].x).x);" if peek_register else ""
+    peek_write = "P[(tg.y * (N / 64) + tg.x) * 128 + tid] = seen;" if peek_register else ""
     return HEADER + f"""
 kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer(1)]],
                  device float *C [[buffer(2)]], constant uint &M [[buffer(3)]],
-                 constant uint &N [[buffer(4)]], constant uint &K [[buffer(5)]],
+                 constant uint &N [[buffer(4)]], constant uint &K [[buffer(5)]]{peek_param},
                  uint2 tg [[threadgroup_position_in_grid]],
                  ushort sg [[simdgroup_index_in_threadgroup]],
                  ushort tid [[thread_index_in_threadgroup]]) {{
@@ -116,6 +126,7 @@ kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer
     threadgroup {t} Bs[2][32 * (64 + 8)];
     const uint row0 = tg.y * 64, col0 = tg.x * 64;
     const ushort sr = (sg / 2) * 32, sc = (sg % 2) * 32;
+    {peek_decl}
     uint4 ra[2], rb[2];
     for (ushort u = 0; u < 2; u++) {{
         ushort c = tid + u * 128, r = c / (BK / PER_CHUNK), k = (c % (BK / PER_CHUNK)) * PER_CHUNK;
@@ -161,12 +172,14 @@ kernel void gemm(device const {t} *A [[buffer(0)]], device const {t} *B [[buffer
                 ushort n = (c % (64 / PER_CHUNK)) * PER_CHUNK, rr = c / (64 / PER_CHUNK);
                 *(threadgroup uint4 *)(&Bs[{next_buffer}][rr * BP + n]) = rb[u];
             }}
+            {peek_read}
         }}
         threadgroup_barrier(mem_flags::mem_threadgroup);
     }}
     for (short i = 0; i < 4; i++)
         for (short j = 0; j < 4; j++)
             simdgroup_store(acc[i][j], C + (row0 + sr + i * 8) * N + col0 + sc + j * 8, N);
+    {peek_write}
 }}
 """
 
@@ -253,6 +266,30 @@ def test_gemm_pipelined_other_buffer_unproven(tmp_path, t):
     compiler proves so (no wgmma), and the same product"""
     a, b, got = run_gemm(tmp_path, t, 128, 64, 96, src=pipelined_source(t, "(cur + 1u) & 1u"))
     exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+def test_gemm_pipelined_register_read_elsewhere(tmp_path, t):
+    """the pipelined form whose A register chunk is also read after its store (into P): A's
+    next slice stays a load and a store (B's becomes asynchronous copies on cuda), and both
+    the product and what the thread read are right"""
+    m, n, k = 128, 128, 160
+    rng = new_rng()
+    a, b = sixteenths(rng, (m, k)), sixteenths(rng, (k, n))
+    tiles = (m // 64) * (n // 64)
+    ins = {"A": stored(t, a), "B": stored(t, b), "C": garbage(rng, (m, n)), "P": garbage(rng, tiles * 128),
+           "M": str(m), "N": str(n), "K": str(k)}
+    got = run(tmp_path, pipelined_source(t, peek_register=True), ins, ["C", "P"], threadgroups=(n // 64, m // 64, 1),
+              threads=128)
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+    # thread tid's ra[0] in the step at k0 holds A[row0 + tid / 4][k0 + 32 + (tid % 4) * 8 ...]
+    want = np.zeros((tiles, 128))
+    for ty in range(m // 64):
+        for tx in range(n // 64):
+            for tid in range(128):
+                want[ty * (n // 64) + tx, tid] = sum(a[ty * 64 + tid // 4, k0 + 32 + (tid % 4) * 8]
+                                                     for k0 in range(0, k - 32, 32))
+    exact(got["P"], want.reshape(-1).astype(np.float32), "P")
 
 
 @pytest.mark.parametrize("t", ["half", "bfloat"])
@@ -376,8 +413,9 @@ def test_swizzle_keeps_rows_and_banks(row_bytes):
 
 def test_wgmma_moves_and_waits(tmp_path):
     """the accumulators move through 1 KB of shared memory (a whole-tile buffer cost
-    threadgroups an SM), and the MMAs are waited for at the barrier after the nest, not in it"""
-    cuda = emit_cuda(tmp_path, pipelined_source("half")).split("// ---- end of prelude")[1]
+    threadgroups an SM), and the MMAs are waited for at the barrier after the nest, not in it
+    (the chunk stores as written: asynchronous copies off)"""
+    cuda = emit_cuda(tmp_path, pipelined_source("half"), ENIGMA_CUDA_CPASYNC="0").split("// ---- end of prelude")[1]
     assert "en_wg_scratch[4][32]" in cuda
     body = cuda.split("en_wg_multiply_sw<")[1]
     stores, rest = body.split("en_wg_wait(en_wg_d); en_wg_proxy_fence(); EN_BARRIER();", 1)
@@ -389,13 +427,110 @@ def test_wgmma_entry_point(tmp_path):
     """the warpgroup form is an entry point of its own (gemm__en_wg, sm_90a only), so that its
     registers are not the mma.sync form's; the other two entry points keep the kernel as
     written"""
-    cuda = emit_cuda(tmp_path, pipelined_source("half")).split("// ---- end of prelude")[1]
+    cuda = emit_cuda(tmp_path, pipelined_source("half"), ENIGMA_CUDA_CPASYNC="0").split("// ---- end of prelude")[1]
     entry = cuda.split('extern "C" __global__ void __launch_bounds__(128, 7) gemm__en_wg(')[1].split("}")[0]
     assert "en_kernel_gemm<false, true>(" in entry
     assert cuda.rindex("#ifdef EN_WGMMA") < cuda.index("gemm__en_wg(") < cuda.rindex("#endif")
     assert 'void gemm(' in cuda and "en_kernel_gemm<false, false>(" in cuda
     assert 'void gemm__en_fast(' in cuda and "en_kernel_gemm<true, false>(" in cuda
     assert "if (EN_WG) {" in cuda
+
+
+# the next slice's copy as cp.async (src/cuda/wgmma_copy.c)
+def copies(cuda):
+    """the asynchronous copies of the warpgroup form: (array, count), and the left-out stores"""
+    body = cuda.split("// ---- end of prelude")[1]
+    return (body.count("en_wg_copy_sw<40, 64, 64>(&As["), body.count("en_wg_copy_sw<72, 128, 32>(&Bs["),
+            body.count("// wgmma: copied asynchronously at its load"))
+
+
+def test_cpasync_pipelined(tmp_path):
+    """the pipelined form: each next-slice load becomes a cp.async to its store's place in the
+    other buffer, issued at the load; the stores are left out; the copies are waited for
+    before every barrier (before the proxy fence); 8 threadgroups an SM (64 registers)"""
+    cuda = emit_cuda(tmp_path, pipelined_source("half"))
+    assert copies(cuda) == (1, 1, 2)
+    body = cuda.split("// ---- end of prelude")[1]
+    assert "en_wg_copy_sw<40, 64, 64>(&As[(cur ^ 1u)]" in body
+    # issued before the nest, the place computed from the store loop's index bound to the load's
+    before_nest = body.split("en_wg_multiply_sw<")[0].split("if (EN_WG) {")[1]
+    assert before_nest.count("en_wg_copy_sw<") == 2
+    assert body.count("en_wg_copy_wait(); en_wg_wait(en_wg_d); en_wg_proxy_fence(); EN_BARRIER();") == 2
+    assert "en_wg_copy_wait(); en_wg_wait(en_wg_d);\n" in body   # after the K loop too
+    assert '__launch_bounds__(128, 8) gemm__en_wg(' in body
+    # the prelude's copy is cp.async.cg of 16 bytes, and the wait is wait_all
+    assert "cp.async.cg.shared.global [%0], [%1], 16;" in cuda and "cp.async.wait_all;" in cuda
+
+
+def test_cpasync_switched_off(tmp_path):
+    """ENIGMA_CUDA_CPASYNC=0: the loads and stores as before, 7 threadgroups an SM"""
+    cuda = emit_cuda(tmp_path, pipelined_source("half"), ENIGMA_CUDA_CPASYNC="0")
+    assert copies(cuda) == (0, 0, 0) and "en_wg_copy_wait()" not in cuda.split("// ---- end of prelude")[1]
+    assert "en_wg_multiply" in cuda.split("// ---- end of prelude")[1] and '__launch_bounds__(128, 7) gemm__en_wg(' in cuda
+
+
+def test_cpasync_register_read_elsewhere(tmp_path):
+    """A's register chunk has a second reader: A keeps its load and store, B's are copies"""
+    cuda = emit_cuda(tmp_path, pipelined_source("half", peek_register=True))
+    assert "en_wg_multiply" in cuda.split("// ---- end of prelude")[1]
+    assert copies(cuda) == (0, 1, 1)
+    assert cuda.split("// ---- end of prelude")[1].count("en_wg_store_sw<40, 64, 64>(&As[(cur ^ 1u)]") == 1
+
+
+def test_cpasync_not_where_chunks_overlap(tmp_path):
+    """A's two chunks of a thread stored to one place (the second wins as written; copies are
+    unordered until the wait): A keeps its load and store, B's are copies"""
+    src = pipelined_source("half").replace("*(threadgroup uint4 *)(&As[cur ^ 1u][r * AP + k]) = ra[u];",
+                                           "*(threadgroup uint4 *)(&As[cur ^ 1u][(tid / 4) * AP + k]) = ra[u];")
+    assert "(tid / 4) * AP" in src
+    assert copies(emit_cuda(tmp_path, src)) == (0, 1, 1)
+
+
+@pytest.mark.parametrize("src", ["plain", "unproven_buffer"])
+def test_cpasync_not_without_the_pipelined_proof(tmp_path, src):
+    """no copies where the stores are not proven to go to the buffer the nest does not read, or
+    where copy and multiplies take turns (that form's stores come after a barrier)"""
+    text = gemm_source("half") if src == "plain" else pipelined_source("half", "(cur + 1u) & 1u")
+    cuda = emit_cuda(tmp_path, text)
+    assert copies(cuda) == (0, 0, 0) and "en_wg_copy" not in cuda.split("// ---- end of prelude")[1]
+
+
+def test_bench_pipelined_kernels_copy_asynchronously():
+    """bench/cuda/gemm_simdgroup.metal: gemm_f16_pipelined and gemm_bf16_pipelined take the
+    copies (their A and B next-slice loads), at 8 threadgroups an SM"""
+    bench = cli_path().resolve().parents[1] / "bench" / "cuda" / "gemm_simdgroup.metal"
+    default = {k: v for k, v in os.environ.items() if k not in ("ENIGMA_CUDA_WGMMA", "ENIGMA_CUDA_CPASYNC")}
+    r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
+                       timeout=300, env=default)
+    assert r.returncode == 0, r.stderr
+    for name in ["gemm_f16_pipelined", "gemm_bf16_pipelined"]:
+        template = r.stdout.split("void en_kernel_%s(" % name)[1].split("template <bool EN_FAST")[0]
+        assert template.count("en_wg_copy_sw<") == 2, name
+        assert "__launch_bounds__(128, 8) %s__en_wg(" % name in r.stdout
+    r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
+                       timeout=300, env={**default, "ENIGMA_CUDA_CPASYNC": "0"})
+    assert r.returncode == 0 and "en_wg_copy_sw<" not in r.stdout.split("// ---- end of prelude")[1]
+
+
+def test_cpasync_compiles_for_sm90a(tmp_path):
+    """NVRTC builds the pipelined warpgroup form with its asynchronous copies for sm_90a"""
+    path = tmp_path / "kernel.metal"
+    path.write_text(pipelined_source("bfloat", peek_register=True) + pipelined_source("half").replace(
+        "kernel void gemm(", "kernel void gemm2(").replace(HEADER, ""))
+    env = {**os.environ, "ENIGMA_CUDA_ARCH": "sm_90", "ENIGMA_CACHE_DIR": str(tmp_path / "cache"),
+           "CUDA_VISIBLE_DEVICES": ""}
+    env.pop("ENIGMA_CUDA_CPASYNC", None)
+    r = subprocess.run([str(cli_path()), "compile", str(path), "--emit", "cuda"], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 0 and r.stdout.count("en_wg_copy_sw<") >= 3, r.stderr
+    r = subprocess.run([str(cli_path()), "compile", str(path), "--backend", "cuda"], capture_output=True, text=True,
+                       timeout=300, env=env)
+    if "NVRTC" not in r.stdout and ("NVRTC" in r.stderr or "not found" in r.stderr):
+        pytest.skip("NVRTC is not installed here")
+    if r.returncode == 0 and "NVRTC" not in r.stdout:
+        pytest.skip("built for the device here (a GPU stayed visible): the tests above run the wgmma form")
+    assert r.returncode == 0, r.stderr
+    assert "compiled by NVRTC for sm_90a" in r.stdout
 
 
 def test_float_gemm_keeps_mma_sync(tmp_path):
