@@ -30,7 +30,8 @@
  *        `*(threadgroup V *)(&X[i] + j ...) = v` and by those loads, directly or through a
  *        pointer variable set once to `&X[b][i]` and read by nothing else (so the backend owns
  *        their layout: each chunk store becomes a store of the same 16 bytes at their place
- *        in wgmma's layout, prelude.cuh en_wg_store); the nest reads one buffer, named by an
+ *        in wgmma's layout, prelude.cuh en_wg_store_sw (swizzled rows, the default: emit.c
+ *        wg_swizzles) or en_wg_store (8x8 core matrices)); the nest reads one buffer, named by an
  *        expression of constants and variables never assigned; a threadgroup barrier lies
  *        between every top-level statement of the K loop body that stores chunks and the
  *        nest that follows it (around the loop), and between the nest and a store later in

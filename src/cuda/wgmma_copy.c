@@ -42,10 +42,13 @@
  *        0..127 (the warpgroup) the pairs' chunks into one array, evaluated over all slots,
  *        do not overlap: copies are unordered among themselves until the wait, and no plain
  *        store of the same pass can land under one.
- *   Alignment is checked where it runs (prelude.cuh en_wg_copy): a chunk whose device
- *   address is not 16-byte aligned, or whose place is not a whole 16-byte core row, takes the
- *   load and the plain store at the load point instead (the place is free there too);
- *   chunks whose place is padding (dropped by en_wg_store) are not copied at all.
+ *   Alignment is checked where it runs (prelude.cuh en_wg_copy_sw, en_wg_copy): a chunk
+ *   whose device address is not 16-byte aligned, or whose place is not a whole 16-byte chunk
+ *   of the layout, takes the load and the plain store at the load point instead (the place is
+ *   free there too); chunks whose place is padding (dropped by the stores) are not copied.
+ *   The copies want the swizzled staging (emit.c wg_swizzles), where a row's chunks stay
+ *   together as in global memory: on the 8x8-core layouts a warp's copies split into 16-byte
+ *   pieces and ran 2.7x slower than the register copy (bench/RESULTS.md, issue 11, runs 9-10).
  * $ENIGMA_CUDA_CPASYNC=0 takes no pairs (en_cuda_wgmma_copies_enabled), for A/B timing. */
 #include <stdlib.h>
 #include <string.h>
