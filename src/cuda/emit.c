@@ -74,6 +74,10 @@ typedef struct emitter {
     int place_depth;      /* > 0 while a place is emitted as a place (assigned, address taken) */
     const en_wg_plan *wg; /* while emitting the warpgroup form of a kernel (wgmma.c), its plan */
     bool wg_swizzle;      /* ... with its staging swizzled (wg_swizzles) */
+    bool wg_pipe;         /* ... its copy-then-multiply form pipelined (wgmma_pipe.c) */
+    bool wg_in_k_loop;    /* ... inside its K loop */
+    bool wg_pipe_inside;  /* ... emitting the copy statements the pipeline runs: as written */
+    const char *wg_copy_buffer; /* ... the buffer a copy or the nest uses, when not the kernel's */
 } emitter;
 
 static void fail(emitter *e, en_loc loc, const char *what) {
@@ -912,7 +916,7 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
         if (e->wg && s->intrinsic == IR_I_BARRIER_THREADGROUP) {
             /* the asynchronous copies landed (before the proxy fence: they are this thread's
              * stores that the MMAs will read) */
-            if (e->wg->copy_count) put(e, "en_wg_copy_wait(); ");
+            if (e->wg->copy_count || e->wg_pipe) put(e, "en_wg_copy_wait(); ");
             put(e, "en_wg_wait(en_wg_d); en_wg_proxy_fence(); ");
         }
         if (s->intrinsic == IR_I_BARRIER_THREADGROUP)
@@ -1399,8 +1403,11 @@ static void emit_stmts(emitter *e, ir_stmt *const *stmts, int count) {
     }
 }
 
+static bool emit_wg_pipe_stmt(emitter *e, const ir_stmt *s);
+
 static void emit_stmt(emitter *e, const ir_stmt *s) {
     if (!s || e->failed) return;
+    if (e->wg && e->wg_pipe && !e->wg_pipe_inside && emit_wg_pipe_stmt(e, s)) return;
     if (s->kind != IR_S_BLOCK) emit_source_comment(e, s->loc);
     switch (s->kind) {
     case IR_S_BLOCK:
@@ -1508,8 +1515,9 @@ static void emit_wg_staging_decl(emitter *e, const en_wg_plan *plan, const ir_va
     const ir_type *t = v->type, *buffers = t->elem && t->elem->kind == IR_T_ARRAY ? t : NULL;
     const ir_type *elem = buffers ? t->elem->elem : t->elem;
     const int count = wg_rows(plan, v) * wg_row_bytes(plan, v) / (int)elem->size;
-    const char *swizzled = buffers ? en_fmt(&e->arena, "en_array<en_array<%s, %d>, %u>", type_name(e, elem), count, t->count)
-                                   : en_fmt(&e->arena, "en_array<%s, %d>", type_name(e, elem), count);
+    const char *swizzled = buffers   ? en_fmt(&e->arena, "en_array<en_array<%s, %d>, %u>", type_name(e, elem), count, t->count)
+                           : e->wg_pipe ? en_fmt(&e->arena, "en_array<en_array<%s, %d>, 2>", type_name(e, elem), count)
+                                        : en_fmt(&e->arena, "en_array<%s, %d>", type_name(e, elem), count);
     en_buf_printf(e->out, "__shared__ alignas(EN_WG ? 1024 : 16) typename en_pick<EN_WG, %s, %s>::type %s; // wgmma: swizzled\n",
                   swizzled, type_name(e, t), var_name(e, v));
 }
@@ -1517,6 +1525,10 @@ static void emit_wg_staging_decl(emitter *e, const en_wg_plan *plan, const ir_va
 /* the start of a staging buffer: &X, or &X[b] of an array of buffers */
 static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffer) {
     en_buf_printf(e->out, "&%s", var_name(e, array));
+    if (e->wg_copy_buffer) { /* the pipeline's buffer (wgmma_pipe.c) */
+        en_buf_printf(e->out, "[%s]", e->wg_copy_buffer);
+        return;
+    }
     if (!buffer) return;
     put(e, "[");
     emit_expr(e, buffer);
@@ -1526,6 +1538,21 @@ static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffe
 /* a chunk store: the same 16 bytes, at their place in the wgmma layout (prelude: en_wg_place) */
 static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to) {
     line_start(e);
+    if (e->wg_pipe) { /* the device load it stores, copied asynchronously (wgmma_pipe.c) */
+        en_buf_printf(e->out, "en_wg_copy_sw<%d, %d, %d>(", wg_row(e->wg, to->array), wg_row_bytes(e->wg, to->array),
+                      wg_rows(e->wg, to->array));
+        emit_wg_buffer(e, to->array, to->buffer);
+        put(e, ", ");
+        for (int i = 0; i < to->term_count; i++) {
+            put(e, i ? " + (long long)(" : "(long long)(");
+            emit_expr(e, to->terms[i]);
+            put(e, ")");
+        }
+        put(e, ", ");
+        emit_expr(e, en_cuda_wgmma_copied_from(s));
+        put(e, ");\n");
+        return;
+    }
     if (e->wg_swizzle)
         en_buf_printf(e->out, "en_wg_store_sw<%d, %d, %d>(", wg_row(e->wg, to->array), wg_row_bytes(e->wg, to->array),
                       wg_rows(e->wg, to->array));
@@ -1639,7 +1666,7 @@ static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop)
     line_start(e);
     put(e, "// wgmma: the accumulators back to the SIMD groups\n");
     line_start(e);
-    put(e, e->wg->copy_count ? "en_wg_copy_wait(); en_wg_wait(en_wg_d);\n" : "en_wg_wait(en_wg_d);\n");
+    put(e, e->wg->copy_count || e->wg_pipe ? "en_wg_copy_wait(); en_wg_wait(en_wg_d);\n" : "en_wg_wait(en_wg_d);\n");
     for (int q = 0; q < 16; q++) {
         line_start(e);
         en_buf_printf(e->out, "__syncthreads(); en_wg_from_registers(en_wg_d, en_wg_scratch, %d); __syncthreads();\n", q);
@@ -1648,8 +1675,11 @@ static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop)
 }
 
 /* the multiply nest: one wgmma per 16 of K for the whole tile */
+static const char *wg_pipe_buffer(emitter *e, int ahead);
+
 static void emit_wg_nest(emitter *e) {
     const en_wg_plan *wg = e->wg;
+    if (e->wg_pipe) e->wg_copy_buffer = wg_pipe_buffer(e, 0);
     line_start(e);
     if (e->wg_swizzle)
         en_buf_printf(e->out, "en_wg_multiply_sw<%d, %d, %s>(en_wg_d, ", wg_row_bytes(wg, wg->a.array), wg->k_steps,
@@ -1662,6 +1692,102 @@ static void emit_wg_nest(emitter *e) {
     put(e, ", ");
     emit_wg_buffer(e, wg->b.array, wg->b.buffer);
     en_buf_printf(e->out, "); // the nest's %d multiplies of each SIMD group\n", EN_WG_ACCUMULATORS * wg->k_steps * 2);
+    e->wg_copy_buffer = NULL;
+}
+
+/* ---- the copy-then-multiply form pipelined (wgmma_pipe.c) ------------------------------------ */
+/* an expression's C++ text */
+static const char *expr_text(emitter *e, const ir_expr *x) {
+    en_buf text = {0}, *out = e->out;
+    e->out = &text;
+    emit_expr(e, x);
+    e->out = out;
+    const char *r = en_fmt(&e->arena, "%s", text.data ? text.data : "");
+    en_buf_free(&text);
+    return r;
+}
+
+/* the buffer of the counter's slice: steps counted from its first value (en_k_first) */
+static const char *wg_pipe_buffer(emitter *e, int ahead) {
+    const en_wg_plan *wg = e->wg;
+    return en_fmt(&e->arena, "((%s - en_k_first) / (%s) + %du) %% 2u", var_name(e, wg->k_var), expr_text(e, wg->k_step),
+                  ahead);
+}
+
+/* the copy statements, where the loop would run: their chunk stores as cp.async into the
+ * counter's slice's buffer (the counter in scope decides which slice) */
+static void emit_wg_pipe_copy(emitter *e) {
+    const en_wg_plan *wg = e->wg;
+    const ir_stmt *body = wg->k_loop->body;
+    line_start(e);
+    put(e, "if (");
+    emit_expr(e, wg->k_test);
+    put(e, ") {\n");
+    e->indent++;
+    e->wg_pipe_inside = true;
+    e->wg_copy_buffer = wg_pipe_buffer(e, 0);
+    for (int i = wg->pipe_from; i < wg->pipe_to; i++) emit_stmt(e, body->stmts[i]);
+    e->wg_copy_buffer = NULL;
+    e->wg_pipe_inside = false;
+    e->indent--;
+    line_start(e);
+    put(e, "}\n");
+}
+
+/* the statements the pipeline changes: the K counter's declaration (then slice 0 before the
+ * loop), the K loop (its waits), its copy statements (as at the next step) and the barrier
+ * after them (left out); false for every other statement */
+static bool emit_wg_pipe_stmt(emitter *e, const ir_stmt *s) {
+    const en_wg_plan *wg = e->wg;
+    const char *k = var_name(e, wg->k_var), *type = type_name(e, wg->k_var->type);
+    const ir_stmt *body = wg->k_loop->body;
+    if (s == wg->k_decl) {
+        e->wg_pipe_inside = true;
+        emit_stmt(e, s);
+        e->wg_pipe_inside = false;
+        line_start(e);
+        en_buf_printf(e->out, "const %s en_k_first = %s; // wgmma: K steps counted from here (wgmma_pipe.c)\n", type, k);
+        line_start(e);
+        put(e, "{ // wgmma: slice 0 into buffer 0 before the loop\n");
+        e->indent++;
+        emit_wg_pipe_copy(e);
+        e->indent--;
+        line_start(e);
+        put(e, "}\n");
+        line_start(e);
+        put(e, "en_wg_copy_wait(); en_wg_proxy_fence(); EN_BARRIER();\n");
+        return true;
+    }
+    if (s == wg->k_loop) {
+        emit_source_comment(e, s->loc);
+        e->wg_in_k_loop = true;
+        emit_loop(e, s);
+        e->wg_in_k_loop = false;
+        return true;
+    }
+    if (!e->wg_in_k_loop) return false;
+    if (s == body->stmts[wg->pipe_from]) {
+        line_start(e);
+        put(e, "{ // wgmma: the copy statements as at the next step: slice k + 1 into buffer (k + 1) % 2\n");
+        e->indent++;
+        line_start(e);
+        en_buf_printf(e->out, "const %s en_k_next = %s + (%s);\n", type, k, expr_text(e, wg->k_step));
+        line_start(e);
+        en_buf_printf(e->out, "const %s %s = en_k_next;\n", type, k);
+        emit_wg_pipe_copy(e);
+        e->indent--;
+        line_start(e);
+        put(e, "}\n");
+        return true;
+    }
+    for (int i = wg->pipe_from + 1; i < wg->pipe_to; i++)
+        if (s == body->stmts[i]) return true; /* emitted with the first */
+    if (s == wg->pipe_barrier) {
+        line_start(e);
+        put(e, "// wgmma: (the barrier before the multiplies: this slice was published at the end of the last step)\n");
+        return true;
+    }
+    return false;
 }
 
 /* the block of the 64x64 tile each SIMD group's accumulators are (for readers of the code
@@ -1902,6 +2028,7 @@ static void emit_kernel(emitter *e, const ir_func *f) {
                      en_cuda_wgmma_plan(f, &e->arena, &wg);
     if (warpgroup) emit_wg_blocks(e, &wg);
     e->wg_swizzle = warpgroup && wg_swizzles(e, &wg);
+    e->wg_pipe = e->wg_swizzle && wg.pipe;
     /* the body, once, as a template; the two entry points after it instantiate it */
     en_buf_printf(e->out, "template <bool EN_FAST%s> static __device__ __forceinline__ void en_kernel_%s(const en_dispatch &en_p",
                   warpgroup ? ", bool EN_WG" : "", sym);
@@ -1969,7 +2096,10 @@ static void emit_kernel(emitter *e, const ir_func *f) {
          * it was in the others: apart, each entry point has the registers its own form needs */
         put(e, "#ifdef EN_WGMMA\n");
         line_start(e);
-        put(e, "if (EN_WG) {\n");
+        /* constexpr: the form not taken is not instantiated, so each may see the staging
+         * arrays in its own type (a pipelined copy-then-multiply kernel's one buffer is two
+         * in the wgmma form: wgmma_pipe.c) */
+        put(e, "if constexpr (EN_WG) {\n");
         e->indent++;
         line_start(e);
         en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch[4][32]; // the accumulators between layouts, 4 blocks at a time (%d bytes)\n", EN_WG_SCRATCH_BYTES);
@@ -2003,7 +2133,7 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         if (entry == 2) /* 7 threadgroups an SM: at most 72 registers (the form needs ~64-74);
                          * 8 (at most 64) where the next slice's copy is asynchronous and no
                          * register holds it (ptxas -v: 64, no spills; 72 and spills without) */
-            en_buf_printf(e->out, "__launch_bounds__(128, %d) ", wg.copy_count ? 8 : 7);
+            en_buf_printf(e->out, "__launch_bounds__(128, %d) ", wg.copy_count || e->wg_pipe ? 8 : 7);
         else if (f->max_total_threads_per_threadgroup)
             en_buf_printf(e->out, "__launch_bounds__(%u) ", e->apple_lanes ? (f->max_total_threads_per_threadgroup + 31u) / 32u * 32u
                                                                            : f->max_total_threads_per_threadgroup);

@@ -149,6 +149,12 @@ typedef struct en_wg_plan {
     int store_count;
     const en_wg_copy *copies;     /* loads and stores done as cp.async (wgmma_copy.c) */
     int copy_count;
+    bool pipe;                    /* the copy-then-multiply form pipelined (wgmma_pipe.c) */
+    int pipe_from, pipe_to;       /* ... the K loop body's copy statements */
+    const ir_stmt *pipe_barrier;  /* ... and the barrier after them, left out */
+    const ir_var *k_var;          /* ... the K counter */
+    const ir_expr *k_step;        /* ... its step */
+    const ir_expr *k_test;        /* ... and the loop's condition */
 } en_wg_plan;
 /* false when $ENIGMA_CUDA_WGMMA is 0: no plans, and sm_90 builds for sm_90 (nvrtc.c) */
 EN_INTERNAL bool en_cuda_wgmma_enabled(void);
@@ -162,6 +168,10 @@ EN_INTERNAL const en_wg_pointer *en_cuda_wgmma_store(const en_wg_plan *plan, con
 EN_INTERNAL bool en_cuda_wgmma_copies_enabled(void);
 /* fills plan->copies: the pairs of the pipelined form's copy that can be cp.async */
 EN_INTERNAL void en_cuda_wgmma_copies(const ir_func *f, en_arena *arena, en_wg_plan *plan);
+/* sets plan->pipe and what goes with it (wgmma_pipe.c) */
+EN_INTERNAL void en_cuda_wgmma_pipeline(en_wg_plan *plan);
+/* the device address the chunk store copies (`*(threadgroup V *)q = *(device V *)p`: p), or NULL */
+EN_INTERNAL const ir_expr *en_cuda_wgmma_copied_from(const ir_stmt *store);
 /* the copy whose load s is, or NULL; whether s is a copy's store (left out) */
 EN_INTERNAL const en_wg_copy *en_cuda_wgmma_copy_load(const en_wg_plan *plan, const ir_stmt *s);
 EN_INTERNAL bool en_cuda_wgmma_copy_store(const en_wg_plan *plan, const ir_stmt *s);

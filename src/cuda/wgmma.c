@@ -575,10 +575,14 @@ bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
              * faster, 180.6 against 157.0. */
             const char *mode = wgmma_mode();
             bool every = strcmp(mode, "all") == 0 || strcmp(mode, "spread") == 0 || strcmp(mode, "packed") == 0;
-            if (!p.copy_overlaps && !every) continue;
             p.k_decl = body->stmts[i];
             p.k_loop = loop;
             p.nest_decl = k_body->stmts[j];
+            p.cores = strcmp(mode, "packed") == 0 || strcmp(mode, "spread") == 0;
+            /* the copy-then-multiply form pipelined by the compiler (wgmma_pipe.c) is the
+             * pipelined form's speed, so it takes wgmma too */
+            if (!p.cores) en_cuda_wgmma_pipeline(&p);
+            if (!p.copy_overlaps && !p.pipe && !every) continue;
             p.packed = strcmp(mode, "packed") == 0;
             p.cores = p.packed || strcmp(mode, "spread") == 0;
             en_cuda_wgmma_copies(f, arena, &p);

@@ -381,7 +381,7 @@ def test_wgmma_swizzled_staging(tmp_path, bk, a_bytes):
     """the default staging: each buffer the rows the multiplies read, RB bytes each (A: 2 BK,
     B: 128), swizzled, on 1024 bytes in the wgmma entry point and as the kernel wrote it in the
     others; the stores and the descriptors say the same row bytes"""
-    cuda = emit_cuda(tmp_path, gemm_source("half", bk=bk)).split("// ---- end of prelude")[1]
+    cuda = emit_cuda(tmp_path, gemm_source("half", bk=bk), ENIGMA_CUDA_CPASYNC="0").split("// ---- end of prelude")[1]
     a_elems, b_elems = 64 * a_bytes // 2, bk * 64
     assert ("__shared__ alignas(EN_WG ? 1024 : 16) typename en_pick<EN_WG, en_array<half, %d>, "
             "en_array<half, %d>>::type As;" % (a_elems, 64 * (bk + 8))) in cuda
@@ -390,6 +390,32 @@ def test_wgmma_swizzled_staging(tmp_path, bk, a_bytes):
     assert "en_wg_store_sw<%d, %d, 64>(&As" % (bk + 8, a_bytes) in cuda
     assert "en_wg_store_sw<72, 128, %d>(&Bs" % bk in cuda
     assert "en_wg_multiply_sw<%d, %d, false>(en_wg_d, &As, &Bs)" % (a_bytes, bk // 16) in cuda
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+def test_wgmma_pipelines_copy_then_multiply(tmp_path, t):
+    """the copy-then-multiply form (llama.cpp's and MLX's) in the wgmma entry point: two
+    swizzled buffers for the kernel's one, the copy statements once before the loop (slice 0,
+    then a wait and a barrier) and in the loop as at the next step, guarded by the loop's own
+    condition one step on, ahead of the multiplies of this step's buffer; the barrier between
+    copy and multiplies left out (wgmma_pipe.c); the mma.sync entry points keep the kernel"""
+    cuda = emit_cuda(tmp_path, gemm_source(t)).split("// ---- end of prelude")[1]
+    elem = "half" if t == "half" else "bfloat"
+    assert "typename en_pick<EN_WG, en_array<en_array<%s, 2048>, 2>, en_array<%s, 2560>>::type As;" % (elem, elem) in cuda
+    wg = cuda.split("if constexpr (EN_WG) {")[1].split("} else")[0]
+    before, loop = wg.split("while ((k0 < (*K)))", 1)
+    assert "const uint en_k_first = k0;" in before
+    assert before.count("en_wg_copy_sw<") == 2 and before.count("% 2u]") == 2
+    assert "en_wg_copy_wait(); en_wg_proxy_fence(); EN_BARRIER();" in before
+    ahead = loop.split("// wgmma: the copy statements as at the next step")[1].split("en_wg_multiply_sw<")[0]
+    assert "const uint en_k_next = k0 + (32u);" in ahead and "const uint k0 = en_k_next;" in ahead
+    assert "if ((k0 < (*K)))" in ahead and ahead.count("en_wg_copy_sw<") == 2
+    assert "the barrier before the multiplies" in ahead and "EN_BARRIER" not in ahead
+    assert "en_wg_multiply_sw<64, 2, %s>(en_wg_d, &As[((k0 - en_k_first) / (32u) + 0u) %% 2u]" % (
+        "true" if t == "bfloat" else "false") in loop
+    # the kernel as written in the other entry points: its own barrier between copy and multiply
+    plain = cuda.split("} else")[1]
+    assert plain.count("EN_BARRIER();") >= 2 and "en_wg_" not in plain.split("// wgmma: en_wg_blocks")[0]
 
 
 def swizzled(offset, row_bytes):
@@ -433,7 +459,7 @@ def test_wgmma_entry_point(tmp_path):
     assert cuda.rindex("#ifdef EN_WGMMA") < cuda.index("gemm__en_wg(") < cuda.rindex("#endif")
     assert 'void gemm(' in cuda and "en_kernel_gemm<false, false>(" in cuda
     assert 'void gemm__en_fast(' in cuda and "en_kernel_gemm<true, false>(" in cuda
-    assert "if (EN_WG) {" in cuda
+    assert "if constexpr (EN_WG) {" in cuda
 
 
 # the next slice's copy as cp.async (src/cuda/wgmma_copy.c)
@@ -453,7 +479,7 @@ def test_cpasync_pipelined(tmp_path):
     body = cuda.split("// ---- end of prelude")[1]
     assert "en_wg_copy_sw<40, 64, 64>(&As[(cur ^ 1u)]" in body
     # issued before the nest, the place computed from the store loop's index bound to the load's
-    before_nest = body.split("en_wg_multiply_sw<")[0].split("if (EN_WG) {")[1]
+    before_nest = body.split("en_wg_multiply_sw<")[0].split("if constexpr (EN_WG) {")[1]
     assert before_nest.count("en_wg_copy_sw<") == 2
     assert body.count("en_wg_copy_wait(); en_wg_wait(en_wg_d); en_wg_proxy_fence(); EN_BARRIER();") == 2
     assert "en_wg_copy_wait(); en_wg_wait(en_wg_d);\n" in body   # after the K loop too
@@ -488,11 +514,16 @@ def test_cpasync_not_where_chunks_overlap(tmp_path):
 
 @pytest.mark.parametrize("src", ["plain", "unproven_buffer"])
 def test_cpasync_not_without_the_pipelined_proof(tmp_path, src):
-    """no copies where the stores are not proven to go to the buffer the nest does not read, or
-    where copy and multiplies take turns (that form's stores come after a barrier)"""
+    """no copies of wgmma_copy.c's kind (a next-slice load and its store after the nest) where
+    the stores are not proven to go to the buffer the nest does not read, or where copy and
+    multiplies take turns (that form's copies are wgmma_pipe.c's: one statement each, no
+    register array)"""
     text = gemm_source("half") if src == "plain" else pipelined_source("half", "(cur + 1u) & 1u")
     cuda = emit_cuda(tmp_path, text)
-    assert copies(cuda) == (0, 0, 0) and "en_wg_copy" not in cuda.split("// ---- end of prelude")[1]
+    assert copies(cuda)[2] == 0   # no load's store left out: no pair of wgmma_copy.c's kind
+    body = cuda.split("// ---- end of prelude")[1]
+    assert ("en_wg_copy_sw<" in body) == (src == "plain")
+    assert "the load and its chunk store as one asynchronous copy" not in body
 
 
 def test_bench_pipelined_kernels_copy_asynchronously():
@@ -506,6 +537,10 @@ def test_bench_pipelined_kernels_copy_asynchronously():
     for name in ["gemm_f16_pipelined", "gemm_bf16_pipelined"]:
         template = r.stdout.split("void en_kernel_%s(" % name)[1].split("template <bool EN_FAST")[0]
         assert template.count("en_wg_copy_sw<") == 2, name
+        assert "__launch_bounds__(128, 8) %s__en_wg(" % name in r.stdout
+    for name in ["gemm_f16", "gemm_bf16"]: # the copy-then-multiply form, pipelined by the compiler
+        template = r.stdout.split("void en_kernel_%s(" % name)[1].split("template <bool EN_FAST")[0]
+        assert template.count("en_wg_copy_sw<") == 4, name  # before the loop and a step ahead
         assert "__launch_bounds__(128, 8) %s__en_wg(" % name in r.stdout
     r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
                        timeout=300, env={**default, "ENIGMA_CUDA_CPASYNC": "0"})
@@ -553,7 +588,7 @@ def test_default_takes_the_pipelined_form(tmp_path):
     """without ENIGMA_CUDA_WGMMA: wgmma where the next slice's copy runs beside the MMAs (faster
     than mma.sync on an H100), mma.sync where copy and multiplies take turns (slower on wgmma)"""
     default = {k: v for k, v in os.environ.items() if k != "ENIGMA_CUDA_WGMMA"}
-    for src, chosen in [(pipelined_source("half"), True), (gemm_source("half"), False)]:
+    for src, chosen in [(pipelined_source("half"), True), (gemm_source("half"), True)]:
         path = tmp_path / "kernel.metal"
         path.write_text(src)
         r = subprocess.run([str(cli_path()), "compile", str(path), "--emit", "cuda"], capture_output=True, text=True,
@@ -563,6 +598,12 @@ def test_default_takes_the_pipelined_form(tmp_path):
     bench = cli_path().resolve().parents[1] / "bench" / "cuda" / "gemm_simdgroup.metal"
     r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
                        timeout=300, env=default)
+    tables = sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
+                    if line.startswith("// wgmma: en_wg_blocks_"))
+    assert tables == ["gemm_bf16", "gemm_bf16_pipelined", "gemm_f16", "gemm_f16_pipelined"]
+    # with copies switched off the copy-then-multiply form keeps mma.sync (wgmma measured slower)
+    r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
+                       timeout=300, env={**default, "ENIGMA_CUDA_CPASYNC": "0"})
     tables = sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
                     if line.startswith("// wgmma: en_wg_blocks_"))
     assert tables == ["gemm_bf16_pipelined", "gemm_f16_pipelined"]

@@ -1,0 +1,163 @@
+/* wgmma_pipe.c — the copy-then-multiply GEMM pipelined by the compiler (wgmma entry point).
+ *
+ * llama.cpp's kernel_mul_mm and MLX's steel GEMM, and bench/cuda/gemm_simdgroup.metal's
+ * gemm_*, copy each K slice into threadgroup arrays, pass a barrier, multiply, and pass a
+ * barrier: copy and multiplies take turns, and on wgmma that form ran slower than on
+ * mma.sync (bench/cuda/NOTES.md), so by default it kept mma.sync. The hand-pipelined form
+ * (gemm_*_pipelined) copies the next slice into a second buffer beside the multiplies; with
+ * its copies as cp.async into swizzled staging it runs 2.3x faster (bench/RESULTS.md, issue 11,
+ * run 10). This step lets the compiler do that to the copy-then-multiply form: in the wgmma
+ * entry point, whose staging layout the compiler owns (wgmma.c), each array gets two swizzled
+ * buffers; the copy statements run once before the loop (slice 0 into buffer 0, then a wait
+ * and a barrier), and in the loop as they would at the next step (the K counter one step
+ * on: slice k + 1 into buffer (k + 1) % 2), before the multiplies of slice k on buffer k % 2,
+ * with every chunk store a cp.async of the device load it stores; the barrier between copy
+ * and multiplies goes (the slice was waited for and published by the barrier ending the
+ * step before), the one ending the step waits for the copies.
+ *
+ * Needs: a plan from wgmma.c (prove_product, prove_loop, prove_staging) for a kernel whose K
+ *   loop does not copy beside its multiplies (copy_overlaps false), with a swizzle mode for its
+ *   rows (emit.c wg_swizzles; where emit.c cannot swizzle it emits the plain wgmma form).
+ * Gives: plan->pipe (false: nothing changes) and plan->pipe_from, pipe_to, pipe_barrier, the
+ *   K loop body statements [from, to) that copy and the barrier after them; plan->k_var,
+ *   plan->k_step, plan->k_test, the K counter, its step and the loop's condition. It holds when:
+ *     1. the K loop is `T k = init; loop { if (!(c)) break; ... } latch { k = k + s }`, s and
+ *        c reading only k, constants and variables never assigned (c may read constant
+ *        buffers), and no `continue`;
+ *     2. the body's statements after the exit test up to the first threadgroup barrier are
+ *        the copy: declarations, and loops whose bodies hold declarations and chunk stores
+ *        `*(threadgroup V *)q = *(device V *)p` (V of 16 bytes), nothing else; every chunk
+ *        store of the K loop is one of them, none is before the loop, and the staging arrays
+ *        are single buffers; the barrier follows the copy and the nest follows the barrier;
+ *     3. everything the copy reads is k, a constant, a variable never assigned, a constant
+ *        buffer, a device load it copies, or a variable the copy declares (or its loops step):
+ *        run again with k one step on, it gives the next step's copy, and the K loop writes no
+ *        device memory (wgmma.c proved the nest only loads and multiplies; the copy stores only
+ *        to threadgroup memory): the bytes copied ahead are those the next step would copy;
+ *     4. copies are enabled ($ENIGMA_CUDA_CPASYNC is not 0).
+ *   The guard of the copy ahead is the loop's own condition with k one step on: the last
+ *   step copies nothing (the kernel's copy is unguarded: it runs only inside the loop). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct rerun {
+    const ir_var *k;
+    const ir_stmt *region_body; /* the K loop body */
+    int from, to;               /* the copy's statements */
+    bool other;                 /* something read that a rerun would not give */
+} rerun;
+
+typedef struct decl_ctx {
+    const ir_var *v;
+} decl_ctx;
+
+static bool declares(const ir_stmt *s, const void *ctx) {
+    return s->kind == IR_S_DECL && s->var == ((const decl_ctx *)ctx)->v;
+}
+
+/* does the copy itself declare v (a declaration of its own, or of its loops)? */
+static bool copy_declares(const rerun *r, const ir_var *v) {
+    decl_ctx d = {v};
+    for (int i = r->from; i < r->to; i++)
+        if (ir_stmt_any_in(r->region_body->stmts[i], declares, &d)) return true;
+    return false;
+}
+
+/* an expression the rerun could not give: a variable other than k, never-assigned ones and
+ * the copy's own; memory other than constant buffers (the device loads being copied are
+ * checked at their address, not here) */
+static bool reads_other(const ir_expr *e, const void *ctx) {
+    const rerun *r = ctx;
+    if (e->kind == IR_E_VAR) return e->var != r->k && e->var->is_assigned && !copy_declares(r, e->var);
+    if (e->kind == IR_E_DEREF || (e->kind == IR_E_INDEX && e->args[0]->type->kind == IR_T_PTR)) {
+        const ir_type *p = e->args[0]->type;
+        return p->kind != IR_T_PTR || p->space != IR_SPACE_CONSTANT;
+    }
+    return false;
+}
+
+static bool reads_only_steps(const ir_expr *e, rerun *r) { return !ir_expr_any(e, reads_other, r); }
+
+/* the device address a chunk store copies from: `*(device V *)p` gives p, else NULL */
+const ir_expr *en_cuda_wgmma_copied_from(const ir_stmt *store) {
+    const ir_expr *v = store->value;
+    if (!v || v->kind != IR_E_DEREF || v->type->size != 16) return NULL;
+    const ir_type *p = v->args[0]->type;
+    return p->kind == IR_T_PTR && p->space == IR_SPACE_DEVICE ? v->args[0] : NULL;
+}
+
+typedef struct check_ctx {
+    const en_wg_plan *plan;
+    rerun *r;
+    int stores;  /* chunk stores met */
+    bool bad;
+} check_ctx;
+
+static bool is_chunk_store(const en_wg_plan *plan, const ir_stmt *s) { return en_cuda_wgmma_store(plan, s) != NULL; }
+
+/* one statement of the copy (its nested ones are visited on their own) */
+static void check_copy_stmt(const ir_stmt *s, void *ctx) {
+    check_ctx *c = ctx;
+    switch (s->kind) {
+    case IR_S_BLOCK: case IR_S_BREAK: break;
+    case IR_S_DECL: c->bad |= !s->value || !reads_only_steps(s->value, c->r); break;
+    case IR_S_IF: c->bad |= !reads_only_steps(s->cond, c->r); break;
+    case IR_S_LOOP: break;
+    case IR_S_ASSIGN:
+        if (is_chunk_store(c->plan, s)) {
+            const ir_expr *from = en_cuda_wgmma_copied_from(s);
+            /* the place's address (the place itself is the store's target, not a read) */
+            c->bad |= !from || !reads_only_steps(from, c->r) || s->place->kind != IR_E_DEREF ||
+                      !reads_only_steps(s->place->args[0], c->r);
+            c->stores++;
+        } else { /* a loop's own counter */
+            c->bad |= s->place->kind != IR_E_VAR || !copy_declares(c->r, s->place->var) ||
+                      !reads_only_steps(s->value, c->r);
+        }
+        break;
+    default: c->bad = true; break;
+    }
+}
+
+static bool is_barrier(const ir_stmt *s) { return s->kind == IR_S_INTRINSIC && s->intrinsic == IR_I_BARRIER_THREADGROUP; }
+
+void en_cuda_wgmma_pipeline(en_wg_plan *plan) {
+    plan->pipe = false;
+    if (plan->copy_overlaps || !en_cuda_wgmma_copies_enabled() || plan->a.buffer || plan->b.buffer) return;
+    /* 1: the counter, its step, the exit test */
+    const ir_stmt *decl = plan->k_decl, *latch = plan->k_loop->latch, *body = plan->k_loop->body;
+    if (!decl || decl->kind != IR_S_DECL || !latch || !body || body->stmt_count < 3) return;
+    if (latch->kind == IR_S_BLOCK && latch->stmt_count == 1) latch = latch->stmts[0];
+    if (latch->kind != IR_S_ASSIGN || latch->place->kind != IR_E_VAR || latch->place->var != decl->var) return;
+    const ir_expr *add = latch->value;
+    if (add->kind != IR_E_BINARY || add->op != IR_OP_ADD || add->args[0]->kind != IR_E_VAR || add->args[0]->var != decl->var)
+        return;
+    const ir_stmt *test = body->stmts[0];
+    if (test->kind != IR_S_IF || test->else_s || test->cond->kind != IR_E_UNARY || test->cond->op != IR_OP_NOT) return;
+    rerun r = {.k = decl->var, .region_body = body};
+    if (!reads_only_steps(add->args[1], &r) || !reads_only_steps(test->cond, &r)) return;
+    /* 2: the copy, then the barrier, then the nest */
+    int bar = 1;
+    while (bar < body->stmt_count && !is_barrier(body->stmts[bar])) bar++;
+    if (bar == 1 || bar + 1 >= body->stmt_count || body->stmts[bar + 1] != plan->nest_decl) return;
+    for (int i = 1; i < bar; i++)
+        if (body->stmts[i]->kind != IR_S_DECL && body->stmts[i]->kind != IR_S_LOOP) return;
+    r.from = 1;
+    r.to = bar;
+    /* 3: what the copy reads; every chunk store is in it */
+    check_ctx c = {.plan = plan, .r = &r};
+    for (int i = 1; i < bar && !c.bad; i++) ir_stmt_each(body->stmts[i], check_copy_stmt, &c);
+    if (c.bad || c.stores != plan->store_count) return;
+    /* no continue or other way to the latch: the copy ahead runs once a step */
+    for (int i = 1; i < body->stmt_count; i++)
+        if (ir_stmt_jumps_to(body->stmts[i], plan->k_loop)) return;
+    plan->pipe = true;
+    plan->pipe_from = 1;
+    plan->pipe_to = bar;
+    plan->pipe_barrier = body->stmts[bar];
+    plan->k_var = decl->var;
+    plan->k_step = add->args[1];
+    plan->k_test = test->cond->args[0];
+}
