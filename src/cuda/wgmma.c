@@ -47,7 +47,8 @@
  *   threadgroup of a dispatch has exactly 128 threads.
  *   By default a plan is made only where the K loop also copies the next slice into the
  *   other buffer with no barrier after the nest (the pipelined form: the copy runs beside
- *   the MMAs); where copy and multiplies take turns wgmma measured slower than mma.sync
+ *   the MMAs), or where copy and multiplies take turns and wgmma_pipe.c pipelines them
+ *   itself; where they take turns as written, wgmma measured slower than mma.sync
  *   (en_cuda_wgmma_plan). $ENIGMA_CUDA_WGMMA=all plans those too (tests, timing).
  *   In the pipelined form the next slice's loads and stores become asynchronous copies
  *   where wgmma_copy.c proves it may (plan->copies; its header says when). */
