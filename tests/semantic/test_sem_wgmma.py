@@ -9,9 +9,10 @@ NumPy product exactly, whatever the order of accumulation (wgmma sums in its own
 
 On a GPU machine: ENIGMA_BACKEND=cuda python3 -m pytest -q tests/semantic/test_sem_wgmma.py
 (the H100 and H200 run the wgmma form; ENIGMA_CUDA_WGMMA=0 runs mma.sync for comparison).
-By default the backend takes wgmma only for the pipelined form (the next slice's copy beside
-the MMAs); these tests set ENIGMA_CUDA_WGMMA=all so that the plain form runs it too, and
-test_default_takes_the_pipelined_form checks the default. In the pipelined form's warpgroup code
+By default the backend takes wgmma for the pipelined form (the next slice's copy beside the
+MMAs) and for the plain form where it pipelines it itself (src/cuda/wgmma_pipe.c: copies of
+device loads); these tests set ENIGMA_CUDA_WGMMA=all so that the plain form runs it in any
+case, and test_default_takes_the_pipelined_form checks the default. In the pipelined form's warpgroup code
 the next slice's loads and stores are cp.async where src/cuda/wgmma_copy.c proves it may (the
 test_cpasync_* tests say where; ENIGMA_CUDA_CPASYNC=0 switches it off), so the pipelined
 cases here run that path on an H100/H200."""
