@@ -46,7 +46,6 @@ typedef struct rerun {
     const ir_var *k;
     const ir_stmt *region_body; /* the K loop body */
     int from, to;               /* the copy's statements */
-    bool other;                 /* something read that a rerun would not give */
 } rerun;
 
 typedef struct decl_ctx {
