@@ -1535,29 +1535,14 @@ static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffe
     put(e, "]");
 }
 
-/* a chunk store: the same 16 bytes, at their place in the wgmma layout (prelude: en_wg_place) */
-static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to) {
-    line_start(e);
-    if (e->wg_pipe) { /* the device load it stores, copied asynchronously (wgmma_pipe.c) */
-        en_buf_printf(e->out, "en_wg_copy_sw<%d, %d, %d>(", wg_row(e->wg, to->array), wg_row_bytes(e->wg, to->array),
-                      wg_rows(e->wg, to->array));
-        emit_wg_buffer(e, to->array, to->buffer);
-        put(e, ", ");
-        for (int i = 0; i < to->term_count; i++) {
-            put(e, i ? " + (long long)(" : "(long long)(");
-            emit_expr(e, to->terms[i]);
-            put(e, ")");
-        }
-        put(e, ", ");
-        emit_expr(e, en_cuda_wgmma_copied_from(s));
-        put(e, ");\n");
-        return;
-    }
+/* `fn<layout>(&X[b], offset terms, `: the call of a prelude function fn (en_wg_store,
+ * en_wg_copy) on a chunk's place, its _sw form on swizzled staging */
+static void emit_wg_place_call(emitter *e, const char *fn, const en_wg_pointer *to) {
     if (e->wg_swizzle)
-        en_buf_printf(e->out, "en_wg_store_sw<%d, %d, %d>(", wg_row(e->wg, to->array), wg_row_bytes(e->wg, to->array),
+        en_buf_printf(e->out, "%s_sw<%d, %d, %d>(", fn, wg_row(e->wg, to->array), wg_row_bytes(e->wg, to->array),
                       wg_rows(e->wg, to->array));
     else
-        en_buf_printf(e->out, "en_wg_store<%d, %d, %d>(", wg_row(e->wg, to->array), wg_cores(e->wg, to->array),
+        en_buf_printf(e->out, "%s<%d, %d, %d>(", fn, wg_row(e->wg, to->array), wg_cores(e->wg, to->array),
                       wg_core_stride(e->wg, to->array));
     emit_wg_buffer(e, to->array, to->buffer);
     put(e, ", ");
@@ -1566,6 +1551,20 @@ static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to)
         emit_expr(e, to->terms[i]);
         put(e, ")");
     }
+}
+
+/* a chunk store: the same 16 bytes, at their place in the wgmma layout (prelude:
+ * en_wg_store_sw, en_wg_store) */
+static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to) {
+    line_start(e);
+    if (e->wg_pipe) { /* the device load it stores, copied asynchronously (wgmma_pipe.c) */
+        emit_wg_place_call(e, "en_wg_copy", to);
+        put(e, ", ");
+        emit_expr(e, en_cuda_wgmma_copied_from(s));
+        put(e, ");\n");
+        return;
+    }
+    emit_wg_place_call(e, "en_wg_store", to);
     en_buf_printf(e->out, ", (%s)(", type_name(e, s->place->type));
     emit_expr(e, s->value);
     put(e, "));\n");
@@ -1585,19 +1584,7 @@ static void emit_wg_copy(emitter *e, const en_wg_copy *copy) {
     for (int i = 1; i < copy->store_at; i++)
         if (copy->store_body->stmts[i]->kind == IR_S_DECL) emit_stmt(e, copy->store_body->stmts[i]);
     line_start(e);
-    if (e->wg_swizzle)
-        en_buf_printf(e->out, "en_wg_copy_sw<%d, %d, %d>(", wg_row(e->wg, to->array), wg_row_bytes(e->wg, to->array),
-                      wg_rows(e->wg, to->array));
-    else
-        en_buf_printf(e->out, "en_wg_copy<%d, %d, %d>(", wg_row(e->wg, to->array), wg_cores(e->wg, to->array),
-                      wg_core_stride(e->wg, to->array));
-    emit_wg_buffer(e, to->array, to->buffer);
-    put(e, ", ");
-    for (int i = 0; i < to->term_count; i++) {
-        put(e, i ? " + (long long)(" : "(long long)(");
-        emit_expr(e, to->terms[i]);
-        put(e, ")");
-    }
+    emit_wg_place_call(e, "en_wg_copy", to);
     put(e, ", ");
     emit_expr(e, copy->load->value->args[0]);
     put(e, ");\n");
