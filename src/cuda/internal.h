@@ -168,6 +168,10 @@ EN_INTERNAL const en_wg_pointer *en_cuda_wgmma_store(const en_wg_plan *plan, con
 EN_INTERNAL bool en_cuda_wgmma_copies_enabled(void);
 /* fills plan->copies: the pairs of the pipelined form's copy that can be cp.async */
 EN_INTERNAL void en_cuda_wgmma_copies(const ir_func *f, en_arena *arena, en_wg_plan *plan);
+/* how often v is named in s (wgmma.c) */
+EN_INTERNAL int en_cuda_wgmma_uses(const ir_stmt *s, const ir_var *v);
+/* s is a threadgroup_barrier (wgmma_copy.c) */
+EN_INTERNAL bool en_cuda_is_threadgroup_barrier(const ir_stmt *s);
 /* sets plan->pipe and what goes with it (wgmma_pipe.c) */
 EN_INTERNAL void en_cuda_wgmma_pipeline(en_wg_plan *plan);
 /* the device address the chunk store copies (`*(threadgroup V *)q = *(device V *)p`: p), or NULL */

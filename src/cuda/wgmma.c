@@ -213,7 +213,7 @@ static bool count_var(const ir_expr *x, const void *ctx) {
     return false;
 }
 
-static int uses_in(const ir_stmt *s, const ir_var *v) {
+int en_cuda_wgmma_uses(const ir_stmt *s, const ir_var *v) {
     counter c = {v, 0};
     ir_stmt_any_expr(s, count_var, &c);
     return c.n;
@@ -446,7 +446,7 @@ static bool prove_staging(const ir_func *f, const ir_stmt *body, int loop_at, co
     const en_wg_staging *arrays[2] = {&plan->a, &plan->b};
     for (int a = 0; a < 2; a++) {
         const ir_var *x = arrays[a]->array;
-        int named = uses_in(body, x), known = 0;
+        int named = en_cuda_wgmma_uses(body, x), known = 0;
         for (int i = 0; i < st.found.count; i++)
             if (st.found.items[i].array == x) known++;
         /* the nest's loads: each statement once, however often it unrolls, and each pointer
@@ -480,7 +480,7 @@ static bool prove_staging(const ir_func *f, const ir_stmt *body, int loop_at, co
                 en_wg_pointer p;
                 if (new_staging_pointer(f, seen[j]->args[0], true, &p) && p.via == vias[v]) loads++;
             }
-            if (uses_in(body, vias[v]) != loads) return false;
+            if (en_cuda_wgmma_uses(body, vias[v]) != loads) return false;
         }
         /* stores before the loop: a barrier after them, before the loop or the nest */
         const en_wg_pointer *found;
@@ -530,8 +530,8 @@ static bool prove_loop(const ir_func *f, const ir_stmt *decl, const ir_stmt *loo
         return false;
     if (ir_stmt_any(f->body, is_return)) return false;
     for (int i = 0; i < k_body->stmt_count; i++)
-        if (i != nest_at && i != nest_at + 1 && uses_in(k_body->stmts[i], plan->acc)) return false;
-    return !uses_in(loop->latch, plan->acc) && !ir_expr_any(test->cond, count_var, &(counter){plan->acc, 0});
+        if (i != nest_at && i != nest_at + 1 && en_cuda_wgmma_uses(k_body->stmts[i], plan->acc)) return false;
+    return !en_cuda_wgmma_uses(loop->latch, plan->acc) && !ir_expr_any(test->cond, count_var, &(counter){plan->acc, 0});
 }
 
 /* $ENIGMA_CUDA_WGMMA: unset (or 1), wgmma where the next slice's copy runs beside the MMAs

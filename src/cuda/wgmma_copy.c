@@ -75,38 +75,17 @@ typedef struct site {
     int trip_count;
 } site;
 
-static bool assigns(const ir_stmt *s, const ir_var *v) {
-    if (!s) return false;
-    switch (s->kind) {
-    case IR_S_ASSIGN: {
-        const ir_expr *p = s->place;
-        while (p->kind == IR_E_INDEX || p->kind == IR_E_FIELD || p->kind == IR_E_SWIZZLE) p = p->args[0];
-        return p->kind == IR_E_VAR && p->var == v;
-    }
-    case IR_S_INTRINSIC: case IR_S_CALL: return s->result == v;
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (assigns(s->stmts[i], v)) return true;
-        return false;
-    case IR_S_IF: return assigns(s->then_s, v) || assigns(s->else_s, v);
-    case IR_S_LOOP: return assigns(s->body, v) || assigns(s->latch, v);
-    default: return false;
-    }
+/* s itself assigns v, whole or in part (`reg[u] = `) */
+static bool assigns_here(const ir_stmt *s, const void *v) {
+    if (s->kind == IR_S_INTRINSIC || s->kind == IR_S_CALL) return s->result == v;
+    if (s->kind != IR_S_ASSIGN) return false;
+    const ir_expr *p = s->place;
+    while (p->kind == IR_E_INDEX || p->kind == IR_E_FIELD || p->kind == IR_E_SWIZZLE) p = p->args[0];
+    return p->kind == IR_E_VAR && p->var == v;
 }
 
-static bool leaves_loop(const ir_stmt *s, const ir_stmt *loop) {
-    if (!s) return false;
-    if ((s->kind == IR_S_BREAK || s->kind == IR_S_CONTINUE) && s->target == loop) return true;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (leaves_loop(s->stmts[i], loop)) return true;
-        return false;
-    case IR_S_IF: return leaves_loop(s->then_s, loop) || leaves_loop(s->else_s, loop);
-    case IR_S_LOOP: return leaves_loop(s->body, loop) || leaves_loop(s->latch, loop);
-    default: return false;
-    }
-}
+static bool assigns(const ir_stmt *s, const ir_var *v) { return ir_stmt_any_in(s, assigns_here, v); }
+
 
 typedef struct one_var {
     const ir_var *v;
@@ -134,7 +113,7 @@ static bool trips_of(const ir_stmt *init, const ir_stmt *loop, site *out) {
     if (brk && brk->kind == IR_S_BLOCK && brk->stmt_count == 1) brk = brk->stmts[0];
     if (!brk || brk->kind != IR_S_BREAK || brk->target != loop) return false;
     for (int i = 1; i < body->stmt_count; i++)
-        if (leaves_loop(body->stmts[i], loop) || assigns(body->stmts[i], u)) return false;
+        if (ir_stmt_jumps_to(body->stmts[i], loop) || assigns(body->stmts[i], u)) return false;
     one_var o = {u, 0};
     if (!en_cuda_eval_int(init->value, value_of_one, &(one_var){NULL, 0}, &o.value)) return false;
     out->trip_count = 0;
@@ -280,26 +259,10 @@ static bool quiet(const en_wg_plan *plan, const ir_stmt *s) {
 }
 
 /* ---- one pair ------------------------------------------------------------------------------ */
-static bool is_barrier_stmt(const ir_stmt *s) {
+bool en_cuda_is_threadgroup_barrier(const ir_stmt *s) {
     return s->kind == IR_S_INTRINSIC && s->intrinsic == IR_I_BARRIER_THREADGROUP;
 }
 
-typedef struct counter {
-    const ir_var *v;
-    int n;
-} counter;
-
-static bool count_var(const ir_expr *x, const void *ctx) {
-    counter *c = (counter *)ctx;
-    if (x->kind == IR_E_VAR && x->var == c->v) c->n++;
-    return false;
-}
-
-static int uses(const ir_stmt *s, const ir_var *v) {
-    counter c = {v, 0};
-    if (s) ir_stmt_any_expr(s, count_var, &c);
-    return c.n;
-}
 
 /* the load `reg[u] = *(device V *)p` of the K loop body before the nest, or NULL */
 static const ir_stmt *load_into(const ir_stmt *s, const ir_var *reg) {
@@ -341,8 +304,8 @@ static bool pair(const ir_func *f, const en_wg_plan *plan, const ir_stmt *k_body
     int k_at = 0;
     while (k_at < body->stmt_count && body->stmts[k_at] != plan->k_loop) k_at++;
     for (int i = k_at + 1; i < body->stmt_count; i++)
-        if (uses(body->stmts[i], reg)) return false;
-    if (uses(plan->k_loop, reg) != 2) return false;
+        if (en_cuda_wgmma_uses(body->stmts[i], reg)) return false;
+    if (en_cuda_wgmma_uses(plan->k_loop, reg) != 2) return false;
     const ir_stmt *load = NULL;
     for (int i = 1; i < nest_at && !load; i++) load = load_into(k_body->stmts[i], reg);
     if (!load) return false;
@@ -354,9 +317,9 @@ static bool pair(const ir_func *f, const en_wg_plan *plan, const ir_stmt *k_body
     for (int i = 0; i < ls.trip_count; i++)
         if (ls.trips[i] != ss.trips[i] || ls.trips[i] < 0 || ls.trips[i] >= (int64_t)reg->type->count) return false;
     for (int i = ls.top + 1; i < ss.top; i++)
-        if (is_barrier_stmt(k_body->stmts[i])) return false;
+        if (en_cuda_is_threadgroup_barrier(k_body->stmts[i])) return false;
     bool barrier_after = false;
-    for (int i = ss.top + 1; i < k_body->stmt_count; i++) barrier_after |= is_barrier_stmt(k_body->stmts[i]);
+    for (int i = ss.top + 1; i < k_body->stmt_count; i++) barrier_after |= en_cuda_is_threadgroup_barrier(k_body->stmts[i]);
     if (!barrier_after) return false;
     /* condition 4 */
     place_ctx c = {.f = f, .k_decl = plan->k_decl, .k_body = k_body, .load_top = ls.top, .store_body = ss.loop->body,
@@ -381,19 +344,8 @@ static bool pair(const ir_func *f, const en_wg_plan *plan, const ir_stmt *k_body
 }
 
 /* s is t or holds it */
-static bool holds(const ir_stmt *s, const ir_stmt *t) {
-    if (!s) return false;
-    if (s == t) return true;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (holds(s->stmts[i], t)) return true;
-        return false;
-    case IR_S_IF: return holds(s->then_s, t) || holds(s->else_s, t);
-    case IR_S_LOOP: return holds(s->body, t) || holds(s->latch, t);
-    default: return false;
-    }
-}
+static bool is_stmt(const ir_stmt *s, const void *t) { return s == t; }
+static bool holds(const ir_stmt *s, const ir_stmt *t) { return ir_stmt_any_in(s, is_stmt, t); }
 
 /* condition 6 for the pairs into one array: per thread, no two chunks overlap */
 static bool apart(const ir_func *f, const en_wg_plan *plan, const ir_stmt *k_body, const en_wg_copy *copies, int n) {

@@ -120,8 +120,6 @@ static void check_copy_stmt(const ir_stmt *s, void *ctx) {
     }
 }
 
-static bool is_barrier(const ir_stmt *s) { return s->kind == IR_S_INTRINSIC && s->intrinsic == IR_I_BARRIER_THREADGROUP; }
-
 void en_cuda_wgmma_pipeline(en_wg_plan *plan) {
     plan->pipe = false;
     if (plan->copy_overlaps || !en_cuda_wgmma_copies_enabled() || plan->a.buffer || plan->b.buffer) return;
@@ -139,7 +137,7 @@ void en_cuda_wgmma_pipeline(en_wg_plan *plan) {
     if (!reads_only_steps(add->args[1], &r) || !reads_only_steps(test->cond, &r)) return;
     /* 2: the copy, then the barrier, then the nest */
     int bar = 1;
-    while (bar < body->stmt_count && !is_barrier(body->stmts[bar])) bar++;
+    while (bar < body->stmt_count && !en_cuda_is_threadgroup_barrier(body->stmts[bar])) bar++;
     if (bar == 1 || bar + 1 >= body->stmt_count || body->stmts[bar + 1] != plan->nest_decl) return;
     for (int i = 1; i < bar; i++)
         if (body->stmts[i]->kind != IR_S_DECL && body->stmts[i]->kind != IR_S_LOOP) return;
