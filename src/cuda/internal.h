@@ -168,6 +168,8 @@ EN_INTERNAL const en_wg_pointer *en_cuda_wgmma_store(const en_wg_plan *plan, con
 EN_INTERNAL bool en_cuda_wgmma_copies_enabled(void);
 /* fills plan->copies: the pairs of the pipelined form's copy that can be cp.async */
 EN_INTERNAL void en_cuda_wgmma_copies(const ir_func *f, en_arena *arena, en_wg_plan *plan);
+/* the declaration of v in s (a statement nested anywhere), or NULL (wgmma.c) */
+EN_INTERNAL const ir_stmt *en_cuda_wgmma_decl_of(const ir_stmt *s, const ir_var *v);
 /* how often v is named in s (wgmma.c) */
 EN_INTERNAL int en_cuda_wgmma_uses(const ir_stmt *s, const ir_var *v);
 /* s is a threadgroup_barrier (wgmma_copy.c) */

@@ -107,7 +107,7 @@ static bool declares(const ir_stmt *s, const void *search) {
 }
 
 /* the declaration of v in s (a statement nested anywhere), or NULL */
-static const ir_stmt *decl_of(const ir_stmt *s, const ir_var *v) {
+const ir_stmt *en_cuda_wgmma_decl_of(const ir_stmt *s, const ir_var *v) {
     decl_search d = {v, NULL};
     ir_stmt_any_in(s, declares, &d);
     return d.found;
@@ -133,7 +133,7 @@ static bool staging_pointer(const ir_func *f, const ir_expr *p, bool through_var
     if (p->kind == IR_E_VAR && through_var && !out->via) {
         const ir_var *v = p->var;
         const ir_stmt *d = v->storage == IR_VAR_LOCAL && !v->is_assigned && !v->address_taken && v->type->kind == IR_T_PTR
-                               ? decl_of(f->body, v) : NULL;
+                               ? en_cuda_wgmma_decl_of(f->body, v) : NULL;
         if (!d || !d->value) return false;
         out->via = v;
         return staging_pointer(f, d->value, false, out);

@@ -48,19 +48,10 @@ typedef struct rerun {
     int from, to;               /* the copy's statements */
 } rerun;
 
-typedef struct decl_ctx {
-    const ir_var *v;
-} decl_ctx;
-
-static bool declares(const ir_stmt *s, const void *ctx) {
-    return s->kind == IR_S_DECL && s->var == ((const decl_ctx *)ctx)->v;
-}
-
 /* does the copy itself declare v (a declaration of its own, or of its loops)? */
 static bool copy_declares(const rerun *r, const ir_var *v) {
-    decl_ctx d = {v};
     for (int i = r->from; i < r->to; i++)
-        if (ir_stmt_any_in(r->region_body->stmts[i], declares, &d)) return true;
+        if (en_cuda_wgmma_decl_of(r->region_body->stmts[i], v)) return true;
     return false;
 }
 
