@@ -1118,15 +1118,23 @@ static void emit_mad_decl(emitter *e, const en_mad_plan *plan, const en_mad *m) 
                   d < plan->decl_count && plan->b_layout[d] ? " // as mma.sync's B operand" : "");
 }
 
-/* x as text, with m's loop variables' values */
-static char *mad_arg_text(emitter *e, const en_mad *m, const ir_expr *x) {
+/* an expression's C++ text */
+static const char *expr_text(emitter *e, const ir_expr *x) {
     en_buf text = {0}, *out = e->out;
     e->out = &text;
-    emit_mad_arg(e, m, x);
+    emit_expr(e, x);
     e->out = out;
-    char *s = en_fmt(&e->arena, "%s", text.data ? text.data : "");
+    const char *r = en_fmt(&e->arena, "%s", text.data ? text.data : "");
     en_buf_free(&text);
-    return s;
+    return r;
+}
+
+/* x as text, with m's loop variables' values */
+static const char *mad_arg_text(emitter *e, const en_mad *m, const ir_expr *x) {
+    e->at = m;
+    const char *r = expr_text(e, x);
+    e->at = NULL;
+    return r;
 }
 
 /* ---- four loads in one ldmatrix.x4 ----
@@ -1683,17 +1691,6 @@ static void emit_wg_nest(emitter *e) {
 }
 
 /* ---- the copy-then-multiply form pipelined (wgmma_pipe.c) ------------------------------------ */
-/* an expression's C++ text */
-static const char *expr_text(emitter *e, const ir_expr *x) {
-    en_buf text = {0}, *out = e->out;
-    e->out = &text;
-    emit_expr(e, x);
-    e->out = out;
-    const char *r = en_fmt(&e->arena, "%s", text.data ? text.data : "");
-    en_buf_free(&text);
-    return r;
-}
-
 /* the buffer of the counter's slice: steps counted from its first value (en_k_first) */
 static const char *wg_pipe_buffer(emitter *e, int ahead) {
     const en_wg_plan *wg = e->wg;
