@@ -210,6 +210,8 @@ EN_INTERNAL const char *cpu_attr_value(emitter *em, ir_attr a, int d);
 EN_INTERNAL const char *cpu_attr_init(emitter *em, const ir_var *v, const char *target);
 
 /* ---- emit_expr.c: constants, expressions, memory accesses, checked-mode sites --------- */
+/* the space of the memory a place reads or writes */
+EN_INTERNAL ir_space cpu_place_space(const ir_expr *e);
 EN_INTERNAL const char *cpu_const_init(emitter *em, const ir_expr *e);
 EN_INTERNAL bool cpu_needs_access(const ir_expr *e);
 EN_INTERNAL const char *cpu_var_lvalue(emitter *em, const ir_var *v);

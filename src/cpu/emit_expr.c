@@ -229,7 +229,7 @@ EN_INTERNAL const char *cpu_site_ref(emitter *em, en_loc loc, int op, int space,
 }
 
 /* the space of the memory a place reads or writes */
-static ir_space place_space(const ir_expr *e) {
+EN_INTERNAL ir_space cpu_place_space(const ir_expr *e) {
     switch (e->kind) {
     case IR_E_VAR:
         return e->var->storage == IR_VAR_THREADGROUP ? IR_SPACE_THREADGROUP
@@ -238,9 +238,9 @@ static ir_space place_space(const ir_expr *e) {
     case IR_E_DEREF: return e->args[0]->type->kind == IR_T_PTR ? e->args[0]->type->space : IR_SPACE_THREAD;
     case IR_E_INDEX:
         if (e->args[0]->type->kind == IR_T_PTR) return e->args[0]->type->space;
-        return ir_is_place(e->args[0]) ? place_space(e->args[0]) : IR_SPACE_THREAD;
+        return ir_is_place(e->args[0]) ? cpu_place_space(e->args[0]) : IR_SPACE_THREAD;
     case IR_E_FIELD:
-    case IR_E_SWIZZLE: return ir_is_place(e->args[0]) ? place_space(e->args[0]) : IR_SPACE_THREAD;
+    case IR_E_SWIZZLE: return ir_is_place(e->args[0]) ? cpu_place_space(e->args[0]) : IR_SPACE_THREAD;
     default: return IR_SPACE_THREAD;
     }
 }
@@ -340,7 +340,7 @@ EN_INTERNAL void cpu_pointer_sources(emitter *em, const ir_func *f) {
 /* the site of a memory access to `place`, or NULL when it needs no check (thread memory) */
 static const char *access_site(emitter *em, const ir_expr *place, int op, const char *ctype_name) {
     if (!em->checked || !place) return NULL;
-    ir_space space = place_space(place);
+    ir_space space = cpu_place_space(place);
     if (space == IR_SPACE_THREAD) return NULL;
     return cpu_site_ref(em, place->loc, op, (int)space, place_object(em, place), cpu_S(em, "sizeof(%s)", ctype_name),
                       cpu_root_name(place));
@@ -533,7 +533,7 @@ EN_INTERNAL const char *cpu_access_lanes(emitter *em, const ir_expr *site, const
                            cpu_root_name(site));
     } else {
         int op = kind == ACCESS_STORE ? CPU_CHECK_STORE : CPU_CHECK_LOAD;
-        if (site && place_space(site) == IR_SPACE_THREAD) return thread_index_lanes(em, site, op);
+        if (site && cpu_place_space(site) == IR_SPACE_THREAD) return thread_index_lanes(em, site, op);
         where = access_site(em, site, op, cpu_ctype(em, t));
         if (!where) return em->mask;
     }

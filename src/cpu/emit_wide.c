@@ -1578,23 +1578,9 @@ static bool loads_row(const ir_expr *e, const void *ctx) {
            widened(e->args[1])->kind == IR_E_VAR && widened(e->args[1])->var == r->index;
 }
 
-static bool in_device(const ir_expr *place) {
-    for (;;) {
-        if (place->kind == IR_E_FIELD || place->kind == IR_E_SWIZZLE) {
-            place = place->args[0];
-        } else if (place->kind == IR_E_INDEX && place->args[0]->type->kind != IR_T_PTR) {
-            place = place->args[0];
-        } else if (place->kind == IR_E_INDEX || place->kind == IR_E_DEREF) {
-            return place->args[0]->type->space == IR_SPACE_DEVICE;
-        } else {
-            return false;
-        }
-    }
-}
-
 /* a store to device memory, an atomic or a matrix operation (which may store) */
 static bool stores_device(const ir_stmt *s) {
-    if (s->kind == IR_S_ASSIGN) return in_device(s->place);
+    if (s->kind == IR_S_ASSIGN) return cpu_place_space(s->place) == IR_SPACE_DEVICE;
     if (s->kind != IR_S_INTRINSIC) return false;
     ir_intrinsic_class c = ir_intrinsic_class_of(s->intrinsic);
     return c == IR_IC_ATOMIC || c == IR_IC_MATRIX;
