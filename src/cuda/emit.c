@@ -1487,7 +1487,7 @@ static int wg_cores(const en_wg_plan *plan, const ir_var *array) {
     return array == plan->a.array ? plan->k_steps * 2 : 8;
 }
 
-/* the bytes between the cores of a block row (prelude: en_wg_put16): 128 + 16 (8 / cores)
+/* the bytes between the cores of a block row (prelude: en_wg_cores): 128 + 16 (8 / cores)
  * where the row's padding leaves room, so that 8 consecutive chunks of a row, or of 8 / cores
  * rows, start at 8 different 16-byte offsets modulo 128 and a quarter warp's chunk stores
  * meet no bank conflict; else 128 (cores back to back, as without padding; also where

@@ -1084,42 +1084,55 @@ __device__ __forceinline__ void en_matrix_multiply_accumulate1k(en_matrix<D> &d1
 // M-adjacent ones ROW 16 B (stride byte offset). B (rows K, N contiguous: MN-major, the
 // instruction's imm-trans-b = 1): K-adjacent cores ROW 16 B apart (leading), N-adjacent CS
 // (stride) (PTX ISA, "Canonical Layouts": ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))).
-template <int ROW, int CORES, int CS> __device__ __forceinline__ void en_wg_put16(void *base, unsigned e, unsigned short h) {
-    const unsigned r = e / ROW, c = e % ROW;
-    if ((c >> 3) < CORES) *(unsigned short *)((char *)base + (r >> 3) * (ROW * 16) + (c >> 3) * CS + (r & 7) * 16 + (c & 7) * 2) = h;
-}
-// a chunk store: 16 bytes at element e; where e is not on a chunk of the layout (8 elements
-// from a multiple of 8, which the 16-byte alignment of the store gives), element by element.
-// (An element offset of a threadgroup array fits 32 bits: the division by ROW stays 32-bit.)
-template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_store(void *base, long long e, V v) {
+// The two staging layouts (the cores here, the swizzled rows below) as a place for each
+// element: at (bytes into the buffer) and whether any multiply reads it (padding columns and
+// rows past the tile are read by none, so what goes there is dropped).
+template <int ROW, int CORES, int CS> struct en_wg_cores {
+    static __device__ __forceinline__ bool place(unsigned e, unsigned &at) {
+        const unsigned r = e / ROW, c = e % ROW;
+        at = (r >> 3) * (ROW * 16) + (c >> 3) * CS + (r & 7) * 16 + (c & 7) * 2;
+        return (c >> 3) < CORES;
+    }
+};
+// a chunk store: 16 bytes at element e of a staging buffer laid out as L; where e is not on a
+// chunk of the layout (8 elements from a multiple of 8, which the 16-byte alignment of the
+// store gives), element by element. (An element offset of a threadgroup array fits 32 bits:
+// the division by the row length stays 32-bit.)
+template <class L, class V> __device__ __forceinline__ void en_wg_store_in(void *base, long long e, V v) {
     static_assert(sizeof(V) == 16, "a 16-byte chunk");
     const unsigned u = (unsigned)e;
+    unsigned at;
     if ((u & 7) == 0) {
-        const unsigned r = u / ROW, c = u % ROW;
-        if ((c >> 3) < CORES) *(V *)((char *)base + (r >> 3) * (ROW * 16) + (c >> 3) * CS + (r & 7) * 16) = v;
+        if (L::place(u, at)) *(V *)((char *)base + at) = v;
         return;
     }
     unsigned short h[8];
     memcpy(h, &v, 16);
-    for (int i = 0; i < 8; i++) en_wg_put16<ROW, CORES, CS>(base, u + i, h[i]);
+    for (int i = 0; i < 8; i++)
+        if (L::place(u + i, at)) *(unsigned short *)((char *)base + at) = h[i];
 }
 // A next-slice chunk load and the chunk store it fed, as one asynchronous copy issued at the
-// load (wgmma_copy.c proves the place free and the register unused otherwise): the 16 bytes
-// at src to chunk e's place in the wgmma layout (as en_wg_store), by cp.async where src is
-// 16-byte aligned and the place a whole core row; else loaded and stored here. Padding
-// columns (dropped by en_wg_store) are not copied. en_wg_copy_wait before each barrier.
-template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_copy(void *base, long long e, const V *src) {
+// load (wgmma_copy.c proves the place free and the register unused otherwise; wgmma_pipe.c
+// copies a store's own load): the 16 bytes at src to chunk e's place, by cp.async where src
+// is 16-byte aligned and e a whole chunk; else loaded and stored here. Elements no multiply
+// reads are not copied. en_wg_copy_wait before each barrier.
+template <class L, class V> __device__ __forceinline__ void en_wg_copy_in(void *base, long long e, const V *src) {
     static_assert(sizeof(V) == 16, "a 16-byte chunk");
     const unsigned u = (unsigned)e;
+    unsigned at;
     if ((u & 7) == 0 && ((size_t)src & 15) == 0) {
-        const unsigned r = u / ROW, c = u % ROW;
-        if ((c >> 3) >= CORES) return;
-        char *to = (char *)base + (r >> 3) * (ROW * 16) + (c >> 3) * CS + (r & 7) * 16;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(to)), "l"(src)
-                     : "memory");
+        if (!L::place(u, at)) return;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared((char *)base + at)),
+                     "l"(src) : "memory");
         return;
     }
-    en_wg_store<ROW, CORES, CS>(base, e, en_vload_u(src));
+    en_wg_store_in<L>(base, e, en_vload_u(src));
+}
+template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_store(void *base, long long e, V v) {
+    en_wg_store_in<en_wg_cores<ROW, CORES, CS>>(base, e, v);
+}
+template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_copy(void *base, long long e, const V *src) {
+    en_wg_copy_in<en_wg_cores<ROW, CORES, CS>>(base, e, src);
 }
 __device__ __forceinline__ void en_wg_copy_wait() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 // a shared-memory matrix descriptor: start address, leading and stride byte offsets, and
@@ -1143,37 +1156,18 @@ __device__ __forceinline__ unsigned long long en_wg_desc(const void *p, unsigned
 template <int RB> __device__ __forceinline__ unsigned en_wg_swizzled(unsigned offset) {
     return offset ^ (((offset >> 7) & (RB / 16 - 1)) << 4);
 }
-template <int ROW, int RB, int ROWS> __device__ __forceinline__ void en_wg_put16_sw(void *base, unsigned e, unsigned short h) {
-    const unsigned r = e / ROW, c = e % ROW;
-    if (r < ROWS && c < RB / 2)
-        *(unsigned short *)((char *)base + en_wg_swizzled<RB>(r * RB + (c >> 3) * 16) + (c & 7) * 2) = h;
-}
+template <int ROW, int RB, int ROWS> struct en_wg_swizzle {
+    static __device__ __forceinline__ bool place(unsigned e, unsigned &at) {
+        const unsigned r = e / ROW, c = e % ROW;
+        at = en_wg_swizzled<RB>(r * RB + (c >> 3) * 16) + (c & 7) * 2;
+        return r < ROWS && c < RB / 2;
+    }
+};
 template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en_wg_store_sw(void *base, long long e, V v) {
-    static_assert(sizeof(V) == 16, "a 16-byte chunk");
-    const unsigned u = (unsigned)e;
-    if ((u & 7) == 0) {
-        const unsigned r = u / ROW, c = u % ROW;
-        if (r < ROWS && c < RB / 2) *(V *)((char *)base + en_wg_swizzled<RB>(r * RB + (c >> 3) * 16)) = v;
-        return;
-    }
-    unsigned short h[8];
-    memcpy(h, &v, 16);
-    for (int i = 0; i < 8; i++) en_wg_put16_sw<ROW, RB, ROWS>(base, u + i, h[i]);
+    en_wg_store_in<en_wg_swizzle<ROW, RB, ROWS>>(base, e, v);
 }
-// en_wg_copy on swizzled staging: the 16 bytes at src to chunk e's swizzled place by cp.async
-// where src is 16-byte aligned and e a whole chunk; else loaded and stored here
 template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en_wg_copy_sw(void *base, long long e, const V *src) {
-    static_assert(sizeof(V) == 16, "a 16-byte chunk");
-    const unsigned u = (unsigned)e;
-    if ((u & 7) == 0 && ((size_t)src & 15) == 0) {
-        const unsigned r = u / ROW, c = u % ROW;
-        if (r >= ROWS || c >= RB / 2) return;
-        char *to = (char *)base + en_wg_swizzled<RB>(r * RB + (c >> 3) * 16);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(to)), "l"(src)
-                     : "memory");
-        return;
-    }
-    en_wg_store_sw<ROW, RB, ROWS>(base, e, en_vload_u(src));
+    en_wg_copy_in<en_wg_swizzle<ROW, RB, ROWS>>(base, e, src);
 }
 // the descriptor's swizzle mode for RB-byte rows
 template <int RB> __device__ __forceinline__ constexpr unsigned en_wg_swizzle_mode() {
