@@ -573,21 +573,28 @@ def test_float_gemm_keeps_mma_sync(tmp_path):
     assert "en_wg_multiply" not in emit_cuda(tmp_path, gemm_source("float")).split("// ---- end of prelude")[1]
 
 
+def bench_wgmma_kernels(env=None):
+    """the kernels of bench/cuda/gemm_simdgroup.metal that the cuda backend emits in the
+    warpgroup form (each has a block table), sorted"""
+    bench = cli_path().resolve().parents[1] / "bench" / "cuda" / "gemm_simdgroup.metal"
+    r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
+                       timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    return sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
+                  if line.startswith("// wgmma: en_wg_blocks_"))
+
+
 def test_bench_kernels_chosen():
     """bench/cuda/gemm_simdgroup.metal: the half and bfloat kernels, plain and pipelined (not
     prefetch2: two nests a step; not wide: 8 SIMD groups; not float)"""
-    bench = cli_path().resolve().parents[1] / "bench" / "cuda" / "gemm_simdgroup.metal"
-    r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
-                       timeout=300)
-    assert r.returncode == 0, r.stderr
-    tables = sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
-                    if line.startswith("// wgmma: en_wg_blocks_"))
-    assert tables == ["gemm_bf16", "gemm_bf16_pipelined", "gemm_f16", "gemm_f16_pipelined"]
+    assert bench_wgmma_kernels() == ["gemm_bf16", "gemm_bf16_pipelined", "gemm_f16", "gemm_f16_pipelined"]
 
 
 def test_default_takes_the_pipelined_form(tmp_path):
     """without ENIGMA_CUDA_WGMMA: wgmma where the next slice's copy runs beside the MMAs (faster
-    than mma.sync on an H100), mma.sync where copy and multiplies take turns (slower on wgmma)"""
+    than mma.sync on an H100), and where copy and multiplies take turns as the compiler
+    pipelines them (wgmma_pipe.c); with copies switched off that form keeps mma.sync (as
+    written it is slower on wgmma)"""
     default = {k: v for k, v in os.environ.items() if k != "ENIGMA_CUDA_WGMMA"}
     for src, chosen in [(pipelined_source("half"), True), (gemm_source("half"), True)]:
         path = tmp_path / "kernel.metal"
@@ -596,18 +603,9 @@ def test_default_takes_the_pipelined_form(tmp_path):
                            timeout=120, env=default)
         assert r.returncode == 0, r.stderr
         assert ("en_wg_multiply" in r.stdout.split("// ---- end of prelude")[1]) == chosen
-    bench = cli_path().resolve().parents[1] / "bench" / "cuda" / "gemm_simdgroup.metal"
-    r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
-                       timeout=300, env=default)
-    tables = sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
-                    if line.startswith("// wgmma: en_wg_blocks_"))
-    assert tables == ["gemm_bf16", "gemm_bf16_pipelined", "gemm_f16", "gemm_f16_pipelined"]
+    assert bench_wgmma_kernels(default) == ["gemm_bf16", "gemm_bf16_pipelined", "gemm_f16", "gemm_f16_pipelined"]
     # with copies switched off the copy-then-multiply form keeps mma.sync (wgmma measured slower)
-    r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
-                       timeout=300, env={**default, "ENIGMA_CUDA_CPASYNC": "0"})
-    tables = sorted(line.split("en_wg_blocks_")[1].split("[")[0] for line in r.stdout.splitlines()
-                    if line.startswith("// wgmma: en_wg_blocks_"))
-    assert tables == ["gemm_bf16_pipelined", "gemm_f16_pipelined"]
+    assert bench_wgmma_kernels({**default, "ENIGMA_CUDA_CPASYNC": "0"}) == ["gemm_bf16_pipelined", "gemm_f16_pipelined"]
 
 
 def test_wgmma_compiles_for_sm90a(tmp_path):
