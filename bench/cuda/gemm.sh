@@ -3,7 +3,8 @@
 # against cuBLAS (alone on the GPU), the simdgroup-matrix tests on the cuda backend, ncu's
 # tensor-pipe figures for enigma's kernels (after the tests), the SASS of the generated
 # GEMM (tensor-core instructions, no local memory), and cuBLASLt held to a 64x64 tile and a
-# few others (cublaslt_tiles.cu). Logs go to $OUT (a few files: bench.log, tiles.log,
+# few others (cublaslt_tiles.cu), and the operand stream of a tile alone (operand_stream.cu).
+# Logs go to $OUT (a few files: bench.log, tiles.log, stream.log,
 # ncu.log, sass.txt, tests.log, build.log).
 #
 #   sh bench/cuda/gemm.sh [all|bench|test]      (from the repository root)
@@ -54,6 +55,10 @@ if [ "$what" != test ]; then
   nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/cublaslt_tiles.cu -L"$cuda_home/lib64" -lcublasLt \
     -Xlinker -rpath -Xlinker "$cuda_home/lib64" -o $build/cublaslt_tiles >>"$OUT/bench-build.log" 2>&1 &&
     timeout 200 $build/cublaslt_tiles "${GEMM_SIZE:-4096}" 2>&1 | tee "$OUT/tiles.log"
+  # the ceiling of a tile before any arithmetic: its operands streamed through shared memory alone
+  nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/operand_stream.cu -L"$cuda_home/lib64" -lcublas \
+    -Xlinker -rpath -Xlinker "$cuda_home/lib64" -o $build/operand_stream >>"$OUT/bench-build.log" 2>&1 &&
+    timeout 100 $build/operand_stream "${GEMM_SIZE:-4096}" 2>&1 | tee "$OUT/stream.log"
 fi
 if [ "$what" != bench ]; then
   # the matrix suites as they are, and the SIMD-function suites with Metal's lanes renumbered
