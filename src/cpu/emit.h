@@ -228,6 +228,9 @@ EN_INTERNAL void cpu_emit_access(emitter *em, const ir_expr *place, const ir_typ
                              bool is_store, const char *temp);
 EN_INTERNAL bool cpu_lane_invariant(emitter *em, const ir_expr *e);
 EN_INTERNAL const char *cpu_materialize(emitter *em, const ir_expr *e);
+/* emit_stmt.c: a SIMD-group or quad function over the lanes of mask M of one SIMD group */
+EN_INTERNAL void cpu_group_op_lanes(emitter *em, const ir_stmt *s, int width, const char *M, const char *const *args,
+                                    const char *res);
 EN_INTERNAL const char *cpu_binary_expr(emitter *em, ir_op op, const ir_type *t, const char *a,
                                     const char *b);
 EN_INTERNAL const char *cpu_ex(emitter *em, const ir_expr *e, int comp);

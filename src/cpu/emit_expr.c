@@ -1148,6 +1148,12 @@ EN_INTERNAL const char *cpu_ex(emitter *em, const ir_expr *e, int comp) {
         return convert_expr(em, ir_scalar_of(t), ir_scalar_of(a->type), cpu_ex(em, a, comp_of(a, comp)));
     }
     case IR_E_BITCAST: {
+        if (em->wide) { /* one thread's value: a union reinterprets it in place, emitting nothing */
+            const char *u = cpu_S(em, "((union { %s s; %s t; }){.s = %s}).t", cpu_ctype(em, e->args[0]->type),
+                                  cpu_ctype(em, t), whole(em, e->args[0]));
+            if (t->kind == IR_T_VEC) return cpu_from_storage(em, t->elem, cpu_S(em, "%s.v[%d]", u, comp < 0 ? 0 : comp));
+            return cpu_from_storage(em, t, u);
+        }
         const char *tmp = cpu_materialize(em, e);
         if (t->kind == IR_T_VEC) return cpu_from_storage(em, t->elem, cpu_S(em, "%s[l].v[%d]", tmp, comp < 0 ? 0 : comp));
         return cpu_from_storage(em, t, cpu_S(em, "%s[l]", tmp));

@@ -345,14 +345,23 @@ static group_op group_op_of(ir_intrinsic i) {
 /* Over the active lanes of each segment of `width` lanes (32: the SIMD group, 4: quads).
  * Arguments are first copied to temporaries, so a result may overwrite its own source. */
 static void emit_group_op(emitter *em, const ir_stmt *s, int width) {
-    group_op op = group_op_of(s->intrinsic);
-    const char *M = em->mask;
     const char *res = s->result ? cpu_var_lvalue(em, s->result) : NULL;
-    const ir_type *rt = s->result ? s->result->type : NULL;
-    const char *segmask = width == 32 ? "0xffffffffu" : "0xfu";
     const char *args[4] = {0};
     for (int k = 0; k < s->arg_count && k < 4; k++) args[k] = cpu_materialize(em, s->args[k]);
-    OPEN("if (%s) { /* %s: %s */", M, ir_intrinsic_name(s->intrinsic), cpu_source_note(em, s->loc));
+    OPEN("if (%s) { /* %s: %s */", em->mask, ir_intrinsic_name(s->intrinsic), cpu_source_note(em, s->loc));
+    cpu_group_op_lanes(em, s, width, em->mask, args, res);
+    CLOSE();
+}
+
+/* The lanes of a SIMD-group or quad function: for each segment of `width` of the 32 lanes
+ * l, over the lanes of mask M; args[k][l] is argument k of lane l, res (with l) the
+ * result's lvalue. The region emitter's SIMD groups and wide mode's share it, so both
+ * give the same values (reductions in lane order). */
+EN_INTERNAL void cpu_group_op_lanes(emitter *em, const ir_stmt *s, int width, const char *M, const char *const *args,
+                                    const char *res) {
+    group_op op = group_op_of(s->intrinsic);
+    const ir_type *rt = s->result ? s->result->type : NULL;
+    const char *segmask = width == 32 ? "0xffffffffu" : "0xfu";
     OPEN("for (int _q = 0; _q < 32; _q += %d) {", width);
     cpu_line(em, "uint32_t _sm = (%s >> _q) & %s; /* active lanes of this segment */", M, segmask);
     cpu_line(em, "if (!_sm) continue;");
@@ -459,7 +468,6 @@ static void emit_group_op(emitter *em, const ir_stmt *s, int width) {
         break;
     }
     }
-    CLOSE();
     CLOSE();
 }
 

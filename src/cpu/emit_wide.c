@@ -65,6 +65,7 @@ typedef struct wide {
     bool needs_one_d;  /* a thread range is used (in it _x is l): 1-D groups only */
     en_buf *fields;
     int divergent;     /* >0 inside per-thread control flow (lock-step loops) */
+    const ir_stmt *divergent_at; /* the innermost such statement (divergent_if, lockstep_loop) */
     int uniform_loops; /* >0 inside a loop the same in every thread */
     int prefetch_sites;
     bool exact;        /* emitting a loop's rarely taken exact copy: no unrolling */
@@ -79,6 +80,7 @@ typedef struct wide {
     EN_VEC(const ir_var *) matrices;      /* simdgroup_matrix variables with storage so far */
     bool per_sg;                          /* inside a loop over the SIMD groups (matrix_loop) */
     var_list stepped;                     /* collect_stmt_forms: uniform variables a loop inside assigns */
+    uint32_t lane_arg_size[4];            /* simd_function: bytes a thread of each argument slot */
     const char *stride_key;               /* a lock-step loop's grid-stride index, while all threads are in */
     var_list rows_read;                   /* row pointers a lock-step loop has read (next_row_prefetch) */
 } wide;
@@ -169,7 +171,7 @@ static bool index_reads(const ir_expr *e, const void *v) {
 
 /* does an expression of s, or of a statement nested in it, index memory with v? Unlike the
  * walk this replaced, ir_stmt_any_expr also looks at returns' values and calls' arguments:
- * wide mode takes no kernel with a return (uses_simd), a kernel's return has no value, and
+ * wide mode takes no kernel with a return (not_taken_stmt), a kernel's return has no value, and
  * no call survives inlining, so the same expressions are seen */
 static bool stmt_index_reads(const ir_stmt *s, const ir_var *v) { return ir_stmt_any_expr(s, index_reads, v); }
 
@@ -362,6 +364,22 @@ static void chunk_prefetch(wide *w, const ir_expr *load) {
     cpu_line(em, "  if (_d - 64u < (1u << 24)) __builtin_prefetch((const char *)_a + 2 * _d, 0, 2); }");
 }
 
+/* a scalar, pointer or vector value of type t for thread l, in its storage form (loads
+ * read in place: inline_loads first); NULL for other types */
+static const char *thread_value(wide *w, const ir_type *t, const ir_expr *value) {
+    emitter *em = w->em;
+    if (ir_is_scalar(t) || t->kind == IR_T_PTR) return cpu_to_storage(em, t, wex(w, value, -1));
+    if (t->kind != IR_T_VEC) return NULL;
+    en_buf b = {0};
+    en_buf_printf(&b, "(%s){{", cpu_ctype(em, t));
+    for (uint32_t c = 0; c < t->count; c++)
+        en_buf_printf(&b, "%s%s", c ? ", " : "", cpu_to_storage(em, t->elem, wex(w, value, (int)c)));
+    en_buf_puts(&b, "}}");
+    const char *r = cpu_S(em, "%s", b.data);
+    en_buf_free(&b);
+    return r;
+}
+
 static void thread_assign(wide *w, const ir_expr *place, const ir_expr *value) {
     emitter *em = w->em;
     em->memos.count = 0;
@@ -370,22 +388,17 @@ static void thread_assign(wide *w, const ir_expr *place, const ir_expr *value) {
         for (int i = 0; i < place->arg_count; i++) inline_loads(w, place->args[i]);
     const ir_type *t = place->type;
     const char *lv = wlvalue(w, place);
-    if (ir_is_scalar(t) || t->kind == IR_T_PTR) {
-        const char *v = wex(w, value, -1);
-        cpu_line(em, "%s = %s;", lv, cpu_to_storage(em, t, v));
-    } else if (t->kind == IR_T_VEC && value->type == t && whole_load(em, value)) {
+    if (t->kind == IR_T_VEC && value->type == t && whole_load(em, value)) {
         chunk_prefetch(w, value);
         cpu_line(em, "%s = %s; /* a whole vector */", lv, whole_load(em, value));
-    } else if (t->kind == IR_T_VEC) {
-        en_buf b = {0};
-        en_buf_printf(&b, "(%s){{", cpu_ctype(em, t));
-        for (uint32_t c = 0; c < t->count; c++)
-            en_buf_printf(&b, "%s%s", c ? ", " : "", cpu_to_storage(em, t->elem, wex(w, value, (int)c)));
-        en_buf_puts(&b, "}}");
-        cpu_line(em, "%s = %s;", lv, b.data);
-        en_buf_free(&b);
+    } else if ((t->kind == IR_T_ARRAY || t->kind == IR_T_STRUCT) && ir_is_place(value) && value->kind != IR_E_SWIZZLE) {
+        /* a whole array or struct (arrays are structs in C): one C assignment */
+        const char *src = whole_load(em, value);
+        cpu_line(em, "%s = %s;", lv, src ? src : wlvalue(w, value));
     } else {
-        wfail(w);
+        const char *v = thread_value(w, t, value);
+        if (v) cpu_line(em, "%s = %s;", lv, v);
+        else wfail(w);
     }
     em->memos.count = 0;
 }
@@ -800,7 +813,9 @@ static void vars_of_expr(wide *w, const ir_expr *e, var_list *vars) {
         var_info *vi = cpu_info_of(w->em, e->var);
         if (vi->kind == VK_WIDE_EXPR && !vi->cname) vars_of_expr(w, w->em->inits[e->var->id], vars);
         if (is_matrix_type(e->var->type)) wfail(w); /* per SIMD group, not per thread */
-        if (vi->kind != VK_CONTEXT) return;
+        /* a variable whose address is taken stays in its context slot, where the pointer
+         * to it points (a local copy would take the writes through the pointer) */
+        if (vi->kind != VK_CONTEXT || e->var->address_taken) return;
         for (int i = 0; i < vars->count; i++)
             if (vars->items[i] == e->var) return;
         EN_PUSH(&w->em->arena, *vars, e->var);
@@ -1455,12 +1470,15 @@ static const ir_expr *strip_u32(const ir_expr *e) {
         e = e->args[0];
     return e;
 }
-static bool is_thread_index(wide *w, const ir_expr *e) {
+/* the linear thread index, or (in 1-D groups) the thread's position in the grid, which is
+ * the group's first position _g0 plus it: *grid_base is then "_g0", else stays NULL */
+static bool is_thread_index(wide *w, const ir_expr *e, const char **grid_base) {
     e = strip_u32(e);
     if (e->kind != IR_E_VAR || e->var->param_kind != IR_PARAM_ATTR || e->var->type->kind == IR_T_VEC) return false;
     if (e->var->attr == IR_ATTR_THREAD_INDEX_IN_THREADGROUP) return true;
-    if (e->var->attr == IR_ATTR_THREAD_POSITION_IN_THREADGROUP) {
+    if (e->var->attr == IR_ATTR_THREAD_POSITION_IN_THREADGROUP || e->var->attr == IR_ATTR_THREAD_POSITION_IN_GRID) {
         w->needs_one_d = true;
+        if (e->var->attr == IR_ATTR_THREAD_POSITION_IN_GRID) *grid_base = "_g0";
         return true;
     }
     return false;
@@ -1469,6 +1487,7 @@ static bool is_thread_index(wide *w, const ir_expr *e) {
 typedef struct stride_index {
     const ir_var *var;
     const ir_expr *start, *step; /* i starts as thread index + start (NULL: 0), steps by step */
+    const char *grid_base;       /* "_g0" when it starts from the position in the grid, else NULL */
 } stride_index;
 
 /* the grid-stride index of a lock-step loop: `i = i + U` as its latch, i a u32 local that
@@ -1494,13 +1513,14 @@ static bool find_stride_index(wide *w, const ir_stmt *loop, stride_index *si) {
     if (var_read_outside(w->em->f->body, v, loop)) return false;
     const ir_expr *init = w->em->inits[v->id];
     bool saved = w->needs_one_d;
-    if (is_thread_index(w, init)) {
+    si->grid_base = NULL;
+    if (is_thread_index(w, init, &si->grid_base)) {
         si->start = NULL;
-    } else if (init->kind == IR_E_BINARY && init->op == IR_OP_ADD && is_thread_index(w, init->args[0]) &&
-               expr_uniform(w, init->args[1])) {
+    } else if (init->kind == IR_E_BINARY && init->op == IR_OP_ADD && expr_uniform(w, init->args[1]) &&
+               is_thread_index(w, init->args[0], &si->grid_base)) {
         si->start = init->args[1];
-    } else if (init->kind == IR_E_BINARY && init->op == IR_OP_ADD && is_thread_index(w, init->args[1]) &&
-               expr_uniform(w, init->args[0])) {
+    } else if (init->kind == IR_E_BINARY && init->op == IR_OP_ADD && expr_uniform(w, init->args[0]) &&
+               is_thread_index(w, init->args[1], &si->grid_base)) {
         si->start = init->args[0];
     } else {
         w->needs_one_d = saved;
@@ -1614,6 +1634,54 @@ static void next_row_prefetch(wide *w, const ir_stmt *loop, const ir_var *index,
     }
 }
 
+/* ---- grid-stride loads that skip memory ------------------------------------------------
+ * In a grid-stride loop over a whole grid (`for (i = gid; i < n; i += grid_size)`) each
+ * threadgroup reads its threads' span, then jumps a grid on: with a group per worker, every
+ * other 4 KiB of the array. The hardware prefetchers lose the stream at each jump (they work
+ * within 4 KiB pages), so such a loop read 63% of the contiguous OpenMP sum on the 2-core
+ * bench machine. In the every-thread path, each device load `p[i]` (p the same in every
+ * thread) prefetches the span of this step's threads 8 steps ahead, when the step is longer
+ * than the span (a step the length of the span reads on contiguously, which the hardware
+ * follows: softmax's row passes). */
+typedef struct strided_loads {
+    wide *w;
+    const ir_var *index;
+    EN_VEC(const ir_expr *) bases;
+} strided_loads;
+
+static bool same_value(const ir_expr *a, const ir_expr *b);
+
+/* an ir_stmt_any_expr visitor that collects: it never stops the walk */
+static bool note_strided_load(const ir_expr *e, const void *ctx) {
+    strided_loads *c = (strided_loads *)(uintptr_t)ctx;
+    if (e->kind != IR_E_INDEX) return false;
+    const ir_expr *p = e->args[0], *i = widened(e->args[1]);
+    if (p->type->kind != IR_T_PTR || (p->type->space != IR_SPACE_DEVICE && p->type->space != IR_SPACE_CONSTANT)) return false;
+    if (i->kind != IR_E_VAR || i->var != c->index || !expr_uniform(c->w, p)) return false;
+    for (int k = 0; k < c->bases.count; k++)
+        if (same_value(c->bases.items[k], p)) return false;
+    EN_PUSH(&c->w->em->arena, c->bases, p);
+    return false;
+}
+
+static void stride_prefetch(wide *w, const ir_stmt *loop, const stride_index *si, wset set, int id) {
+    emitter *em = w->em;
+    strided_loads c = {w, si->var, {0}};
+    for (int k = 0; k < loop->body->stmt_count; k++) ir_stmt_any_expr(loop->body->stmts[k], note_strided_load, &c);
+    if (!c.bases.count) return;
+    const char *lo = set.lo ? set.lo : "0u", *hi = set.lo ? set.hi : "_n", *step = uniform_value(w, si->step);
+    OPEN("if ((uint64_t)(%s) > (uint64_t)(%s) - %s) { /* the step skips memory: prefetch 8 steps on */", step, hi, lo);
+    for (int k = 0; k < c.bases.count; k++) {
+        const ir_expr *p = c.bases.items[k];
+        uint32_t size = p->type->elem->size;
+        cpu_line(em, "{ uintptr_t _pa = (uintptr_t)(%s) + ((uint64_t)_ib%d + 8u * (uint64_t)(%s)) * %uu;", uniform_value(w, p), id,
+                 step, size);
+        cpu_line(em, "  for (size_t _k = (size_t)(%s) * %uu; _k < (size_t)(%s) * %uu; _k += 64) __builtin_prefetch((const char *)(_pa + _k), 0, 2); }",
+                 lo, size, hi, size);
+    }
+    CLOSE();
+}
+
 /* a loop whose exit differs per thread, with no barrier: lock step over the threads */
 static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr *head, int first) {
     emitter *em = w->em;
@@ -1637,6 +1705,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     if (strided) {
         /* i = thread index + _ib, _ib the same for all: one base instead of a stored index */
         const char *start = si.start ? uniform_value(w, si.start) : "0u";
+        if (si.grid_base) start = cpu_S(em, "(uint32_t)(%s + %s)", si.grid_base, start);
         cpu_line(em, "uint32_t _ib%d = %s;", id, start);
         ivi->kind = VK_WIDE_EXPR;
         wrapped = cpu_S(em, "((%s)(_ib%d + l))", itype, id);
@@ -1659,6 +1728,8 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     if (limit) cpu_line(em, "bool _all%d = true; /* every thread still in the loop */", id);
     OPEN("for (;;) {");
     w->divergent++;
+    const ir_stmt *was_at = w->divergent_at;
+    w->divergent_at = loop;
     if (limit) {
         /* a signed limit compares as signed (`int(c) < 256`); the last index must not wrap */
         const char *u = uniform_value(w, limit);
@@ -1675,6 +1746,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         flush_batch(w);
         w->stride_key = NULL;
         next_row_prefetch(w, loop, si.var, limit, set, id);
+        stride_prefetch(w, loop, &si, set, id);
         cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
         cpu_line(em, "continue;");
         CLOSE();
@@ -1714,10 +1786,96 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     if (!strided) group_list(w, loop->latch, inner);
     flush_batch(w);
     if (count) CLOSE();
+    w->divergent_at = was_at;
     w->divergent--;
     if (strided) cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
     CLOSE();
     if (strided) *ivi = saved_i;
+    CLOSE();
+}
+
+/* ---- SIMD-group functions and divergent tests around them ---------------------------------
+ * A SIMD-group function (simd_sum, simd_shuffle_down, simd_ballot, ...) reads other threads'
+ * values, so it cannot run inside a loop over threads: its arguments are first stored for
+ * every thread of the set (a loop over threads, into per-thread scratch of the context
+ * block shared by all such calls), then each SIMD group (32 consecutive linear thread
+ * indices, as Metal forms them) combines the lanes of the set with the region emitter's own
+ * code (cpu_group_op_lanes), so both modes give the same values. A simdgroup_barrier is then
+ * only a comment, as a threadgroup barrier is. */
+static void simd_function(wide *w, const ir_stmt *s, wset set) {
+    emitter *em = w->em;
+    var_info *ri = s->result ? cpu_info_of(em, s->result) : NULL;
+    if (s->arg_count > 4 || (ri && ri->kind != VK_CONTEXT)) {
+        wfail(w);
+        return;
+    }
+    cpu_line(em, "/* %s: %s */", ir_intrinsic_name(s->intrinsic), cpu_source_note(em, s->loc));
+    const char *args[4] = {0};
+    if (s->arg_count) {
+        open_threads(w, set);
+        for (int k = 0; k < s->arg_count; k++) {
+            const ir_type *t = s->args[k]->type;
+            const char *ct = cpu_ctype(em, t);
+            if (t->size > w->lane_arg_size[k]) w->lane_arg_size[k] = t->size;
+            args[k] = cpu_S(em, "((%s *)_ctx->_wlane%d + _sgl)", ct, k);
+            em->memos.count = 0;
+            inline_loads(w, s->args[k]);
+            const char *v = thread_value(w, t, s->args[k]);
+            em->memos.count = 0;
+            if (!v) {
+                wfail(w);
+                return;
+            }
+            cpu_line(em, "((%s *)_ctx->_wlane%d)[l] = %s;", ct, k, v);
+        }
+        close_threads(w, set);
+    }
+    const char *in = set.lo ? cpu_S(em, "_l >= %s && _l < %s", set.lo, set.hi) : "1";
+    if (set.mask) in = cpu_S(em, "%s && %s[_l]", in, set.mask);
+    OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
+    cpu_line(em, "const size_t _sgl = (size_t)_sg * 32u; /* its first thread */ (void)_sgl;");
+    cpu_line(em, "uint32_t _lanes = 0; /* the lanes of the set */");
+    cpu_line(em, "for (size_t _l = _sgl; _l < _sgl + 32u && _l < _n; _l++) if (%s) _lanes |= 1u << (_l - _sgl);", in);
+    cpu_line(em, "if (!_lanes) continue;");
+    cpu_group_op_lanes(em, s, 32, "_lanes", args, ri ? cpu_S(em, "%s[_sgl + l]", ri->cname) : NULL);
+    CLOSE();
+}
+
+/* `if (c)` with c different per thread around statements that cannot run inside a loop
+ * over threads (SIMD-group functions, lock-step loops): which threads take each branch is
+ * computed once, into byte masks, before either runs */
+static void divergent_if(wide *w, const ir_stmt *s, wset set) {
+    emitter *em = w->em;
+    int id = cpu_fresh(em);
+    OPEN("{ /* the threads part: %s */", cpu_source_note(em, s->loc));
+    cpu_line(em, "uint8_t _then%d[1024], _else%d[1024];", id, id);
+    wset outer_nomask = {set.lo, set.hi, NULL};
+    open_threads(w, outer_nomask);
+    em->memos.count = 0;
+    inline_loads(w, s->cond);
+    const char *c = wex(w, s->cond, -1);
+    em->memos.count = 0;
+    if (set.mask) OPEN("if (%s[l]) {", set.mask);
+    cpu_line(em, "_then%d[l] = (%s) != 0; _else%d[l] = !_then%d[l];", id, c, id, id);
+    if (set.mask) {
+        em->indent--;
+        cpu_line(em, "} else {");
+        em->indent++;
+        cpu_line(em, "_then%d[l] = _else%d[l] = 0; /* not in the set */", id, id);
+        CLOSE();
+    }
+    close_threads(w, outer_nomask);
+    w->divergent++;
+    const ir_stmt *was_at = w->divergent_at;
+    w->divergent_at = s;
+    group_list(w, s->then_s, (wset){set.lo, set.hi, cpu_S(em, "_then%d", id)});
+    flush_batch(w);
+    if (s->else_s) {
+        group_list(w, s->else_s, (wset){set.lo, set.hi, cpu_S(em, "_else%d", id)});
+        flush_batch(w);
+    }
+    w->divergent_at = was_at;
+    w->divergent--;
     CLOSE();
 }
 
@@ -1759,6 +1917,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         EN_PUSH(&em->arena, w->matrix_batch, s);
         return;
     }
+    if (s->kind == IR_S_DECL && !s->value && !is_uniform_var(w, s->var)) return; /* nothing to run */
     if (batchable(w, s)) {
         flush_matrices(w);
         if (w->batch.count && (w->batch_set.lo != set.lo || w->batch_set.mask != set.mask)) flush_batch(w);
@@ -1774,8 +1933,11 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         /* a uniform variable: once, by the group, where every thread runs the same code */
         const ir_var *v = s->kind == IR_S_DECL ? s->var : s->place->var;
         const ir_expr *value = s->value;
-        if (w->divergent || !set_is_all(set) || !value || !expr_uniform(w, value)) {
-            if (s->kind == IR_S_DECL && !value && !w->divergent) break;
+        /* under divergence only a variable no thread reads outside the divergent statement
+         * (a counter of a loop inside it): the threads that run it all give it this value */
+        bool local = w->divergent && w->divergent_at && !var_read_outside(em->f->body, v, w->divergent_at);
+        if ((w->divergent && !local) || (!set_is_all(set) && !local) || !value || !expr_uniform(w, value)) {
+            if (s->kind == IR_S_DECL && !value && (!w->divergent || local)) break;
             wfail(w);
             break;
         }
@@ -1785,8 +1947,8 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         break;
     }
     case IR_S_IF: {
-        if (!expr_uniform(w, s->cond)) { /* a barrier or a uniform assignment under divergence */
-            wfail(w);
+        if (!expr_uniform(w, s->cond)) {
+            divergent_if(w, s, set);
             break;
         }
         const char *c = uniform_value(w, s->cond);
@@ -1832,6 +1994,14 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
             cpu_line(em, "/* %s: every thread has run the loops above */", cpu_source_note(em, s->loc));
             break;
         }
+        if (s->intrinsic == IR_I_BARRIER_SIMDGROUP) {
+            cpu_line(em, "/* %s: every thread of the set has run the loops above */", cpu_source_note(em, s->loc));
+            break;
+        }
+        if (ir_intrinsic_class_of(s->intrinsic) == IR_IC_SIMD) {
+            simd_function(w, s, set);
+            break;
+        }
         wfail(w);
         break;
     default: wfail(w); break;
@@ -1862,7 +2032,6 @@ static bool inlinable(wide *w, const ir_expr *e) {
 }
 
 static bool wide_param(const ir_var *v) {
-    if (v->is_assigned) return false;
     if (v->param_kind != IR_PARAM_ATTR) return true;
     switch (v->attr) {
     case IR_ATTR_THREAD_INDEX_IN_QUADGROUP:
@@ -1882,6 +2051,16 @@ static void classify(wide *w, const ir_func *f) {
         }
         var_info *vi = cpu_info_of(em, v);
         if (vi->kind == VK_LANE_ATTR) vi->kind = VK_WIDE_ATTR;
+        if (vi->kind == VK_CONTEXT) { /* assigned (MLX's `in += row * size`): each thread's copy is in */
+            const ir_type *t = v->type;
+            if (v->address_taken || !(ir_is_scalar(t) || t->kind == IR_T_VEC || t->kind == IR_T_PTR)) {
+                wfail(w);
+                return;
+            }
+            /* the same in every thread: one C scalar, from thread 0's copy (cpu_wide_body) */
+            if (v->uniform && (t->kind != IR_T_PTR || t->space != IR_SPACE_THREAD)) vi->kind = VK_SCALAR;
+            vi->cname = cpu_S(em, "w_%s", vi->cname);
+        }
     }
     for (int k = 0; k < f->locals.count; k++) { /* in declaration order: inits see earlier ones */
         const ir_var *v = f->locals.items[k];
@@ -1913,30 +2092,22 @@ static void classify(wide *w, const ir_func *f) {
             vi->cname = NULL; /* cpu_var_lvalue computes it at each use */
             continue;
         }
-        if (v->address_taken) { /* a pointer to a per-thread variable: its own storage per thread */
-            wfail(w);
-            return;
-        }
+        /* a per-thread variable whose address is taken has its own storage per thread too,
+         * w_x[l], so `&x` is &w_x[l] for thread l */
         vi->kind = VK_CONTEXT;
         vi->cname = name;
         en_buf_printf(w->fields, "    %s %s[%d]; /* wide mode */\n", cpu_ctype(em, t), name, CPU_MAX_THREADS);
     }
 }
 
-/* a SIMD-group or quad function, a SIMD-group barrier, or a return */
-static bool simd_stmt(const ir_stmt *s) {
+/* a quad function or a return: wide mode takes neither */
+static bool not_taken_stmt(const ir_stmt *s) {
     switch (s->kind) {
-    case IR_S_INTRINSIC: {
-        ir_intrinsic_class c = ir_intrinsic_class_of(s->intrinsic);
-        return c == IR_IC_SIMD || c == IR_IC_QUAD || s->intrinsic == IR_I_BARRIER_SIMDGROUP;
-    }
-    case IR_S_RETURN:
-        return true;
+    case IR_S_INTRINSIC: return ir_intrinsic_class_of(s->intrinsic) == IR_IC_QUAD;
+    case IR_S_RETURN: return true;
     default: return false;
     }
 }
-
-static bool uses_simd(const ir_stmt *s) { return ir_stmt_any(s, simd_stmt); }
 
 static bool atomic_stmt(const ir_stmt *s) {
     return s->kind == IR_S_INTRINSIC && ir_intrinsic_class_of(s->intrinsic) == IR_IC_ATOMIC;
@@ -1945,7 +2116,7 @@ static bool atomic_stmt(const ir_stmt *s) {
 static bool has_atomic(const ir_stmt *s) { return ir_stmt_any(s, atomic_stmt); }
 
 EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
-    if (em->checked || !cpu_has_barrier(f->body) || uses_simd(f->body)) return false;
+    if (em->checked || !cpu_has_barrier(f->body) || ir_stmt_any(f->body, not_taken_stmt)) return false;
     /* wide mode changes the classification: keep the region emitter's to restore */
     var_info *saved = en_alloc(&em->arena, sizeof(var_info) * (size_t)em->var_count);
     memcpy(saved, em->vars, sizeof(var_info) * (size_t)em->var_count);
@@ -1963,6 +2134,15 @@ EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
         em->out = &body;
         em->indent = indent + 1;
         em->wide = true;
+        for (int k = 0; k < f->param_count; k++) { /* assigned parameters: their copies per thread */
+            const ir_var *v = f->params[k];
+            var_info *vi = cpu_info_of(em, v), *was = &saved[v->id];
+            if (was->kind != VK_CONTEXT) continue;
+            if (vi->kind == VK_SCALAR)
+                cpu_line(em, "%s %s = _ctx->%s[0]; /* the same in every thread */", cpu_ctype(em, v->type), vi->cname, was->cname);
+            else
+                cpu_line(em, "%s *__restrict %s = _ctx->%s;", cpu_ctype(em, v->type), vi->cname, was->cname);
+        }
         for (int k = 0; k < f->locals.count; k++) {
             const ir_var *v = f->locals.items[k];
             var_info *vi = cpu_info_of(em, v);
@@ -2003,6 +2183,10 @@ EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
         en_buf_puts(em->out, body.data);
         CLOSE();
         if (own_fields.data) en_buf_puts(fields, own_fields.data);
+        for (int k = 0; k < 4; k++) /* simd_function's arguments, per thread */
+            if (w->lane_arg_size[k])
+                en_buf_printf(fields, "    _Alignas(64) unsigned char _wlane%d[%d * %u]; /* wide mode: SIMD-function arguments */\n", k,
+                              CPU_MAX_THREADS, w->lane_arg_size[k]);
     } else {
         em->counter = counter;
     }

@@ -157,7 +157,7 @@ static const char *source =
     "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
     "    out[group * lsize + lid] = t[lsize - 1u - lid];\n"
     "}\n"
-    /* a SIMD-group function: the region emitter runs it, not wide mode */
+    /* a SIMD-group function: wide mode runs it once the arguments of every thread are in */
     "kernel void with_simd(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
     "                      uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]]) {\n"
     "    threadgroup float t[1024];\n"
@@ -225,6 +225,59 @@ static const char *source =
     "    float t = part[0];\n"
     "    for (uint i = lid; i < cols; i += lsize) t += xr[i] * xr[i];\n"
     "    y[row * lsize + lid] = t;\n"
+    "}\n"
+    /* SIMD-group functions in wide mode: over the whole group after a grid-stride loop on
+     * the position in the grid, and over the threads of each side of a divergent if */
+    "kernel void simd_mix(device const float *in [[buffer(0)]], device float4 *out [[buffer(1)]],\n"
+    "                     device uint4 *bits [[buffer(2)]], constant uint &n [[buffer(3)]],\n"
+    "                     uint gid [[thread_position_in_grid]], uint grid [[threads_per_grid]],\n"
+    "                     uint lid [[thread_index_in_threadgroup]], uint lsize [[threads_per_threadgroup]],\n"
+    "                     device const float *scale [[buffer(4)]]) {\n"
+    "    threadgroup float t[1024];\n"
+    "    float acc = 0.0f;\n"
+    "    for (uint i = gid; i < n; i += grid) acc += in[i] * scale[i];\n"
+    "    t[lid] = acc;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    float other = t[(lid + 1) % lsize];\n"
+    "    float4 r = float4(simd_sum(acc), simd_max(other), simd_prefix_exclusive_sum(acc), simd_shuffle_up(acc, 1u));\n"
+    "    uint4 b = uint4(0u);\n"
+    "    if (acc > 0.0f) {\n"
+    "        r.y = simd_sum(acc);\n"
+    "        b.x = uint(simd_vote::vote_t(simd_ballot(other > 0.0f)));\n"
+    "        b.y = simd_all(other > -1.0f) ? 1u : 0u;\n"
+    "        b.z = as_type<uint>(simd_broadcast_first(other));\n"
+    "    } else {\n"
+    "        r.w = simd_min(acc);\n"
+    "        b.w = uint(simd_vote::vote_t(simd_active_threads_mask()));\n"
+    "    }\n"
+    "    out[gid] = r;\n"
+    "    bits[gid] = b;\n"
+    "}\n"
+    /* 2-D groups: SIMD groups are 32 consecutive linear thread indices */
+    "kernel void simd_2d(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                    uint2 pos [[thread_position_in_grid]], uint2 gsize [[threads_per_grid]],\n"
+    "                    uint lid [[thread_index_in_threadgroup]]) {\n"
+    "    threadgroup float t[1024];\n"
+    "    uint idx = pos.y * gsize.x + pos.x;\n"
+    "    float v = in[idx];\n"
+    "    t[lid] = v * 3.0f;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    out[idx] = simd_sum(v) * 2.0f + simd_prefix_inclusive_sum(t[lid]);\n"
+    "}\n"
+    /* a per-thread variable filled through a reference (its address taken) and read after
+     * a barrier; parameters the kernel assigns, the same in every thread (in) and not (gid) */
+    "void fill4(thread float4 &r, device const float *p, uint i) { r = float4(p[i], 2.0f * p[i], p[i] + 1.0f, -p[i]); }\n"
+    "kernel void by_ref(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                   uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]]) {\n"
+    "    threadgroup float t[1024];\n"
+    "    in += 1;\n"
+    "    float4 v;\n"
+    "    fill4(v, in, gid);\n"
+    "    t[lid] = v.x + v.y;\n"
+    "    gid = gid * 2u;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    out[gid] = t[lid] + v.z * v.w;\n"
+    "    out[gid + 1u] = float(lid);\n"
     "}\n";
 
 /* how often `text` stands in kernel `index`'s C */
@@ -249,7 +302,13 @@ static void check_emitted(enigma_device *dev) {
     if (c) {
         static const char *names[] = {"tree", "bounds", "wrap", "rows", "tiled", "diverge", "strided_le"};
         for (int k = 0; k < 7; k++) CHECK(kernel_is_wide(c, k), "kernel %s is not in wide mode", names[k]);
-        CHECK(!kernel_is_wide(c, 7), "kernel with_simd (a SIMD-group function) is in wide mode");
+        CHECK(kernel_is_wide(c, 7), "kernel with_simd (a SIMD-group function) is not in wide mode");
+        CHECK(kernel_is_wide(c, 11), "kernel simd_mix is not in wide mode");
+        CHECK(kernel_is_wide(c, 12), "kernel simd_2d is not in wide mode");
+        CHECK(kernel_is_wide(c, 13), "kernel by_ref is not in wide mode");
+        CHECK(kernel_count(c, 11, "the threads part") == 1, "simd_mix: no divergent if around its SIMD functions");
+        CHECK(kernel_count(c, 11, "the step skips memory") == 1 && kernel_count(c, 11, "__builtin_prefetch((const char *)(_pa") == 2,
+              "simd_mix: not one prefetch for each load of its grid stride");
         CHECK(kernel_is_wide(c, 8), "kernel mma (simdgroup matrices) is not in wide mode");
         CHECK(kernel_is_wide(c, 9), "kernel colsum is not in wide mode");
         CHECK(strstr(c, "prefetch: last address per index value") != NULL, "no prefetch for mma's staged copies");
@@ -451,6 +510,118 @@ static void run_strided_le(enigma_device *dev, enigma_pipeline *p, uint32_t grou
     free(in), free(out);
 }
 
+/* simd_mix over `groups` groups of tsize threads and n inputs: SIMD group k of a group is
+ * its threads 32k..32k+31 (the last one partial when tsize is not a multiple of 32); each
+ * function is worked out here over its lanes in order, as float */
+static void run_simd_mix(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize, uint32_t n) {
+    uint32_t grid = groups * tsize;
+    float *in = malloc((size_t)n * 4), *scale = malloc((size_t)n * 4), *out = malloc((size_t)grid * 16),
+          *acc = malloc((size_t)grid * 4), *other = malloc((size_t)grid * 4);
+    uint32_t *bits = malloc((size_t)grid * 16);
+    /* multiples of 1/32 of modest size: every sum below is exact in float in any order, with
+     * or without fused multiply-adds, so the tests (acc > 0, other > 0) and the bits of a
+     * broadcast value are the same here as in the kernel */
+    for (uint32_t i = 0; i < n; i++)
+        in[i] = (float)((int)(rnd() % 129u) - 64) / 8.0f, scale[i] = (float)((int)(rnd() % 9u) - 4) / 4.0f;
+    for (uint32_t i = 0; i < grid * 4; i++) out[i] = 777.0f, bits[i] = 777u;
+    slot s[] = {{in, (size_t)n * 4}, {out, (size_t)grid * 16}, {bits, (size_t)grid * 16}, {&n, 4}, {scale, (size_t)n * 4}};
+    dispatch(dev, p, s, 5, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){tsize, 1, 1});
+    for (uint32_t g = 0; g < grid; g++) {
+        acc[g] = 0.0f;
+        for (uint32_t i = g; i < n; i += grid) acc[g] += in[i] * scale[i];
+    }
+    for (uint32_t g = 0; g < grid; g++) other[g] = acc[g / tsize * tsize + (g % tsize + 1) % tsize];
+    for (uint32_t g = 0; g < grid; g++) {
+        uint32_t lid = g % tsize, first = g - lid % 32, end = first + 32 < g - lid + tsize ? first + 32 : g - lid + tsize;
+        bool pos = acc[g] > 0.0f;
+        float sum = 0, mx = -INFINITY, pre = 0, mn = INFINITY, psum = 0, fb = 0;
+        uint32_t ballot = 0, all = 1, active = 0;
+        bool seen = false;
+        for (uint32_t q = first; q < end; q++) {
+            sum += acc[q];
+            mx = other[q] > mx ? other[q] : mx;
+            if (q < g) pre += acc[q];
+            if ((acc[q] > 0.0f) != pos) continue; /* the other side of the if */
+            active |= 1u << (q - first);
+            if (pos) {
+                psum += acc[q];
+                ballot |= (other[q] > 0.0f ? 1u : 0u) << (q - first);
+                all &= other[q] > -1.0f;
+                if (!seen) fb = other[q], seen = true;
+            } else {
+                mn = acc[q] < mn ? acc[q] : mn;
+            }
+        }
+        float up = g > first ? acc[g - 1] : acc[g];
+        float want[4] = {sum, pos ? psum : mx, pre, pos ? up : mn};
+        uint32_t fbits;
+        memcpy(&fbits, &fb, 4);
+        uint32_t want_bits[4] = {pos ? ballot : 0, pos ? all : 0, pos ? fbits : 0, pos ? 0 : active};
+        for (int c = 0; c < 4; c++) {
+            if (fabsf(out[g * 4 + c] - want[c]) > 1e-5f * (8.0f + fabsf(want[c]))) {
+                CHECK(0, "simd_mix %ux%u n %u: thread %u component %d gives %.9g, expected %.9g", groups, tsize, n, g, c,
+                      out[g * 4 + c], want[c]);
+                g = grid;
+                break;
+            }
+            if (bits[g * 4 + c] != want_bits[c]) {
+                CHECK(0, "simd_mix %ux%u n %u: thread %u bits %d give %#x, expected %#x", groups, tsize, n, g, c,
+                      bits[g * 4 + c], want_bits[c]);
+                g = grid;
+                break;
+            }
+        }
+    }
+    free(in), free(scale), free(out), free(acc), free(other), free(bits);
+}
+
+/* simd_2d over a W x H grid in groups of tx x ty threads (linear index lid = y * tx + x) */
+static void run_simd_2d(enigma_device *dev, enigma_pipeline *p, uint32_t W, uint32_t H, uint32_t tx, uint32_t ty) {
+    float *in = malloc((size_t)W * H * 4), *out = malloc((size_t)W * H * 4);
+    for (size_t i = 0; i < (size_t)W * H; i++) in[i] = rndf(), out[i] = 777.0f;
+    slot s[] = {{in, (size_t)W * H * 4}, {out, (size_t)W * H * 4}};
+    dispatch(dev, p, s, 2, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){W / tx, H / ty, 1}, (enigma_size3){tx, ty, 1});
+    uint32_t nt = tx * ty;
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            uint32_t gx = x / tx * tx, gy = y / ty * ty, lid = (y - gy) * tx + (x - gx), first = lid / 32 * 32;
+            uint32_t end = first + 32 < nt ? first + 32 : nt;
+            double sum = 0, incl = 0, mag = 0;
+            for (uint32_t q = first; q < end; q++) {
+                float v = in[(size_t)(gy + q / tx) * W + gx + q % tx];
+                sum += v, mag += fabs(v);
+                if (q <= lid) incl += 3.0 * v;
+            }
+            double want = sum * 2.0 + incl;
+            if (fabs(out[(size_t)y * W + x] - want) > 1e-5 * (1.0 + 5.0 * mag)) {
+                CHECK(0, "simd_2d %ux%u group %ux%u: out[%u][%u] = %.9g, expected %.9g", W, H, tx, ty, y, x,
+                      out[(size_t)y * W + x], want);
+                y = H;
+                break;
+            }
+        }
+    free(in), free(out);
+}
+
+/* by_ref: out[2g] = 3 x + (x + 1)(-x), out[2g + 1] = g's index in its group, x = in[g + 1] */
+static void run_by_ref(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize) {
+    uint32_t n = groups * tsize;
+    float *in = malloc(((size_t)n + 1) * 4), *out = malloc((size_t)n * 8);
+    for (uint32_t i = 0; i <= n; i++) in[i] = rndf();
+    for (uint32_t i = 0; i < 2 * n; i++) out[i] = 777.0f;
+    slot s[] = {{in, ((size_t)n + 1) * 4}, {out, (size_t)n * 8}};
+    dispatch(dev, p, s, 2, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){tsize, 1, 1});
+    for (uint32_t g = 0; g < n; g++) {
+        double x = in[g + 1], want = 3.0 * x + (x + 1.0) * -x;
+        if (fabs(out[2 * g] - want) > 1e-5 * (1.0 + fabs(want)) || out[2 * g + 1] != (float)(g % tsize)) {
+            CHECK(0, "by_ref %ux%u: thread %u gives %.9g, %g, expected %.9g, %u", groups, tsize, g, out[2 * g],
+                  out[2 * g + 1], want, g % tsize);
+            break;
+        }
+    }
+    free(in), free(out);
+}
+
 static float half_round(float x) { return (float)(_Float16)x; }
 
 /* M x N x K with groups of (tx, ty) threads: nsg = tx * ty / 32 SIMD groups side by side */
@@ -604,6 +775,24 @@ int main(void) {
         run_colsum(dev, colsum, 96, 5, 6, 32, 3);
     }
     enigma_pipeline_destroy(colsum);
+    enigma_pipeline *simd_mix = pipeline(lib, "simd_mix"), *simd_2d = pipeline(lib, "simd_2d");
+    if (simd_mix) {
+        run_simd_mix(dev, simd_mix, 2, 256, 256 * 2 * 7 + 300); /* some threads one step more */
+        run_simd_mix(dev, simd_mix, 3, 100, 3000);              /* a partial SIMD group of 4 */
+        run_simd_mix(dev, simd_mix, 1, 1024, 1024 * 3);
+        run_simd_mix(dev, simd_mix, 4, 40, 50); /* most threads never in the loop */
+    }
+    if (simd_2d) {
+        run_simd_2d(dev, simd_2d, 48, 20, 12, 5); /* 60 threads: SIMD groups of 32 and 28 */
+        run_simd_2d(dev, simd_2d, 64, 16, 16, 8);
+    }
+    enigma_pipeline_destroy(simd_mix), enigma_pipeline_destroy(simd_2d);
+    enigma_pipeline *by_ref = pipeline(lib, "by_ref");
+    if (by_ref) {
+        run_by_ref(dev, by_ref, 3, 64);
+        run_by_ref(dev, by_ref, 2, 100);
+    }
+    enigma_pipeline_destroy(by_ref);
     enigma_pipeline_destroy(tree), enigma_pipeline_destroy(bounds), enigma_pipeline_destroy(wrap);
     enigma_pipeline_destroy(rows), enigma_pipeline_destroy(tiled), enigma_pipeline_destroy(diverge);
     enigma_library_destroy(lib);

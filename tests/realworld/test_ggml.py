@@ -546,8 +546,11 @@ def test_kernel_mul_mv_q4_0_f32(rt, rng):
 # allow: the cuda backend tests such addresses at run time (emit.c, vectors at unproven addresses)
 
 
+# kernel_mul_mm_f16_f16 (src1 in half) takes the cpu backend's wide mode (emit_wide.c), the
+# f32 one its region emitter: both are run
+@pytest.mark.parametrize("src1_type", ["f32", "f16"])
 @pytest.mark.parametrize("case", ["aligned", "edges"])
-def test_kernel_mul_mm_f16_f32(rt, rng, case):
+def test_kernel_mul_mm_f16(rt, rng, case, src1_type):
     if case == "aligned":  # whole 64x32 tiles, K a multiple of 32: no bounds checks
         ne00, ne01, ne02, ne11, ne12 = 128, 128, 1, 64, 2
     else:  # K = 100, a 70x40 result: partial tiles on both sides, bounds-checked K
@@ -555,13 +558,14 @@ def test_kernel_mul_mm_f16_f32(rt, rng, case):
     bc_inp, bc_out = ne00 % 32 != 0, (ne01 % 64 != 0 or ne11 % 32 != 0)
     r2 = ne12 // ne02
     w = rng.standard_normal((ne02, ne01, ne00)).astype(np.float16)
-    y = rng.standard_normal((ne12, ne11, ne00)).astype(np.float32)
+    y = rng.standard_normal((ne12, ne11, ne00)).astype(np.float32 if src1_type == "f32" else np.float16)
     dst = np.zeros((ne12, ne11, ne01), np.float32)
     nbw, nby = strides(w), strides(y)
     args = kargs(KARGS_MUL_MM, ne00=ne00, ne02=ne02, nb01=nbw[1], nb02=nbw[2], nb03=nbw[3],
                  ne12=ne12, nb10=nby[0], nb11=nby[1], nb12=nby[2], nb13=nby[3],
                  ne0=ne01, ne1=ne11, r2=r2, r3=1)
-    k = ggml_kernel("kernel_mul_mm_f16_f32", FC_mul_mm_bc_inp=bc_inp, FC_mul_mm_bc_out=bc_out,
+    name = "kernel_mul_mm_f16_" + src1_type
+    k = ggml_kernel(name, FC_mul_mm_bc_inp=bc_inp, FC_mul_mm_bc_out=bc_out,
                     FC_mul_mm_ne12=ne12, FC_mul_mm_ne13=1, FC_mul_mm_r2=r2, FC_mul_mm_r3=1)
     dispatch(rt, k, ((ne11 + 31) // 32, (ne01 + 63) // 64, ne12), (32, 4, 1),
              smem=8192 if bc_out else 4096 + 2048,
@@ -572,7 +576,7 @@ def test_kernel_mul_mm_f16_f32(rt, rng, case):
     w64 = w.astype(np.float64)[np.arange(ne12) // r2]
     want = np.einsum("bjk,bik->bji", y64, w64)
     assert_dot_close(dst, want, np.einsum("bjk,bik->bji", np.abs(y64), np.abs(w64)), ne00,
-                     "kernel_mul_mm_f16_f32 (%s)" % case)
+                     "%s (%s)" % (name, case))
 
 
 # -- kernel_get_rows_q8_0: gather quantised rows, dequantised to float
