@@ -43,12 +43,15 @@
  * threads per step instead (an index form is computed once per row, outside the loop).
  *
  * simdgroup matrices live once per SIMD group, row-major, and their operations are loops
- * over the SIMD groups (see "simdgroup matrices" below).
+ * over the SIMD groups (see "simdgroup matrices" below). SIMD-group functions (simd_sum,
+ * shuffles, ballots) store their arguments for every thread, then combine each SIMD
+ * group's lanes (simd_function); a divergent if around such statements first computes
+ * which threads take each branch (divergent_if).
  *
- * Not taken (the region emitter runs them): checked builds, SIMD-group and quad-group
- * functions, simdgroup_barrier, returns, a barrier, a matrix operation or a uniform
- * variable's assignment under divergent control, breaks that leave a per-thread loop
- * early, 3-D threadgroups. */
+ * Not taken (the region emitter runs them): checked builds, quad-group functions,
+ * returns, a barrier or a matrix operation under divergent control, a uniform variable's
+ * assignment there unless no statement outside that divergent one reads it, breaks that
+ * leave a per-thread loop early, 3-D threadgroups. */
 #include "emit.h"
 
 #include <string.h>
