@@ -84,6 +84,8 @@ typedef struct wide {
     bool per_sg;                          /* inside a loop over the SIMD groups (matrix_loop) */
     var_list stepped;                     /* collect_stmt_forms: uniform variables a loop inside assigns */
     uint32_t lane_arg_size[4];            /* simd_function: bytes a thread of each argument slot */
+    const ir_expr *assumed;               /* unswitch: a uniform test taken out of the loop over threads, */
+    bool assumed_true;                    /* and its value in this copy of the loop */
     const char *stride_key;               /* a lock-step loop's grid-stride index, while all threads are in */
     var_list rows_read;                   /* row pointers a lock-step loop has read (next_row_prefetch) */
 } wide;
@@ -161,6 +163,8 @@ static bool exits_inside(const ir_stmt *s, const ir_stmt **loops, int depth) {
 static const ir_expr *loop_head(const ir_stmt *loop, int *first);
 static bool expr_uniform(wide *w, const ir_expr *e);
 static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop);
+static bool read_outside_all(const ir_stmt *s, const ir_var *v, const ir_stmt *const *skip, int count);
+static bool same_value(const ir_expr *a, const ir_expr *b);
 static bool assigns_var(const ir_stmt *s, const ir_var *v);
 
 static const ir_var *counted_loop(wide *w, const ir_stmt *s, long long *from, long long *to, long long *step);
@@ -254,21 +258,34 @@ static bool expr_uniform(wide *w, const ir_expr *e) {
  * store (-fno-strict-aliasing), and a loop that stores cannot vectorise. */
 static const char *constant_scalar(wide *w, const ir_expr *e) {
     emitter *em = w->em;
+    /* a scalar field of `constant S &args` (ggml's and MLX's argument structs): the struct
+     * is read once, the field taken from the copy */
+    const ir_expr *field = NULL;
+    if (e->kind == IR_E_FIELD && ir_is_scalar(e->type) && e->args[0]->kind == IR_E_DEREF) {
+        field = e;
+        e = e->args[0];
+    }
     const ir_expr *p = NULL;
     if (e->kind == IR_E_DEREF) p = e->args[0];
     else if (e->kind == IR_E_INDEX && e->args[1]->kind == IR_E_CONST && e->args[1]->c.u == 0) p = e->args[0];
     if (!p || p->kind != IR_E_VAR || p->var->param_kind != IR_PARAM_BUFFER || p->var->is_assigned) return NULL;
     const ir_type *pt = p->var->type;
-    if (pt->kind != IR_T_PTR || pt->space != IR_SPACE_CONSTANT || !ir_is_scalar(e->type)) return NULL;
+    if (pt->kind != IR_T_PTR || pt->space != IR_SPACE_CONSTANT) return NULL;
+    if (field ? e->type->kind != IR_T_STRUCT || e->type->size > 4096 : !ir_is_scalar(e->type)) return NULL;
     var_info *vi = cpu_info_of(em, p->var);
     const char *name = cpu_S(em, "_k%s", vi->cname);
+    const char *value = field ? cpu_S(em, "%s.%s", name, cpu_ident(em, e->type->fields[field->field].name)) : name;
     for (int i = 0; i < w->hoisted.count; i++)
-        if (w->hoisted.items[i] == p->var) return name;
+        if (w->hoisted.items[i] == p->var) return value;
     EN_PUSH(&em->arena, w->hoisted, p->var);
     /* an unbound buffer reads as 0 here: the kernel faults where it reads it, as before */
-    en_buf_printf(&w->hoisted_decls, "%s %s = %s ? *%s : 0; /* constant: read once */\n",
-                  cpu_ctype(em, e->type), name, vi->cname, vi->cname);
-    return name;
+    if (field)
+        en_buf_printf(&w->hoisted_decls, "%s %s = {0}; if (%s) memcpy(&%s, %s, sizeof %s); /* constant: read once */\n",
+                      cpu_ctype(em, e->type), name, vi->cname, name, vi->cname, name);
+    else
+        en_buf_printf(&w->hoisted_decls, "%s %s = %s ? *%s : 0; /* constant: read once */\n", cpu_ctype(em, e->type), name,
+                      vi->cname, vi->cname);
+    return value;
 }
 
 /* Every load in e is read in place: memos map each to its C lvalue, so cpu_ex emits no
@@ -552,6 +569,10 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
         thread_assign(w, s->place, s->value);
         break;
     case IR_S_IF: {
+        if (w->assumed && same_value(s->cond, w->assumed)) { /* decided outside the loop (unswitch) */
+            thread_stmt(w, w->assumed_true ? s->then_s : s->else_s);
+            break;
+        }
         em->memos.count = 0;
         inline_loads(w, s->cond);
         const char *c = wex(w, s->cond, -1);
@@ -863,7 +884,16 @@ static void vars_of_stmt(wide *w, const ir_stmt *s, var_list *vars) {
     }
 }
 
-/* the statements for thread l, with their per-thread variables in locals */
+/* is v declared by one of the statements (not inside them: a loop's body declares afresh)? */
+static bool declared_among(const ir_var *v, const ir_stmt *const *stmts, int count) {
+    for (int i = 0; i < count; i++)
+        if (stmts[i]->kind == IR_S_DECL && stmts[i]->var == v) return true;
+    return false;
+}
+
+/* the statements for thread l, with their per-thread variables in locals; a variable
+ * declared among them and read nowhere else (a temporary of a lowered `c ? a : b`) lives in
+ * the local alone: its slot is neither read nor written */
 static void thread_body(wide *w, const ir_stmt *const *stmts, int count) {
     emitter *em = w->em;
     var_list vars = {0};
@@ -873,11 +903,13 @@ static void thread_body(wide *w, const ir_stmt *const *stmts, int count) {
     for (int i = 0; i < vars.count; i++) {
         const ir_var *v = vars.items[i];
         var_info *vi = cpu_info_of(em, v);
+        bool only_here = declared_among(v, stmts, count) && !read_outside_all(em->f->body, v, stmts, count);
         written[i] = false;
-        for (int k = 0; k < count && !written[i]; k++) written[i] = assigns_var(stmts[k], v);
+        for (int k = 0; k < count && !written[i] && !only_here; k++) written[i] = assigns_var(stmts[k], v);
         names[i] = vi->cname;
         const char *local = cpu_S(em, "%s_l", vi->cname);
-        cpu_line(em, "%s %s = %s[l];", cpu_ctype(em, v->type), local, vi->cname);
+        if (only_here) cpu_line(em, "%s %s; /* read only here */", cpu_ctype(em, v->type), local);
+        else cpu_line(em, "%s %s = %s[l];", cpu_ctype(em, v->type), local, vi->cname);
         vi->kind = VK_WIDE_EXPR; /* read and written by this name (not uniform) */
         vi->cname = local;
     }
@@ -1065,12 +1097,55 @@ static const char *range_bound(wide *w, const ir_expr *c, const char *lo, const 
     return cpu_S(em, "_r%d", id);
 }
 
+/* ---- unswitching ---------------------------------------------------------------------
+ * A test the same in every thread inside a loop over threads (ggml's `pmask ? slope *
+ * pmask[i] : 0.0f`, lowered to an if because the load may not run) keeps gcc from
+ * vectorising the loop. The loop is emitted twice under one test outside it instead, each
+ * copy with the branch that test takes. Only tests without loads, of values no statement
+ * of the loop assigns, so the test has one value for the whole loop. */
+typedef struct invariant_ctx {
+    const ir_stmt *const *stmts;
+    int count;
+} invariant_ctx;
+
+static bool varies_in(const ir_expr *e, const void *ctx) {
+    const invariant_ctx *c = ctx;
+    if (e->kind == IR_E_CALL || (ir_is_place(e) && cpu_needs_access(e))) return true;
+    if (e->kind != IR_E_VAR) return false;
+    for (int i = 0; i < c->count; i++)
+        if (assigns_var(c->stmts[i], e->var)) return true;
+    return false;
+}
+
+typedef struct test_search {
+    wide *w;
+    invariant_ctx in;
+    const ir_expr *found;
+} test_search;
+
+static bool invariant_if(const ir_stmt *s, const void *ctx) {
+    test_search *t = (test_search *)(uintptr_t)ctx; /* a search that records what it finds */
+    if (s->kind != IR_S_IF || !expr_uniform(t->w, s->cond) || ir_expr_any(s->cond, varies_in, &t->in)) return false;
+    t->found = s->cond;
+    return true;
+}
+
+static const ir_expr *loop_invariant_test(wide *w, const ir_stmt *const *stmts, int count) {
+    test_search t = {w, {stmts, count}, NULL};
+    for (int i = 0; i < count && !t.found; i++) ir_stmt_any_in(stmts[i], invariant_if, &t);
+    return t.found;
+}
+
 static void flush_threads(wide *w) {
     emitter *em = w->em;
     if (!w->batch.count) return;
     wset set = w->batch_set;
     w->batch_count_was = w->batch.count;
     w->batch.count = 0;
+    bool runs = false; /* declarations without a value run nothing */
+    for (int i = 0; i < w->batch_count_was && !runs; i++)
+        runs = w->batch.items[i]->kind != IR_S_DECL || w->batch.items[i]->value;
+    if (!runs) return;
     /* one divergent if on the thread index: a narrower range instead of a test per thread */
     const ir_stmt *only = w->batch.items[0];
     if (only->kind == IR_S_IF && !only->else_s && !set.mask &&
@@ -1085,7 +1160,23 @@ static void flush_threads(wide *w) {
             return;
         }
     }
+    const ir_expr *test = w->assumed ? NULL : loop_invariant_test(w, w->batch.items, w->batch_count_was);
+    if (!test) {
+        thread_loop(w, set, w->batch.items, w->batch_count_was);
+        return;
+    }
+    OPEN("if (%s) { /* the same in every thread, taken out of the loop over threads: %s */", uniform_value(w, test),
+         cpu_source_note(em, test->loc));
+    w->assumed = test;
+    w->assumed_true = true;
     thread_loop(w, set, w->batch.items, w->batch_count_was);
+    em->indent--;
+    cpu_line(em, "} else {");
+    em->indent++;
+    w->assumed_true = false;
+    thread_loop(w, set, w->batch.items, w->batch_count_was);
+    w->assumed = NULL;
+    CLOSE();
 }
 
 
@@ -1439,18 +1530,22 @@ static bool expr_reads(const ir_expr *e, const ir_var *v) {
     return false;
 }
 
-/* does any statement outside `loop` read v (its declaration's own value aside)? */
-static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop) {
-    if (!s || s == loop) return false;
+/* does any statement of s outside the `count` statements `skip` read v (its declaration's
+ * own value aside)? */
+static bool read_outside_all(const ir_stmt *s, const ir_var *v, const ir_stmt *const *skip, int count) {
+    if (!s) return false;
+    for (int i = 0; i < count; i++)
+        if (s == skip[i]) return false;
     switch (s->kind) {
     case IR_S_BLOCK:
         for (int i = 0; i < s->stmt_count; i++)
-            if (var_read_outside(s->stmts[i], v, loop)) return true;
+            if (read_outside_all(s->stmts[i], v, skip, count)) return true;
         return false;
     case IR_S_DECL: return expr_reads(s->value, v);
     case IR_S_ASSIGN: return expr_reads(s->value, v) || (s->place->kind != IR_E_VAR && expr_reads(s->place, v));
-    case IR_S_IF: return expr_reads(s->cond, v) || var_read_outside(s->then_s, v, loop) || var_read_outside(s->else_s, v, loop);
-    case IR_S_LOOP: return var_read_outside(s->body, v, loop) || var_read_outside(s->latch, v, loop);
+    case IR_S_IF:
+        return expr_reads(s->cond, v) || read_outside_all(s->then_s, v, skip, count) || read_outside_all(s->else_s, v, skip, count);
+    case IR_S_LOOP: return read_outside_all(s->body, v, skip, count) || read_outside_all(s->latch, v, skip, count);
     case IR_S_RETURN: return expr_reads(s->value, v);
     case IR_S_INTRINSIC:
         for (int i = 0; i < s->arg_count; i++)
@@ -1460,11 +1555,24 @@ static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *l
     }
 }
 
+/* does any statement outside `loop` read v (its declaration's own value aside)? */
+static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop) {
+    return read_outside_all(s, v, &loop, 1);
+}
+
 /* e without conversions that keep its value (an unsigned integer to a wider integer) */
 static const ir_expr *widened(const ir_expr *e) {
     while (e->kind == IR_E_CONVERT && ir_is_integer(e->type) && ir_is_integer(e->args[0]->type) &&
            !ir_is_signed(e->args[0]->type) && e->type->size > e->args[0]->type->size)
         e = e->args[0];
+    return e;
+}
+
+/* e without a conversion between int and uint (the same 32 bits) */
+static const ir_expr *same_bits(const ir_expr *e) {
+    if (e->kind == IR_E_CONVERT && ir_is_integer(e->type) && ir_is_integer(e->args[0]->type) && e->type->size == 4 &&
+        e->args[0]->type->size == 4)
+        return e->args[0];
     return e;
 }
 
@@ -1477,7 +1585,12 @@ static const ir_expr *strip_u32(const ir_expr *e) {
  * the group's first position _g0 plus it: *grid_base is then "_g0", else stays NULL */
 static bool is_thread_index(wide *w, const ir_expr *e, const char **grid_base) {
     e = strip_u32(e);
-    if (e->kind != IR_E_VAR || e->var->param_kind != IR_PARAM_ATTR || e->var->type->kind == IR_T_VEC) return false;
+    /* `pos.x` of a position vector is its scalar form (in 1-D groups) */
+    bool x_of_vector = e->kind == IR_E_SWIZZLE && e->swizzle_len == 1 && e->swizzle[0] == 0 && e->args[0]->kind == IR_E_VAR;
+    if (x_of_vector) e = e->args[0];
+    if (e->kind != IR_E_VAR || e->var->param_kind != IR_PARAM_ATTR || (e->var->type->kind == IR_T_VEC && !x_of_vector))
+        return false;
+    if (x_of_vector && e->var->attr == IR_ATTR_THREAD_INDEX_IN_THREADGROUP) return false;
     if (e->var->attr == IR_ATTR_THREAD_INDEX_IN_THREADGROUP) return true;
     if (e->var->attr == IR_ATTR_THREAD_POSITION_IN_THREADGROUP || e->var->attr == IR_ATTR_THREAD_POSITION_IN_GRID) {
         w->needs_one_d = true;
@@ -1501,13 +1614,16 @@ static bool find_stride_index(wide *w, const ir_stmt *loop, stride_index *si) {
     if (!latch || latch->kind != IR_S_ASSIGN || latch->place->kind != IR_E_VAR) return false;
     const ir_var *v = latch->place->var;
     const ir_expr *val = latch->value;
-    if ((v->type->kind != IR_T_U32 && v->type->kind != IR_T_U16) || v->address_taken || !w->em->inits[v->id]) return false;
-    /* a ushort counter steps in int: `c = ushort(int(c) + U)`, the same value mod 2^16 */
-    if (v->type->kind == IR_T_U16 && val->kind == IR_E_CONVERT) val = val->args[0];
+    if ((v->type->kind != IR_T_U32 && v->type->kind != IR_T_U16 && v->type->kind != IR_T_I32) || v->address_taken ||
+        !w->em->inits[v->id])
+        return false;
+    /* a ushort counter steps in int: `c = ushort(int(c) + U)`, the same value mod 2^16; an
+     * int one stepped by a uint in uint: `i = int(uint(i) + U)`, the same mod 2^32 */
+    if ((v->type->kind == IR_T_U16 || v->type->kind == IR_T_I32) && val->kind == IR_E_CONVERT) val = val->args[0];
     if (val->kind != IR_E_BINARY || val->op != IR_OP_ADD || !ir_is_integer(val->type)) return false;
-    const ir_expr *a = widened(val->args[0]), *b = val->args[1];
+    const ir_expr *a = same_bits(widened(val->args[0])), *b = val->args[1];
     if (!(a->kind == IR_E_VAR && a->var == v)) {
-        a = widened(val->args[1]);
+        a = same_bits(widened(val->args[1]));
         b = val->args[0];
     }
     if (!(a->kind == IR_E_VAR && a->var == v) || !expr_uniform(w, b)) return false;
@@ -1652,7 +1768,6 @@ typedef struct strided_loads {
     EN_VEC(const ir_expr *) bases;
 } strided_loads;
 
-static bool same_value(const ir_expr *a, const ir_expr *b);
 
 /* an ir_stmt_any_expr visitor that collects: it never stops the walk */
 static bool note_strided_load(const ir_expr *e, const void *ctx) {
@@ -1677,8 +1792,8 @@ static void stride_prefetch(wide *w, const ir_stmt *loop, const stride_index *si
     for (int k = 0; k < c.bases.count; k++) {
         const ir_expr *p = c.bases.items[k];
         uint32_t size = p->type->elem->size;
-        cpu_line(em, "{ uintptr_t _pa = (uintptr_t)(%s) + ((uint64_t)_ib%d + 8u * (uint64_t)(%s)) * %uu;", uniform_value(w, p), id,
-                 step, size);
+        cpu_line(em, "{ uintptr_t _pa = (uintptr_t)(%s) + (uint64_t)((int64_t)_ib%d + 8 * (int64_t)(%s)) * %uu;", uniform_value(w, p),
+                 id, step, size);
         cpu_line(em, "  for (size_t _k = (size_t)(%s) * %uu; _k < (size_t)(%s) * %uu; _k += 64) __builtin_prefetch((const char *)(_pa + _k), 0, 2); }",
                  lo, size, hi, size);
     }
@@ -1701,19 +1816,25 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     var_info saved_i = ivi ? *ivi : (var_info){0};
     OPEN("{ /* the threads step through this loop together: %s */", cpu_source_note(em, loop->loc));
     cpu_line(em, "uint8_t _a%d[1024]; /* still in the loop */", id);
-    /* the index wraps as its type: uint or ushort */
-    const char *itype = strided && si.var->type->kind == IR_T_U16 ? "uint16_t" : "uint32_t";
-    const char *imax = strided && si.var->type->kind == IR_T_U16 ? "UINT16_MAX" : "UINT32_MAX";
-    const char *wrapped = NULL;
+    /* the index wraps as its type: uint or ushort; an int index (ggml's `for (int i00 =
+     * tpitg.x; ...)`) steps in 64 bits, so the C never overflows where Metal's int would */
+    bool signed_index = strided && si.var->type->kind == IR_T_I32;
+    const char *itype = strided && si.var->type->kind == IR_T_U16 ? "uint16_t" : signed_index ? "int32_t" : "uint32_t";
+    const char *imax = strided && si.var->type->kind == IR_T_U16 ? "UINT16_MAX" : signed_index ? "INT32_MAX" : "UINT32_MAX";
+    const char *wrapped = NULL, *contiguous = NULL; /* the index of thread l: exact, and where it cannot wrap */
     if (strided) {
         /* i = thread index + _ib, _ib the same for all: one base instead of a stored index */
         const char *start = si.start ? uniform_value(w, si.start) : "0u";
         if (si.grid_base) start = cpu_S(em, "(uint32_t)(%s + %s)", si.grid_base, start);
-        cpu_line(em, "uint32_t _ib%d = %s;", id, start);
+        if (signed_index) cpu_line(em, "int64_t _ib%d = (int32_t)(%s);", id, start);
+        else cpu_line(em, "uint32_t _ib%d = %s;", id, start);
         ivi->kind = VK_WIDE_EXPR;
-        wrapped = cpu_S(em, "((%s)(_ib%d + l))", itype, id);
+        wrapped = cpu_S(em, "((%s)(_ib%d + %s))", itype, id, signed_index ? "(int64_t)l" : "l");
+        contiguous = signed_index ? cpu_S(em, "(_ib%d + (int64_t)l)", id) : cpu_S(em, "((uint64_t)_ib%d + l)", id);
         ivi->cname = wrapped;
     }
+    /* the last thread's index stays in the index type (a signed one: nor below it) */
+    const char *in_range = NULL;
     wset inner = {set.lo, set.hi, cpu_S(em, "_a%d", id)};
     wset outer_nomask = {set.lo, set.hi, NULL};
     open_threads(w, outer_nomask);
@@ -1728,6 +1849,9 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         head->args[0]->op == IR_OP_LT && widened(head->args[0]->args[0])->kind == IR_E_VAR &&
         widened(head->args[0]->args[0])->var == si.var && expr_uniform(w, head->args[0]->args[1]))
         limit = head->args[0]->args[1];
+    if (strided)
+        in_range = signed_index ? cpu_S(em, "_ib%d + (int64_t)%s <= INT32_MAX && _ib%d >= INT32_MIN", id, last, id)
+                                : cpu_S(em, "(uint64_t)_ib%d + %s <= %s", id, last, imax);
     if (limit) cpu_line(em, "bool _all%d = true; /* every thread still in the loop */", id);
     OPEN("for (;;) {");
     w->divergent++;
@@ -1737,12 +1861,10 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         /* a signed limit compares as signed (`int(c) < 256`); the last index must not wrap */
         const char *u = uniform_value(w, limit);
         if (ir_is_signed(limit->type))
-            OPEN("if (_all%d && (int64_t)_ib%d + (int64_t)%s < (int64_t)(%s) && (uint64_t)_ib%d + %s <= %s) {", id, id, last, u,
-                 id, last, imax);
+            OPEN("if (_all%d && (int64_t)_ib%d + (int64_t)%s < (int64_t)(%s) && %s) {", id, id, last, u, in_range);
         else
-            OPEN("if (_all%d && (uint64_t)_ib%d + %s < (uint64_t)(%s) && (uint64_t)_ib%d + %s <= %s) {", id, id, last, u, id,
-                 last, imax);
-        ivi->cname = cpu_S(em, "((uint64_t)_ib%d + l)", id);
+            OPEN("if (_all%d && (uint64_t)_ib%d + %s < (uint64_t)(%s) && %s) {", id, id, last, u, in_range);
+        ivi->cname = contiguous;
         wset full = {set.lo, set.hi, NULL};
         w->stride_key = ivi->cname;
         for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
@@ -1750,7 +1872,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         w->stride_key = NULL;
         next_row_prefetch(w, loop, si.var, limit, set, id);
         stride_prefetch(w, loop, &si, set, id);
-        cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
+        cpu_line(em, "_ib%d += %s%s;", id, signed_index ? "(int32_t)" : "", uniform_value(w, si.step));
         cpu_line(em, "continue;");
         CLOSE();
         ivi->cname = wrapped;
@@ -1771,9 +1893,9 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     if (count) {
         /* every thread still in: no mask, and a grid-stride index as base + l in 64 bits
          * where base + l cannot wrap (so the access is contiguous) */
-        const char *nowrap = strided ? cpu_S(em, " && (uint64_t)_ib%d + %s <= %s", id, last, imax) : "";
+        const char *nowrap = strided ? cpu_S(em, " && %s", in_range) : "";
         OPEN("if (_in%d == %s%s) {", id, count, nowrap);
-        if (strided) ivi->cname = cpu_S(em, "((uint64_t)_ib%d + l)", id);
+        if (strided) ivi->cname = contiguous;
         wset full = {set.lo, set.hi, NULL};
         for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
         flush_batch(w);
@@ -1791,7 +1913,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     if (count) CLOSE();
     w->divergent_at = was_at;
     w->divergent--;
-    if (strided) cpu_line(em, "_ib%d += %s;", id, uniform_value(w, si.step));
+    if (strided) cpu_line(em, "_ib%d += %s%s;", id, signed_index ? "(int32_t)" : "", uniform_value(w, si.step));
     CLOSE();
     if (strided) *ivi = saved_i;
     CLOSE();
@@ -1920,7 +2042,6 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         EN_PUSH(&em->arena, w->matrix_batch, s);
         return;
     }
-    if (s->kind == IR_S_DECL && !s->value && !is_uniform_var(w, s->var)) return; /* nothing to run */
     if (batchable(w, s)) {
         flush_matrices(w);
         if (w->batch.count && (w->batch_set.lo != set.lo || w->batch_set.mask != set.mask)) flush_batch(w);

@@ -278,6 +278,30 @@ static const char *source =
     "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
     "    out[gid] = t[lid] + v.z * v.w;\n"
     "    out[gid + 1u] = float(lid);\n"
+    "}\n"
+    /* ggml's shape: int indices from tpitg.x, an argument struct, a pointer that may be null
+     * tested inside the loops (`mr ? mr[i] : 0.0f`), a reduction across SIMD groups only when
+     * the group has more than one */
+    "struct row_args { int ne00; float scale; };\n"
+    "kernel void int_rows(constant row_args &args [[buffer(0)]], device const float *x [[buffer(1)]],\n"
+    "                     device const float *maybe [[buffer(2)]], device float *y [[buffer(3)]],\n"
+    "                     uint3 tgpig [[threadgroup_position_in_grid]], uint3 tpitg [[thread_position_in_threadgroup]],\n"
+    "                     uint3 tptg [[threads_per_threadgroup]], uint sgitg [[simdgroup_index_in_threadgroup]],\n"
+    "                     uint tiisg [[thread_index_in_simdgroup]]) {\n"
+    "    threadgroup float buf[32];\n"
+    "    device const float *xr = x + tgpig.x * args.ne00;\n"
+    "    device const float *mr = maybe != x ? maybe + tgpig.x * args.ne00 : nullptr;\n"
+    "    float lmax = -INFINITY;\n"
+    "    for (int i = tpitg.x; i < args.ne00; i += tptg.x) lmax = max(lmax, xr[i] * args.scale + (mr ? mr[i] : 0.0f));\n"
+    "    float m = simd_max(lmax);\n"
+    "    if (tptg.x > 32) {\n"
+    "        if (sgitg == 0) buf[tiisg] = -INFINITY;\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "        if (tiisg == 0) buf[sgitg] = m;\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "        m = simd_max(buf[tiisg]);\n"
+    "    }\n"
+    "    for (int i = tpitg.x; i < args.ne00; i += tptg.x) y[tgpig.x * args.ne00 + i] = xr[i] * args.scale + (mr ? mr[i] : 0.0f) - m;\n"
     "}\n";
 
 /* how often `text` stands in kernel `index`'s C */
@@ -306,6 +330,10 @@ static void check_emitted(enigma_device *dev) {
         CHECK(kernel_is_wide(c, 11), "kernel simd_mix is not in wide mode");
         CHECK(kernel_is_wide(c, 12), "kernel simd_2d is not in wide mode");
         CHECK(kernel_is_wide(c, 13), "kernel by_ref is not in wide mode");
+        CHECK(kernel_is_wide(c, 14), "kernel int_rows is not in wide mode");
+        CHECK(kernel_count(c, 14, "int64_t _ib") == 2, "int_rows: its int grid-stride loops have no base index");
+        CHECK(kernel_count(c, 14, "taken out of the loop over threads") >= 2, "int_rows: `mr ?` is not taken out of the loops");
+        CHECK(kernel_count(c, 14, "constant: read once") == 1, "int_rows: args is not read once");
         CHECK(kernel_count(c, 11, "the threads part") == 1, "simd_mix: no divergent if around its SIMD functions");
         CHECK(kernel_count(c, 11, "the step skips memory") == 1 && kernel_count(c, 11, "__builtin_prefetch((const char *)(_pa") == 2,
               "simd_mix: not one prefetch for each load of its grid stride");
@@ -347,12 +375,19 @@ static void dispatch(enigma_device *dev, enigma_pipeline *p, slot *slots, int co
     enigma_buffer *b[8] = {0};
     enigma_command *cmd = NULL;
     OK(enigma_command_create(p, &cmd));
+    int same[8]; /* slots of one host array bind one buffer (a kernel may compare the pointers) */
+    for (int i = 0; i < count; i++) {
+        same[i] = i;
+        for (int j = 0; j < i; j++)
+            if (slots[j].host == slots[i].host) same[i] = same[i] == i ? j : same[i];
+    }
     for (int i = 0; i < count && cmd; i++) {
-        OK(enigma_buffer_create_with_data(dev, slots[i].host, slots[i].bytes, &b[i]));
-        OK(enigma_command_set_buffer(cmd, i, b[i], 0));
+        if (same[i] == i) OK(enigma_buffer_create_with_data(dev, slots[i].host, slots[i].bytes, &b[i]));
+        OK(enigma_command_set_buffer(cmd, i, b[same[i]], 0));
     }
     if (cmd) OK(enigma_command_dispatch(cmd, kind, grid, group));
     for (int i = 0; i < count; i++) {
+        if (same[i] != i) continue;
         if (b[i]) OK(enigma_buffer_read(b[i], 0, slots[i].host, slots[i].bytes));
         enigma_buffer_destroy(b[i]);
     }
@@ -622,6 +657,33 @@ static void run_by_ref(enigma_device *dev, enigma_pipeline *p, uint32_t groups, 
     free(in), free(out);
 }
 
+/* int_rows over `rows` rows of `cols`, with a mask row per row or none (maybe bound to x) */
+static void run_int_rows(enigma_device *dev, enigma_pipeline *p, uint32_t rows, uint32_t cols, uint32_t tsize, bool masked) {
+    size_t count = (size_t)rows * cols;
+    float *x = malloc(count * 4), *mask = malloc(count * 4), *y = malloc(count * 4);
+    for (size_t i = 0; i < count; i++) x[i] = rndf() * 4.0f, mask[i] = rndf(), y[i] = 777.0f;
+    struct { int32_t ne00; float scale; } args = {(int32_t)cols, 0.75f};
+    slot s[] = {{&args, sizeof args}, {x, count * 4}, {masked ? mask : x, count * 4}, {y, count * 4}};
+    dispatch(dev, p, s, 4, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){rows, 1, 1}, (enigma_size3){tsize, 1, 1});
+    for (uint32_t r = 0; r < rows; r++) {
+        double m = -INFINITY;
+        for (uint32_t i = 0; i < cols; i++) {
+            double v = (double)x[(size_t)r * cols + i] * 0.75 + (masked ? mask[(size_t)r * cols + i] : 0.0);
+            m = v > m ? v : m;
+        }
+        for (uint32_t i = 0; i < cols; i++) {
+            double want = (double)x[(size_t)r * cols + i] * 0.75 + (masked ? mask[(size_t)r * cols + i] : 0.0) - m;
+            if (fabs(y[(size_t)r * cols + i] - want) > 1e-5 * (1.0 + fabs(want))) {
+                CHECK(0, "int_rows %ux%u tsize %u %s: y[%u][%u] = %.9g, expected %.9g", rows, cols, tsize,
+                      masked ? "masked" : "unmasked", r, i, y[(size_t)r * cols + i], want);
+                r = rows;
+                break;
+            }
+        }
+    }
+    free(x), free(mask), free(y);
+}
+
 static float half_round(float x) { return (float)(_Float16)x; }
 
 /* M x N x K with groups of (tx, ty) threads: nsg = tx * ty / 32 SIMD groups side by side */
@@ -793,6 +855,13 @@ int main(void) {
         run_by_ref(dev, by_ref, 2, 100);
     }
     enigma_pipeline_destroy(by_ref);
+    enigma_pipeline *int_rows = pipeline(lib, "int_rows");
+    /* {rows, cols, threads}: one SIMD group, several, a partial one; rows shorter than a group */
+    static const uint32_t int_rows_shapes[][3] = {{5, 1000, 32}, {4, 4096, 256}, {3, 777, 96}, {3, 40, 64}};
+    for (size_t i = 0; int_rows && i < sizeof int_rows_shapes / sizeof int_rows_shapes[0]; i++)
+        for (int masked = 0; masked < 2; masked++)
+            run_int_rows(dev, int_rows, int_rows_shapes[i][0], int_rows_shapes[i][1], int_rows_shapes[i][2], masked);
+    enigma_pipeline_destroy(int_rows);
     enigma_pipeline_destroy(tree), enigma_pipeline_destroy(bounds), enigma_pipeline_destroy(wrap);
     enigma_pipeline_destroy(rows), enigma_pipeline_destroy(tiled), enigma_pipeline_destroy(diverge);
     enigma_library_destroy(lib);
