@@ -1782,22 +1782,52 @@ static bool note_strided_load(const ir_expr *e, const void *ctx) {
     return false;
 }
 
-static void stride_prefetch(wide *w, const ir_stmt *loop, const stride_index *si, wset set, int id) {
-    emitter *em = w->em;
+static strided_loads strided_loads_of(wide *w, const ir_stmt *loop, const stride_index *si) {
     strided_loads c = {w, si->var, {0}};
     for (int k = 0; k < loop->body->stmt_count; k++) ir_stmt_any_expr(loop->body->stmts[k], note_strided_load, &c);
-    if (!c.bases.count) return;
-    const char *lo = set.lo ? set.lo : "0u", *hi = set.lo ? set.hi : "_n", *step = uniform_value(w, si->step);
-    OPEN("if ((uint64_t)(%s) > (uint64_t)(%s) - %s) { /* the step skips memory: prefetch 8 steps on */", step, hi, lo);
-    for (int k = 0; k < c.bases.count; k++) {
-        const ir_expr *p = c.bases.items[k];
+    return c;
+}
+
+/* the prefetches of threads [lo, hi) of the loads c, 8 steps on, where the step skips
+ * memory (the C test `skips`) */
+static void stride_prefetch(wide *w, const strided_loads *c, const stride_index *si, const char *lo, const char *hi,
+                            const char *skips, int id) {
+    emitter *em = w->em;
+    OPEN("if (%s) { /* the step skips memory: prefetch 8 steps on */", skips);
+    for (int k = 0; k < c->bases.count; k++) {
+        const ir_expr *p = c->bases.items[k];
         uint32_t size = p->type->elem->size;
         cpu_line(em, "{ uintptr_t _pa = (uintptr_t)(%s) + (uint64_t)((int64_t)_ib%d + 8 * (int64_t)(%s)) * %uu;", uniform_value(w, p),
-                 id, step, size);
+                 id, uniform_value(w, si->step), size);
         cpu_line(em, "  for (size_t _k = (size_t)(%s) * %uu; _k < (size_t)(%s) * %uu; _k += 64) __builtin_prefetch((const char *)(_pa + _k), 0, 2); }",
                  lo, size, hi, size);
     }
     CLOSE();
+}
+
+/* The every-thread step of a grid-stride loop whose loads skip memory, in chunks of 256
+ * threads, each chunk's prefetches before its loads: prefetches for a whole 4 KiB span at
+ * once wait on the core's few outstanding-miss slots (the reduction read ~7% less than the
+ * region emitter's, which prefetches a SIMD group's 128 bytes at a time). Only for bodies of
+ * per-thread statements, which run the same for any split of the threads. */
+static bool chunked_step(wide *w, const ir_stmt *loop, int first, const stride_index *si, wset set, int id) {
+    emitter *em = w->em;
+    const ir_stmt *b = loop->body;
+    strided_loads c = strided_loads_of(w, loop, si);
+    if (!c.bases.count) return false;
+    for (int i = first; i < b->stmt_count; i++)
+        if (!batchable(w, b->stmts[i])) return false;
+    const char *lo = set.lo ? set.lo : "0u", *hi = set.lo ? set.hi : "_n";
+    w->needs_one_d = true; /* thread ranges */
+    cpu_line(em, "const bool _skips%d = (uint64_t)(%s) > (uint64_t)(%s) - %s;", id, uniform_value(w, si->step), hi, lo);
+    OPEN("for (uint32_t _c%d = %s; _c%d < %s; _c%d += 256u) { /* 256 threads at a time */", id, lo, id, hi, id);
+    cpu_line(em, "const uint32_t _ce%d = %s - _c%d > 256u ? _c%d + 256u : %s;", id, hi, id, id, hi);
+    const char *clo = cpu_S(em, "_c%d", id), *chi = cpu_S(em, "_ce%d", id);
+    stride_prefetch(w, &c, si, clo, chi, cpu_S(em, "_skips%d", id), id);
+    for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], (wset){clo, chi, NULL});
+    flush_batch(w);
+    CLOSE();
+    return true;
 }
 
 /* a loop whose exit differs per thread, with no barrier: lock step over the threads */
@@ -1867,11 +1897,12 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         ivi->cname = contiguous;
         wset full = {set.lo, set.hi, NULL};
         w->stride_key = ivi->cname;
-        for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
-        flush_batch(w);
+        if (!chunked_step(w, loop, first, &si, set, id)) {
+            for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
+            flush_batch(w);
+        }
         w->stride_key = NULL;
         next_row_prefetch(w, loop, si.var, limit, set, id);
-        stride_prefetch(w, loop, &si, set, id);
         cpu_line(em, "_ib%d += %s%s;", id, signed_index ? "(int32_t)" : "", uniform_value(w, si.step));
         cpu_line(em, "continue;");
         CLOSE();
