@@ -1809,10 +1809,14 @@ static void stride_prefetch(wide *w, const strided_loads *c, const stride_index 
  * threads, each chunk's prefetches before its loads: prefetches for a whole 4 KiB span at
  * once wait on the core's few outstanding-miss slots (the reduction read ~7% less than the
  * region emitter's, which prefetches a SIMD group's 128 bytes at a time). Only for bodies of
- * per-thread statements, which run the same for any split of the threads. */
+ * per-thread statements, which run the same for any split of the threads, and loops over
+ * the whole grid (from the position in the grid). */
 static bool chunked_step(wide *w, const ir_stmt *loop, int first, const stride_index *si, wset set, int id) {
     emitter *em = w->em;
     const ir_stmt *b = loop->body;
+    /* a grid-stride loop over the whole grid: one that starts from a position in the
+     * threadgroup steps by about its threads (lsize) and reads on contiguously */
+    if (!si->grid_base) return false;
     strided_loads c = strided_loads_of(w, loop, si);
     if (!c.bases.count) return false;
     for (int i = first; i < b->stmt_count; i++)
