@@ -400,6 +400,23 @@ static const char *thread_value(wide *w, const ir_type *t, const ir_expr *value)
     return r;
 }
 
+/* `T x[N] = {...}`, a struct from its fields: element by element into lvalue lv */
+static void thread_aggregate(wide *w, const char *lv, const ir_type *t, const ir_expr *value) {
+    emitter *em = w->em;
+    if (value->kind != IR_E_AGGREGATE || (t->kind != IR_T_ARRAY && t->kind != IR_T_STRUCT)) {
+        wfail(w);
+        return;
+    }
+    for (int i = 0; i < value->arg_count && !w->failed; i++) {
+        const ir_type *et = t->kind == IR_T_ARRAY ? t->elem : t->fields[i].type;
+        const char *elv = t->kind == IR_T_ARRAY ? cpu_S(em, "%s.a[%d]", lv, i)
+                                                : cpu_S(em, "%s.%s", lv, cpu_ident(em, t->fields[i].name));
+        const char *v = thread_value(w, et, value->args[i]);
+        if (v) cpu_line(em, "%s = %s;", elv, v);
+        else thread_aggregate(w, elv, et, value->args[i]);
+    }
+}
+
 static void thread_assign(wide *w, const ir_expr *place, const ir_expr *value) {
     emitter *em = w->em;
     em->memos.count = 0;
@@ -415,6 +432,8 @@ static void thread_assign(wide *w, const ir_expr *place, const ir_expr *value) {
         /* a whole array or struct (arrays are structs in C): one C assignment */
         const char *src = whole_load(em, value);
         cpu_line(em, "%s = %s;", lv, src ? src : wlvalue(w, value));
+    } else if (value->kind == IR_E_AGGREGATE) {
+        thread_aggregate(w, lv, t, value);
     } else {
         const char *v = thread_value(w, t, value);
         if (v) cpu_line(em, "%s = %s;", lv, v);
@@ -891,6 +910,11 @@ static bool declared_among(const ir_var *v, const ir_stmt *const *stmts, int cou
     return false;
 }
 
+/* does e index array variable v with an index that is not a constant? */
+static bool indexes_variably(const ir_expr *e, const void *v) {
+    return e->kind == IR_E_INDEX && e->args[1]->kind != IR_E_CONST && e->args[0]->kind == IR_E_VAR && e->args[0]->var == v;
+}
+
 /* the statements for thread l, with their per-thread variables in locals; a variable
  * declared among them and read nowhere else (a temporary of a lowered `c ? a : b`) lives in
  * the local alone: its slot is neither read nor written */
@@ -903,10 +927,17 @@ static void thread_body(wide *w, const ir_stmt *const *stmts, int count) {
     for (int i = 0; i < vars.count; i++) {
         const ir_var *v = vars.items[i];
         var_info *vi = cpu_info_of(em, v);
-        bool only_here = declared_among(v, stmts, count) && !read_outside_all(em->f->body, v, stmts, count);
         written[i] = false;
-        for (int k = 0; k < count && !written[i] && !only_here; k++) written[i] = assigns_var(stmts[k], v);
         names[i] = vi->cname;
+        /* an array indexed by a variable stays in its slot: an index out of range (MLX's
+         * layer_norm writes thread_x[n..] with n < 0 in threads past the row) then lands in
+         * the context block, as in the region emitter, not on this function's stack */
+        bool in_slot = false;
+        for (int k = 0; k < count && !in_slot && v->type->kind == IR_T_ARRAY; k++)
+            in_slot = ir_stmt_any_expr(stmts[k], indexes_variably, v);
+        if (in_slot) continue;
+        bool only_here = declared_among(v, stmts, count) && !read_outside_all(em->f->body, v, stmts, count);
+        for (int k = 0; k < count && !written[i] && !only_here; k++) written[i] = assigns_var(stmts[k], v);
         const char *local = cpu_S(em, "%s_l", vi->cname);
         if (only_here) cpu_line(em, "%s %s; /* read only here */", cpu_ctype(em, v->type), local);
         else cpu_line(em, "%s %s = %s[l];", cpu_ctype(em, v->type), local, vi->cname);
