@@ -267,3 +267,44 @@ def test_all_reduce_sum(rt, rng, kernel, dtype):
         bound = 8 * np.sqrt(row_size) * 2.0 ** -24 * np.array(
             [np.abs(x[r * row_size:(r + 1) * row_size]).astype(np.float64).sum() for r in range(rows)])
         assert np.all(np.abs(out - want) <= bound), (out, want)
+
+
+# -- logsumexp and scans: SIMD-group functions around threadgroup barriers, which the cpu
+# backend's wide mode (emit_wide.c) runs (each of these kernels takes it)
+@pytest.mark.parametrize("kernel", ["block_logsumexp_float32", "looped_logsumexp_float32"])
+def test_logsumexp(rt, rng, kernel):
+    rows = int(rng.integers(3, 9))
+    axis = int(rng.integers(200, 1000)) if kernel.startswith("block") else int(rng.integers(5000, 9000))
+    x = (rng.standard_normal((rows, axis)) * 3).astype(np.float32)
+    out = np.zeros(rows, np.float32)
+    threads = -(-(-(-axis // N_READS)) // 32) * 32 if kernel.startswith("block") else 1024
+    rt.launch(_compile("logsumexp.metal", kernel), grid=(rows * threads, 1, 1), threads=(threads, 1, 1),
+              **{"in": x, "out": out, "axis_size": np.int32(axis)})
+    x64 = x.astype(np.float64)
+    m = x64.max(axis=1)
+    want = np.log(np.exp(x64 - m[:, None]).sum(axis=1)) + m
+    np.testing.assert_allclose(out, want, rtol=2e-6, atol=2e-6)
+
+
+@pytest.mark.parametrize("kernel", ["contig_scan_inclusive_sum_bool__int32", "contig_scan_reverse_exclusive_sum_bool__int32",
+                                    "contig_scan_inclusive_sum_float32_float32"])
+def test_contig_scan(rt, rng, kernel):
+    rows, axis = int(rng.integers(2, 6)), int(rng.integers(300, 5000))
+    if "bool" in kernel:
+        x = rng.random((rows, axis)) < 0.4
+        out = np.zeros((rows, axis), np.int32)
+    else:
+        x = (rng.integers(-64, 64, (rows, axis)) / 8).astype(np.float32)  # exact sums in any order
+        out = np.zeros((rows, axis), np.float32)
+    threads = min(1024, -(-(-(-axis // 4)) // 32) * 32)
+    rt.launch(_compile("scan.metal", kernel), grid=(1, rows, 1), threads=(threads, 1, 1), threadgroups=True,
+              **{"in": x, "out": out, "axis_size": np.uint64(axis)})
+    v = x.astype(np.int64) if "bool" in kernel else x.astype(np.float64)
+    if "reverse" in kernel:
+        v = v[:, ::-1]
+    want = np.cumsum(v, axis=1)
+    if "exclusive" in kernel:
+        want = want - v
+    if "reverse" in kernel:
+        want = want[:, ::-1]
+    np.testing.assert_array_equal(out, want.astype(out.dtype))
