@@ -308,3 +308,23 @@ def test_contig_scan(rt, rng, kernel):
     if "reverse" in kernel:
         want = want[:, ::-1]
     np.testing.assert_array_equal(out, want.astype(out.dtype))
+
+
+# -- column reduction (an R x C matrix summed over its rows), a tile of 32 x 32 per
+# threadgroup: one of the 972 reduce.metal kernels wide mode takes; the 2-D form walks the
+# reduced rows as a (R / 2) x 2 grid of them
+@pytest.mark.parametrize("kernel,dtype", [("col_reduce_looped_1_32_32_reduce_sumfloat32", np.float32),
+                                          ("col_reduce_looped_large_2_32_32_reduce_sumint32", np.int32)])
+def test_col_reduce(rt, rng, kernel, dtype):
+    R, C = 2 * int(rng.integers(20, 200)), int(rng.integers(40, 300))
+    x = rng.integers(-64, 64, (R, C))
+    x = (x / 8).astype(np.float32) if dtype == np.float32 else x.astype(np.int32)  # exact sums in any order
+    out = np.zeros(C, dtype)
+    two_d = "_2_32_" in kernel
+    reduce_shape, reduce_strides = ([R // 2, 2], [2 * C, C]) if two_d else ([R], [C])
+    rt.launch(_compile("reduce.metal", kernel), grid=(-(-C // 32), 1, 1), threads=(256, 1, 1), threadgroups=True,
+              **{"in": x, "out": out, "reduction_size": np.uint64(R), "reduction_stride": np.int64(C),
+                 "shape": np.array([1], np.int32), "strides": np.array([0], np.int64), "ndim": np.int32(1),
+                 "reduce_shape": np.array(reduce_shape, np.int32), "reduce_strides": np.array(reduce_strides, np.int64),
+                 "reduce_ndim": np.int32(len(reduce_shape)), "non_col_reductions": np.uint64(1)})
+    np.testing.assert_array_equal(out, x.astype(np.float64).sum(axis=0).astype(dtype))
