@@ -271,7 +271,10 @@ static const char *constant_scalar(wide *w, const ir_expr *e) {
     if (!p || p->kind != IR_E_VAR || p->var->param_kind != IR_PARAM_BUFFER || p->var->is_assigned) return NULL;
     const ir_type *pt = p->var->type;
     if (pt->kind != IR_T_PTR || pt->space != IR_SPACE_CONSTANT) return NULL;
-    if (field ? e->type->kind != IR_T_STRUCT || e->type->size > 4096 : !ir_is_scalar(e->type)) return NULL;
+    /* the whole struct is read only through a reference, which the dispatch checks is bound
+     * to at least one struct (a pointer's buffer may end inside it) */
+    if (field ? e->type->kind != IR_T_STRUCT || e->type->size > 4096 || !p->var->is_reference : !ir_is_scalar(e->type))
+        return NULL;
     var_info *vi = cpu_info_of(em, p->var);
     const char *name = cpu_S(em, "_k%s", vi->cname);
     const char *value = field ? cpu_S(em, "%s.%s", name, cpu_ident(em, e->type->fields[field->field].name)) : name;
