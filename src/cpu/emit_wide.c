@@ -2059,14 +2059,23 @@ static void divergent_if(wide *w, const ir_stmt *s, wset set) {
         CLOSE();
     }
     close_threads(w, outer_nomask);
+    /* a branch no thread takes is not run: its uniform statements run once for the group */
+    cpu_line(em, "uint32_t _nthen%d = 0, _nelse%d = 0;", id, id);
+    open_threads(w, outer_nomask);
+    cpu_line(em, "_nthen%d += _then%d[l]; _nelse%d += _else%d[l];", id, id, id, id);
+    close_threads(w, outer_nomask);
     w->divergent++;
     const ir_stmt *was_at = w->divergent_at;
     w->divergent_at = s;
+    OPEN("if (_nthen%d) {", id);
     group_list(w, s->then_s, (wset){set.lo, set.hi, cpu_S(em, "_then%d", id)});
     flush_batch(w);
+    CLOSE();
     if (s->else_s) {
+        OPEN("if (_nelse%d) {", id);
         group_list(w, s->else_s, (wset){set.lo, set.hi, cpu_S(em, "_else%d", id)});
         flush_batch(w);
+        CLOSE();
     }
     w->divergent_at = was_at;
     w->divergent--;
@@ -2126,17 +2135,34 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         /* a uniform variable: once, by the group, where every thread runs the same code */
         const ir_var *v = s->kind == IR_S_DECL ? s->var : s->place->var;
         const ir_expr *value = s->value;
-        /* under divergence only a variable no thread reads outside the divergent statement
-         * (a counter of a loop inside it): the threads that run it all give it this value */
-        bool local = w->divergent && w->divergent_at && !var_read_outside(em->f->body, v, w->divergent_at);
-        if ((w->divergent && !local) || (!set_is_all(set) && !local) || !value || !expr_uniform(w, value)) {
+        /* under divergence: a variable no thread reads outside the divergent statement (a
+         * counter of a loop inside it), whose value the threads that run it all give it; or
+         * one the uniformity pass found the same in every thread there (the test around it
+         * is then the same in every thread too, though wide mode sees a per-thread variable
+         * in it: MLX's all_reduce tests `start_idx` before assigning it per thread), run
+         * once when any thread takes the branch, as the region emitter does */
+        bool local = w->divergent && w->divergent_at &&
+                     (!var_read_outside(em->f->body, v, w->divergent_at) || (v->uniform && w->divergent_at->kind == IR_S_IF));
+        /* a value wide mode sees as per thread (it reads a variable assigned per thread
+         * elsewhere) that the uniformity pass found the same in every thread here: the first
+         * thread of the set computes it, as the region emitter's first lane does */
+        bool first_thread = value && v->uniform && !expr_uniform(w, value) && !w->per_sg;
+        if ((w->divergent && !local) || (!set_is_all(set) && !local) || !value || (!expr_uniform(w, value) && !first_thread)) {
             if (s->kind == IR_S_DECL && !value && (!w->divergent || local)) break;
             wfail(w);
             break;
         }
+        if (first_thread) {
+            OPEN("{ /* the same in every thread (uniformity pass): thread l of the set computes it */");
+            const char *lo = set.lo ? set.lo : "0u", *hi = set.lo ? set.hi : "_n";
+            cpu_line(em, "size_t l = %s;", lo);
+            if (set.mask) cpu_line(em, "while (l + 1 < %s && !%s[l]) l++;", hi, set.mask);
+            cpu_line(em, "const uint32_t _x = (uint32_t)l %% _sx, _y = (uint32_t)l / _sx; (void)_x; (void)_y;");
+        }
         const char *val = uniform_value(w, value);
         cpu_line(em, "%s = %s; /* %s */", cpu_var_lvalue(em, v), cpu_to_storage(em, v->type, val),
                  cpu_source_note(em, s->loc));
+        if (first_thread) CLOSE();
         break;
     }
     case IR_S_IF: {
