@@ -33,15 +33,8 @@
 
 #include "enigma.h"
 
-#define CK(call)                                                                             \
-    do {                                                                                     \
-        cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess) {                                                             \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,              \
-                    cudaGetErrorString(e_));                                                 \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
+#include "check.h"
+
 #define CU(call)                                                                             \
     do {                                                                                     \
         CUresult r_ = (call);                                                                \
@@ -49,15 +42,6 @@
             const char *s_ = "?";                                                            \
             cuGetErrorString(r_, &s_);                                                       \
             fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, s_);         \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-#define EN(call)                                                                             \
-    do {                                                                                     \
-        enigma_status s_ = (call);                                                           \
-        if (s_ != ENIGMA_OK) {                                                               \
-            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,          \
-                    enigma_status_name(s_), enigma_last_error());                            \
             exit(1);                                                                         \
         }                                                                                    \
     } while (0)

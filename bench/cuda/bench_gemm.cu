@@ -36,33 +36,7 @@
 
 #include "enigma.h"
 
-#define CK(call)                                                                             \
-    do {                                                                                     \
-        cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess) {                                                             \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,              \
-                    cudaGetErrorString(e_));                                                 \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-#define CB(call)                                                                             \
-    do {                                                                                     \
-        cublasStatus_t s_ = (call);                                                          \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                   \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,              \
-                    cublasGetStatusString(s_));                                              \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-#define EN(call)                                                                             \
-    do {                                                                                     \
-        enigma_status s_ = (call);                                                           \
-        if (s_ != ENIGMA_OK) {                                                               \
-            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,          \
-                    enigma_status_name(s_), enigma_last_error());                            \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
+#include "check.h"
 
 static std::string results;
 static void line(const char *fmt, ...) {

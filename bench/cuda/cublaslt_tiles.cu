@@ -25,22 +25,7 @@
 #include <random>
 #include <vector>
 
-#define CK(x)                                                                                     \
-    do {                                                                                          \
-        cudaError_t e_ = (x);                                                                     \
-        if (e_ != cudaSuccess) {                                                                  \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));           \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
-#define LT(x)                                                                                     \
-    do {                                                                                          \
-        cublasStatus_t s_ = (x);                                                                  \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                        \
-            fprintf(stderr, "%s:%d: cuBLASLt status %d\n", __FILE__, __LINE__, (int)s_);         \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "check.h"
 
 struct tile_name {
     cublasLtMatmulTile_t id;
@@ -136,21 +121,21 @@ int main(int argc, char **argv) {
     p.a = da, p.b = db;
     p.workspace_bytes = 64u << 20;
     CK(cudaMalloc(&p.workspace, p.workspace_bytes));
-    LT(cublasLtCreate(&p.lt));
-    LT(cublasLtMatmulDescCreate(&p.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    LT(cublasLtMatrixLayoutCreate(&p.lb, CUDA_R_16F, n, n, n));
-    LT(cublasLtMatrixLayoutCreate(&p.la, CUDA_R_16F, n, n, n));
-    LT(cublasLtMatrixLayoutCreate(&p.lc, CUDA_R_32F, n, n, n));
+    CB(cublasLtCreate(&p.lt));
+    CB(cublasLtMatmulDescCreate(&p.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CB(cublasLtMatrixLayoutCreate(&p.lb, CUDA_R_16F, n, n, n));
+    CB(cublasLtMatrixLayoutCreate(&p.la, CUDA_R_16F, n, n, n));
+    CB(cublasLtMatrixLayoutCreate(&p.lc, CUDA_R_32F, n, n, n));
     double flop = 2.0 * n * n * (double)n;
 
     // cuBLASLt's own choice: the reference result and the untiled figure
     cublasLtMatmulPreference_t pref;
-    LT(cublasLtMatmulPreferenceCreate(&pref));
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &p.workspace_bytes,
+    CB(cublasLtMatmulPreferenceCreate(&pref));
+    CB(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &p.workspace_bytes,
                                             sizeof p.workspace_bytes));
     cublasLtMatmulHeuristicResult_t heur;
     int found = 0;
-    LT(cublasLtMatmulAlgoGetHeuristic(p.lt, p.op, p.lb, p.la, p.lc, p.lc, pref, 1, &heur, &found));
+    CB(cublasLtMatmulAlgoGetHeuristic(p.lt, p.op, p.lb, p.la, p.lc, p.lc, pref, 1, &heur, &found));
     if (!found) {
         fprintf(stderr, "cuBLASLt offers no algorithm for this problem\n");
         return 1;
@@ -164,7 +149,7 @@ int main(int argc, char **argv) {
     for (auto &s : samples) s = (size_t)(rng() % count);
 
     int ids[256], id_count = 0;
-    LT(cublasLtMatmulAlgoGetIds(p.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUDA_R_32F, 256,
+    CB(cublasLtMatmulAlgoGetIds(p.lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUDA_R_32F, 256,
                                 ids, &id_count));
     printf("%d algorithms; each tile: every algorithm x stage count it accepts, split-K 1\n\n", id_count);
     printf("| tile | best | TFLOP/s | vs own choice | configurations timed |\n|---|---|---|---|---|\n");

@@ -24,14 +24,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                                     \
-    do {                                                                                          \
-        cudaError_t e_ = (x);                                                                     \
-        if (e_ != cudaSuccess) {                                                                  \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));           \
-            exit(1);                                                                              \
-        }                                                                                         \
-    } while (0)
+#include "check.h"
 
 static const int BK = 64;       // K step, as the pipelined kernels' 64 (halves: 128 bytes a row)
 static const int THREADS = 128; // one warpgroup, as the wgmma kernels
