@@ -6,7 +6,7 @@
 // so the 64x64 row is the yardstick for the compiled 64x64 kernels; the untiled row is the
 // cublasGemmEx figure that issue 11's ratio is taken against.
 //
-//   nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/cublaslt_tiles.cu -lcublasLt -o cublaslt_tiles
+//   nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/cublaslt_tiles.cu -lcublasLt -lcublas -o cublaslt_tiles
 //   ./cublaslt_tiles [N]        (N: the matrix size, default 4096)
 //
 // Every timed configuration's result is compared with cuBLASLt's own choice (the first run)

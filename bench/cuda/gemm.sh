@@ -52,7 +52,7 @@ if [ "$what" != test ]; then
   stamp "bench: running (alone on the GPU)"
   timeout 200 $build/bench_gemm bench/cuda "${GEMM_SIZE:-4096}" 2>&1 | tee "$OUT/bench.log"
   # the yardstick of a 64x64 tile: cuBLASLt held to each of a few tiles (cublaslt_tiles.cu)
-  nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/cublaslt_tiles.cu -L"$cuda_home/lib64" -lcublasLt \
+  nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/cublaslt_tiles.cu -L"$cuda_home/lib64" -lcublasLt -lcublas \
     -Xlinker -rpath -Xlinker "$cuda_home/lib64" -o $build/cublaslt_tiles >>"$OUT/bench-build.log" 2>&1 &&
     timeout 200 $build/cublaslt_tiles "${GEMM_SIZE:-4096}" 2>&1 | tee "$OUT/tiles.log"
   # the ceiling of a tile before any arithmetic: its operands streamed through shared memory alone
