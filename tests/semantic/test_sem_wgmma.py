@@ -548,23 +548,39 @@ def test_bench_pipelined_kernels_copy_asynchronously():
     assert r.returncode == 0 and "en_wg_copy_sw<" not in r.stdout.split("// ---- end of prelude")[1]
 
 
-def test_cpasync_compiles_for_sm90a(tmp_path):
-    """NVRTC builds the pipelined warpgroup form with its asynchronous copies for sm_90a"""
-    path = tmp_path / "kernel.metal"
-    path.write_text(pipelined_source("bfloat", peek_register=True) + pipelined_source("half").replace(
-        "kernel void gemm(", "kernel void gemm2(").replace(HEADER, ""))
+def offline_sm90_env(tmp_path, drop=()):
+    """the environment of a build for sm_90 with no device visible (so that a GPU machine
+    builds offline too: with a device the library is built for it and says nothing of the
+    target), without the variables `drop`"""
     env = {**os.environ, "ENIGMA_CUDA_ARCH": "sm_90", "ENIGMA_CACHE_DIR": str(tmp_path / "cache"),
            "CUDA_VISIBLE_DEVICES": ""}
-    env.pop("ENIGMA_CUDA_CPASYNC", None)
-    r = subprocess.run([str(cli_path()), "compile", str(path), "--emit", "cuda"], capture_output=True, text=True,
-                       timeout=120, env=env)
-    assert r.returncode == 0 and r.stdout.count("en_wg_copy_sw<") >= 3, r.stderr
+    for name in drop:
+        env.pop(name, None)
+    return env
+
+
+def build_offline_sm90(path, env):
+    """`enigma compile PATH --backend cuda` in env (offline_sm90_env); skips where NVRTC is
+    missing or a GPU stayed visible"""
     r = subprocess.run([str(cli_path()), "compile", str(path), "--backend", "cuda"], capture_output=True, text=True,
                        timeout=300, env=env)
     if "NVRTC" not in r.stdout and ("NVRTC" in r.stderr or "not found" in r.stderr):
         pytest.skip("NVRTC is not installed here")
     if r.returncode == 0 and "NVRTC" not in r.stdout:
         pytest.skip("built for the device here (a GPU stayed visible): the tests above run the wgmma form")
+    return r
+
+
+def test_cpasync_compiles_for_sm90a(tmp_path):
+    """NVRTC builds the pipelined warpgroup form with its asynchronous copies for sm_90a"""
+    path = tmp_path / "kernel.metal"
+    path.write_text(pipelined_source("bfloat", peek_register=True) + pipelined_source("half").replace(
+        "kernel void gemm(", "kernel void gemm2(").replace(HEADER, ""))
+    env = offline_sm90_env(tmp_path, drop=["ENIGMA_CUDA_CPASYNC"])
+    r = subprocess.run([str(cli_path()), "compile", str(path), "--emit", "cuda"], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 0 and r.stdout.count("en_wg_copy_sw<") >= 3, r.stderr
+    r = build_offline_sm90(path, env)
     assert r.returncode == 0, r.stderr
     assert "compiled by NVRTC for sm_90a" in r.stdout
 
@@ -612,16 +628,8 @@ def test_wgmma_compiles_for_sm90a(tmp_path):
     """NVRTC builds the warpgroup form for sm_90a (where NVRTC is installed)"""
     path = tmp_path / "kernel.metal"
     path.write_text(gemm_source("half"))
-    # no device visible, so that a GPU machine builds offline too (with a device the library is
-    # built for it and says nothing of the target)
-    env = {**os.environ, "ENIGMA_CUDA_ARCH": "sm_90", "ENIGMA_CACHE_DIR": str(tmp_path / "cache"),
-           "CUDA_VISIBLE_DEVICES": ""}
-    r = subprocess.run([str(cli_path()), "compile", str(path), "--backend", "cuda"], capture_output=True, text=True,
-                       timeout=300, env=env)
-    if "NVRTC" not in r.stdout and ("NVRTC" in r.stderr or "not found" in r.stderr):
-        pytest.skip("NVRTC is not installed here")
-    if r.returncode == 0 and "NVRTC" not in r.stdout:
-        pytest.skip("built for the device here (a GPU stayed visible): the tests above run the wgmma form")
+    env = offline_sm90_env(tmp_path)
+    r = build_offline_sm90(path, env)
     assert r.returncode == 0, r.stderr
     assert "compiled by NVRTC for sm_90a" in r.stdout
     env["ENIGMA_CUDA_WGMMA"] = "0"
