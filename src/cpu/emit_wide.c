@@ -2043,6 +2043,9 @@ static void divergent_if(wide *w, const ir_stmt *s, wset set) {
     int id = cpu_fresh(em);
     OPEN("{ /* the threads part: %s */", cpu_source_note(em, s->loc));
     cpu_line(em, "uint8_t _then%d[1024], _else%d[1024];", id, id);
+    /* and how many threads take each: a branch none takes is not run (its uniform
+     * statements run once for the group) */
+    cpu_line(em, "uint32_t _nthen%d = 0, _nelse%d = 0;", id, id);
     wset outer_nomask = {set.lo, set.hi, NULL};
     open_threads(w, outer_nomask);
     em->memos.count = 0;
@@ -2058,10 +2061,6 @@ static void divergent_if(wide *w, const ir_stmt *s, wset set) {
         cpu_line(em, "_then%d[l] = _else%d[l] = 0; /* not in the set */", id, id);
         CLOSE();
     }
-    close_threads(w, outer_nomask);
-    /* a branch no thread takes is not run: its uniform statements run once for the group */
-    cpu_line(em, "uint32_t _nthen%d = 0, _nelse%d = 0;", id, id);
-    open_threads(w, outer_nomask);
     cpu_line(em, "_nthen%d += _then%d[l]; _nelse%d += _else%d[l];", id, id, id, id);
     close_threads(w, outer_nomask);
     w->divergent++;
