@@ -2024,13 +2024,17 @@ static void simd_function(wide *w, const ir_stmt *s, wset set) {
         }
         close_threads(w, set);
     }
-    const char *in = set.lo ? cpu_S(em, "_l >= %s && _l < %s", set.lo, set.hi) : "1";
-    if (set.mask) in = cpu_S(em, "%s && %s[_l]", in, set.mask);
     OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
     cpu_line(em, "const size_t _sgl = (size_t)_sg * 32u; /* its first thread */ (void)_sgl;");
-    cpu_line(em, "uint32_t _lanes = 0; /* the lanes of the set */");
-    cpu_line(em, "for (size_t _l = _sgl; _l < _sgl + 32u && _l < _n; _l++) if (%s) _lanes |= 1u << (_l - _sgl);", in);
-    cpu_line(em, "if (!_lanes) continue;");
+    if (set_is_all(set)) {
+        cpu_line(em, "const uint32_t _lanes = _act[_sg]; /* the whole group: every lane below _n */");
+    } else {
+        const char *in = set.lo ? cpu_S(em, "_l >= %s && _l < %s", set.lo, set.hi) : "1";
+        if (set.mask) in = cpu_S(em, "%s && %s[_l]", in, set.mask);
+        cpu_line(em, "uint32_t _lanes = 0; /* the lanes of the set */");
+        cpu_line(em, "for (size_t _l = _sgl; _l < _sgl + 32u && _l < _n; _l++) if (%s) _lanes |= 1u << (_l - _sgl);", in);
+        cpu_line(em, "if (!_lanes) continue;");
+    }
     cpu_group_op_lanes(em, s, 32, "_lanes", args, ri ? cpu_S(em, "%s[_sgl + l]", ri->cname) : NULL);
     CLOSE();
 }
