@@ -68,6 +68,7 @@ typedef struct wide {
     bool needs_one_d;  /* a thread range is used (in it _x is l): 1-D groups only */
     en_buf *fields;
     int divergent;     /* >0 inside per-thread control flow (lock-step loops) */
+    EN_VEC(int) loop_divergent; /* per entry of em->loops: `divergent` where the loop began */
     const ir_stmt *divergent_at; /* the innermost such statement (divergent_if, lockstep_loop) */
     int uniform_loops; /* >0 inside a loop the same in every thread */
     int prefetch_sites;
@@ -291,6 +292,15 @@ static const char *constant_scalar(wide *w, const ir_expr *e) {
     return value;
 }
 
+/* lv, the C lvalue of memory place e, read or written through the type that takes any
+ * address (cpu_access_ctype): ggml stores float4s into rows of 70 floats, and gcc moves
+ * an aligned 16-byte type with instructions that fault at other addresses */
+static const char *memory_place(emitter *em, const ir_expr *e, const char *lv) {
+    const char *at = cpu_access_ctype(em, e->type);
+    if (!strcmp(at, cpu_ctype(em, e->type))) return cpu_S(em, "(%s)", lv);
+    return cpu_S(em, "(*(%s *)&%s)", at, lv);
+}
+
 /* Every load in e is read in place: memos map each to its C lvalue, so cpu_ex emits no
  * temporaries (the statement runs only for threads that execute it). Innermost first. */
 static void inline_loads(wide *w, const ir_expr *e) {
@@ -307,8 +317,7 @@ static void inline_loads(wide *w, const ir_expr *e) {
             wfail(w);
             return;
         }
-        const char *lv = cpu_lvalue(em, e);
-        EN_PUSH(&em->arena, em->memos, ((memo_entry){e, cpu_S(em, "(%s)", lv)}));
+        EN_PUSH(&em->arena, em->memos, ((memo_entry){e, memory_place(em, e, cpu_lvalue(em, e))}));
     }
 }
 
@@ -324,7 +333,7 @@ static const char *wlvalue(wide *w, const ir_expr *e) {
     size_t before = w->em->out->len;
     const char *r = cpu_lvalue(w->em, e);
     if (w->em->out->len != before) wfail(w);
-    return r;
+    return ir_is_place(e) && e->kind != IR_E_SWIZZLE && cpu_needs_access(e) ? memory_place(w->em, e, r) : r;
 }
 
 /* ---- the loop over threads ------------------------------------------------------------ */
@@ -511,15 +520,29 @@ static int loop_push(wide *w, const ir_stmt *loop) {
     emitter *em = w->em;
     int id = cpu_fresh(em);
     EN_PUSH(&em->arena, em->loops, ((loop_entry){loop, false, id}));
+    if (w->loop_divergent.count > em->loops.count - 1) w->loop_divergent.count = em->loops.count - 1;
+    while (w->loop_divergent.count < em->loops.count - 1) EN_PUSH(&em->arena, w->loop_divergent, -1); /* not wide's */
+    EN_PUSH(&em->arena, w->loop_divergent, w->divergent);
     return id;
 }
 static void loop_pop(wide *w) { w->em->loops.count--; }
-static int loop_id(wide *w, const ir_stmt *loop) {
+static int loop_index(wide *w, const ir_stmt *loop) {
     emitter *em = w->em;
     for (int i = em->loops.count - 1; i >= 0; i--)
-        if (em->loops.items[i].loop == loop) return em->loops.items[i].id;
+        if (em->loops.items[i].loop == loop) return i;
     wfail(w);
-    return 0;
+    return -1;
+}
+static int loop_id(wide *w, const ir_stmt *loop) {
+    int i = loop_index(w, loop);
+    return i < 0 ? 0 : w->em->loops.items[i].id;
+}
+/* a break or continue every thread of the set takes together: no per-thread control flow
+ * lies between it and its loop (a uniform loop inside a lock-step one, ggml's
+ * `for (row = 0; row < NR0; row++)` inside its loop over blocks) */
+static bool exit_together(wide *w, const ir_stmt *jump) {
+    int i = loop_index(w, jump->target);
+    return i >= 0 && i < w->loop_divergent.count && w->loop_divergent.items[i] == w->divergent;
 }
 
 typedef struct assign_count {
@@ -2201,7 +2224,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
     }
     case IR_S_BREAK:
     case IR_S_CONTINUE:
-        if (w->divergent) { /* a thread leaving a lock-step loop on its own */
+        if (w->divergent && !exit_together(w, s)) { /* a thread leaving a lock-step loop on its own */
             wfail(w);
             break;
         }

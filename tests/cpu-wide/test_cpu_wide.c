@@ -24,6 +24,9 @@
  *            with k, so it must not take a form computed once per row
  *   strided_rows  rows `stride` apart read twice up to `cols`: no next-row prefetch (rows
  *            fetches the next group's row in its second pass, checked in the C)
+ *   mat_vec  ggml's matrix times vector: loops the same in every thread inside a loop
+ *            whose trip count differs per thread, left by break and continue together
+ *   copy4    float4s loaded and stored at float addresses (rows of 70 and 33 floats)
  * References are computed here from fresh random inputs (never zeros). The generated C is
  * checked too, so a test cannot pass by wide mode silently not being used: these kernels
  * have the wide block, checked mode and a kernel with a SIMD-group function do not. */
@@ -302,6 +305,55 @@ static const char *source =
     "        m = simd_max(buf[tiisg]);\n"
     "    }\n"
     "    for (int i = tpitg.x; i < args.ne00; i += tptg.x) y[tgpig.x * args.ne00 + i] = xr[i] * args.scale + (mr ? mr[i] : 0.0f) - m;\n"
+    "}\n"
+    /* ggml's matrix times vector: a loop whose trip count differs per thread (lock step)
+     * holds loops the same in every thread, left by their head, by a uniform break and
+     * by a uniform continue; NR rows per group, the last group's second row past the end;
+     * 2-D groups (32, nsg) */
+    "kernel void mat_vec(device const half *a [[buffer(0)]], device const float *x [[buffer(1)]],\n"
+    "                    device float *y [[buffer(2)]], constant int &rows [[buffer(3)]], constant int &cols [[buffer(4)]],\n"
+    "                    uint3 tgpig [[threadgroup_position_in_grid]], ushort tiisg [[thread_index_in_simdgroup]],\n"
+    "                    ushort sgitg [[simdgroup_index_in_threadgroup]], ushort nsg [[simdgroups_per_threadgroup]]) {\n"
+    "    threadgroup float part[2][32];\n"
+    "    const int NR = 2, NF = 8;\n"
+    "    const int r0 = tgpig.x * NR;\n"
+    "    float sum[NR] = {0.f, 0.f};\n"
+    "    const int nb = cols / 32;\n"
+    "    for (int ib = sgitg * 8 + tiisg / 4; ib < nb; ib += nsg * 8) {\n"
+    "        float xl[NF];\n"
+    "        for (short i = 0; i < NF; ++i) xl[i] = x[ib * 32 + (tiisg % 4) * NF + i];\n"
+    "        for (short r = 0; r < NR; r++) {\n"
+    "            if (r0 + r >= rows) break;\n"
+    "            if (cols < 0) continue;\n"
+    "            device const half *ar = a + (r0 + r) * cols + ib * 32 + (tiisg % 4) * NF;\n"
+    "            float s = 0.f;\n"
+    "            for (short i = 0; i < NF; ++i) s += float(ar[i]) * xl[i];\n"
+    "            sum[r] += s;\n"
+    "        }\n"
+    "    }\n"
+    "    for (int i = nb * 32 + sgitg * 32 + tiisg; i < cols; i += 32 * nsg)\n"
+    "        for (short r = 0; r < NR && r0 + r < rows; r++) sum[r] += float(a[(r0 + r) * cols + i]) * x[i];\n"
+    "    for (short r = 0; r < NR; r++) {\n"
+    "        if (sgitg == 0) part[r][tiisg] = 0.f;\n"
+    "        sum[r] = simd_sum(sum[r]);\n"
+    "    }\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    for (short r = 0; r < NR; r++) if (tiisg == 0) part[r][sgitg] = sum[r];\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    for (short r = 0; r < NR && r0 + r < rows; r++) {\n"
+    "        float t = simd_sum(part[r][tiisg]);\n"
+    "        if (tiisg == 0 && sgitg == 0) y[r0 + r] = t;\n"
+    "    }\n"
+    "}\n"
+    /* float4s stored at float addresses (rows of an odd length), as Apple's GPUs allow */
+    "kernel void copy4(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                  constant int &cols [[buffer(2)]], uint3 tg [[threadgroup_position_in_grid]],\n"
+    "                  ushort lid [[thread_index_in_threadgroup]]) {\n"
+    "    threadgroup float t[256];\n"
+    "    t[lid] = lid < cols ? 2.0f * in[tg.x * cols + lid] : 0.0f;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    device float4 *row = (device float4 *)(out + tg.x * cols);\n"
+    "    if (lid < cols / 4) row[lid] = ((threadgroup float4 *)t)[lid] + *((device const float4 *)(in + tg.x * cols) + lid);\n"
     "}\n";
 
 /* how often `text` stands in kernel `index`'s C */
@@ -334,6 +386,8 @@ static void check_emitted(enigma_device *dev) {
         CHECK(kernel_count(c, 14, "int64_t _ib") == 2, "int_rows: its int grid-stride loops have no base index");
         CHECK(kernel_count(c, 14, "taken out of the loop over threads") >= 2, "int_rows: `mr ?` is not taken out of the loops");
         CHECK(kernel_count(c, 14, "constant: read once") == 1, "int_rows: args is not read once");
+        CHECK(kernel_is_wide(c, 15), "kernel mat_vec (uniform loops inside a lock-step loop) is not in wide mode");
+        CHECK(kernel_is_wide(c, 16), "kernel copy4 is not in wide mode");
         CHECK(kernel_count(c, 11, "the threads part") == 1, "simd_mix: no divergent if around its SIMD functions");
         CHECK(kernel_count(c, 11, "the step skips memory") == 1 && kernel_count(c, 11, "__builtin_prefetch((const char *)(_pa") == 2,
               "simd_mix: not one prefetch for each load of its grid stride");
@@ -685,6 +739,47 @@ static void run_int_rows(enigma_device *dev, enigma_pipeline *p, uint32_t rows, 
     free(x), free(mask), free(y);
 }
 
+/* mat_vec: y = a x for a rows x cols half matrix, groups of (32, nsg) threads */
+static void run_mat_vec(enigma_device *dev, enigma_pipeline *p, int32_t rows, int32_t cols, uint32_t nsg) {
+    _Float16 *a = malloc((size_t)rows * cols * 2);
+    float *x = malloc((size_t)cols * 4), *y = malloc((size_t)rows * 4);
+    for (size_t i = 0; i < (size_t)rows * cols; i++) a[i] = (_Float16)rndf();
+    for (int32_t i = 0; i < cols; i++) x[i] = rndf();
+    for (int32_t i = 0; i < rows; i++) y[i] = 777.0f;
+    slot s[] = {{a, (size_t)rows * cols * 2}, {x, (size_t)cols * 4}, {y, (size_t)rows * 4}, {&rows, 4}, {&cols, 4}};
+    dispatch(dev, p, s, 5, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){((uint32_t)rows + 1) / 2, 1, 1},
+             (enigma_size3){32, nsg, 1});
+    for (int32_t r = 0; r < rows; r++) {
+        double want = 0, mag = 0;
+        for (int32_t k = 0; k < cols; k++) {
+            double t = (double)a[(size_t)r * cols + k] * x[k];
+            want += t, mag += fabs(t);
+        }
+        if (fabs(y[r] - want) > 1e-6 * (mag + 1.0)) {
+            CHECK(0, "mat_vec %dx%d nsg %u: y[%d] = %.9g, expected %.9g", rows, cols, nsg, r, y[r], want);
+            break;
+        }
+    }
+    free(a), free(x), free(y);
+}
+
+/* copy4: out = 3 in for the first cols / 4 * 4 of each row of cols floats, the rest untouched */
+static void run_copy4(enigma_device *dev, enigma_pipeline *p, uint32_t rows, int32_t cols, uint32_t tsize) {
+    size_t n = (size_t)rows * (size_t)cols;
+    float *in = malloc(n * 4), *out = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) in[i] = rndf(), out[i] = 777.0f;
+    slot s[] = {{in, n * 4}, {out, n * 4}, {&cols, 4}};
+    dispatch(dev, p, s, 3, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){rows, 1, 1}, (enigma_size3){tsize, 1, 1});
+    for (size_t i = 0; i < n; i++) {
+        float want = (int32_t)(i % (size_t)cols) < cols / 4 * 4 ? 3.0f * in[i] : 777.0f;
+        if (fabsf(out[i] - want) > 1e-6f * (1.0f + fabsf(want))) {
+            CHECK(0, "copy4 %ux%d: out[%zu] = %.9g, expected %.9g", rows, cols, i, out[i], want);
+            break;
+        }
+    }
+    free(in), free(out);
+}
+
 static float half_round(float x) { return (float)(_Float16)x; }
 
 /* M x N x K with groups of (tx, ty) threads: nsg = tx * ty / 32 SIMD groups side by side */
@@ -863,6 +958,19 @@ int main(void) {
         for (int masked = 0; masked < 2; masked++)
             run_int_rows(dev, int_rows, int_rows_shapes[i][0], int_rows_shapes[i][1], int_rows_shapes[i][2], masked);
     enigma_pipeline_destroy(int_rows);
+    enigma_pipeline *mat_vec = pipeline(lib, "mat_vec");
+    /* {rows, cols, nsg}: an odd row count (the last group's second row is past the end),
+     * columns not a multiple of 32 (the tail loop), one SIMD group and several */
+    static const int32_t mat_vec_shapes[][3] = {{37, 301, 4}, {64, 1024, 4}, {5, 96, 1}, {9, 2080, 3}};
+    for (size_t i = 0; mat_vec && i < sizeof mat_vec_shapes / sizeof mat_vec_shapes[0]; i++)
+        run_mat_vec(dev, mat_vec, mat_vec_shapes[i][0], mat_vec_shapes[i][1], (uint32_t)mat_vec_shapes[i][2]);
+    enigma_pipeline_destroy(mat_vec);
+    enigma_pipeline *copy4 = pipeline(lib, "copy4");
+    if (copy4) {
+        run_copy4(dev, copy4, 6, 70, 128); /* rows 280 bytes apart: every other one 8 bytes off 16 */
+        run_copy4(dev, copy4, 5, 33, 64);
+    }
+    enigma_pipeline_destroy(copy4);
     enigma_pipeline_destroy(tree), enigma_pipeline_destroy(bounds), enigma_pipeline_destroy(wrap);
     enigma_pipeline_destroy(rows), enigma_pipeline_destroy(tiled), enigma_pipeline_destroy(diverge);
     enigma_library_destroy(lib);

@@ -546,8 +546,9 @@ def test_kernel_mul_mv_q4_0_f32(rt, rng):
 # allow: the cuda backend tests such addresses at run time (emit.c, vectors at unproven addresses)
 
 
-# kernel_mul_mm_f16_f16 (src1 in half) takes the cpu backend's wide mode (emit_wide.c), the
-# f32 one its region emitter: both are run
+# both take the cpu backend's wide mode (emit_wide.c); with bc_out, its edge store loops over
+# i inside a loop over j whose trip count differs per thread, and stores float4s at float
+# addresses
 @pytest.mark.parametrize("src1_type", ["f32", "f16"])
 @pytest.mark.parametrize("case", ["aligned", "edges"])
 def test_kernel_mul_mm_f16(rt, rng, case, src1_type):
