@@ -297,8 +297,8 @@ static const char *constant_scalar(wide *w, const ir_expr *e) {
  * an aligned 16-byte type with instructions that fault at other addresses */
 static const char *memory_place(emitter *em, const ir_expr *e, const char *lv) {
     const char *at = cpu_access_ctype(em, e->type);
-    if (!strcmp(at, cpu_ctype(em, e->type))) return cpu_S(em, "(%s)", lv);
-    return cpu_S(em, "(*(%s *)&%s)", at, lv);
+    if (!strcmp(at, cpu_ctype(em, e->type))) return lv;
+    return cpu_S(em, "*(%s *)&%s", at, lv);
 }
 
 /* Every load in e is read in place: memos map each to its C lvalue, so cpu_ex emits no
@@ -317,7 +317,7 @@ static void inline_loads(wide *w, const ir_expr *e) {
             wfail(w);
             return;
         }
-        EN_PUSH(&em->arena, em->memos, ((memo_entry){e, memory_place(em, e, cpu_lvalue(em, e))}));
+        EN_PUSH(&em->arena, em->memos, ((memo_entry){e, cpu_S(em, "(%s)", memory_place(em, e, cpu_lvalue(em, e)))}));
     }
 }
 
