@@ -68,6 +68,8 @@ typedef struct wide {
     bool needs_one_d;  /* a thread range is used (in it _x is l): 1-D groups only */
     en_buf *fields;
     int divergent;     /* >0 inside per-thread control flow (lock-step loops) */
+    bool sg_region;    /* inside sg_region: a test the same in each SIMD group counts as uniform */
+    const char *sg_lo; /* there, the SIMD group's threads are [sg_lo, _sh) */
     EN_VEC(int) loop_divergent; /* per entry of em->loops: `divergent` where the loop began */
     const ir_stmt *divergent_at; /* the innermost such statement (divergent_if, lockstep_loop) */
     int uniform_loops; /* >0 inside a loop the same in every thread */
@@ -238,21 +240,24 @@ static bool batchable(wide *w, const ir_stmt *s) {
 
 /* ---- expressions ------------------------------------------------------------------- */
 /* the same value in every thread: no per-thread variable, attribute or load through one */
-static bool expr_uniform(wide *w, const ir_expr *e) {
+/* the same in every thread of the group, or (simd: inside an sg_region) of each SIMD group
+ * by the uniformity pass, read there for the SIMD group's first thread */
+static bool expr_uniform_in(wide *w, const ir_expr *e, bool simd) {
     if (!e) return true;
     if (e->kind == IR_E_VAR) {
         const ir_var *v = e->var;
         var_info *vi = cpu_info_of(w->em, v);
         switch (vi->kind) {
         case VK_UNIFORM: case VK_GLOBAL: case VK_THREADGROUP: case VK_SCALAR: return true;
-        default: return false;
+        default: return simd && v->simd_uniform;
         }
     }
-    if (e->kind == IR_E_ADDR) return expr_uniform(w, e->args[0]);
+    if (e->kind == IR_E_ADDR) return expr_uniform_in(w, e->args[0], simd);
     for (int i = 0; i < e->arg_count; i++)
-        if (!expr_uniform(w, e->args[i])) return false;
+        if (!expr_uniform_in(w, e->args[i], simd)) return false;
     return true;
 }
+static bool expr_uniform(wide *w, const ir_expr *e) { return expr_uniform_in(w, e, w->sg_region); }
 
 /* `K` of `constant uint &K`: memory the kernel cannot write, read once at the start into
  * a local (`_kK`). Read through the pointer at each use, gcc must reload it after every
@@ -355,7 +360,10 @@ static void open_threads(wide *w, wset set) {
     } else {
         no_dependence(w);
         OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
-        cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
+        if (w->sg_region) /* a SIMD group's threads, in a group of any shape */
+            cpu_line(em, "const uint32_t _x = (uint32_t)l %% _sx, _y = (uint32_t)l / _sx; (void)_x; (void)_y;");
+        else
+            cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
     }
     if (set.mask) OPEN("if (%s[l]) {", set.mask);
 }
@@ -712,6 +720,10 @@ static void uniform_assigned(wide *w, const ir_stmt *s, var_list *vars);
 static void group_stmt(wide *w, const ir_stmt *s, wset set);
 
 static bool set_is_all(wset set) { return !set.lo && !set.mask; }
+/* all the threads that run here: the whole group, or in an sg_region its SIMD group's */
+static bool set_is_whole(wide *w, wset set) {
+    return set_is_all(set) || (w->sg_region && set.lo == w->sg_lo && !set.mask);
+}
 
 /* ---- indices that move with the column ------------------------------------------------
  * An index `(uint32_t)(a + b)` may wrap, so gcc must treat a load through it as a gather.
@@ -1509,11 +1521,15 @@ static void uniform_assigned(wide *w, const ir_stmt *s, var_list *vars) {
  * follow each other with no loop control between them. The uniform counters it steps
  * start again from their values at entry for each SIMD group (and end as one run leaves
  * them: every SIMD group runs the same steps). */
-static void matrix_loop(wide *w, const ir_stmt *loop, wset set) {
+/* Opens a loop over the SIMD groups in which each runs statement s whole (s is `what`),
+ * with l its first thread; the uniform variables s assigns start again from their values
+ * at entry for each SIMD group (and end as one run leaves them: every SIMD group runs the
+ * same steps on them). Two braces for close_each_sg. */
+static void open_each_sg(wide *w, const ir_stmt *s, const char *what) {
     emitter *em = w->em;
     var_list vars = {0};
-    uniform_assigned(w, loop, &vars);
-    OPEN("{ /* each SIMD group runs this loop whole: %s */", cpu_source_note(em, loop->loc));
+    uniform_assigned(w, s, &vars);
+    OPEN("{ /* each SIMD group runs %s whole: %s */", what, cpu_source_note(em, s->loc));
     for (int i = 0; i < vars.count; i++) {
         var_info *vi = cpu_info_of(em, vars.items[i]);
         cpu_line(em, "const %s _entry_%s = %s;", cpu_ctype(em, vars.items[i]->type), vi->cname, vi->cname);
@@ -1526,10 +1542,75 @@ static void matrix_loop(wide *w, const ir_stmt *loop, wset set) {
         cpu_line(em, "%s = _entry_%s;", vi->cname, vi->cname);
     }
     w->per_sg = true;
-    uniform_loop(w, loop, set);
+}
+static void close_each_sg(wide *w) {
+    emitter *em = w->em;
     w->per_sg = false;
     CLOSE();
     CLOSE();
+}
+
+static void matrix_loop(wide *w, const ir_stmt *loop, wset set) {
+    open_each_sg(w, loop, "this loop");
+    uniform_loop(w, loop, set);
+    close_each_sg(w);
+}
+
+/* ---- control flow the same within each SIMD group --------------------------------------
+ * Attention kernels give each SIMD group its own rows or key blocks: `for (ii = 4*sgitg;
+ * ii < DV16; ii += 4*NSG)` around simdgroup_matrix operations, `if (ic >= ne11) break;`
+ * with ic from sgitg, `if (simd_max(m) <= -MAXHALF) continue;`. Such a test is the same in
+ * the threads of one SIMD group (the uniformity pass's SIMD level) but not in the group,
+ * so per-thread control (lock-step loops, byte masks) cannot hold the matrix operations
+ * and exits inside it. An sg_region runs the statement whole for one SIMD group after
+ * another, as Metal lets them run: its tests read the SIMD group's first thread, its
+ * per-thread statements are loops over the SIMD group's threads, its matrices that SIMD
+ * group's. A threadgroup barrier inside would need every SIMD group at once: not taken. */
+
+/* does s leave a loop (break, continue) under a test that differs between SIMD groups? */
+static bool sg_exit(wide *w, const ir_stmt *s, bool under) {
+    if (!s) return false;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (sg_exit(w, s->stmts[i], under)) return true;
+        return false;
+    case IR_S_IF: {
+        bool u = under || !expr_uniform_in(w, s->cond, false);
+        return sg_exit(w, s->then_s, u) || sg_exit(w, s->else_s, u);
+    }
+    case IR_S_LOOP: return sg_exit(w, s->body, under) || sg_exit(w, s->latch, under);
+    case IR_S_BREAK:
+    case IR_S_CONTINUE: return under;
+    default: return false;
+    }
+}
+
+/* is s an if or loop whose control is the same within each SIMD group but not in the
+ * group, around what per-thread control cannot hold (matrices, exits)? */
+static bool sg_candidate(wide *w, const ir_stmt *s, wset set) {
+    if ((s->kind != IR_S_IF && s->kind != IR_S_LOOP) || w->sg_region || w->per_sg || w->divergent || !set_is_all(set))
+        return false;
+    const ir_stmt *loops[32];
+    if (cpu_has_barrier(s) || !exits_inside(s, loops, 0)) return false;
+    int first;
+    const ir_expr *test = s->kind == IR_S_IF ? s->cond : loop_head(s, &first);
+    if (test && (expr_uniform_in(w, test, false) || !expr_uniform_in(w, test, true))) return false;
+    return (test && has_matrix_stmt(s)) || sg_exit(w, s, false);
+}
+
+static void flush_batch(wide *w);
+static void sg_region(wide *w, const ir_stmt *s) {
+    emitter *em = w->em;
+    open_each_sg(w, s, "this (its tests are the same within a SIMD group)");
+    cpu_line(em, "const size_t _sl = l, _sh = l + 32u < _n ? l + 32u : _n; /* its threads */");
+    w->sg_region = true;
+    w->sg_lo = "_sl";
+    group_stmt(w, s, (wset){w->sg_lo, "_sh", NULL});
+    flush_batch(w);
+    w->sg_region = false;
+    w->sg_lo = NULL;
+    close_each_sg(w);
 }
 
 static void flush_batch(wide *w) {
@@ -2138,12 +2219,17 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
     if (!s || w->failed) return;
     if (matrix_stmt(s)) { /* uniform over each SIMD group: so its threads all run it */
         if (s->kind == IR_S_DECL && !s->value) return; /* storage comes with the first use */
-        if (w->divergent || !set_is_all(set)) {
+        if (w->divergent || !set_is_whole(w, set)) {
             wfail(w);
             return;
         }
         flush_threads(w);
         EN_PUSH(&em->arena, w->matrix_batch, s);
+        return;
+    }
+    if (sg_candidate(w, s, set)) {
+        flush_batch(w);
+        sg_region(w, s);
         return;
     }
     if (batchable(w, s)) {
@@ -2173,7 +2259,8 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
          * elsewhere) that the uniformity pass found the same in every thread here: the first
          * thread of the set computes it, as the region emitter's first lane does */
         bool first_thread = value && v->uniform && !expr_uniform(w, value) && !w->per_sg;
-        if ((w->divergent && !local) || (!set_is_all(set) && !local) || !value || (!expr_uniform(w, value) && !first_thread)) {
+        if ((w->divergent && !local) || (!set_is_whole(w, set) && !local) || !value ||
+            (!expr_uniform_in(w, value, false) && !first_thread)) {
             if (s->kind == IR_S_DECL && !value && (!w->divergent || local)) break;
             wfail(w);
             break;

@@ -152,6 +152,9 @@ typedef struct ir_var {
      * the same value in every thread of a threadgroup wherever it is read; false when it
      * may differ or the pass has not run */
     bool uniform;
+    /* true when it holds the same value in every thread of each SIMD group wherever it is
+     * read (uniform implies it; simdgroup_index_in_threadgroup and what is computed from it) */
+    bool simd_uniform;
 } ir_var;
 
 /* ---- expressions -------------------------------------------------------------------- */

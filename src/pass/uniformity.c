@@ -2,9 +2,10 @@
  * threadgroup, and which barriers sit under control flow that may split the threadgroup.
  *
  * Needs: a verified, inlined module (kernels only, no calls).
- * Guarantees: the IR is unchanged except for ir_var.uniform, set on every variable of every
- *   kernel (true: the same value in every thread of a threadgroup wherever it is read) and
- *   on the module's globals; diagnostics for barriers, below. It returns false only when
+ * Guarantees: the IR is unchanged except for ir_var.uniform and ir_var.simd_uniform, set on
+ *   every variable of every kernel (true: the same value in every thread of a threadgroup,
+ *   or of each SIMD group, wherever it is read) and on the module's globals; diagnostics
+ *   for barriers, below. It returns false only when
  *   it reported an error.
  *
  * The analysis is a forward dataflow over the structured IR. Each local variable has a
@@ -608,20 +609,27 @@ static void analyse_kernel(en_ctx *c, ir_module *m, ir_func *f) {
     if (!a.out_of_memory) report(&a);
     if (a.out_of_memory) memset(a.summary, L_THREAD, (size_t)a.nvars);
     for (int i = 0; i < f->param_count; i++)
-        if (local_id(&a, f->params[i])) f->params[i]->uniform = a.summary[f->params[i]->id] == L_UNIFORM;
+        if (local_id(&a, f->params[i])) {
+            f->params[i]->uniform = a.summary[f->params[i]->id] == L_UNIFORM;
+            f->params[i]->simd_uniform = a.summary[f->params[i]->id] <= L_SIMD;
+        }
     for (int i = 0; i < f->locals.count; i++) {
         ir_var *v = f->locals.items[i];
         /* a local whose address is taken may change through pointers the summary missed
            only if it is written through them, which assign() accounts for */
-        if (local_id(&a, v)) v->uniform = a.summary[v->id] == L_UNIFORM;
+        if (local_id(&a, v)) {
+            v->uniform = a.summary[v->id] == L_UNIFORM;
+            v->simd_uniform = a.summary[v->id] <= L_SIMD;
+        }
     }
-    for (int i = 0; i < f->threadgroup_vars.count; i++) f->threadgroup_vars.items[i]->uniform = true;
+    for (int i = 0; i < f->threadgroup_vars.count; i++)
+        f->threadgroup_vars.items[i]->uniform = f->threadgroup_vars.items[i]->simd_uniform = true;
     en_arena_free(&a.arena);
 }
 
 bool en_pass_uniformity(en_ctx *c, ir_module *m) {
     int errors = c->diags.errors;
-    for (int i = 0; i < m->globals.count; i++) m->globals.items[i]->uniform = true;
+    for (int i = 0; i < m->globals.count; i++) m->globals.items[i]->uniform = m->globals.items[i]->simd_uniform = true;
     for (int i = 0; i < m->funcs.count; i++)
         if (m->funcs.items[i]->is_kernel) analyse_kernel(c, m, m->funcs.items[i]);
     return c->diags.errors == errors;

@@ -27,6 +27,9 @@
  *   mat_vec  ggml's matrix times vector: loops the same in every thread inside a loop
  *            whose trip count differs per thread, left by break and continue together
  *   copy4    float4s loaded and stored at float addresses (rows of 70 and 33 floats)
+ *   sg_blocks  attention's shape: a loop whose tests are the same within each SIMD group
+ *            (no head; break, a continue after simd_max, a second break) around matrix
+ *            operations and per-thread stores; 1-D and (32, nsg) groups
  * References are computed here from fresh random inputs (never zeros). The generated C is
  * checked too, so a test cannot pass by wide mode silently not being used: these kernels
  * have the wide block, checked mode and a kernel with a SIMD-group function do not. */
@@ -354,6 +357,32 @@ static const char *source =
     "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
     "    device float4 *row = (device float4 *)(out + tg.x * cols);\n"
     "    if (lid < cols / 4) row[lid] = ((threadgroup float4 *)t)[lid] + *((device const float4 *)(in + tg.x * cols) + lid);\n"
+    "}\n"
+    /* attention's shape: each SIMD group takes its own blocks (a loop whose test is the same
+     * within a SIMD group only), left by a break with no loop head, a continue after a
+     * simd_max and a second break, around simdgroup_matrix operations and per-thread stores */
+    "kernel void sg_blocks(device const float *a [[buffer(0)]], device const float *b [[buffer(1)]],\n"
+    "                      device float *c [[buffer(2)]], device float *t [[buffer(3)]],\n"
+    "                      constant int &nblocks [[buffer(4)]], constant int &limit [[buffer(5)]],\n"
+    "                      ushort lid [[thread_index_in_threadgroup]], ushort2 tsz [[threads_per_threadgroup]],\n"
+    "                      ushort tiisg [[thread_index_in_simdgroup]], ushort sgitg [[simdgroup_index_in_threadgroup]],\n"
+    "                      ushort nsg [[simdgroups_per_threadgroup]], ushort2 tpos [[thread_position_in_threadgroup]]) {\n"
+    "    threadgroup float bs[64];\n"
+    "    for (uint i = lid; i < 64; i += tsz.x * tsz.y) bs[i] = b[i];\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    simdgroup_float8x8 mb;\n"
+    "    simdgroup_load(mb, bs, 8);\n"
+    "    for (int blk = sgitg; ; blk += nsg) {\n"
+    "        if (blk >= nblocks) break;\n"
+    "        float v = a[blk * 64 + tiisg];\n"
+    "        if (simd_max(v) < -0.9f) continue;\n"
+    "        if (blk >= limit) break;\n"
+    "        simdgroup_float8x8 ma, mc;\n"
+    "        simdgroup_load(ma, a + blk * 64, 8);\n"
+    "        simdgroup_multiply(mc, ma, mb);\n"
+    "        simdgroup_store(mc, c + blk * 64, 8);\n"
+    "        t[blk * 32 + tiisg] = v * 2.0f + float(tpos.x * 3 + tpos.y * 1000);\n"
+    "    }\n"
     "}\n";
 
 /* how often `text` stands in kernel `index`'s C */
@@ -388,6 +417,8 @@ static void check_emitted(enigma_device *dev) {
         CHECK(kernel_count(c, 14, "constant: read once") == 1, "int_rows: args is not read once");
         CHECK(kernel_is_wide(c, 15), "kernel mat_vec (uniform loops inside a lock-step loop) is not in wide mode");
         CHECK(kernel_is_wide(c, 16), "kernel copy4 is not in wide mode");
+        CHECK(kernel_is_wide(c, 17) && kernel_count(c, 17, "its tests are the same within a SIMD group") == 1,
+              "kernel sg_blocks does not run its block loop a SIMD group at a time");
         CHECK(kernel_count(c, 11, "the threads part") == 1, "simd_mix: no divergent if around its SIMD functions");
         CHECK(kernel_count(c, 11, "the step skips memory") == 1 && kernel_count(c, 11, "__builtin_prefetch((const char *)(_pa") == 2,
               "simd_mix: not one prefetch for each load of its grid stride");
@@ -780,6 +811,52 @@ static void run_copy4(enigma_device *dev, enigma_pipeline *p, uint32_t rows, int
     free(in), free(out);
 }
 
+/* sg_blocks over nblocks 8x8 blocks of a (every third one skipped by its simd_max, blocks
+ * from `limit` on left), one group of nsg SIMD groups, 1-D or (32, nsg) */
+static void run_sg_blocks(enigma_device *dev, enigma_pipeline *p, int32_t nblocks, int32_t limit, uint32_t nsg, bool two_d) {
+    size_t na = (size_t)nblocks * 64, nt = (size_t)nblocks * 32;
+    float *a = malloc(na * 4), b[64], *c = malloc(na * 4), *t = malloc(nt * 4);
+    for (size_t i = 0; i < na; i++) a[i] = rndf() * 0.85f;
+    for (int32_t k = 0; k < nblocks; k += 3) /* its first 32 values below -0.9: skipped */
+        for (int i = 0; i < 32; i++) a[(size_t)k * 64 + i] = -0.95f - 0.01f * (float)(rnd() % 4);
+    for (int i = 0; i < 64; i++) b[i] = rndf();
+    for (size_t i = 0; i < na; i++) c[i] = 777.0f;
+    for (size_t i = 0; i < nt; i++) t[i] = 777.0f;
+    slot s[] = {{a, na * 4}, {b, sizeof b}, {c, na * 4}, {t, nt * 4}, {&nblocks, 4}, {&limit, 4}};
+    enigma_size3 group = two_d ? (enigma_size3){32, nsg, 1} : (enigma_size3){32 * nsg, 1, 1};
+    dispatch(dev, p, s, 6, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){1, 1, 1}, group);
+    for (int32_t k = 0; k < nblocks; k++) {
+        bool done = k < limit && k % 3 != 0;
+        for (int r = 0; r < 8; r++)
+            for (int col = 0; col < 8; col++) {
+                double want = 777.0;
+                if (done) {
+                    want = 0;
+                    for (int i = 0; i < 8; i++) want += (double)a[(size_t)k * 64 + r * 8 + i] * b[i * 8 + col];
+                }
+                float got = c[(size_t)k * 64 + r * 8 + col];
+                if (fabs(got - want) > 1e-5 * (1.0 + fabs(want))) {
+                    CHECK(0, "sg_blocks %d blocks, limit %d, nsg %u %s: c[%d][%d][%d] = %.9g, expected %.9g", nblocks, limit,
+                          nsg, two_d ? "2-D" : "1-D", k, r, col, got, want);
+                    k = nblocks, r = 8;
+                    break;
+                }
+            }
+        for (int i = 0; i < 32 && k < nblocks; i++) {
+            uint32_t lid = (uint32_t)k % nsg * 32u + (uint32_t)i; /* the thread that ran block k's lane i */
+            float pos = two_d ? (float)(lid % 32u * 3u + lid / 32u * 1000u) : (float)(lid * 3u);
+            float want = done ? a[(size_t)k * 64 + i] * 2.0f + pos : 777.0f;
+            if (t[(size_t)k * 32 + i] != want) {
+                CHECK(0, "sg_blocks %d blocks, nsg %u %s: t[%d][%d] = %.9g, expected %.9g", nblocks, nsg,
+                      two_d ? "2-D" : "1-D", k, i, t[(size_t)k * 32 + i], want);
+                k = nblocks;
+                break;
+            }
+        }
+    }
+    free(a), free(c), free(t);
+}
+
 static float half_round(float x) { return (float)(_Float16)x; }
 
 /* M x N x K with groups of (tx, ty) threads: nsg = tx * ty / 32 SIMD groups side by side */
@@ -971,6 +1048,13 @@ int main(void) {
         run_copy4(dev, copy4, 5, 33, 64);
     }
     enigma_pipeline_destroy(copy4);
+    enigma_pipeline *sg_blocks = pipeline(lib, "sg_blocks");
+    for (int two_d = 0; sg_blocks && two_d < 2; two_d++) {
+        run_sg_blocks(dev, sg_blocks, 20, 20, 4, two_d);
+        run_sg_blocks(dev, sg_blocks, 23, 17, 3, two_d);
+        run_sg_blocks(dev, sg_blocks, 7, 7, 1, two_d);
+    }
+    enigma_pipeline_destroy(sg_blocks);
     enigma_pipeline_destroy(tree), enigma_pipeline_destroy(bounds), enigma_pipeline_destroy(wrap);
     enigma_pipeline_destroy(rows), enigma_pipeline_destroy(tiled), enigma_pipeline_destroy(diverge);
     enigma_library_destroy(lib);
