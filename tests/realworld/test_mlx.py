@@ -328,3 +328,33 @@ def test_col_reduce(rt, rng, kernel, dtype):
                  "reduce_shape": np.array(reduce_shape, np.int32), "reduce_strides": np.array(reduce_strides, np.int64),
                  "reduce_ndim": np.int32(len(reduce_shape)), "non_col_reductions": np.uint64(1)})
     np.testing.assert_array_equal(out, x.astype(np.float64).sum(axis=0).astype(dtype))
+
+
+# -- row reductions: N_WRITES (4) rows per threadgroup (row_reduce_simple; the last group
+# moves back to end at the last row) and the looped form (non_row_reductions rows folded into
+# each output); both take wide mode's SIMD-group regions (emit_wide.c sg_region)
+@pytest.mark.parametrize("kernel,dtype", [("row_reduce_simple_sumfloat32", np.float32),
+                                          ("row_reduce_simple_maxint32", np.int32)])
+def test_row_reduce_simple(rt, rng, kernel, dtype):
+    rows, row_size = int(rng.integers(5, 14)), int(rng.integers(100, 3000))
+    threads = int(rng.choice([32, 96, 256]))
+    x = (rng.integers(-64, 64, (rows, row_size)) / 8).astype(dtype) if dtype == np.float32 else \
+        rng.integers(-100000, 100000, (rows, row_size)).astype(dtype)
+    out = np.full(rows, 7, dtype)
+    rt.launch(_compile("reduce.metal", kernel), grid=(1, -(-rows // 4), 1), threads=(threads, 1, 1), threadgroups=True,
+              **{"in": x, "out": out, "reduction_size": np.uint64(row_size), "out_size": np.int64(rows)})
+    want = x.astype(np.float64).sum(axis=1) if "sum" in kernel else x.max(axis=1)
+    np.testing.assert_array_equal(out, want.astype(dtype))  # eighths: exact sums in any order
+
+
+def test_row_reduce_looped(rt, rng):
+    outs, folded, row_size = int(rng.integers(2, 6)), int(rng.integers(2, 5)), int(rng.integers(100, 2000))
+    x = (rng.integers(-64, 64, (outs, folded, row_size)) / 8).astype(np.float32)
+    out = np.zeros(outs, np.float32)
+    rt.launch(_compile("reduce.metal", "row_reduce_looped_1_reduce_sumfloat32"), grid=(1, outs, 1), threads=(128, 1, 1),
+              threadgroups=True,
+              **{"in": x, "out": out, "row_size": np.int64(row_size), "non_row_reductions": np.int64(folded),
+                 "shape": np.array([outs], np.int32), "strides": np.array([folded * row_size], np.int64),
+                 "ndim": np.int32(1), "reduce_shape": np.array([folded], np.int32),
+                 "reduce_strides": np.array([row_size], np.int64), "reduce_ndim": np.int32(1)})
+    np.testing.assert_array_equal(out, x.astype(np.float64).sum(axis=(1, 2)).astype(np.float32))
