@@ -1593,10 +1593,17 @@ static bool sg_candidate(wide *w, const ir_stmt *s, wset set) {
         return false;
     const ir_stmt *loops[32];
     if (cpu_has_barrier(s) || !exits_inside(s, loops, 0)) return false;
-    int first;
+    int first = 0;
     const ir_expr *test = s->kind == IR_S_IF ? s->cond : loop_head(s, &first);
     if (test && (expr_uniform_in(w, test, false) || !expr_uniform_in(w, test, true))) return false;
-    return (test && has_matrix_stmt(s)) || sg_exit(w, s, false);
+    if (test && has_matrix_stmt(s)) return true;
+    if (s->kind == IR_S_IF) return sg_exit(w, s, false);
+    /* a loop's exits other than its head: a lock-step loop takes a head that differs
+     * between SIMD groups (MLX's sdpa_vector: `for (i = simd_gid; i < N; i += BN)`) with
+     * all the threads at once, faster than a SIMD group at a time */
+    for (int i = first; i < s->body->stmt_count; i++)
+        if (sg_exit(w, s->body->stmts[i], false)) return true;
+    return sg_exit(w, s->latch, false);
 }
 
 static void flush_batch(wide *w);
@@ -2128,7 +2135,8 @@ static void simd_function(wide *w, const ir_stmt *s, wset set) {
         }
         close_threads(w, set);
     }
-    OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
+    if (w->sg_region) OPEN("{ /* the SIMD group _sg of the region */");
+    else OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
     cpu_line(em, "const size_t _sgl = (size_t)_sg * 32u; /* its first thread */ (void)_sgl;");
     if (set_is_all(set)) {
         cpu_line(em, "const uint32_t _lanes = _act[_sg]; /* the whole group: every lane below _n */");
@@ -2137,9 +2145,11 @@ static void simd_function(wide *w, const ir_stmt *s, wset set) {
         if (set.mask) in = cpu_S(em, "%s && %s[_l]", in, set.mask);
         cpu_line(em, "uint32_t _lanes = 0; /* the lanes of the set */");
         cpu_line(em, "for (size_t _l = _sgl; _l < _sgl + 32u && _l < _n; _l++) if (%s) _lanes |= 1u << (_l - _sgl);", in);
-        cpu_line(em, "if (!_lanes) continue;");
+        if (!w->sg_region) cpu_line(em, "if (!_lanes) continue;");
     }
+    if (w->sg_region) OPEN("if (_lanes) {"); /* not `continue`: that would leave the SIMD group's run */
     cpu_group_op_lanes(em, s, 32, "_lanes", args, ri ? cpu_S(em, "%s[_sgl + l]", ri->cname) : NULL);
+    if (w->sg_region) CLOSE();
     CLOSE();
 }
 
