@@ -231,11 +231,83 @@ static bool loop_in_thread(wide *w, const ir_stmt *s) {
 }
 
 /* a statement the batch can take: scalar C per thread inside the loop over threads */
+/* ---- lanes that talk through memory ---------------------------------------------------
+ * A loop over the threads runs its statements whole for thread l, then for thread l + 1.
+ * In Metal the lanes of a SIMD group run in lock step: every lane's loads of a statement
+ * come before a later statement's stores (ggml's flash attention reads ss[0] and ss[1] in
+ * every lane, then lane 0 writes them). So a store to an address the same in the threads
+ * of a SIMD group must not share a loop over the threads with an earlier load, nor a load
+ * with an earlier such store. Addresses that differ per thread (tg[lid]) are taken as that
+ * thread's own: lanes that swap values through memory with no barrier are not seen. */
+typedef struct mem_use {
+    bool loads;         /* reads memory (or names a place in it) */
+    bool shared_stores; /* stores where the threads of a SIMD group store alike */
+} mem_use;
+
+static bool expr_reads_memory(const ir_expr *e) {
+    if (!e) return false;
+    if (ir_is_place(e) && cpu_needs_access(e)) return true;
+    for (int i = 0; i < e->arg_count; i++)
+        if (expr_reads_memory(e->args[i])) return true;
+    return false;
+}
+static bool reads_memory(const ir_expr *e, const void *ctx) {
+    (void)ctx;
+    return ir_is_place(e) && cpu_needs_access(e);
+}
+
+static bool expr_uniform_in(wide *w, const ir_expr *e, bool simd);
+
+/* s's memory uses, in order; *conflict when one of them must wait for all the lanes */
+static void mem_uses(wide *w, const ir_stmt *s, mem_use *u, bool *conflict) {
+    if (!s) return;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++) mem_uses(w, s->stmts[i], u, conflict);
+        return;
+    case IR_S_IF:
+        if (expr_reads_memory(s->cond)) {
+            if (u->shared_stores) *conflict = true;
+            u->loads = true;
+        }
+        mem_uses(w, s->then_s, u, conflict);
+        mem_uses(w, s->else_s, u, conflict);
+        return;
+    case IR_S_LOOP: { /* its end meets its start again */
+        mem_use inner = *u;
+        mem_uses(w, s->body, &inner, conflict);
+        mem_uses(w, s->latch, &inner, conflict);
+        if (inner.loads && inner.shared_stores) *conflict = true;
+        *u = inner;
+        return;
+    }
+    default: {
+        bool loads = ir_stmt_any_expr(s, reads_memory, NULL);
+        bool shared = s->kind == IR_S_ASSIGN && s->place->kind != IR_E_VAR && cpu_needs_access(s->place) &&
+                      expr_uniform_in(w, s->place, true);
+        if ((shared && u->loads) || (loads && u->shared_stores)) *conflict = true;
+        u->loads = u->loads || loads;
+        u->shared_stores = u->shared_stores || shared;
+        return;
+    }
+    }
+}
+
+/* would s, after the statements batched so far, need the lanes in lock step? */
+static bool needs_lock_step(wide *w, const ir_stmt *const *before, int count, const ir_stmt *s) {
+    mem_use u = {0};
+    bool conflict = false;
+    for (int i = 0; i < count; i++) mem_uses(w, before[i], &u, &conflict);
+    conflict = false; /* those already share a loop */
+    mem_uses(w, s, &u, &conflict);
+    return conflict;
+}
+
 static bool batchable(wide *w, const ir_stmt *s) {
-    if (s->kind == IR_S_LOOP) return loop_in_thread(w, s); /* others run in lock step */
+    if (s->kind == IR_S_LOOP) return loop_in_thread(w, s) && !needs_lock_step(w, NULL, 0, s); /* others run in lock step */
     if (cpu_has_barrier(s)) return false;
     const ir_stmt *loops[32];
-    return thread_ok(w, s, s) && exits_inside(s, loops, 0);
+    return thread_ok(w, s, s) && exits_inside(s, loops, 0) && !needs_lock_step(w, NULL, 0, s);
 }
 
 /* ---- expressions ------------------------------------------------------------------- */
@@ -2245,6 +2317,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
     if (batchable(w, s)) {
         flush_matrices(w);
         if (w->batch.count && (w->batch_set.lo != set.lo || w->batch_set.mask != set.mask)) flush_batch(w);
+        if (w->batch.count && needs_lock_step(w, w->batch.items, w->batch.count, s)) flush_batch(w);
         w->batch_set = set;
         EN_PUSH(&em->arena, w->batch, s);
         return;

@@ -30,6 +30,8 @@
  *   sg_blocks  attention's shape: a loop whose tests are the same within each SIMD group
  *            (no head; break, a continue after simd_max, a second break) around matrix
  *            operations and per-thread stores; 1-D and (32, nsg) groups
+ *   publish  lanes in lock step: all read a slot that lane 0 then rewrites, with no
+ *            barrier between (one loop over the threads for both would be wrong)
  * References are computed here from fresh random inputs (never zeros). The generated C is
  * checked too, so a test cannot pass by wide mode silently not being used: these kernels
  * have the wide block, checked mode and a kernel with a SIMD-group function do not. */
@@ -383,6 +385,18 @@ static const char *source =
     "        simdgroup_store(mc, c + blk * 64, 8);\n"
     "        t[blk * 32 + tiisg] = v * 2.0f + float(tpos.x * 3 + tpos.y * 1000);\n"
     "    }\n"
+    "}\n"
+    /* lanes in lock step: every lane reads its SIMD group's slot, then lane 0 rewrites it
+     * (no barrier between): the other lanes must still see the old value */
+    "kernel void publish(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                    uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]],\n"
+    "                    uint tiisg [[thread_index_in_simdgroup]], uint sgitg [[simdgroup_index_in_threadgroup]]) {\n"
+    "    threadgroup float ss[1024];\n"
+    "    ss[lid] = in[gid];\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    float a = ss[sgitg * 32 + 5];\n"
+    "    if (tiisg == 0) ss[sgitg * 32 + 5] = a * 3.0f;\n"
+    "    out[gid] = a + ss[lid] * 0.5f;\n"
     "}\n";
 
 /* how often `text` stands in kernel `index`'s C */
@@ -419,6 +433,7 @@ static void check_emitted(enigma_device *dev) {
         CHECK(kernel_is_wide(c, 16), "kernel copy4 is not in wide mode");
         CHECK(kernel_is_wide(c, 17) && kernel_count(c, 17, "its tests are the same within a SIMD group") == 1,
               "kernel sg_blocks does not run its block loop a SIMD group at a time");
+        CHECK(kernel_is_wide(c, 18), "kernel publish is not in wide mode");
         CHECK(kernel_count(c, 11, "the threads part") == 1, "simd_mix: no divergent if around its SIMD functions");
         CHECK(kernel_count(c, 11, "the step skips memory") == 1 && kernel_count(c, 11, "__builtin_prefetch((const char *)(_pa") == 2,
               "simd_mix: not one prefetch for each load of its grid stride");
@@ -857,6 +872,26 @@ static void run_sg_blocks(enigma_device *dev, enigma_pipeline *p, int32_t nblock
     free(a), free(c), free(t);
 }
 
+/* publish: out = in[the SIMD group's lane 5] + 0.5 in, except that lane 5 of each SIMD
+ * group reads its own slot after lane 0 tripled it (1.5 in[5] for it: 3 a / 2) */
+static void run_publish(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize) {
+    uint32_t n = groups * tsize;
+    float *in = malloc((size_t)n * 4), *out = malloc((size_t)n * 4);
+    for (uint32_t i = 0; i < n; i++) in[i] = rndf(), out[i] = 777.0f;
+    slot s[] = {{in, (size_t)n * 4}, {out, (size_t)n * 4}};
+    dispatch(dev, p, s, 2, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){tsize, 1, 1});
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t lid = i % tsize, slot5 = i - lid + lid / 32 * 32 + 5;
+        float a = in[slot5], own = lid % 32 == 5 ? 3.0f * a : in[i];
+        float want = a + own * 0.5f;
+        if (fabsf(out[i] - want) > 1e-6f * (1.0f + fabsf(want))) {
+            CHECK(0, "publish %ux%u: out[%u] = %.9g, expected %.9g", groups, tsize, i, out[i], want);
+            break;
+        }
+    }
+    free(in), free(out);
+}
+
 static float half_round(float x) { return (float)(_Float16)x; }
 
 /* M x N x K with groups of (tx, ty) threads: nsg = tx * ty / 32 SIMD groups side by side */
@@ -1055,6 +1090,12 @@ int main(void) {
         run_sg_blocks(dev, sg_blocks, 7, 7, 1, two_d);
     }
     enigma_pipeline_destroy(sg_blocks);
+    enigma_pipeline *publish = pipeline(lib, "publish");
+    if (publish) {
+        run_publish(dev, publish, 3, 128);
+        run_publish(dev, publish, 2, 64);
+    }
+    enigma_pipeline_destroy(publish);
     enigma_pipeline_destroy(tree), enigma_pipeline_destroy(bounds), enigma_pipeline_destroy(wrap);
     enigma_pipeline_destroy(rows), enigma_pipeline_destroy(tiled), enigma_pipeline_destroy(diverge);
     enigma_library_destroy(lib);

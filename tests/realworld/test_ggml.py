@@ -230,6 +230,7 @@ def test_the_whole_file_compiles_through_the_front_end(ggml_ir, capsys):
     ("kernel_mul_mv_f16_f32", KARGS_MUL_MV), ("kernel_mul_mm_f16_f32", KARGS_MUL_MM),
     ("kernel_get_rows_q8_0", KARGS_GET_ROWS),
     ("kernel_flash_attn_ext_f16_dk64_dv64", KARGS_FLASH_ATTN_EXT),
+    ("kernel_flash_attn_ext_vec_f16_dk64_dv64", KARGS_FLASH_ATTN_EXT),  # the vec struct has the same fields
     ("kernel_flash_attn_ext_blk", KARGS_FLASH_ATTN_EXT_BLK)])
 def test_argument_structs_are_laid_out_as_in_c(ggml_ir, host_name, dtype):
     """enigma lays out the kernel's `constant ggml_metal_kargs_* & args` as C does for the
@@ -711,3 +712,62 @@ def test_kernel_flash_attn_ext_f16_dk64_dv64(rt, rng):
     want = np.einsum("hqk,hkd->qhd", p, v64) / denominator.T[..., None]
     # float32 scores and weights (online soft-max), a float32 sum of up to 256 weighted values
     np.testing.assert_allclose(dst[0], want, rtol=1e-4, atol=1e-4)
+
+
+# -- kernel_flash_attn_ext_vec_f16_dk64_dv64: one query per threadgroup (decoding); each SIMD
+# group walks its own 32-key chunks (a loop left by a break, chunks all masked skipped by a
+# continue after simd_max), the SIMD groups' partial results merged through threadgroup
+# memory (lane 0 of each SIMD group rewrites the ss[0] and ss[1] that all its lanes have just
+# read: wide mode must not fuse those statements into one loop over the threads); NWG = 1:
+# the results go straight to dst
+
+
+@pytest.mark.parametrize("nsg", [2, 4])
+def test_kernel_flash_attn_ext_vec_f16_dk64_dv64(rt, rng, nsg):
+    D, C = 64, 32                               # OP_FLASH_ATTN_EXT_VEC_NCPSG
+    n_q, n_head, n_head_kv, n_kv = 3, 4, 2, 224  # 7 chunks: SIMD groups of 1 to 4 chunks
+    scale = 1 / math.sqrt(D)
+    q = rng.standard_normal((1, n_head, n_q, D)).astype(np.float32)
+    k = rng.standard_normal((1, n_head_kv, n_kv, D)).astype(np.float16)
+    v = rng.standard_normal((1, n_head_kv, n_kv, D)).astype(np.float16)
+    sinks = rng.standard_normal(n_head).astype(np.float32)
+    # query i sees keys up to n_kv - n_q + i, except chunk 2 (all masked: the continue) and
+    # with a random bias on the last chunk
+    visible = np.arange(n_kv)[None, :] <= n_kv - n_q + np.arange(n_q)[:, None]
+    visible[:, 2 * C:3 * C] = False
+    mask = np.where(visible, 0.0, -np.inf)
+    mask[:, 6 * C:] += np.where(visible[:, 6 * C:], -rng.random((n_q, n_kv - 6 * C)), 0.0)
+    mask = mask.astype(np.float16)[None, None]
+    dst = np.zeros((1, n_q, n_head, D), np.float32)
+    nbq, nbk, nbv, nbm = strides(q), strides(k), strides(v), strides(mask)
+    n_head_log2 = 1 << int(math.floor(math.log2(n_head)))
+    args = kargs(KARGS_FLASH_ATTN_EXT, ne01=n_q, ne02=n_head, ne03=1,
+                 nb01=nbq[1], nb02=nbq[2], nb03=nbq[3],
+                 ne11=n_kv, ne_12_2=n_head_kv, ne_12_3=1, ns10=nbk[1] // nbk[0],
+                 nb11=nbk[1], nb12=nbk[2], nb13=nbk[3],
+                 ns20=nbv[1] // nbv[0], nb21=nbv[1], nb22=nbv[2], nb23=nbv[3],
+                 ne31=n_q, ne32=1, ne33=1, nb31=nbm[1], nb32=nbm[2], nb33=nbm[3],
+                 ne1=n_head, ne2=n_q, ne3=1, scale=scale, max_bias=0.0,
+                 m0=1.0, m1=1.0, n_head_log2=n_head_log2, logit_softcap=0.0)
+    kern = ggml_kernel("kernel_flash_attn_ext_vec_f16_dk64_dv64",
+                       FC_flash_attn_ext_vec_has_mask=True, FC_flash_attn_ext_vec_has_sinks=True,
+                       FC_flash_attn_ext_vec_has_bias=False, FC_flash_attn_ext_vec_has_scap=False,
+                       FC_flash_attn_ext_vec_has_kvpad=False,
+                       FC_flash_attn_ext_vec_ns10=nbk[1] // nbk[0], FC_flash_attn_ext_vec_ns20=nbv[1] // nbv[0],
+                       FC_flash_attn_ext_vec_nsg=nsg, FC_flash_attn_ext_vec_nwg=1)
+    # in halves: the query padded to 128, per SIMD group 4*C scores and two padded value rows
+    smem = (nsg * 128 + nsg * 4 * C + 2 * nsg * 128) * 2
+    out = raw(dst)
+    dispatch(rt, kern, (n_q, n_head, 1), (32, nsg, 1), smem=smem,
+             args=args, q=raw(q), k=raw(k), v=raw(v), mask=raw(mask), sinks=raw(sinks), pad=out, dst=out)
+
+    q64 = q.astype(np.float16).astype(np.float64)[0]                  # the kernel keeps Q in half
+    kv_head = np.arange(n_head) // (n_head // n_head_kv)
+    k64, v64 = k.astype(np.float64)[0][kv_head], v.astype(np.float64)[0][kv_head]
+    logits = np.einsum("hqd,hkd->hqk", q64, k64) * scale + mask[0, 0].astype(np.float64)
+    sink = sinks.astype(np.float64)[:, None, None]
+    m = np.maximum(logits.max(axis=-1, keepdims=True), sink)
+    p = np.exp(logits - m)
+    denominator = p.sum(axis=-1) + np.exp(sink - m)[..., 0]
+    want = np.einsum("hqk,hkd->qhd", p, v64) / denominator.T[..., None]
+    np.testing.assert_allclose(dst[0], want, rtol=1e-3, atol=1e-3)  # half scores and weights
