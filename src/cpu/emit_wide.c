@@ -236,24 +236,49 @@ static bool loop_in_thread(wide *w, const ir_stmt *s) {
  * In Metal the lanes of a SIMD group run in lock step: every lane's loads of a statement
  * come before a later statement's stores (ggml's flash attention reads ss[0] and ss[1] in
  * every lane, then lane 0 writes them). So a store to an address the same in the threads
- * of a SIMD group must not share a loop over the threads with an earlier load, nor a load
- * with an earlier such store. Addresses that differ per thread (tg[lid]) are taken as that
- * thread's own: lanes that swap values through memory with no barrier are not seen. */
+ * of a SIMD group must not share a loop over the threads with an earlier load that may
+ * read it, nor a load with an earlier such store. Memory is told apart by address space
+ * and, in threadgroup memory, by `threadgroup` variable; addresses that differ per thread
+ * (tg[lid]) are taken as that thread's own: lanes that swap values through memory with no
+ * barrier are not seen. */
 typedef struct mem_use {
-    bool loads;         /* reads memory (or names a place in it) */
-    bool shared_stores; /* stores where the threads of a SIMD group store alike */
+    uint32_t loads;         /* what it reads (or names a place in): mem_bits */
+    uint32_t shared_stores; /* where the threads of a SIMD group store alike */
 } mem_use;
 
-static bool expr_reads_memory(const ir_expr *e) {
-    if (!e) return false;
-    if (ir_is_place(e) && cpu_needs_access(e)) return true;
-    for (int i = 0; i < e->arg_count; i++)
-        if (expr_reads_memory(e->args[i])) return true;
-    return false;
+/* the memory place e names, as bits: one per address space, threadgroup variables apart
+ * (bit 8 + id % 24); 0 for a thread's own variables */
+static uint32_t mem_bits(const ir_expr *e) {
+    switch (e->kind) {
+    case IR_E_VAR:
+        if (e->var->storage == IR_VAR_THREADGROUP) return 1u << (8 + e->var->id % 24);
+        return 0;
+    case IR_E_DEREF:
+    case IR_E_INDEX:
+        if (e->args[0]->type->kind == IR_T_PTR) {
+            const ir_type *pt = e->args[0]->type;
+            return pt->space == IR_SPACE_THREADGROUP ? 0xffffff00u | 1u << pt->space : 1u << pt->space;
+        }
+        return mem_bits(e->args[0]);
+    case IR_E_FIELD:
+    case IR_E_SWIZZLE: return mem_bits(e->args[0]);
+    default: return 0;
+    }
 }
-static bool reads_memory(const ir_expr *e, const void *ctx) {
-    (void)ctx;
-    return ir_is_place(e) && cpu_needs_access(e);
+/* a pointer into threadgroup memory may point into any threadgroup variable: the bits of
+ * the threadgroup space and of every variable meet it */
+static bool mem_meet(uint32_t a, uint32_t b) {
+    const uint32_t tg_ptr = 1u << IR_SPACE_THREADGROUP;
+    if ((a & tg_ptr) && (b & 0xffffff00u)) return true;
+    if ((b & tg_ptr) && (a & 0xffffff00u)) return true;
+    return (a & b & 0xffu & ~(1u << IR_SPACE_CONSTANT)) != 0 || (a & b & 0xffffff00u) != 0;
+}
+
+static uint32_t expr_mem_reads(const ir_expr *e) {
+    if (!e) return 0;
+    uint32_t bits = ir_is_place(e) && cpu_needs_access(e) ? mem_bits(e) : 0;
+    for (int i = 0; i < e->arg_count; i++) bits |= expr_mem_reads(e->args[i]);
+    return bits;
 }
 
 static bool expr_uniform_in(wide *w, const ir_expr *e, bool simd);
@@ -265,29 +290,43 @@ static void mem_uses(wide *w, const ir_stmt *s, mem_use *u, bool *conflict) {
     case IR_S_BLOCK:
         for (int i = 0; i < s->stmt_count; i++) mem_uses(w, s->stmts[i], u, conflict);
         return;
-    case IR_S_IF:
-        if (expr_reads_memory(s->cond)) {
-            if (u->shared_stores) *conflict = true;
-            u->loads = true;
-        }
+    case IR_S_IF: {
+        uint32_t loads = expr_mem_reads(s->cond);
+        if (mem_meet(loads, u->shared_stores)) *conflict = true;
+        u->loads |= loads;
         mem_uses(w, s->then_s, u, conflict);
         mem_uses(w, s->else_s, u, conflict);
         return;
+    }
     case IR_S_LOOP: { /* its end meets its start again */
         mem_use inner = *u;
         mem_uses(w, s->body, &inner, conflict);
         mem_uses(w, s->latch, &inner, conflict);
-        if (inner.loads && inner.shared_stores) *conflict = true;
+        if (mem_meet(inner.loads, inner.shared_stores)) *conflict = true;
         *u = inner;
         return;
     }
+    case IR_S_DECL:
+    case IR_S_ASSIGN: {
+        uint32_t loads = expr_mem_reads(s->value);
+        uint32_t shared = 0;
+        if (s->kind == IR_S_ASSIGN) {
+            for (int i = 0; i < s->place->arg_count; i++) loads |= expr_mem_reads(s->place->args[i]);
+            if (s->place->kind != IR_E_VAR && cpu_needs_access(s->place) && expr_uniform_in(w, s->place, true))
+                shared = mem_bits(s->place);
+            else if (cpu_needs_access(s->place))
+                loads |= mem_bits(s->place); /* a per-thread store: it reads as a use */
+        }
+        if (mem_meet(shared, u->loads) || mem_meet(loads, u->shared_stores)) *conflict = true;
+        u->loads |= loads;
+        u->shared_stores |= shared;
+        return;
+    }
     default: {
-        bool loads = ir_stmt_any_expr(s, reads_memory, NULL);
-        bool shared = s->kind == IR_S_ASSIGN && s->place->kind != IR_E_VAR && cpu_needs_access(s->place) &&
-                      expr_uniform_in(w, s->place, true);
-        if ((shared && u->loads) || (loads && u->shared_stores)) *conflict = true;
-        u->loads = u->loads || loads;
-        u->shared_stores = u->shared_stores || shared;
+        uint32_t loads = 0;
+        for (int i = 0; i < s->arg_count; i++) loads |= expr_mem_reads(s->args[i]);
+        if (mem_meet(loads, u->shared_stores)) *conflict = true;
+        u->loads |= loads;
         return;
     }
     }
