@@ -2,7 +2,7 @@
  * is taken in one run beside its baseline, since these machines are shared and noisy:
  *
  *   bandwidth  a plain-C OpenMP sum of 2^26 floats (the ceiling) vs enigma's grid-stride
- *              simd_sum reduction                         goal: >= 80% of the ceiling
+ *              simd_sum reduction   goal: >= 90% of the ceiling (issue 15; 80% before it)
  *   seed 003   the corrected tree reduction with one atomic per threadgroup, against the
  *              same OpenMP ceiling                        goal: >= 50% of the ceiling
  *   softmax    a row-wise softmax of 4096 x 4096 floats, one threadgroup per row with two
@@ -268,7 +268,7 @@ static void bench_reduction(float *host, double reference, double *enigma_gbs) {
     static char name[128];
     snprintf(name, sizeof name, "reduction 2^26 float, %u group%s/worker of %u: enigma simd_sum vs OpenMP",
              reduce_groups_per_worker, reduce_groups_per_worker == 1 ? "" : "s", reduce_threads);
-    bandwidth_row(add_row(name, "GB/s", ">= 80% of OpenMP"), bw, 0.8);
+    bandwidth_row(add_row(name, "GB/s", ">= 90% of OpenMP"), bw, 0.9);
     /* the GPU-style launch, for comparison: each worker walks the array 8 times over */
     bandwidth_row(add_row("reduction 2^26 float, 8 groups/worker of 256 (GPU-style launch)", "GB/s", "-"),
                   enigma_reduction(host, reference, 8, 256), 0);
