@@ -624,6 +624,36 @@ def test_kernel_get_rows_q8_0(rt, rng, ne00):
 # -- kernel_flash_attn_ext_f16_dk64_dv64 (with the mask-block scan it needs first)
 
 
+def flash_attn_args(q, k, v, mask, scale):
+    """ggml_metal_kargs_flash_attn_ext for q (1, heads, queries, D) float, k and v (1, KV heads,
+    keys, D) half and mask (1, 1, rows, keys) half; the vec kernel's struct has the same fields"""
+    nbq, nbk, nbv, nbm = strides(q), strides(k), strides(v), strides(mask)
+    n_head, n_q = q.shape[1], q.shape[2]
+    return kargs(KARGS_FLASH_ATTN_EXT, ne01=n_q, ne02=n_head, ne03=1,
+                 nb01=nbq[1], nb02=nbq[2], nb03=nbq[3],
+                 ne11=k.shape[2], ne_12_2=k.shape[1], ne_12_3=1, ns10=nbk[1] // nbk[0],
+                 nb11=nbk[1], nb12=nbk[2], nb13=nbk[3],
+                 ns20=nbv[1] // nbv[0], nb21=nbv[1], nb22=nbv[2], nb23=nbv[3],
+                 ne31=mask.shape[2], ne32=1, ne33=1, nb31=nbm[1], nb32=nbm[2], nb33=nbm[3],
+                 ne1=n_head, ne2=n_q, ne3=1, scale=scale, max_bias=0.0,
+                 m0=1.0, m1=1.0, n_head_log2=1 << int(math.floor(math.log2(n_head))), logit_softcap=0.0)
+
+
+def flash_attn_want(q, k, v, mask, sinks, scale):
+    """The attention in float64 (query, head, D), with ggml's sinks; the kernels keep Q in half
+    in threadgroup memory, so it is rounded as they do"""
+    n_head, n_q = q.shape[1], q.shape[2]
+    q64 = q.astype(np.float16).astype(np.float64)[0]                  # head, query, D
+    kv_head = np.arange(n_head) // (n_head // k.shape[1])
+    k64, v64 = k.astype(np.float64)[0][kv_head], v.astype(np.float64)[0][kv_head]
+    logits = np.einsum("hqd,hkd->hqk", q64, k64) * scale + mask[0, 0, :n_q].astype(np.float64)
+    sink = sinks.astype(np.float64)[:, None, None]
+    m = np.maximum(logits.max(axis=-1, keepdims=True), sink)
+    p = np.exp(logits - m)
+    denominator = p.sum(axis=-1) + np.exp(sink - m)[..., 0]                  # head, query
+    return np.einsum("hqk,hkd->qhd", p, v64) / denominator.T[..., None]
+
+
 def flash_attn_blocks(mask, n_q, Q, C):
     """What kernel_flash_attn_ext_blk computes for each Q x C block of the mask: 0 masked
     through (skipped), 2 all zero (mask not read), 1 otherwise (also partial blocks)."""
@@ -677,16 +707,8 @@ def test_kernel_flash_attn_ext_f16_dk64_dv64(rt, rng):
     np.testing.assert_array_equal(blk[:blk_want.size].reshape(blk_want.shape), blk_want)
 
     # 2. the attention
-    nbq, nbk, nbv = strides(q), strides(k), strides(v)
-    n_head_log2 = 1 << int(math.floor(math.log2(n_head)))
-    args = kargs(KARGS_FLASH_ATTN_EXT, ne01=n_q, ne02=n_head, ne03=1,
-                 nb01=nbq[1], nb02=nbq[2], nb03=nbq[3],
-                 ne11=n_kv, ne_12_2=n_head_kv, ne_12_3=1, ns10=nbk[1] // nbk[0],
-                 nb11=nbk[1], nb12=nbk[2], nb13=nbk[3],
-                 ns20=nbv[1] // nbv[0], nb21=nbv[1], nb22=nbv[2], nb23=nbv[3],
-                 ne31=n_mask_rows, ne32=1, ne33=1, nb31=nbm[1], nb32=nbm[2], nb33=nbm[3],
-                 ne1=n_head, ne2=n_q, ne3=1, scale=scale, max_bias=0.0,
-                 m0=1.0, m1=1.0, n_head_log2=n_head_log2, logit_softcap=0.0)
+    nbk, nbv = strides(k), strides(v)
+    args = flash_attn_args(q, k, v, mask, scale)
     kern = ggml_kernel("kernel_flash_attn_ext_f16_dk64_dv64",
                        FC_flash_attn_ext_has_mask=True, FC_flash_attn_ext_has_sinks=True,
                        FC_flash_attn_ext_has_bias=False, FC_flash_attn_ext_has_scap=False,
@@ -700,16 +722,7 @@ def test_kernel_flash_attn_ext_f16_dk64_dv64(rt, rng):
              args=args, q=raw(q), k=raw(k), v=raw(v), mask=raw(mask), sinks=raw(sinks),
              pad=out, blk=raw(blk), dst=out)  # no KV padding: ggml binds dst's tail as pad
 
-    # the kernel keeps Q in half in threadgroup memory: round it as it does
-    q64 = q.astype(np.float16).astype(np.float64)[0]                  # head, query, D
-    kv_head = np.arange(n_head) // (n_head // n_head_kv)
-    k64, v64 = k.astype(np.float64)[0][kv_head], v.astype(np.float64)[0][kv_head]
-    logits = np.einsum("hqd,hkd->hqk", q64, k64) * scale + mask[0, 0, :n_q].astype(np.float64)
-    sink = sinks.astype(np.float64)[:, None, None]
-    m = np.maximum(logits.max(axis=-1, keepdims=True), sink)
-    p = np.exp(logits - m)
-    denominator = p.sum(axis=-1) + np.exp(sink - m)[..., 0]                  # head, query
-    want = np.einsum("hqk,hkd->qhd", p, v64) / denominator.T[..., None]
+    want = flash_attn_want(q, k, v, mask, sinks, scale)
     # float32 scores and weights (online soft-max), a float32 sum of up to 256 weighted values
     np.testing.assert_allclose(dst[0], want, rtol=1e-4, atol=1e-4)
 
@@ -739,16 +752,8 @@ def test_kernel_flash_attn_ext_vec_f16_dk64_dv64(rt, rng, nsg):
     mask[:, 6 * C:] += np.where(visible[:, 6 * C:], -rng.random((n_q, n_kv - 6 * C)), 0.0)
     mask = mask.astype(np.float16)[None, None]
     dst = np.zeros((1, n_q, n_head, D), np.float32)
-    nbq, nbk, nbv, nbm = strides(q), strides(k), strides(v), strides(mask)
-    n_head_log2 = 1 << int(math.floor(math.log2(n_head)))
-    args = kargs(KARGS_FLASH_ATTN_EXT, ne01=n_q, ne02=n_head, ne03=1,
-                 nb01=nbq[1], nb02=nbq[2], nb03=nbq[3],
-                 ne11=n_kv, ne_12_2=n_head_kv, ne_12_3=1, ns10=nbk[1] // nbk[0],
-                 nb11=nbk[1], nb12=nbk[2], nb13=nbk[3],
-                 ns20=nbv[1] // nbv[0], nb21=nbv[1], nb22=nbv[2], nb23=nbv[3],
-                 ne31=n_q, ne32=1, ne33=1, nb31=nbm[1], nb32=nbm[2], nb33=nbm[3],
-                 ne1=n_head, ne2=n_q, ne3=1, scale=scale, max_bias=0.0,
-                 m0=1.0, m1=1.0, n_head_log2=n_head_log2, logit_softcap=0.0)
+    nbk, nbv = strides(k), strides(v)
+    args = flash_attn_args(q, k, v, mask, scale)
     kern = ggml_kernel("kernel_flash_attn_ext_vec_f16_dk64_dv64",
                        FC_flash_attn_ext_vec_has_mask=True, FC_flash_attn_ext_vec_has_sinks=True,
                        FC_flash_attn_ext_vec_has_bias=False, FC_flash_attn_ext_vec_has_scap=False,
@@ -761,13 +766,5 @@ def test_kernel_flash_attn_ext_vec_f16_dk64_dv64(rt, rng, nsg):
     dispatch(rt, kern, (n_q, n_head, 1), (32, nsg, 1), smem=smem,
              args=args, q=raw(q), k=raw(k), v=raw(v), mask=raw(mask), sinks=raw(sinks), pad=out, dst=out)
 
-    q64 = q.astype(np.float16).astype(np.float64)[0]                  # the kernel keeps Q in half
-    kv_head = np.arange(n_head) // (n_head // n_head_kv)
-    k64, v64 = k.astype(np.float64)[0][kv_head], v.astype(np.float64)[0][kv_head]
-    logits = np.einsum("hqd,hkd->hqk", q64, k64) * scale + mask[0, 0].astype(np.float64)
-    sink = sinks.astype(np.float64)[:, None, None]
-    m = np.maximum(logits.max(axis=-1, keepdims=True), sink)
-    p = np.exp(logits - m)
-    denominator = p.sum(axis=-1) + np.exp(sink - m)[..., 0]
-    want = np.einsum("hqk,hkd->qhd", p, v64) / denominator.T[..., None]
+    want = flash_attn_want(q, k, v, mask, sinks, scale)
     np.testing.assert_allclose(dst[0], want, rtol=1e-3, atol=1e-3)  # half scores and weights
