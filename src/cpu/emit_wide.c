@@ -342,8 +342,22 @@ static bool needs_lock_step(wide *w, const ir_stmt *const *before, int count, co
     return conflict;
 }
 
+static int exit_level(wide *w, const ir_stmt *s);
+
+/* A loop with no head test that threads leave on their own (an inlined function's early
+ * return: MLX's `if (isnan(a) || isnan(b)) return NaN;` in its scan and reduce operators),
+ * made of per-thread statements: it runs whole inside the loop over threads, as C. */
+static bool headless_in_thread(wide *w, const ir_stmt *s) {
+    int first;
+    if (loop_head(s, &first) || cpu_has_barrier(s) || exit_level(w, s) != 2) return false;
+    const ir_stmt *loops[32] = {s};
+    return thread_ok(w, s->body, s) && thread_ok(w, s->latch, s) && exits_inside(s->body, loops, 1) &&
+           exits_inside(s->latch, loops, 1);
+}
+
 static bool batchable(wide *w, const ir_stmt *s) {
-    if (s->kind == IR_S_LOOP) return loop_in_thread(w, s) && !needs_lock_step(w, NULL, 0, s); /* others run in lock step */
+    if (s->kind == IR_S_LOOP) /* others run in lock step */
+        return (loop_in_thread(w, s) || headless_in_thread(w, s)) && !needs_lock_step(w, NULL, 0, s);
     if (cpu_has_barrier(s)) return false;
     const ir_stmt *loops[32];
     return thread_ok(w, s, s) && exits_inside(s, loops, 0) && !needs_lock_step(w, NULL, 0, s);
@@ -1678,23 +1692,68 @@ static void matrix_loop(wide *w, const ir_stmt *loop, wset set) {
  * per-thread statements are loops over the SIMD group's threads, its matrices that SIMD
  * group's. A threadgroup barrier inside would need every SIMD group at once: not taken. */
 
-/* does s leave a loop (break, continue) under a test that differs between SIMD groups? */
-static bool sg_exit(wide *w, const ir_stmt *s, bool under) {
-    if (!s) return false;
+/* How far apart the threads leave loops inside s: for each break or continue, the tests
+ * between it and its loop (the loop's own head test left out), each 0 (the same in every
+ * thread), 1 (the same within each SIMD group) or 2 (per thread); the highest of them. */
+typedef struct exit_walk {
+    const ir_stmt *loops[32];
+    int since[32]; /* the highest test entered since each open loop began */
+    int depth, level;
+    bool too_deep;
+} exit_walk;
+
+static int test_level(wide *w, const ir_expr *c) {
+    return expr_uniform_in(w, c, false) ? 0 : expr_uniform_in(w, c, true) ? 1 : 2;
+}
+
+static void exit_walk_stmt(wide *w, const ir_stmt *s, exit_walk *x) {
+    if (!s) return;
     switch (s->kind) {
     case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++)
-            if (sg_exit(w, s->stmts[i], under)) return true;
-        return false;
+        for (int i = 0; i < s->stmt_count; i++) exit_walk_stmt(w, s->stmts[i], x);
+        return;
     case IR_S_IF: {
-        bool u = under || !expr_uniform_in(w, s->cond, false);
-        return sg_exit(w, s->then_s, u) || sg_exit(w, s->else_s, u);
+        int lv = test_level(w, s->cond), saved[32];
+        memcpy(saved, x->since, sizeof saved);
+        for (int i = 0; i < x->depth; i++)
+            if (lv > x->since[i]) x->since[i] = lv;
+        exit_walk_stmt(w, s->then_s, x);
+        exit_walk_stmt(w, s->else_s, x);
+        memcpy(x->since, saved, sizeof saved);
+        return;
     }
-    case IR_S_LOOP: return sg_exit(w, s->body, under) || sg_exit(w, s->latch, under);
+    case IR_S_LOOP: {
+        if (x->depth >= 32) {
+            x->too_deep = true;
+            return;
+        }
+        int first;
+        loop_head(s, &first); /* its head test exits it by design: not counted */
+        x->loops[x->depth] = s;
+        x->since[x->depth++] = 0;
+        for (int i = first; i < s->body->stmt_count; i++) exit_walk_stmt(w, s->body->stmts[i], x);
+        exit_walk_stmt(w, s->latch, x);
+        x->depth--;
+        return;
+    }
     case IR_S_BREAK:
-    case IR_S_CONTINUE: return under;
-    default: return false;
+    case IR_S_CONTINUE:
+        for (int i = x->depth - 1; i >= 0; i--)
+            if (x->loops[i] == s->target) {
+                if (x->since[i] > x->level) x->level = x->since[i];
+                return;
+            }
+        x->level = 2; /* a loop outside s: s cannot run on its own */
+        return;
+    default: return;
     }
+}
+
+/* the exit level of s; a loop s's own head and an if s's own test are not counted */
+static int exit_level(wide *w, const ir_stmt *s) {
+    exit_walk x = {0};
+    exit_walk_stmt(w, s, &x);
+    return x.too_deep ? 2 : x.level;
 }
 
 /* is s an if or loop whose control is the same within each SIMD group but not in the
@@ -1706,15 +1765,17 @@ static bool sg_candidate(wide *w, const ir_stmt *s, wset set) {
     if (cpu_has_barrier(s) || !exits_inside(s, loops, 0)) return false;
     int first = 0;
     const ir_expr *test = s->kind == IR_S_IF ? s->cond : loop_head(s, &first);
-    if (test && (expr_uniform_in(w, test, false) || !expr_uniform_in(w, test, true))) return false;
+    if (test && test_level(w, test) != 1) return false;
+    int exits = s->kind == IR_S_IF ? exit_level(w, s->then_s) > exit_level(w, s->else_s) ? exit_level(w, s->then_s)
+                                                                                           : exit_level(w, s->else_s)
+                                   : exit_level(w, s);
+    if (exits == 2) return false; /* a thread leaves on its own: not a SIMD group's control */
     if (test && has_matrix_stmt(s)) return true;
-    if (s->kind == IR_S_IF) return sg_exit(w, s, false);
-    /* a loop's exits other than its head: a lock-step loop takes a head that differs
-     * between SIMD groups (MLX's sdpa_vector: `for (i = simd_gid; i < N; i += BN)`) with
-     * all the threads at once, faster than a SIMD group at a time */
-    for (int i = first; i < s->body->stmt_count; i++)
-        if (sg_exit(w, s->body->stmts[i], false)) return true;
-    return sg_exit(w, s->latch, false);
+    /* exits that differ between SIMD groups (for an if, its own test counts: exits under it
+     * leave a loop outside it, which exits_inside refused) need a SIMD group at a time; a
+     * loop whose head alone differs between SIMD groups (MLX's sdpa_vector: `for (i =
+     * simd_gid; i < N; i += BN)`) is faster as a lock-step loop over all the threads */
+    return exits == 1;
 }
 
 static void flush_batch(wide *w);

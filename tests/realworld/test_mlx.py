@@ -358,3 +358,34 @@ def test_row_reduce_looped(rt, rng):
                  "ndim": np.int32(1), "reduce_shape": np.array([folded], np.int32),
                  "reduce_strides": np.array([row_size], np.int64), "reduce_ndim": np.int32(1)})
     np.testing.assert_array_equal(out, x.astype(np.float64).sum(axis=(1, 2)).astype(np.float32))
+
+
+# -- scans whose operator returns early per element (max and min: `if (isnan(a) || isnan(b))
+# return NaN;`, an inlined function's loop that each thread leaves on its own; emit_wide.c
+# headless_in_thread); NaNs put in a few places must carry to the end of their row
+@pytest.mark.parametrize("kernel,op", [("contig_scan_inclusive_max_float32_float32", np.fmax),
+                                       ("contig_scan_reverse_exclusive_min_float32_float32", np.fmin)])
+def test_contig_scan_nan(rt, rng, kernel, op):
+    rows, axis = int(rng.integers(2, 6)), int(rng.integers(300, 3000))
+    x = rng.standard_normal((rows, axis)).astype(np.float32)
+    nan_at = rng.integers(axis // 2, axis, rows)
+    x[np.arange(rows), nan_at] = np.nan
+    out = np.zeros((rows, axis), np.float32)
+    threads = min(1024, -(-(-(-axis // 4)) // 32) * 32)
+    rt.launch(_compile("scan.metal", kernel), grid=(1, rows, 1), threads=(threads, 1, 1), threadgroups=True,
+              **{"in": x, "out": out, "axis_size": np.uint64(axis)})
+    v = x[:, ::-1] if "reverse" in kernel else x
+    init = np.float32(-np.inf) if op is np.fmax else np.float32(np.inf)
+    want = np.empty_like(v)
+    for r in range(rows):  # NaN from its position on, as MLX's operator makes it
+        acc, seen_nan = init, False
+        for i in range(axis):
+            if "exclusive" in kernel:
+                want[r, i] = np.nan if seen_nan else acc
+            seen_nan = seen_nan or np.isnan(v[r, i])
+            acc = op(acc, v[r, i])
+            if "inclusive" in kernel:
+                want[r, i] = np.nan if seen_nan else acc
+    if "reverse" in kernel:
+        want = want[:, ::-1]
+    np.testing.assert_array_equal(out, want)
