@@ -16,7 +16,9 @@
  * every per-thread statement becomes one loop over the threads, written
  * `for (l = lo; l < hi; l++)` or, for 2-D groups, a loop over rows and one over columns,
  * which gcc vectorises. A barrier is then only a comment: every thread has finished the
- * loops before it. Consecutive per-thread statements share one loop.
+ * loops before it. Consecutive per-thread statements share one loop, unless the lanes of a
+ * SIMD group talk through memory between them (one lane stores where all have just loaded:
+ * Metal runs a SIMD group's lanes in lock step; see "lanes that talk through memory").
  *
  * Which threads run a statement: the whole group; a range narrowed by a test of the thread
  * index against a uniform value (`if (lid < s)`); or a byte mask (other divergent tests,
@@ -46,12 +48,17 @@
  * over the SIMD groups (see "simdgroup matrices" below). SIMD-group functions (simd_sum,
  * shuffles, ballots) store their arguments for every thread, then combine each SIMD
  * group's lanes (simd_function); a divergent if around such statements first computes
- * which threads take each branch (divergent_if).
+ * which threads take each branch (divergent_if). Control flow that is the same within each
+ * SIMD group but not in the group (attention's per-SIMD-group blocks, by the uniformity
+ * pass's ir_var.simd_uniform) around matrices or exits runs one SIMD group at a time
+ * (sg_region). A loop with no head that threads leave on their own (an inlined function's
+ * early return) runs whole inside the loop over threads.
  *
  * Not taken (the region emitter runs them): checked builds, quad-group functions,
- * returns, a barrier or a matrix operation under divergent control, a uniform variable's
- * assignment there unless no statement outside that divergent one reads it, breaks that
- * leave a per-thread loop early, 3-D threadgroups. */
+ * returns, a barrier under divergent control, a matrix operation under per-thread
+ * control, a uniform variable's assignment there unless no statement outside that
+ * divergent one reads it, breaks that leave a lock-step loop early per thread, 3-D
+ * threadgroups. */
 #include "emit.h"
 
 #include <string.h>
