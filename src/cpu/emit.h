@@ -99,6 +99,7 @@ typedef struct loop_entry {
     const ir_stmt *loop;
     bool tg_level;
     int id;
+    int divergent; /* wide mode: its per-thread control depth where the loop began */
 } loop_entry;
 
 typedef struct memo_entry {

@@ -354,7 +354,7 @@ static void tg_stmt(emitter *em, ir_stmt *s) {
         int id = cpu_fresh(em);
         OPEN("{ /* loop at threadgroup level (it contains a barrier): %s */", cpu_source_note(em, s->loc));
         cpu_line(em, "uint32_t _brk%d[32] = {0}, _cont%d[32];", id, id);
-        EN_PUSH(&em->arena, em->loops, ((loop_entry){s, true, id}));
+        EN_PUSH(&em->arena, em->loops, ((loop_entry){.loop = s, .tg_level = true, .id = id}));
         OPEN("for (;;) {");
         cpu_line(em, "uint32_t _any = 0;");
         cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _any |= _act[_sg];");

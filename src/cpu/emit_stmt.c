@@ -221,7 +221,7 @@ static void gang_loop(emitter *em, const ir_stmt *s) {
     cpu_line(em, "uint32_t _brk%d = 0, _cont%d, _m%d = %s;", id, id, id, em->mask);
     const char *outer = em->mask;
     em->mask = cpu_S(em, "_m%d", id);
-    EN_PUSH(&em->arena, em->loops, ((loop_entry){s, false, id}));
+    EN_PUSH(&em->arena, em->loops, ((loop_entry){.loop = s, .id = id}));
     const ir_expr *limit = NULL, *step = NULL;
     const ir_var *index = cpu_streaming_loop(em, s, &limit, &step);
     if (index) {

@@ -77,7 +77,6 @@ typedef struct wide {
     int divergent;     /* >0 inside per-thread control flow (lock-step loops) */
     bool sg_region;    /* inside sg_region: a test the same in each SIMD group counts as uniform */
     const char *sg_lo; /* there, the SIMD group's threads are [sg_lo, _sh) */
-    EN_VEC(int) loop_divergent; /* per entry of em->loops: `divergent` where the loop began */
     const ir_stmt *divergent_at; /* the innermost such statement (divergent_if, lockstep_loop) */
     int uniform_loops; /* >0 inside a loop the same in every thread */
     int prefetch_sites;
@@ -237,7 +236,6 @@ static bool loop_in_thread(wide *w, const ir_stmt *s) {
     return true;
 }
 
-/* a statement the batch can take: scalar C per thread inside the loop over threads */
 /* ---- lanes that talk through memory ---------------------------------------------------
  * A loop over the threads runs its statements whole for thread l, then for thread l + 1.
  * In Metal the lanes of a SIMD group run in lock step: every lane's loads of a statement
@@ -362,6 +360,7 @@ static bool headless_in_thread(wide *w, const ir_stmt *s) {
            exits_inside(s->latch, loops, 1);
 }
 
+/* a statement the batch can take: scalar C per thread inside the loop over threads */
 static bool batchable(wide *w, const ir_stmt *s) {
     if (s->kind == IR_S_LOOP) /* others run in lock step */
         return (loop_in_thread(w, s) || headless_in_thread(w, s)) && !needs_lock_step(w, NULL, 0, s);
@@ -371,9 +370,9 @@ static bool batchable(wide *w, const ir_stmt *s) {
 }
 
 /* ---- expressions ------------------------------------------------------------------- */
-/* the same value in every thread: no per-thread variable, attribute or load through one */
-/* the same in every thread of the group, or (simd: inside an sg_region) of each SIMD group
- * by the uniformity pass, read there for the SIMD group's first thread */
+/* the same value in every thread of the group (no per-thread variable, attribute or load
+ * through one), or (simd: inside an sg_region) of each SIMD group by the uniformity pass,
+ * read there for the SIMD group's first thread */
 static bool expr_uniform_in(wide *w, const ir_expr *e, bool simd) {
     if (!e) return true;
     if (e->kind == IR_E_VAR) {
@@ -659,10 +658,7 @@ static void thread_atomic(wide *w, const ir_stmt *s) {
 static int loop_push(wide *w, const ir_stmt *loop) {
     emitter *em = w->em;
     int id = cpu_fresh(em);
-    EN_PUSH(&em->arena, em->loops, ((loop_entry){loop, false, id}));
-    if (w->loop_divergent.count > em->loops.count - 1) w->loop_divergent.count = em->loops.count - 1;
-    while (w->loop_divergent.count < em->loops.count - 1) EN_PUSH(&em->arena, w->loop_divergent, -1); /* not wide's */
-    EN_PUSH(&em->arena, w->loop_divergent, w->divergent);
+    EN_PUSH(&em->arena, em->loops, ((loop_entry){.loop = loop, .id = id, .divergent = w->divergent}));
     return id;
 }
 static void loop_pop(wide *w) { w->em->loops.count--; }
@@ -682,7 +678,7 @@ static int loop_id(wide *w, const ir_stmt *loop) {
  * `for (row = 0; row < NR0; row++)` inside its loop over blocks) */
 static bool exit_together(wide *w, const ir_stmt *jump) {
     int i = loop_index(w, jump->target);
-    return i >= 0 && i < w->loop_divergent.count && w->loop_divergent.items[i] == w->divergent;
+    return i >= 0 && w->em->loops.items[i].divergent == w->divergent;
 }
 
 typedef struct assign_count {
@@ -1648,11 +1644,6 @@ static void uniform_assigned(wide *w, const ir_stmt *s, var_list *vars) {
     }
 }
 
-/* A loop of matrix_only statements (a GEMM's kk loop: fragment loads and the 4 x 4
- * products) runs whole for each SIMD group in turn, so the products of one SIMD group
- * follow each other with no loop control between them. The uniform counters it steps
- * start again from their values at entry for each SIMD group (and end as one run leaves
- * them: every SIMD group runs the same steps). */
 /* Opens a loop over the SIMD groups in which each runs statement s whole (s is `what`),
  * with l its first thread; the uniform variables s assigns start again from their values
  * at entry for each SIMD group (and end as one run leaves them: every SIMD group runs the
@@ -1682,6 +1673,9 @@ static void close_each_sg(wide *w) {
     CLOSE();
 }
 
+/* A loop of matrix_only statements (a GEMM's kk loop: fragment loads and the 4 x 4
+ * products) runs whole for each SIMD group in turn, so the products of one SIMD group
+ * follow each other with no loop control between them. */
 static void matrix_loop(wide *w, const ir_stmt *loop, wset set) {
     open_each_sg(w, loop, "this loop");
     uniform_loop(w, loop, set);
@@ -1756,7 +1750,8 @@ static void exit_walk_stmt(wide *w, const ir_stmt *s, exit_walk *x) {
     }
 }
 
-/* the exit level of s; a loop s's own head and an if s's own test are not counted */
+/* the exit level of s; a loop s's own head is not counted, nor an if s's own test (its
+ * exits, all to loops inside it, lie below the test) */
 static int exit_level(wide *w, const ir_stmt *s) {
     exit_walk x = {0};
     exit_walk_stmt(w, s, &x);
@@ -1773,15 +1768,12 @@ static bool sg_candidate(wide *w, const ir_stmt *s, wset set) {
     int first = 0;
     const ir_expr *test = s->kind == IR_S_IF ? s->cond : loop_head(s, &first);
     if (test && test_level(w, test) != 1) return false;
-    int exits = s->kind == IR_S_IF ? exit_level(w, s->then_s) > exit_level(w, s->else_s) ? exit_level(w, s->then_s)
-                                                                                           : exit_level(w, s->else_s)
-                                   : exit_level(w, s);
+    int exits = exit_level(w, s);
     if (exits == 2) return false; /* a thread leaves on its own: not a SIMD group's control */
     if (test && has_matrix_stmt(s)) return true;
-    /* exits that differ between SIMD groups (for an if, its own test counts: exits under it
-     * leave a loop outside it, which exits_inside refused) need a SIMD group at a time; a
-     * loop whose head alone differs between SIMD groups (MLX's sdpa_vector: `for (i =
-     * simd_gid; i < N; i += BN)`) is faster as a lock-step loop over all the threads */
+    /* exits that differ between SIMD groups need a SIMD group at a time; a loop whose head
+     * alone differs between SIMD groups (MLX's sdpa_vector: `for (i = simd_gid; i < N; i +=
+     * BN)`) is faster as a lock-step loop over all the threads */
     return exits == 1;
 }
 
