@@ -6,36 +6,26 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CK(call)                                                                             \
+// `call` returned status s_ of type T, and `bad` holds: say where and why (a printf format
+// and its values, which may read s_), and exit
+#define BENCH_CHECK_(T, call, bad, ...)                                                      \
     do {                                                                                     \
-        cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess) {                                                             \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,              \
-                    cudaGetErrorString(e_));                                                 \
+        T s_ = (call);                                                                       \
+        if (bad) {                                                                           \
+            fprintf(stderr, "%s:%d: %s failed: ", __FILE__, __LINE__, #call);                \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
             exit(1);                                                                         \
         }                                                                                    \
     } while (0)
 
+#define CK(call) BENCH_CHECK_(cudaError_t, call, s_ != cudaSuccess, "%s", cudaGetErrorString(s_))
+
 #ifdef CUBLAS_VER_MAJOR
-#define CB(call)                                                                             \
-    do {                                                                                     \
-        cublasStatus_t s_ = (call);                                                          \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                   \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,              \
-                    cublasGetStatusString(s_));                                              \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
+#define CB(call) BENCH_CHECK_(cublasStatus_t, call, s_ != CUBLAS_STATUS_SUCCESS, "%s", cublasGetStatusString(s_))
 #endif
 
 #ifdef ENIGMA_H
 #define EN(call)                                                                             \
-    do {                                                                                     \
-        enigma_status s_ = (call);                                                           \
-        if (s_ != ENIGMA_OK) {                                                               \
-            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,          \
-                    enigma_status_name(s_), enigma_last_error());                            \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
+    BENCH_CHECK_(enigma_status, call, s_ != ENIGMA_OK, "%s: %s", enigma_status_name(s_), enigma_last_error())
 #endif
