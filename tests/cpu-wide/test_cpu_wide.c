@@ -32,6 +32,11 @@
  *            operations and per-thread stores; 1-D and (32, nsg) groups
  *   publish  lanes in lock step: all read a slot that lane 0 then rewrites, with no
  *            barrier between (one loop over the threads for both would be wrong)
+ *   neighbours  lanes passing values through threadgroup memory with no barrier: a SIMD
+ *            group's scan (`t[lid] += t[lid - d]` in a loop), a shift that reads the slot
+ *            its neighbour writes in the same statement, a store read back by the partner
+ *            lane; and blocks of their own per thread (`u[lid * 4 + i]`), which may share
+ *            one loop over the threads
  * References are computed here from fresh random inputs (never zeros). The generated C is
  * checked too, so a test cannot pass by wide mode silently not being used: these kernels
  * have the wide block, checked mode and a kernel with a SIMD-group function do not. */
@@ -397,6 +402,26 @@ static const char *source =
     "    float a = ss[sgitg * 32 + 5];\n"
     "    if (tiisg == 0) ss[sgitg * 32 + 5] = a * 3.0f;\n"
     "    out[gid] = a + ss[lid] * 0.5f;\n"
+    "}\n"
+    "kernel void neighbours(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                       uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]],\n"
+    "                       uint lane [[thread_index_in_simdgroup]]) {\n"
+    "    threadgroup float t[1024];\n"
+    "    threadgroup float u[4096];\n"
+    "    t[lid] = in[gid];\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    for (uint d = 1; d < 32; d *= 2) {\n"
+    "        float o = lane >= d ? t[lid - d] : 0.0f;\n"
+    "        t[lid] += o;\n"
+    "    }\n"
+    "    if (lane > 0) t[lid] = t[lid - 1] * 0.5f;\n"
+    "    float x = t[lid] + 1.0f;\n"
+    "    t[lid] = x;\n"
+    "    float y = t[lid ^ 1u];\n"
+    "    for (int i = 0; i < 4; i++) u[lid * 4 + i] = x + float(i);\n"
+    "    float s = 0.0f;\n"
+    "    for (int i = 0; i < 4; i++) s += u[lid * 4 + i] * float(i + 1);\n"
+    "    out[gid] = y + s;\n"
     "}\n";
 
 /* how often `text` stands in kernel `index`'s C */
@@ -434,6 +459,11 @@ static void check_emitted(enigma_device *dev) {
         CHECK(kernel_is_wide(c, 17) && kernel_count(c, 17, "its tests are the same within a SIMD group") == 1,
               "kernel sg_blocks does not run its block loop a SIMD group at a time");
         CHECK(kernel_is_wide(c, 18), "kernel publish is not in wide mode");
+        CHECK(kernel_is_wide(c, 19), "kernel neighbours is not in wide mode");
+        CHECK(kernel_count(c, 19, "every thread's loads before any thread's store") == 1,
+              "neighbours: the shift is not run as the loads, then the stores");
+        CHECK(kernel_count(c, 19, "u[lid * 4 + i] = x + float(i);: unrolled") == 1,
+              "neighbours: the threads' own blocks do not share one loop over the threads");
         CHECK(kernel_count(c, 11, "the threads part") == 1, "simd_mix: no divergent if around its SIMD functions");
         CHECK(kernel_count(c, 11, "the step skips memory") == 1 && kernel_count(c, 11, "__builtin_prefetch((const char *)(_pa") == 2,
               "simd_mix: not one prefetch for each load of its grid stride");
@@ -892,6 +922,37 @@ static void run_publish(enigma_device *dev, enigma_pipeline *p, uint32_t groups,
     free(in), free(out);
 }
 
+/* neighbours: each SIMD group in lock step (a group of n threads, its last SIMD group partial) */
+static void run_neighbours(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize) {
+    uint32_t n = groups * tsize;
+    float *in = malloc((size_t)n * 4), *out = malloc((size_t)n * 4);
+    for (uint32_t i = 0; i < n; i++) in[i] = rndf(), out[i] = 777.0f;
+    slot s[] = {{in, (size_t)n * 4}, {out, (size_t)n * 4}};
+    dispatch(dev, p, s, 2, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){tsize, 1, 1});
+    for (uint32_t base = 0; base < n; base += base % tsize + 32 < tsize ? 32 : tsize - base % tsize) {
+        uint32_t lanes = tsize - base % tsize < 32 ? tsize - base % tsize : 32;
+        double t[32], o[32], x[32];
+        for (uint32_t l = 0; l < lanes; l++) t[l] = in[base + l];
+        for (uint32_t d = 1; d < 32; d *= 2) { /* every lane's load, then every lane's add */
+            for (uint32_t l = 0; l < lanes; l++) o[l] = l >= d ? t[l - d] : 0.0;
+            for (uint32_t l = 0; l < lanes; l++) t[l] += o[l];
+        }
+        for (uint32_t l = 0; l < lanes; l++) o[l] = l > 0 ? t[l - 1] * 0.5 : t[l];
+        for (uint32_t l = 0; l < lanes; l++) x[l] = o[l] + 1.0;
+        for (uint32_t l = 0; l < lanes; l++) {
+            double want = x[l ^ 1u];
+            for (int i = 0; i < 4; i++) want += (x[l] + i) * (i + 1);
+            float got = out[base + l];
+            if (fabs(got - want) > 1e-5 * (1.0 + fabs(want))) {
+                CHECK(0, "neighbours %ux%u: out[%u] = %.9g, expected %.9g", groups, tsize, base + l, got, want);
+                base = n;
+                break;
+            }
+        }
+    }
+    free(in), free(out);
+}
+
 static float half_round(float x) { return (float)(_Float16)x; }
 
 /* M x N x K with groups of (tx, ty) threads: nsg = tx * ty / 32 SIMD groups side by side */
@@ -1096,6 +1157,12 @@ int main(void) {
         run_publish(dev, publish, 2, 64);
     }
     enigma_pipeline_destroy(publish);
+    enigma_pipeline *neighbours = pipeline(lib, "neighbours");
+    if (neighbours) {
+        run_neighbours(dev, neighbours, 3, 96);
+        run_neighbours(dev, neighbours, 2, 80); /* a last SIMD group of 16 */
+    }
+    enigma_pipeline_destroy(neighbours);
     enigma_pipeline_destroy(tree), enigma_pipeline_destroy(bounds), enigma_pipeline_destroy(wrap);
     enigma_pipeline_destroy(rows), enigma_pipeline_destroy(tiled), enigma_pipeline_destroy(diverge);
     enigma_library_destroy(lib);

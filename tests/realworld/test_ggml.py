@@ -140,6 +140,11 @@ KARGS_FLASH_ATTN_EXT = _struct(
     ("scale", F32), ("max_bias", F32), ("m0", F32), ("m1", F32), ("n_head_log2", I32),
     ("logit_softcap", F32))
 
+KARGS_ARGSORT = _struct(
+    ("ne00", I32), ("ne01", I32), ("ne02", I32), ("ne03", I32),
+    ("nb00", U64), ("nb01", U64), ("nb02", U64), ("nb03", U64),
+    ("ne0", I32), ("ne1", I32), ("ne2", I32), ("ne3", I32), ("top_k", I32))
+
 KARGS_FLASH_ATTN_EXT_BLK = _struct(
     ("ne01", I32), ("ne30", I32), ("ne31", I32), ("ne32", I32), ("ne33", I32),
     ("nb31", U64), ("nb32", U64), ("nb33", U64))
@@ -619,6 +624,28 @@ def test_kernel_get_rows_q8_0(rt, rng, ne00):
     want = deq[0][np.arange(ne11)[:, None], ids[0]]
     # q * d with a 7-bit q and an 11-bit d is exact in float32
     np.testing.assert_array_equal(dst[0], want)
+
+
+# -- kernel_argsort_f32_i32: a bitonic sort of each row's indices in threadgroup memory, a
+# thread per column padded to a power of two; each step's SWAP(shmem[col], shmem[col ^ j]) is a
+# statement whose load (the partner's slot) another thread of the SIMD group stores to: wide
+# mode runs it as every thread's loads, then the stores
+
+
+@pytest.mark.parametrize("order", ["asc", "desc"])
+@pytest.mark.parametrize("ne00", [100, 256])
+def test_kernel_argsort_f32_i32(rt, rng, order, ne00):
+    ne01, ne02 = 5, 3
+    x = rng.permutation(ne00 * ne01 * ne02).astype(np.float32).reshape(1, ne02, ne01, ne00) - 700.5
+    dst = np.full((1, ne02, ne01, ne00), -1, np.int32)
+    nb = strides(x)
+    threads = 1 << (ne00 - 1).bit_length()  # ggml: the row padded to a power of two
+    args = kargs(KARGS_ARGSORT, ne00=ne00, ne01=ne01, ne02=ne02, ne03=1, nb00=nb[0], nb01=nb[1], nb02=nb[2],
+                 nb03=nb[3], ne0=ne00, ne1=ne01, ne2=ne02, ne3=1, top_k=ne00)
+    dispatch(rt, ggml_kernel("kernel_argsort_f32_i32_" + order), (ne01, ne02, 1), (threads, 1, 1),
+             smem=threads * 4, args=args, src0=raw(x), dst=dst.reshape(-1))
+    want = np.argsort(x if order == "asc" else -x, axis=-1, kind="stable")  # distinct values
+    np.testing.assert_array_equal(dst, want.astype(np.int32))
 
 
 # -- kernel_flash_attn_ext_f16_dk64_dv64 (with the mask-block scan it needs first)

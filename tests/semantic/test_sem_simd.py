@@ -367,3 +367,60 @@ def test_simd_functions_on_vectors_and_half(run, rng):
     # their magnitudes (up to 96 here): 2e-6 absolute was too tight for some draws
     close(r["out"], want, rtol=2e-6, atol=4 * np.sqrt(32) * 2.0 ** -24 * 96, what="simd_sum/shuffle_down of float4")
     exact(r["hout"], wh, "simd_max of half2")
+
+
+# -- the lanes of a SIMD group run in lock step, statement by statement: every lane's loads
+# of a statement come before any lane's stores of it, and a statement's stores before the
+# next statement's loads. Kernels pass values between lanes through threadgroup memory with
+# no barrier on that (a warp-synchronous scan, a shift, a partner's slot); the barrier in the
+# loop makes the cpu backend run the group as one gang (wide mode), where those statements
+# must not share one loop over the threads.
+LOCKSTEP_SRC = HEADER + """
+kernel void k(device const float* in [[buffer(0)]], device float* out [[buffer(1)]],
+              uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]],
+              uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float t[1024];
+    threadgroup float u[4096];
+    float acc = 0.0f;
+    for (int round = 0; round < 2; round++) {
+        t[lid] = in[gid] + float(round);
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint d = 1; d < 32; d *= 2) {        // a scan within the SIMD group
+            float o = lane >= d ? t[lid - d] : 0.0f;
+            t[lid] += o;
+        }
+        if (lane > 0) t[lid] = t[lid - 1] * 0.5f; // reads the slot the lane below writes
+        float x = t[lid] + 1.0f;
+        t[lid] = x;
+        float y = t[lid ^ 1u];                    // the partner's new value
+        for (int i = 0; i < 4; i++) u[lid * 4 + i] = x + float(i);
+        for (int i = 0; i < 4; i++) acc += u[lid * 4 + i] * float(i + 1);
+        acc += y;
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }
+    out[gid] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize("tg", [96, 80])  # SIMD groups of 32, 32, 32 and of 32, 32, 16
+def test_lanes_in_lock_step_through_threadgroup_memory(tg, run, rng):
+    ngroups = 3
+    n = tg * ngroups
+    x = floats(rng, n, -1.0, 1.0)
+    r = run(LOCKSTEP_SRC, {"in": x, "out": garbage(rng, n)}, ["out"], threadgroups=ngroups, threads=tg)
+    want = np.zeros(n)
+    for g in groups(n, tg, 32):
+        acc = np.zeros(len(g))
+        for rnd in range(2):
+            t = x[g].astype(np.float64) + rnd
+            d = 1
+            while d < 32:
+                o = np.array([t[l - d] if l >= d else 0.0 for l in range(len(g))])
+                t = t + o
+                d *= 2
+            t = np.array([t[l - 1] * 0.5 if l > 0 else t[l] for l in range(len(g))])
+            xx = t + 1.0
+            acc += xx[np.arange(len(g)) ^ 1] + sum((xx + i) * (i + 1) for i in range(4))
+        want[g] = acc
+    close(r["out"], want, rtol=1e-5, atol=1e-4, what="lock-step lanes through threadgroup memory")
