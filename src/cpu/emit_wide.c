@@ -18,8 +18,8 @@
  * which gcc vectorises. A barrier is then only a comment: every thread has finished the
  * loops before it. Consecutive per-thread statements share one loop, unless the lanes of a
  * SIMD group talk through threadgroup memory between them (a lane loads where another
- * stores: Metal runs a SIMD group's lanes in lock step; see "lanes that talk through
- * memory"); a statement that does so within itself runs as two loops, loads then stores.
+ * stores: Metal runs a SIMD group's lanes in lock step; emit_wide_lanes.c decides); a
+ * statement that does so within itself runs as two loops, loads then stores.
  *
  * Which threads run a statement: the whole group; a range narrowed by a test of the thread
  * index against a uniform value (`if (lid < s)`); or a byte mask (other divergent tests,
@@ -60,47 +60,10 @@
  * control, a uniform variable's assignment there unless no statement outside that
  * divergent one reads it, breaks that leave a lock-step loop early per thread, 3-D
  * threadgroups. */
-#include "emit.h"
+#include "emit_wide.h"
 
 #include <string.h>
 
-typedef struct wset { /* the threads a statement runs for: l in [lo, hi) with mask[l] */
-    const char *lo, *hi, *mask; /* lo NULL: the whole group, by rows and columns */
-} wset;
-
-typedef EN_VEC(const ir_var *) var_list;
-
-typedef struct wide {
-    emitter *em;
-    bool failed;
-    bool needs_one_d;  /* a thread range is used (in it _x is l): 1-D groups only */
-    en_buf *fields;
-    int divergent;     /* >0 inside per-thread control flow (lock-step loops) */
-    bool sg_region;    /* inside sg_region: a test the same in each SIMD group counts as uniform */
-    const char *sg_lo; /* there, the SIMD group's threads are [sg_lo, _sh) */
-    const ir_stmt *divergent_at; /* the innermost such statement (divergent_if, lockstep_loop) */
-    int uniform_loops; /* >0 inside a loop the same in every thread */
-    int prefetch_sites;
-    bool exact;        /* emitting a loop's rarely taken exact copy: no unrolling */
-    bool has_atomics;  /* the kernel has atomics: iterations may depend on each other */
-    int unrolled;      /* >0 inside the copies of an unrolled loop */
-    EN_VEC(const ir_stmt *) batch;
-    EN_VEC(const ir_var *) hoisted; /* constant scalars read once (constant_scalar) */
-    en_buf hoisted_decls;
-    int batch_count_was; /* flush_batch: the statements being emitted */
-    wset batch_set;
-    EN_VEC(const ir_stmt *) matrix_batch; /* simdgroup_matrix statements (flush_matrices) */
-    EN_VEC(const ir_var *) matrices;      /* simdgroup_matrix variables with storage so far */
-    bool per_sg;                          /* inside a loop over the SIMD groups (matrix_loop) */
-    var_list stepped;                     /* collect_stmt_forms: uniform variables a loop inside assigns */
-    uint32_t lane_arg_size[4];            /* simd_function: bytes a thread of each argument slot */
-    const ir_expr *assumed;               /* unswitch: a uniform test taken out of the loop over threads, */
-    bool assumed_true;                    /* and its value in this copy of the loop */
-    const char *stride_key;               /* a lock-step loop's grid-stride index, while all threads are in */
-    var_list rows_read;                   /* row pointers a lock-step loop has read (next_row_prefetch) */
-    const char *staged;                   /* staged_stmt: the values' array, and which loop this is: */
-    bool storing;                         /* the values' (false) or the stores' (true) */
-} wide;
 
 static void wfail(wide *w) { w->failed = true; }
 
@@ -173,19 +136,15 @@ static bool exits_inside(const ir_stmt *s, const ir_stmt **loops, int depth) {
 }
 
 static const ir_expr *loop_head(const ir_stmt *loop, int *first);
-static bool expr_uniform(wide *w, const ir_expr *e);
 static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop);
 static bool read_outside_all(const ir_stmt *s, const ir_var *v, const ir_stmt *const *skip, int count);
-static bool same_value(const ir_expr *a, const ir_expr *b);
 static bool assigns_var(const ir_stmt *s, const ir_var *v);
 
-static const ir_var *counted_loop(wide *w, const ir_stmt *s, long long *from, long long *to, long long *step);
-static bool expr_reads(const ir_expr *e, const ir_var *v);
 
 /* does e index memory through a pointer with a uint index that reads v? */
 static bool index_reads(const ir_expr *e, const void *v) {
     return e->kind == IR_E_INDEX && e->args[0]->type->kind == IR_T_PTR && e->args[1]->type->kind == IR_T_U32 &&
-           expr_reads(e->args[1], v);
+           wide_expr_reads(e->args[1], v);
 }
 
 /* does an expression of s, or of a statement nested in it, index memory with v? Unlike the
@@ -215,12 +174,12 @@ static bool indexes_with_counter(wide *w, const ir_stmt *s) {
 static bool loop_in_thread(wide *w, const ir_stmt *s) {
     int first;
     const ir_expr *head = loop_head(s, &first);
-    if (!head || !expr_uniform(w, head) || cpu_has_barrier(s)) return false;
+    if (!head || !wide_uniform(w, head) || cpu_has_barrier(s)) return false;
     /* a memory index that moves with a counter of a loop that is not unrolled has no
      * 64-bit form inside it (wform_of): such a loop runs as a pass over the threads per
      * step instead, where the counter is one value and the index is contiguous */
     long long from, to, step;
-    if (!counted_loop(w, s, &from, &to, &step) && indexes_with_counter(w, s)) return false;
+    if (!wide_counted_loop(w, s, &from, &to, &step) && indexes_with_counter(w, s)) return false;
     const ir_stmt *b = s->body;
     const ir_stmt *loops[32] = {s};
     for (int i = first; i < b->stmt_count; i++)
@@ -237,590 +196,6 @@ static bool loop_in_thread(wide *w, const ir_stmt *s) {
         if (!thread_ok(w, l, s) || !exits_inside(l, loops, 1)) return false;
     }
     return true;
-}
-
-/* ---- lanes that talk through memory ---------------------------------------------------
- * A loop over the threads runs its statements whole for thread l, then for thread l + 1.
- * In Metal the lanes of a SIMD group run in lock step, statement by statement (as the
- * region emitter runs them): every lane's loads of a statement come before any lane's
- * stores of it, and a statement's stores before a later statement's loads. ggml's flash
- * attention reads ss[0] and ss[1] in every lane, then lane 0 writes them; a shift
- * `if (lane > 0) t[lid] = t[lid - 1];` reads the slot its neighbour writes. So two accesses
- * to threadgroup memory, one of them a store, share a loop over the threads only when no
- * two threads of a SIMD group can meet at one address through them in an order lock step
- * would not give (mem_access_add): each thread's two addresses are the same (the same
- * place, its variables unchanged in between); or each thread has a block of its own
- * (`tgp[lid * N + i]`, i counting 0..N-1); or a load at thread l + d, d >= 0, comes before
- * the store at thread l (a tree's `tg[lid] += tg[lid + s]`: increasing l loads first).
- * Stores of one address by all the threads of a SIMD group may meet each other (lock step
- * leaves the winner open too). Threadgroup memory is told apart by object: `threadgroup`
- * variables and [[threadgroup(n)]] buffers, where a pointer shows which one it is in.
- * Device memory keeps the one rule of before (a store to an address the same in a SIMD
- * group against loads): lanes passing values through device memory at their own addresses
- * within one barrier interval are not seen. A statement that meets itself (`t[lid] =
- * t[lid - 1]`) runs as two loops: the values, then the stores (staged_stmt). */
-typedef struct mem_access {
-    uint32_t bits;         /* mem_bits of the place */
-    const ir_expr *place;  /* the place; NULL for a store to one address in a SIMD group */
-    bool store;
-    /* a block of its own per thread: index = block * thread + r, 0 <= r < block, where the
-     * thread's index (`thread`, an attribute of it) differs in every lane of a SIMD group */
-    long long block;
-    const ir_expr *thread;
-    const ir_expr *at[4];  /* and the terms the same in the SIMD group, where its blocks start */
-    int at_count;
-    /* or every index it takes is the thread's lane plus a multiple of 32 (ggml's `for (short
-     * i = tiisg; i < SH; i += NW) ss[j*SH + i] = ...`): lanes of a SIMD group never meet */
-    bool residue;
-    bool one_d;            /* the thread's x position: so only in 1-D groups */
-} mem_access;
-
-enum { MEM_ACCESSES = 256, MEM_ASSIGNED = 64, MEM_COUNTERS = 8 };
-typedef struct mem_use {
-    uint32_t loads;         /* what it reads (or names a place in): mem_bits */
-    uint32_t shared_stores; /* where the threads of a SIMD group store alike */
-    mem_access acc[MEM_ACCESSES]; /* threadgroup memory's accesses, in order */
-    int count;
-    const ir_var *assigned[MEM_ASSIGNED]; /* variables assigned so far */
-    int assigned_count;
-    struct { const ir_var *var; long long lo, hi; } counters[MEM_COUNTERS]; /* of loops around */
-    int counter_count;
-    const ir_var *by_lane[MEM_COUNTERS]; /* counters of loops around that are lane + 32 k */
-    int by_lane_count;
-    bool full;              /* a list ran out: every later access conflicts */
-} mem_use;
-
-static bool expr_reads(const ir_expr *e, const ir_var *v);
-
-/* does s give pointer v a value other than `v + n` (MLX's `As += partition` keeps v in
- * the object it points into)? */
-static bool moves_elsewhere(const ir_stmt *s, const void *ctx) {
-    const ir_var *v = ctx;
-    if ((s->kind == IR_S_INTRINSIC || s->kind == IR_S_CALL) && s->result == v) return true;
-    if (s->kind != IR_S_ASSIGN || s->place->kind != IR_E_VAR || s->place->var != v) return false;
-    const ir_expr *x = s->value;
-    return !(x->kind == IR_E_PTR_OFFSET && x->args[0]->kind == IR_E_VAR && x->args[0]->var == v);
-}
-
-/* the threadgroup object (a `threadgroup` variable or a [[threadgroup(n)]] parameter) a
- * pointer into threadgroup memory points into, when the kernel shows it; else NULL */
-static const ir_var *tg_root(const emitter *em, const ir_expr *p, int depth) {
-    if (!p || depth > 16) return NULL;
-    switch (p->kind) {
-    case IR_E_PTRCAST:
-    case IR_E_PTR_OFFSET: return tg_root(em, p->args[0], depth + 1);
-    case IR_E_ADDR: {
-        const ir_expr *q = p->args[0];
-        while (q->kind == IR_E_FIELD || q->kind == IR_E_SWIZZLE || (q->kind == IR_E_INDEX && q->args[0]->type->kind != IR_T_PTR))
-            q = q->args[0];
-        if (q->kind == IR_E_VAR) return q->var->storage == IR_VAR_THREADGROUP ? q->var : NULL;
-        return q->kind == IR_E_INDEX || q->kind == IR_E_DEREF ? tg_root(em, q->args[0], depth + 1) : NULL;
-    }
-    case IR_E_VAR: {
-        const ir_var *v = p->var;
-        if (v->storage != IR_VAR_LOCAL || v->address_taken) return NULL;
-        if (v->is_assigned && ir_stmt_any_in(em->f->body, moves_elsewhere, v)) return NULL;
-        if (v->param_kind == IR_PARAM_THREADGROUP) return v;
-        if (v->param_kind != IR_PARAM_NONE || v->id >= em->var_count) return NULL;
-        return tg_root(em, em->inits[v->id], depth + 1);
-    }
-    default: return NULL;
-    }
-}
-
-/* the memory place e names, as bits: one per address space, threadgroup objects apart
- * (bit 8 + id % 24; a pointer whose object is not known has them all); 0 for a thread's
- * own variables */
-static uint32_t mem_bits(const emitter *em, const ir_expr *e) {
-    switch (e->kind) {
-    case IR_E_VAR:
-        if (e->var->storage == IR_VAR_THREADGROUP) return 1u << (8 + e->var->id % 24);
-        return 0;
-    case IR_E_DEREF:
-    case IR_E_INDEX:
-        if (e->args[0]->type->kind == IR_T_PTR) {
-            const ir_type *pt = e->args[0]->type;
-            if (pt->space != IR_SPACE_THREADGROUP) return 1u << pt->space;
-            const ir_var *root = tg_root(em, e->args[0], 0);
-            return root ? 1u << (8 + root->id % 24) : 0xffffff00u | 1u << pt->space;
-        }
-        return mem_bits(em, e->args[0]);
-    case IR_E_FIELD:
-    case IR_E_SWIZZLE: return mem_bits(em, e->args[0]);
-    default: return 0;
-    }
-}
-/* a pointer into threadgroup memory may point into any threadgroup object: the bits of
- * the threadgroup space and of every object meet it */
-static bool mem_meet(uint32_t a, uint32_t b) {
-    const uint32_t tg_ptr = 1u << IR_SPACE_THREADGROUP;
-    if ((a & tg_ptr) && (b & 0xffffff00u)) return true;
-    if ((b & tg_ptr) && (a & 0xffffff00u)) return true;
-    return (a & b & 0xffu & ~(1u << IR_SPACE_CONSTANT)) != 0 || (a & b & 0xffffff00u) != 0;
-}
-
-static uint32_t expr_mem_reads(const emitter *em, const ir_expr *e) {
-    if (!e) return 0;
-    uint32_t bits = ir_is_place(e) && cpu_needs_access(e) ? mem_bits(em, e) : 0;
-    for (int i = 0; i < e->arg_count; i++) bits |= expr_mem_reads(em, e->args[i]);
-    return bits;
-}
-
-/* threadgroup memory: its space and every threadgroup object */
-#define TG_MEM_BITS (0xffffff00u | 1u << IR_SPACE_THREADGROUP)
-
-static bool access_meet(const mem_access *a, const mem_access *b) { return mem_meet(a->bits, b->bits); }
-
-/* the same address in every thread at both accesses: the same place, no variable of it
- * assigned in between (any assigned so far counts) */
-static bool same_address(const mem_use *u, const ir_expr *a, const ir_expr *b) {
-    if (!a || !b || !same_value(a, b)) return false;
-    for (int i = 0; i < u->assigned_count; i++)
-        if (expr_reads(a, u->assigned[i])) return false;
-    return true;
-}
-
-static bool expr_uniform_in(wide *w, const ir_expr *e, bool simd);
-
-/* An index as core + offset: the offset a uniform value added (sign 1) or taken away
- * (sign -1), or none (NULL, 0). */
-typedef struct lane_index {
-    const ir_expr *core, *off;
-    int sign;
-} lane_index;
-
-static bool unsigned_int(const ir_type *t) {
-    return t->kind == IR_T_U8 || t->kind == IR_T_U16 || t->kind == IR_T_U32 || t->kind == IR_T_U64;
-}
-
-static int int_bits(const ir_type *t) {
-    switch (t->kind) {
-    case IR_T_I8: case IR_T_U8: return 8;
-    case IR_T_I16: case IR_T_U16: return 16;
-    case IR_T_I32: case IR_T_U32: return 32;
-    case IR_T_I64: case IR_T_U64: return 64;
-    default: return 0;
-    }
-}
-
-static lane_index split_index(wide *w, const ir_expr *e) {
-    if (e->kind == IR_E_BINARY && (e->op == IR_OP_ADD || e->op == IR_OP_SUB) && ir_is_integer(e->type)) {
-        if (expr_uniform(w, e->args[1]) && !expr_uniform(w, e->args[0]))
-            return (lane_index){e->args[0], e->args[1], e->op == IR_OP_ADD ? 1 : -1};
-        if (e->op == IR_OP_ADD && expr_uniform(w, e->args[0]) && !expr_uniform(w, e->args[1]))
-            return (lane_index){e->args[1], e->args[0], 1};
-    }
-    return (lane_index){e, NULL, 0};
-}
-
-/* an offset known to be >= 0: unsigned (an index past 2^32 is out of bounds anyway), or a
- * constant */
-static bool nonnegative(const ir_expr *off) {
-    return unsigned_int(off->type) || (off->kind == IR_E_CONST && ir_is_integer(off->type) && off->c.i >= 0);
-}
-
-/* does the core grow with the thread in the order the loops over threads run them: the
- * thread's index in the group, or (1-D groups) its x position in the group or grid? */
-static bool grows_with_thread(wide *w, const ir_expr *e) {
-    while (e->kind == IR_E_CONVERT && unsigned_int(e->args[0]->type) && int_bits(e->args[0]->type) <= int_bits(e->type))
-        e = e->args[0];
-    int comp = 0;
-    if (e->kind == IR_E_SWIZZLE && e->swizzle_len == 1) comp = e->swizzle[0], e = e->args[0];
-    if (e->kind != IR_E_VAR || cpu_info_of(w->em, e->var)->kind != VK_WIDE_ATTR) return false;
-    switch (e->var->attr) {
-    case IR_ATTR_THREAD_INDEX_IN_THREADGROUP: return true;
-    case IR_ATTR_THREAD_POSITION_IN_THREADGROUP:
-    case IR_ATTR_THREAD_POSITION_IN_GRID:
-        if (comp != 0) return false;
-        w->needs_one_d = true; /* x grows along a row, not from row to row */
-        return true;
-    default: return false;
-    }
-}
-
-/* An earlier load and a later store of one array at per-thread indices core + c_load and
- * core + c_store: thread l loads what thread l + (c_load - c_store) stores. When that
- * thread comes no earlier (c_load >= c_store: a tree's `tg[lid] += tg[lid + s]`), loops
- * over the threads in increasing order load before the store, as lock step does; a
- * vectorised loop too (its loads of a vector come before its stores). A store followed
- * by a load of another thread's address is not taken: it would rest on the order of the
- * iterations, which ivdep lets gcc change. */
-static bool load_before_store(wide *w, const mem_use *u, const mem_access *load, const mem_access *store) {
-    const ir_expr *p = load->place, *q = store->place;
-    if (!p || !q || p->kind != IR_E_INDEX || q->kind != IR_E_INDEX || !same_value(p->args[0], q->args[0])) return false;
-    for (int i = 0; i < u->assigned_count; i++)
-        if (expr_reads(p, u->assigned[i]) || expr_reads(q, u->assigned[i])) return false;
-    lane_index a = split_index(w, p->args[1]), b = split_index(w, q->args[1]);
-    if (!same_value(a.core, b.core) || !grows_with_thread(w, a.core)) return false;
-    if (!b.off) return !a.off || (a.sign > 0 && nonnegative(a.off)); /* c_load >= 0 */
-    if (!a.off) return b.sign < 0 && nonnegative(b.off);              /* 0 >= c_store */
-    return (a.sign > 0 && b.sign < 0 && nonnegative(a.off) && nonnegative(b.off)) ||
-           (a.sign == b.sign && same_value(a.off, b.off));
-}
-
-/* the attribute behind e when it differs in every lane of a SIMD group (through integer
- * conversions and locals set once): the thread's index in the group or in its SIMD group,
- * or (1-D groups: *one_d) its x position in the group or grid; else NULL. Those are
- * consecutive in a SIMD group, and loops over the threads run them in increasing order. */
-static const ir_expr *lane_distinct(wide *w, const ir_expr *e, bool *one_d, int depth) {
-    emitter *em = w->em;
-    if (depth > 8) return NULL;
-    /* a SIMD group's 32 values are consecutive, so distinct modulo any integer type's range */
-    if (e->kind == IR_E_CONVERT && ir_is_integer(e->type) && ir_is_integer(e->args[0]->type))
-        return lane_distinct(w, e->args[0], one_d, depth + 1);
-    int comp = 0;
-    const ir_expr *v = e;
-    if (v->kind == IR_E_SWIZZLE && v->swizzle_len == 1) comp = v->swizzle[0], v = v->args[0];
-    if (v->kind != IR_E_VAR) return NULL;
-    var_info *vi = cpu_info_of(em, v->var);
-    if (vi->kind == VK_WIDE_EXPR && !vi->cname && comp == 0 && v == e)
-        return lane_distinct(w, em->inits[v->var->id], one_d, depth + 1);
-    if (vi->kind != VK_WIDE_ATTR) return NULL;
-    switch (v->var->attr) {
-    case IR_ATTR_THREAD_INDEX_IN_THREADGROUP:
-    case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP: return e;
-    case IR_ATTR_THREAD_POSITION_IN_THREADGROUP:
-    case IR_ATTR_THREAD_POSITION_IN_GRID:
-        if (comp != 0) return NULL;
-        *one_d = true; /* x differs along a row, not from row to row */
-        return e;
-    default: return NULL;
-    }
-}
-
-/* the additive terms of an index (through integer conversions and locals set once) */
-static int index_terms(wide *w, const ir_expr *e, const ir_expr **terms, int count, int max, int depth) {
-    emitter *em = w->em;
-    if (count < 0 || depth > 8) return -1;
-    /* a conversion that keeps every value the index can take: widening, or between 32 and
-     * 64 bits (an index past 2^31 is out of bounds either way) */
-    if (e->kind == IR_E_CONVERT && ir_is_integer(e->type) && ir_is_integer(e->args[0]->type) &&
-        (int_bits(e->args[0]->type) < int_bits(e->type) || (int_bits(e->args[0]->type) >= 32 && int_bits(e->type) >= 32)))
-        return index_terms(w, e->args[0], terms, count, max, depth + 1);
-    if (e->kind == IR_E_BINARY && e->op == IR_OP_ADD && ir_is_integer(e->type)) {
-        count = index_terms(w, e->args[0], terms, count, max, depth + 1);
-        return index_terms(w, e->args[1], terms, count, max, depth + 1);
-    }
-    if (e->kind == IR_E_VAR && e->var->storage == IR_VAR_LOCAL && e->var->param_kind == IR_PARAM_NONE &&
-        !e->var->is_assigned && !e->var->address_taken && e->var->id < em->var_count && em->inits[e->var->id] &&
-        ir_is_integer(e->type))
-        return index_terms(w, em->inits[e->var->id], terms, count, max, depth + 1);
-    if (count == max) return -1;
-    terms[count] = e;
-    return count + 1;
-}
-
-/* Is e, as an integer, the thread's lane plus a multiple of 32 wherever it is computed?
- * *lanes counts the terms that carry the lane (one is wanted): the thread's index in the
- * group or in its SIMD group, its x position in a 1-D group (*one_d), a by_lane counter;
- * every other term a multiple of 32. Conversions between integer types keep the lane (their
- * moduli are multiples of 32). */
-static bool lane_residue(wide *w, const mem_use *u, const ir_expr *e, int *lanes, bool *one_d, int depth) {
-    emitter *em = w->em;
-    if (depth > 12 || !ir_is_integer(e->type)) return false;
-    switch (e->kind) {
-    case IR_E_CONST: return (unsigned_int(e->type) ? e->c.u % 32u : (unsigned long long)(e->c.i % 32)) == 0;
-    case IR_E_CONVERT: return ir_is_integer(e->args[0]->type) && lane_residue(w, u, e->args[0], lanes, one_d, depth + 1);
-    case IR_E_BINARY:
-        if (e->op == IR_OP_ADD)
-            return lane_residue(w, u, e->args[0], lanes, one_d, depth + 1) && lane_residue(w, u, e->args[1], lanes, one_d, depth + 1);
-        if (e->op == IR_OP_MUL || e->op == IR_OP_SHL) { /* by a constant multiple of 32: no lane left */
-            const ir_expr *c = e->args[1]->kind == IR_E_CONST || e->op == IR_OP_SHL ? e->args[1] : e->args[0];
-            if (c->kind != IR_E_CONST || !ir_is_integer(c->type)) return false;
-            unsigned long long v = unsigned_int(c->type) ? c->c.u : (unsigned long long)c->c.i;
-            return e->op == IR_OP_SHL ? v >= 5 && v < 64 : v % 32u == 0;
-        }
-        return false;
-    case IR_E_SWIZZLE:
-    case IR_E_VAR: {
-        bool x_only = false;
-        if (lane_distinct(w, e, &x_only, 0)) {
-            const ir_expr *v = e->kind == IR_E_SWIZZLE ? e->args[0] : e;
-            if (v->kind != IR_E_VAR) return false;
-            if (v->var->attr == IR_ATTR_THREAD_POSITION_IN_GRID) return false; /* groups need not be 32 wide */
-            *one_d |= x_only;
-            (*lanes)++;
-            return true;
-        }
-        if (e->kind != IR_E_VAR) return false;
-        for (int k = 0; k < u->by_lane_count; k++)
-            if (u->by_lane[k] == e->var) {
-                (*lanes)++;
-                return true;
-            }
-        const ir_var *v = e->var;
-        if (v->storage != IR_VAR_LOCAL || v->param_kind != IR_PARAM_NONE || v->is_assigned || v->address_taken ||
-            v->id >= em->var_count || !em->inits[v->id])
-            return false;
-        return lane_residue(w, u, em->inits[v->id], lanes, one_d, depth + 1);
-    }
-    default: return false;
-    }
-}
-
-static int count_assigns(const ir_stmt *s, const ir_var *v);
-
-/* a loop whose counter starts at the thread's lane (plus a multiple of 32) and steps by a
- * constant multiple of 32, assigned nowhere else: the counter, else NULL */
-static const ir_var *by_lane_counter(wide *w, const mem_use *u, const ir_stmt *loop) {
-    emitter *em = w->em;
-    const ir_stmt *latch = loop->latch;
-    if (latch && latch->kind == IR_S_BLOCK && latch->stmt_count == 1) latch = latch->stmts[0];
-    if (!latch || latch->kind != IR_S_ASSIGN || latch->place->kind != IR_E_VAR) return NULL;
-    const ir_var *v = latch->place->var;
-    if (!ir_is_integer(v->type) || v->address_taken || v->id >= em->var_count || !em->inits[v->id] ||
-        count_assigns(em->f->body, v) != 1)
-        return NULL;
-    const ir_expr *x = latch->value;
-    while (x->kind == IR_E_CONVERT && ir_is_integer(x->args[0]->type)) x = x->args[0];
-    if (x->kind != IR_E_BINARY || x->op != IR_OP_ADD) return NULL;
-    const ir_expr *a = x->args[0], *c = x->args[1];
-    while (a->kind == IR_E_CONVERT && ir_is_integer(a->args[0]->type)) a = a->args[0];
-    if (a->kind != IR_E_VAR || a->var != v || c->kind != IR_E_CONST || !ir_is_integer(c->type)) return NULL;
-    unsigned long long step = unsigned_int(c->type) ? c->c.u : (unsigned long long)c->c.i;
-    int lanes = 0;
-    bool one_d = false;
-    if (step == 0 || step % 32u || !lane_residue(w, u, em->inits[v->id], &lanes, &one_d, 0) || lanes != 1 || one_d) return NULL;
-    return v;
-}
-
-/* Does index give each thread of a SIMD group a block of its own: at + block * t + r, with
- * at the same in the SIMD group, t from lane_distinct and r, the sum of the other terms
- * (constants, counters of the loops around with their ranges), in [0, block)? The block
- * (0: no); the thread's attribute and the terms of at into a. */
-static long long own_block(wide *w, const mem_use *u, const ir_expr *index, mem_access *a) {
-    const ir_expr *terms[8];
-    int n = index_terms(w, index, terms, 0, 8, 0);
-    long long block = 0, lo = 0, hi = 0;
-    for (int i = 0; i < n; i++) {
-        const ir_expr *t = terms[i];
-        if (t->kind == IR_E_CONST && ir_is_integer(t->type)) {
-            long long c = unsigned_int(t->type) ? (long long)t->c.u : t->c.i;
-            lo += c, hi += c;
-            continue;
-        }
-        if (t->kind == IR_E_VAR) {
-            int k = u->counter_count - 1;
-            while (k >= 0 && u->counters[k].var != t->var) k--;
-            if (k >= 0) {
-                lo += u->counters[k].lo, hi += u->counters[k].hi;
-                continue;
-            }
-        }
-        long long scale = 1;
-        const ir_expr *x = t;
-        if (t->kind == IR_E_BINARY && (t->op == IR_OP_MUL || t->op == IR_OP_SHL) && ir_is_integer(t->type)) {
-            const ir_expr *c = t->args[1], *y = t->args[0];
-            if (c->kind != IR_E_CONST && t->op == IR_OP_MUL) c = t->args[0], y = t->args[1];
-            if (c->kind != IR_E_CONST) return 0;
-            long long v = unsigned_int(c->type) ? (long long)c->c.u : c->c.i;
-            scale = t->op == IR_OP_SHL ? (v >= 0 && v < 16 ? 1ll << v : 0) : v;
-            x = y;
-        }
-        const ir_expr *d = scale > 0 && !block ? lane_distinct(w, x, &a->one_d, 0) : NULL;
-        if (d) {
-            block = scale, a->thread = d;
-        } else if (expr_uniform_in(w, t, true) && a->at_count < 4) {
-            a->at[a->at_count++] = t;
-        } else {
-            return 0;
-        }
-    }
-    return n > 0 && block > 0 && lo >= 0 && hi < block ? block : 0;
-}
-
-/* do two accesses give each thread of a SIMD group the same block of its own (one array,
- * one block size and thread attribute, the same start, unchanged in between)? */
-static bool same_blocks(const mem_use *u, const mem_access *a, const mem_access *b) {
-    if (!a->block || a->block != b->block || a->at_count != b->at_count || !same_value(a->thread, b->thread) ||
-        !same_value(a->place->args[0], b->place->args[0]))
-        return false;
-    for (int i = 0; i < a->at_count; i++) {
-        if (!same_value(a->at[i], b->at[i])) return false;
-        for (int k = 0; k < u->assigned_count; k++)
-            if (expr_reads(a->at[i], u->assigned[k])) return false;
-    }
-    return true;
-}
-
-/* one more access, after those of u: *conflict when it and an earlier one, a store among
- * them, may touch one address from different threads of a SIMD group in an order lock step
- * would not */
-static void mem_access_add(wide *w, mem_use *u, mem_access a, bool *conflict) {
-    if (u->full) {
-        *conflict = true;
-        return;
-    }
-    for (int i = 0; i < u->count; i++) {
-        const mem_access *b = &u->acc[i];
-        if (!(a.store || b->store) || !access_meet(&a, b) || same_address(u, a.place, b->place)) continue;
-        if (!a.place && !b->place) continue; /* stores of one address by all: any may win */
-        if (same_blocks(u, &a, b) || (a.residue && b->residue && same_value(a.place->args[0], b->place->args[0]))) {
-            if (a.one_d || b->one_d) w->needs_one_d = true;
-            continue;
-        }
-        if (a.store && !b->store && load_before_store(w, u, b, &a)) continue;
-        *conflict = true;
-    }
-    if (u->count == MEM_ACCESSES) u->full = true;
-    else u->acc[u->count++] = a;
-}
-
-/* an access to threadgroup memory at place (NULL: one address in a SIMD group) */
-static mem_access access_of(wide *w, const mem_use *u, const ir_expr *place, bool store, bool shared) {
-    mem_access a = {.bits = mem_bits(w->em, place), .place = shared ? NULL : place, .store = store};
-    /* blocks are told apart within one array: a `threadgroup` array, or a pointer into
-     * threadgroup memory the kernel never changes */
-    const ir_expr *base = place->kind == IR_E_INDEX ? place->args[0] : NULL;
-    if (!shared && base && base->kind == IR_E_VAR &&
-        (base->var->storage == IR_VAR_THREADGROUP || /* an array: its elements are what is assigned */
-         (!base->var->is_assigned && !base->var->address_taken && tg_root(w->em, base, 0))))
-    {
-        a.block = own_block(w, u, place->args[1], &a);
-        int lanes = 0;
-        bool one_d = false;
-        if (!a.block && lane_residue(w, u, place->args[1], &lanes, &one_d, 0) && lanes == 1) a.residue = true, a.one_d = one_d;
-    }
-    return a;
-}
-
-static void mem_assigned(mem_use *u, const ir_var *v) {
-    if (!v) return;
-    if (u->assigned_count == MEM_ASSIGNED) u->full = true;
-    else u->assigned[u->assigned_count++] = v;
-}
-
-static void mem_loads(wide *w, mem_use *u, const ir_expr *e, uint32_t *bits, bool *conflict);
-
-/* the loads that find where place e is (its indices, its pointer), not e's own */
-static void mem_address_loads(wide *w, mem_use *u, const ir_expr *e, uint32_t *bits, bool *conflict) {
-    switch (e->kind) {
-    case IR_E_INDEX:
-    case IR_E_FIELD:
-    case IR_E_SWIZZLE:
-        if (e->args[0]->type->kind != IR_T_PTR && ir_is_place(e->args[0]))
-            mem_address_loads(w, u, e->args[0], bits, conflict);
-        else
-            mem_loads(w, u, e->args[0], bits, conflict);
-        if (e->kind == IR_E_INDEX) mem_loads(w, u, e->args[1], bits, conflict);
-        return;
-    case IR_E_DEREF: mem_loads(w, u, e->args[0], bits, conflict); return;
-    default: return;
-    }
-}
-
-/* the loads of e: bits into *bits, each into u (checked against the stores before) */
-static void mem_loads(wide *w, mem_use *u, const ir_expr *e, uint32_t *bits, bool *conflict) {
-    if (!e) return;
-    if (e->kind == IR_E_ADDR && ir_is_place(e->args[0])) { /* an address: no load of the place */
-        mem_address_loads(w, u, e->args[0], bits, conflict);
-        return;
-    }
-    if (!ir_is_place(e)) {
-        for (int i = 0; i < e->arg_count; i++) mem_loads(w, u, e->args[i], bits, conflict);
-        return;
-    }
-    if (cpu_needs_access(e)) {
-        mem_access a = access_of(w, u, e, false, false);
-        *bits |= a.bits;
-        if (a.bits & TG_MEM_BITS) mem_access_add(w, u, a, conflict);
-    }
-    mem_address_loads(w, u, e, bits, conflict);
-}
-
-/* the memory the address of place e reads: its bits */
-static uint32_t address_mem_reads(wide *w, const ir_expr *e) {
-    mem_use u = {0};
-    uint32_t bits = 0;
-    bool conflict = false;
-    mem_address_loads(w, &u, e, &bits, &conflict);
-    return bits;
-}
-
-/* the variable an assignment to place writes (its root), else NULL (memory) */
-static const ir_var *place_var(const ir_expr *p) {
-    while (p->kind == IR_E_INDEX || p->kind == IR_E_FIELD || p->kind == IR_E_SWIZZLE) {
-        if (p->kind == IR_E_INDEX && p->args[0]->type->kind == IR_T_PTR) return NULL;
-        p = p->args[0];
-    }
-    return p->kind == IR_E_VAR && p->var->storage == IR_VAR_LOCAL ? p->var : NULL;
-}
-
-/* s's memory uses, in order; *conflict when one of them must wait for all the lanes */
-static void mem_uses(wide *w, const ir_stmt *s, mem_use *u, bool *conflict) {
-    if (!s) return;
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        for (int i = 0; i < s->stmt_count; i++) mem_uses(w, s->stmts[i], u, conflict);
-        return;
-    case IR_S_IF: {
-        uint32_t loads = 0;
-        mem_loads(w, u, s->cond, &loads, conflict);
-        if (mem_meet(loads, u->shared_stores)) *conflict = true;
-        u->loads |= loads;
-        mem_uses(w, s->then_s, u, conflict);
-        mem_uses(w, s->else_s, u, conflict);
-        return;
-    }
-    case IR_S_LOOP: { /* its end meets its start again: twice round */
-        long long from, to, step;
-        const ir_var *counter = counted_loop(w, s, &from, &to, &step);
-        bool pushed = counter && u->counter_count < MEM_COUNTERS;
-        if (pushed) { /* its body sees it in [from, to - 1] */
-            u->counters[u->counter_count].var = counter;
-            u->counters[u->counter_count].lo = from;
-            u->counters[u->counter_count++].hi = to - 1;
-        }
-        const ir_var *lane_counter = by_lane_counter(w, u, s);
-        bool by_lane = lane_counter && u->by_lane_count < MEM_COUNTERS;
-        if (by_lane) u->by_lane[u->by_lane_count++] = lane_counter;
-        for (int round = 0; round < 2; round++) {
-            mem_uses(w, s->body, u, conflict);
-            mem_uses(w, s->latch, u, conflict);
-            if (mem_meet(u->loads, u->shared_stores)) *conflict = true;
-        }
-        if (pushed) u->counter_count--;
-        if (by_lane) u->by_lane_count--;
-        return;
-    }
-    case IR_S_DECL:
-    case IR_S_ASSIGN: {
-        uint32_t loads = 0, shared = 0;
-        mem_loads(w, u, s->value, &loads, conflict);
-        const ir_expr *p = s->kind == IR_S_ASSIGN ? s->place : NULL;
-        if (p) mem_address_loads(w, u, p, &loads, conflict);
-        if (p && p->kind != IR_E_VAR && cpu_needs_access(p)) {
-            bool one_address = expr_uniform_in(w, p, true); /* in a SIMD group */
-            mem_access a = access_of(w, u, p, true, one_address);
-            if (one_address) shared = a.bits;
-            else loads |= a.bits; /* a per-thread store reads as a use */
-            if (a.bits & TG_MEM_BITS) mem_access_add(w, u, a, conflict);
-        }
-        if (mem_meet(shared, u->loads) || mem_meet(loads, u->shared_stores)) *conflict = true;
-        u->loads |= loads;
-        u->shared_stores |= shared;
-        mem_assigned(u, s->kind == IR_S_DECL ? s->var : p ? place_var(p) : NULL);
-        return;
-    }
-    default: {
-        uint32_t loads = 0;
-        for (int i = 0; i < s->arg_count; i++) mem_loads(w, u, s->args[i], &loads, conflict);
-        if (mem_meet(loads, u->shared_stores)) *conflict = true;
-        u->loads |= loads;
-        mem_assigned(u, s->result);
-        return;
-    }
-    }
-}
-
-/* would s, after the statements batched so far, need the lanes in lock step? */
-static bool needs_lock_step(wide *w, const ir_stmt *const *before, int count, const ir_stmt *s) {
-    mem_use u = {0};
-    bool conflict = false;
-    for (int i = 0; i < count; i++) mem_uses(w, before[i], &u, &conflict);
-    conflict = false; /* those already share a loop */
-    mem_uses(w, s, &u, &conflict);
-    return conflict;
 }
 
 static int exit_level(wide *w, const ir_stmt *s);
@@ -846,30 +221,14 @@ static bool per_thread_shape(wide *w, const ir_stmt *s) {
 }
 
 /* a statement the batch can take: per thread, and no thread's access meets another's */
-static bool batchable(wide *w, const ir_stmt *s) { return per_thread_shape(w, s) && !needs_lock_step(w, NULL, 0, s); }
+static bool batchable(wide *w, const ir_stmt *s) { return per_thread_shape(w, s) && !wide_needs_lock_step(w, NULL, 0, s); }
 
-/* The one assignment of a statement that meets itself, when two loops over the threads
- * can run it: a store of a scalar, pointer or vector to memory, alone or under ifs with no
- * else, whose tests and address read none of the memory it stores to (so the second loop
- * finds the same threads and addresses as the first); else NULL. */
-static const ir_stmt *stageable(wide *w, const ir_stmt *s) {
-    while (s && s->kind == IR_S_BLOCK && s->stmt_count == 1) s = s->stmts[0];
-    if (!s) return NULL;
-    if (s->kind == IR_S_IF && !s->else_s) {
-        const ir_stmt *a = stageable(w, s->then_s);
-        return a && !mem_meet(expr_mem_reads(w->em, s->cond), mem_bits(w->em, a->place)) ? a : NULL;
-    }
-    if (s->kind != IR_S_ASSIGN || s->place->kind == IR_E_VAR || !cpu_needs_access(s->place)) return NULL;
-    const ir_type *t = s->place->type;
-    if (!ir_is_scalar(t) && t->kind != IR_T_PTR && t->kind != IR_T_VEC) return NULL;
-    return mem_meet(address_mem_reads(w, s->place), mem_bits(w->em, s->place)) ? NULL : s;
-}
 
 /* ---- expressions ------------------------------------------------------------------- */
 /* the same value in every thread of the group (no per-thread variable, attribute or load
  * through one), or (simd: inside an sg_region) of each SIMD group by the uniformity pass,
  * read there for the SIMD group's first thread */
-static bool expr_uniform_in(wide *w, const ir_expr *e, bool simd) {
+EN_INTERNAL bool wide_uniform_in(wide *w, const ir_expr *e, bool simd) {
     if (!e) return true;
     if (e->kind == IR_E_VAR) {
         const ir_var *v = e->var;
@@ -879,12 +238,12 @@ static bool expr_uniform_in(wide *w, const ir_expr *e, bool simd) {
         default: return simd && v->simd_uniform;
         }
     }
-    if (e->kind == IR_E_ADDR) return expr_uniform_in(w, e->args[0], simd);
+    if (e->kind == IR_E_ADDR) return wide_uniform_in(w, e->args[0], simd);
     for (int i = 0; i < e->arg_count; i++)
-        if (!expr_uniform_in(w, e->args[i], simd)) return false;
+        if (!wide_uniform_in(w, e->args[i], simd)) return false;
     return true;
 }
-static bool expr_uniform(wide *w, const ir_expr *e) { return expr_uniform_in(w, e, w->sg_region); }
+EN_INTERNAL bool wide_uniform(wide *w, const ir_expr *e) { return wide_uniform_in(w, e, w->sg_region); }
 
 /* `K` of `constant uint &K`: memory the kernel cannot write, read once at the start into
  * a local (`_kK`). Read through the pointer at each use, gcc must reload it after every
@@ -1206,7 +565,7 @@ static void count_assign(const ir_stmt *s, void *count_ctx) {
 }
 
 /* the assignments and intrinsic results to v in s and nested in it (its declaration aside) */
-static int count_assigns(const ir_stmt *s, const ir_var *v) {
+EN_INTERNAL int wide_count_assigns(const ir_stmt *s, const ir_var *v) {
     assign_count c = {v, 0};
     ir_stmt_each(s, count_assign, &c);
     return c.n;
@@ -1215,7 +574,7 @@ static int count_assigns(const ir_stmt *s, const ir_var *v) {
 
 /* `for (k = A; k < B; k += C)` with constants A, B, C (at most 64 steps), k a uniform
  * counter assigned only by the latch, no other break or continue: the counter, else NULL */
-static const ir_var *counted_loop(wide *w, const ir_stmt *s, long long *from, long long *to, long long *step) {
+EN_INTERNAL const ir_var *wide_counted_loop(wide *w, const ir_stmt *s, long long *from, long long *to, long long *step) {
     emitter *em = w->em;
     int first;
     const ir_expr *head = loop_head(s, &first);
@@ -1238,7 +597,7 @@ static const ir_var *counted_loop(wide *w, const ir_stmt *s, long long *from, lo
     *to = sgn ? c->args[1]->c.i : (long long)c->args[1]->c.u;
     *step = sgn ? inc->args[1]->c.i : (long long)inc->args[1]->c.u;
     if (*step <= 0 || *from < 0 || *to > 4096 || (*to - *from) / *step > 64) return NULL;
-    if (count_assigns(em->f->body, v) != 1) return NULL;
+    if (wide_count_assigns(em->f->body, v) != 1) return NULL;
     for (int i = first; i < s->body->stmt_count; i++)
         if (ir_stmt_jumps_to(s->body->stmts[i], s)) return NULL;
     return v;
@@ -1265,7 +624,7 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
         else thread_assign(w, s->place, s->value);
         break;
     case IR_S_IF: {
-        if (w->assumed && same_value(s->cond, w->assumed)) { /* decided outside the loop (unswitch) */
+        if (w->assumed && wide_same_value(s->cond, w->assumed)) { /* decided outside the loop (unswitch) */
             thread_stmt(w, w->assumed_true ? s->then_s : s->else_s);
             break;
         }
@@ -1286,7 +645,7 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
     }
     case IR_S_LOOP: {
         long long from, to, step;
-        const ir_var *counter = w->exact ? NULL : counted_loop(w, s, &from, &to, &step);
+        const ir_var *counter = w->exact ? NULL : wide_counted_loop(w, s, &from, &to, &step);
         if (counter) {
             /* unrolled here: gcc at -O2 does not, and the loop over threads then vectorises
              * with the accumulator in a register */
@@ -1324,7 +683,7 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
         }
         int first;
         const ir_expr *head = loop_head(s, &first);
-        if (head && expr_uniform(w, head)) {
+        if (head && wide_uniform(w, head)) {
             /* a counted loop the same in every thread: unrolled (at -O2 gcc only unrolls
              * when asked), the loop over threads then vectorises across threads */
             em->memos.count = 0;
@@ -1356,7 +715,6 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
 
 static const ir_expr *strip_u32(const ir_expr *e);
 static const char *uniform_value(wide *w, const ir_expr *e);
-static bool expr_reads(const ir_expr *e, const ir_var *v);
 static void uniform_assigned(wide *w, const ir_stmt *s, var_list *vars);
 
 /* ---- group level ------------------------------------------------------------------------ */
@@ -1399,7 +757,7 @@ static wform attr_wform(wide *w, ir_attr a, int d, bool range) {
 /* does e read a variable that a loop inside the statements steps (w->stepped)? */
 static bool reads_stepped(wide *w, const ir_expr *e) {
     for (int i = 0; i < w->stepped.count; i++)
-        if (expr_reads(e, w->stepped.items[i])) return true;
+        if (wide_expr_reads(e, w->stepped.items[i])) return true;
     return false;
 }
 
@@ -1411,7 +769,7 @@ static wform wform_of(wide *w, const ir_expr *e, int comp, bool range, int depth
     if (depth == 0 && reads_stepped(w, e)) return NO_FORM;
     const ir_type *t = comp >= 0 && e->type->kind == IR_T_VEC ? e->type->elem : e->type;
     if (t->kind != IR_T_U32 && !(e->kind == IR_E_VAR && t->kind == IR_T_U16)) return NO_FORM;
-    if (e->kind != IR_E_CONST && e->kind != IR_E_VAR && comp < 0 && expr_uniform(w, e)) /* `K`, `*K`: one value */
+    if (e->kind != IR_E_CONST && e->kind != IR_E_VAR && comp < 0 && wide_uniform(w, e)) /* `K`, `*K`: one value */
         return (wform){true, cpu_S(em, "(uint32_t)%s", uniform_value(w, e)), NULL};
     switch (e->kind) {
     case IR_E_CONST: return (wform){true, cpu_S(em, "%lluu", (unsigned long long)(uint32_t)e->c.u), NULL};
@@ -1487,7 +845,7 @@ static void collect_forms(wide *w, const ir_expr *e, bool range, wform_sites *si
             const ir_expr *b = e->args[0];
             const char *base = NULL;
             if (b->type->kind == IR_T_PTR && b->type->space != IR_SPACE_THREADGROUP && b->type->space != IR_SPACE_THREAD &&
-                expr_uniform(w, b))
+                wide_uniform(w, b))
                 base = uniform_value(w, b);
             EN_PUSH(&em->arena, *sites, ((wform_site){e->args[1], f, base}));
         }
@@ -1795,7 +1153,7 @@ static const char *range_bound(wide *w, const ir_expr *c, const char *lo, const 
     if (x->kind != IR_E_VAR || x->var->param_kind != IR_PARAM_ATTR || x->var->type->kind == IR_T_VEC) return NULL;
     ir_attr a = x->var->attr;
     if (a != IR_ATTR_THREAD_POSITION_IN_THREADGROUP && a != IR_ATTR_THREAD_INDEX_IN_THREADGROUP) return NULL;
-    if (!expr_uniform(w, u)) return NULL;
+    if (!wide_uniform(w, u)) return NULL;
     const char *uv = uniform_value(w, u);
     int id = cpu_fresh(em);
     cpu_line(em, "const uint64_t _u%d = (uint64_t)(%s)%s;", id, uv, op == IR_OP_LT ? "" : " + 1u");
@@ -1837,7 +1195,7 @@ typedef struct test_search {
 
 static bool invariant_if(const ir_stmt *s, const void *ctx) {
     test_search *t = (test_search *)(uintptr_t)ctx; /* a search that records what it finds */
-    if (s->kind != IR_S_IF || !expr_uniform(t->w, s->cond) || ir_expr_any(s->cond, varies_in, &t->in)) return false;
+    if (s->kind != IR_S_IF || !wide_uniform(t->w, s->cond) || ir_expr_any(s->cond, varies_in, &t->in)) return false;
     t->found = s->cond;
     return true;
 }
@@ -1861,7 +1219,7 @@ static void flush_threads(wide *w) {
     /* one divergent if on the thread index: a narrower range instead of a test per thread */
     const ir_stmt *only = w->batch.items[0];
     if (only->kind == IR_S_IF && !only->else_s && !set.mask &&
-        !expr_uniform(w, only->cond) && w->batch_count_was == 1) {
+        !wide_uniform(w, only->cond) && w->batch_count_was == 1) {
         const char *lo = set.lo ? set.lo : "0u", *hi = set.lo ? set.hi : "_n";
         cpu_line(em, "/* %s */", cpu_source_note(em, only->loc));
         const char *new_lo = lo;
@@ -2008,7 +1366,7 @@ static bool result_moves_to(wide *w, const ir_stmt *op, const ir_stmt *next) {
     if (!t || !next || next->kind != IR_S_ASSIGN || next->value->kind != IR_E_VAR || next->value->var != t) return false;
     if (next->place->type != t->type) return false;
     const ir_stmt *body = w->em->f->body;
-    return count_assigns(body, t) == 1 && !var_read_outside(body, t, next);
+    return wide_count_assigns(body, t) == 1 && !var_read_outside(body, t, next);
 }
 
 /* one matrix statement for SIMD group _sg; returns how many statements it took */
@@ -2118,10 +1476,10 @@ static bool matrix_only(wide *w, const ir_stmt *s) {
     case IR_S_ASSIGN: {
         if (matrix_stmt(s)) return true;
         const ir_var *v = s->kind == IR_S_DECL ? s->var : s->place->kind == IR_E_VAR ? s->place->var : NULL;
-        return v && is_uniform_var(w, v) && expr_uniform(w, s->value);
+        return v && is_uniform_var(w, v) && wide_uniform(w, s->value);
     }
     case IR_S_INTRINSIC: return matrix_stmt(s);
-    case IR_S_IF: return expr_uniform(w, s->cond) && matrix_only(w, s->then_s) && matrix_only(w, s->else_s);
+    case IR_S_IF: return wide_uniform(w, s->cond) && matrix_only(w, s->then_s) && matrix_only(w, s->else_s);
     case IR_S_LOOP: return loop_uniform(w, s) && matrix_only(w, s->body) && matrix_only(w, s->latch);
     case IR_S_BREAK:
     case IR_S_CONTINUE: return true; /* its target: exits_inside, for the whole loop */
@@ -2219,7 +1577,7 @@ typedef struct exit_walk {
 } exit_walk;
 
 static int test_level(wide *w, const ir_expr *c) {
-    return expr_uniform_in(w, c, false) ? 0 : expr_uniform_in(w, c, true) ? 1 : 2;
+    return wide_uniform_in(w, c, false) ? 0 : wide_uniform_in(w, c, true) ? 1 : 2;
 }
 
 static void exit_walk_stmt(wide *w, const ir_stmt *s, exit_walk *x) {
@@ -2353,11 +1711,11 @@ static bool assigns_here(const ir_stmt *s, const void *v) {
 
 static bool assigns_var(const ir_stmt *s, const ir_var *v) { return ir_stmt_any_in(s, assigns_here, v); }
 
-static bool expr_reads(const ir_expr *e, const ir_var *v) {
+EN_INTERNAL bool wide_expr_reads(const ir_expr *e, const ir_var *v) {
     if (!e) return false;
     if (e->kind == IR_E_VAR) return e->var == v;
     for (int i = 0; i < e->arg_count; i++)
-        if (expr_reads(e->args[i], v)) return true;
+        if (wide_expr_reads(e->args[i], v)) return true;
     return false;
 }
 
@@ -2372,15 +1730,15 @@ static bool read_outside_all(const ir_stmt *s, const ir_var *v, const ir_stmt *c
         for (int i = 0; i < s->stmt_count; i++)
             if (read_outside_all(s->stmts[i], v, skip, count)) return true;
         return false;
-    case IR_S_DECL: return expr_reads(s->value, v);
-    case IR_S_ASSIGN: return expr_reads(s->value, v) || (s->place->kind != IR_E_VAR && expr_reads(s->place, v));
+    case IR_S_DECL: return wide_expr_reads(s->value, v);
+    case IR_S_ASSIGN: return wide_expr_reads(s->value, v) || (s->place->kind != IR_E_VAR && wide_expr_reads(s->place, v));
     case IR_S_IF:
-        return expr_reads(s->cond, v) || read_outside_all(s->then_s, v, skip, count) || read_outside_all(s->else_s, v, skip, count);
+        return wide_expr_reads(s->cond, v) || read_outside_all(s->then_s, v, skip, count) || read_outside_all(s->else_s, v, skip, count);
     case IR_S_LOOP: return read_outside_all(s->body, v, skip, count) || read_outside_all(s->latch, v, skip, count);
-    case IR_S_RETURN: return expr_reads(s->value, v);
+    case IR_S_RETURN: return wide_expr_reads(s->value, v);
     case IR_S_INTRINSIC:
         for (int i = 0; i < s->arg_count; i++)
-            if (expr_reads(s->args[i], v)) return true;
+            if (wide_expr_reads(s->args[i], v)) return true;
         return false;
     default: return false;
     }
@@ -2457,7 +1815,7 @@ static bool find_stride_index(wide *w, const ir_stmt *loop, stride_index *si) {
         a = same_bits(widened(val->args[1]));
         b = val->args[0];
     }
-    if (!(a->kind == IR_E_VAR && a->var == v) || !expr_uniform(w, b)) return false;
+    if (!(a->kind == IR_E_VAR && a->var == v) || !wide_uniform(w, b)) return false;
     if (assigns_var(loop->body, v)) return false;
     /* threads leave at different steps, so no single base gives every thread's final i */
     if (var_read_outside(w->em->f->body, v, loop)) return false;
@@ -2466,10 +1824,10 @@ static bool find_stride_index(wide *w, const ir_stmt *loop, stride_index *si) {
     si->grid_base = NULL;
     if (is_thread_index(w, init, &si->grid_base)) {
         si->start = NULL;
-    } else if (init->kind == IR_E_BINARY && init->op == IR_OP_ADD && expr_uniform(w, init->args[1]) &&
+    } else if (init->kind == IR_E_BINARY && init->op == IR_OP_ADD && wide_uniform(w, init->args[1]) &&
                is_thread_index(w, init->args[0], &si->grid_base)) {
         si->start = init->args[1];
-    } else if (init->kind == IR_E_BINARY && init->op == IR_OP_ADD && expr_uniform(w, init->args[0]) &&
+    } else if (init->kind == IR_E_BINARY && init->op == IR_OP_ADD && wide_uniform(w, init->args[0]) &&
                is_thread_index(w, init->args[1], &si->grid_base)) {
         si->start = init->args[0];
     } else {
@@ -2502,7 +1860,7 @@ static const char *uniform_value(wide *w, const ir_expr *e) {
 
 /* p = buffer + position * U (or U * position), p never reassigned, U the same value as
  * `limit`: the threadgroup at the next position reads p + U */
-static bool same_value(const ir_expr *a, const ir_expr *b) {
+EN_INTERNAL bool wide_same_value(const ir_expr *a, const ir_expr *b) {
     if (a->kind != b->kind || a->type != b->type || a->op != b->op || a->arg_count != b->arg_count) return false;
     switch (a->kind) {
     case IR_E_CONST: return a->c.u == b->c.u;
@@ -2524,7 +1882,7 @@ static bool same_value(const ir_expr *a, const ir_expr *b) {
     default: return false;
     }
     for (int i = 0; i < a->arg_count; i++)
-        if (!same_value(a->args[i], b->args[i])) return false;
+        if (!wide_same_value(a->args[i], b->args[i])) return false;
     return true;
 }
 
@@ -2543,8 +1901,8 @@ static bool row_pointer(wide *w, const ir_var *p, const ir_expr *limit) {
     if (base->kind != IR_E_VAR || base->var->param_kind != IR_PARAM_BUFFER) return false;
     if (off->kind != IR_E_BINARY || off->op != IR_OP_MUL) return false;
     const ir_expr *a = off->args[0], *b = off->args[1];
-    return (is_group_position(a) && same_value(strip_u32(b), strip_u32(limit))) ||
-           (is_group_position(b) && same_value(strip_u32(a), strip_u32(limit)));
+    return (is_group_position(a) && wide_same_value(strip_u32(b), strip_u32(limit))) ||
+           (is_group_position(b) && wide_same_value(strip_u32(a), strip_u32(limit)));
 }
 
 typedef struct row_load {
@@ -2616,9 +1974,9 @@ static bool note_strided_load(const ir_expr *e, const void *ctx) {
     if (e->kind != IR_E_INDEX) return false;
     const ir_expr *p = e->args[0], *i = widened(e->args[1]);
     if (p->type->kind != IR_T_PTR || (p->type->space != IR_SPACE_DEVICE && p->type->space != IR_SPACE_CONSTANT)) return false;
-    if (i->kind != IR_E_VAR || i->var != c->index || !expr_uniform(c->w, p)) return false;
+    if (i->kind != IR_E_VAR || i->var != c->index || !wide_uniform(c->w, p)) return false;
     for (int k = 0; k < c->bases.count; k++)
-        if (same_value(c->bases.items[k], p)) return false;
+        if (wide_same_value(c->bases.items[k], p)) return false;
     EN_PUSH(&c->w->em->arena, c->bases, p);
     return false;
 }
@@ -2722,7 +2080,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     const ir_expr *limit = NULL;
     if (strided && count && head->kind == IR_E_UNARY && head->op == IR_OP_NOT && head->args[0]->kind == IR_E_BINARY &&
         head->args[0]->op == IR_OP_LT && widened(head->args[0]->args[0])->kind == IR_E_VAR &&
-        widened(head->args[0]->args[0])->var == si.var && expr_uniform(w, head->args[0]->args[1]))
+        widened(head->args[0]->args[0])->var == si.var && wide_uniform(w, head->args[0]->args[1]))
         limit = head->args[0]->args[1];
     if (strided)
         in_range = signed_index ? cpu_S(em, "_ib%d + (int64_t)%s <= INT32_MAX && _ib%d >= INT32_MIN", id, last, id)
@@ -2917,7 +2275,7 @@ static void uniform_loop(wide *w, const ir_stmt *loop, wset set) {
 static bool loop_uniform(wide *w, const ir_stmt *s) {
     int first;
     const ir_expr *head = loop_head(s, &first);
-    return !head || expr_uniform(w, head);
+    return !head || wide_uniform(w, head);
 }
 
 /* A statement whose threads meet their own accesses (its store may be where another
@@ -2958,8 +2316,8 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         sg_region(w, s);
         return;
     }
-    const ir_stmt *staged = s->kind != IR_S_LOOP && per_thread_shape(w, s) ? stageable(w, s) : NULL;
-    if (staged && needs_lock_step(w, NULL, 0, s)) {
+    const ir_stmt *staged = s->kind != IR_S_LOOP && per_thread_shape(w, s) ? wide_stageable(w, s) : NULL;
+    if (staged && wide_needs_lock_step(w, NULL, 0, s)) {
         flush_batch(w);
         staged_stmt(w, s, staged, set);
         return;
@@ -2967,7 +2325,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
     if (batchable(w, s)) {
         flush_matrices(w);
         if (w->batch.count && (w->batch_set.lo != set.lo || w->batch_set.mask != set.mask)) flush_batch(w);
-        if (w->batch.count && needs_lock_step(w, w->batch.items, w->batch.count, s)) flush_batch(w);
+        if (w->batch.count && wide_needs_lock_step(w, w->batch.items, w->batch.count, s)) flush_batch(w);
         w->batch_set = set;
         EN_PUSH(&em->arena, w->batch, s);
         return;
@@ -2995,9 +2353,9 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         /* a value wide mode sees as per thread (it reads a variable assigned per thread
          * elsewhere) that the uniformity pass found the same in every thread here: the first
          * thread of the set computes it, as the region emitter's first lane does */
-        bool first_thread = value && v->uniform && !expr_uniform(w, value) && !w->per_sg;
+        bool first_thread = value && v->uniform && !wide_uniform(w, value) && !w->per_sg;
         if ((w->divergent && !local) || (!set_is_whole(w, set) && !local) || !value ||
-            (!expr_uniform_in(w, value, false) && !first_thread)) {
+            (!wide_uniform_in(w, value, false) && !first_thread)) {
             if (s->kind == IR_S_DECL && !value && (!w->divergent || local)) break;
             wfail(w);
             break;
@@ -3016,7 +2374,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         break;
     }
     case IR_S_IF: {
-        if (!expr_uniform(w, s->cond)) {
+        if (!wide_uniform(w, s->cond)) {
             divergent_if(w, s, set);
             break;
         }

@@ -902,14 +902,21 @@ static void run_sg_blocks(enigma_device *dev, enigma_pipeline *p, int32_t nblock
     free(a), free(c), free(t);
 }
 
+/* groups x tsize threads of a kernel (in, out): random floats in, 777 out before */
+static void run_in_out(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize, float **in, float **out) {
+    uint32_t n = groups * tsize;
+    *in = malloc((size_t)n * 4), *out = malloc((size_t)n * 4);
+    for (uint32_t i = 0; i < n; i++) (*in)[i] = rndf(), (*out)[i] = 777.0f;
+    slot s[] = {{*in, (size_t)n * 4}, {*out, (size_t)n * 4}};
+    dispatch(dev, p, s, 2, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){tsize, 1, 1});
+}
+
 /* publish: out = in[the SIMD group's lane 5] + 0.5 in, except that lane 5 of each SIMD
  * group reads its own slot after lane 0 tripled it (1.5 in[5] for it: 3 a / 2) */
 static void run_publish(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize) {
     uint32_t n = groups * tsize;
-    float *in = malloc((size_t)n * 4), *out = malloc((size_t)n * 4);
-    for (uint32_t i = 0; i < n; i++) in[i] = rndf(), out[i] = 777.0f;
-    slot s[] = {{in, (size_t)n * 4}, {out, (size_t)n * 4}};
-    dispatch(dev, p, s, 2, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){tsize, 1, 1});
+    float *in, *out;
+    run_in_out(dev, p, groups, tsize, &in, &out);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t lid = i % tsize, slot5 = i - lid + lid / 32 * 32 + 5;
         float a = in[slot5], own = lid % 32 == 5 ? 3.0f * a : in[i];
@@ -925,10 +932,8 @@ static void run_publish(enigma_device *dev, enigma_pipeline *p, uint32_t groups,
 /* neighbours: each SIMD group in lock step (a group of n threads, its last SIMD group partial) */
 static void run_neighbours(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize) {
     uint32_t n = groups * tsize;
-    float *in = malloc((size_t)n * 4), *out = malloc((size_t)n * 4);
-    for (uint32_t i = 0; i < n; i++) in[i] = rndf(), out[i] = 777.0f;
-    slot s[] = {{in, (size_t)n * 4}, {out, (size_t)n * 4}};
-    dispatch(dev, p, s, 2, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){tsize, 1, 1});
+    float *in, *out;
+    run_in_out(dev, p, groups, tsize, &in, &out);
     for (uint32_t base = 0; base < n; base += base % tsize + 32 < tsize ? 32 : tsize - base % tsize) {
         uint32_t lanes = tsize - base % tsize < 32 ? tsize - base % tsize : 32;
         double t[32], o[32], x[32];
