@@ -135,7 +135,6 @@ static bool exits_inside(const ir_stmt *s, const ir_stmt **loops, int depth) {
     }
 }
 
-static const ir_expr *loop_head(const ir_stmt *loop, int *first);
 static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop);
 static bool read_outside_all(const ir_stmt *s, const ir_var *v, const ir_stmt *const *skip, int count);
 static bool assigns_var(const ir_stmt *s, const ir_var *v);
@@ -173,7 +172,7 @@ static bool indexes_with_counter(wide *w, const ir_stmt *s) {
  * register, instead of one pass over the threads (through memory) per step. */
 static bool loop_in_thread(wide *w, const ir_stmt *s) {
     int first;
-    const ir_expr *head = loop_head(s, &first);
+    const ir_expr *head = wide_loop_head(s, &first);
     if (!head || !wide_uniform(w, head) || cpu_has_barrier(s)) return false;
     /* a memory index that moves with a counter of a loop that is not unrolled has no
      * 64-bit form inside it (wform_of): such a loop runs as a pass over the threads per
@@ -205,7 +204,7 @@ static int exit_level(wide *w, const ir_stmt *s);
  * made of per-thread statements: it runs whole inside the loop over threads, as C. */
 static bool headless_in_thread(wide *w, const ir_stmt *s) {
     int first;
-    if (loop_head(s, &first) || cpu_has_barrier(s) || exit_level(w, s) != 2) return false;
+    if (wide_loop_head(s, &first) || cpu_has_barrier(s) || exit_level(w, s) != 2) return false;
     const ir_stmt *loops[32] = {s};
     return thread_ok(w, s->body, s) && thread_ok(w, s->latch, s) && exits_inside(s->body, loops, 1) &&
            exits_inside(s->latch, loops, 1);
@@ -577,7 +576,7 @@ EN_INTERNAL int wide_count_assigns(const ir_stmt *s, const ir_var *v) {
 EN_INTERNAL const ir_var *wide_counted_loop(wide *w, const ir_stmt *s, long long *from, long long *to, long long *step) {
     emitter *em = w->em;
     int first;
-    const ir_expr *head = loop_head(s, &first);
+    const ir_expr *head = wide_loop_head(s, &first);
     const ir_stmt *latch = s->latch;
     if (latch && latch->kind == IR_S_BLOCK && latch->stmt_count == 1) latch = latch->stmts[0];
     if (!head || !latch || latch->kind != IR_S_ASSIGN || latch->place->kind != IR_E_VAR) return NULL;
@@ -682,7 +681,7 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
             vi->cname = own;
         }
         int first;
-        const ir_expr *head = loop_head(s, &first);
+        const ir_expr *head = wide_loop_head(s, &first);
         if (head && wide_uniform(w, head)) {
             /* a counted loop the same in every thread: unrolled (at -O2 gcc only unrolls
              * when asked), the loop over threads then vectorises across threads */
@@ -1602,7 +1601,7 @@ static void exit_walk_stmt(wide *w, const ir_stmt *s, exit_walk *x) {
             return;
         }
         int first;
-        loop_head(s, &first); /* its head test exits it by design: not counted */
+        wide_loop_head(s, &first); /* its head test exits it by design: not counted */
         x->loops[x->depth] = s;
         x->since[x->depth++] = 0;
         for (int i = first; i < s->body->stmt_count; i++) exit_walk_stmt(w, s->body->stmts[i], x);
@@ -1639,7 +1638,7 @@ static bool sg_candidate(wide *w, const ir_stmt *s, wset set) {
     const ir_stmt *loops[32];
     if (cpu_has_barrier(s) || !exits_inside(s, loops, 0)) return false;
     int first = 0;
-    const ir_expr *test = s->kind == IR_S_IF ? s->cond : loop_head(s, &first);
+    const ir_expr *test = s->kind == IR_S_IF ? s->cond : wide_loop_head(s, &first);
     if (test && test_level(w, test) != 1) return false;
     int exits = exit_level(w, s);
     if (exits == 2) return false; /* a thread leaves on its own: not a SIMD group's control */
@@ -1679,7 +1678,7 @@ static void group_list(wide *w, const ir_stmt *s, wset set) {
 }
 
 /* the exit test of a loop whose body starts with `if (c) break;`: c, else NULL */
-static const ir_expr *loop_head(const ir_stmt *loop, int *first) {
+EN_INTERNAL const ir_expr *wide_loop_head(const ir_stmt *loop, int *first) {
     const ir_stmt *b = loop->body;
     *first = 0;
     if (!b || b->kind != IR_S_BLOCK || b->stmt_count == 0) return NULL;
@@ -2274,7 +2273,7 @@ static void uniform_loop(wide *w, const ir_stmt *loop, wset set) {
  * checked where it is emitted: under a divergent if it makes the kernel leave wide mode. */
 static bool loop_uniform(wide *w, const ir_stmt *s) {
     int first;
-    const ir_expr *head = loop_head(s, &first);
+    const ir_expr *head = wide_loop_head(s, &first);
     return !head || wide_uniform(w, head);
 }
 
@@ -2394,7 +2393,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
     }
     case IR_S_LOOP: {
         int first;
-        const ir_expr *head = loop_head(s, &first);
+        const ir_expr *head = wide_loop_head(s, &first);
         const ir_stmt *loops[32];
         if (loop_uniform(w, s) && !w->per_sg && !w->divergent && set_is_all(set) && has_matrix_stmt(s) &&
             matrix_only(w, s) && exits_inside(s, loops, 0))

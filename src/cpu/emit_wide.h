@@ -57,6 +57,8 @@ EN_INTERNAL bool wide_uniform(wide *w, const ir_expr *e);
 EN_INTERNAL bool wide_same_value(const ir_expr *a, const ir_expr *b);
 /* does e read v? */
 EN_INTERNAL bool wide_expr_reads(const ir_expr *e, const ir_var *v);
+/* the exit test of a loop whose body starts with `if (c) break;`: c (*first 1), else NULL */
+EN_INTERNAL const ir_expr *wide_loop_head(const ir_stmt *loop, int *first);
 /* how many statements of s assign v (its declaration aside) */
 EN_INTERNAL int wide_count_assigns(const ir_stmt *s, const ir_var *v);
 /* a loop `for (v = from; v < to; v += step)` with constant bounds, v assigned by its latch

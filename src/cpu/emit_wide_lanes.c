@@ -18,14 +18,17 @@
  * to threadgroup memory, one of them a store, share a loop over the threads only when no
  * two threads of a SIMD group can meet at one address through them in an order lock step
  * would not give (mem_access_add): each thread's two addresses are the same (the same
- * place, its variables unchanged in between); or each thread has a block of its own
- * (`tgp[lid * N + i]`, i counting 0..N-1); or a load at thread l + d, d >= 0, comes before
- * the store at thread l (a tree's `tg[lid] += tg[lid + s]`: increasing l loads first).
+ * place, its variables unchanged in between); or each thread has a place of its own in
+ * both: a block (`tgp[lid * N + i]`, i counting 0..N-1), a residue (the lane plus
+ * multiples of 32, from one start), a column in rows (`so4[j*PV4 + i]`, i from the lane in
+ * steps of 32 below the row's width, any row j the same in the SIMD group); or a load at
+ * thread l + d, d >= 0, comes before the store at thread l (a tree's `tg[lid] +=
+ * tg[lid + s]`: increasing l loads first).
  * Stores of one address by all the threads of a SIMD group may meet each other (lock step
  * leaves the winner open too). Threadgroup memory is told apart by object: `threadgroup`
  * variables and [[threadgroup(n)]] buffers, where a pointer shows which one it is in.
- * Device memory keeps the one rule of before (a store to an address the same in a SIMD
- * group against loads): lanes passing values through device memory at their own addresses
+ * Device memory has one rule only (a store to an address the same in a SIMD group against
+ * the loads around it): lanes passing values through device memory at their own addresses
  * within one barrier interval are not seen. A statement that meets itself (`t[lid] =
  * t[lid - 1]`) runs as two loops: the values, then the stores (emit_wide.c, staged_stmt).
  *
@@ -43,9 +46,10 @@ typedef struct mem_access {
     const ir_expr *thread;
     const ir_expr *at[4];  /* and the terms the same in the SIMD group, where its blocks start */
     int at_count;
-    /* or every index it takes is the thread's lane plus a multiple of 32 (ggml's `for (short
-     * i = tiisg; i < SH; i += NW) ss[j*SH + i] = ...`): lanes of a SIMD group never meet */
+    /* or every index it takes is the thread's lane plus a multiple of 32 plus `at` (ggml's
+     * `for (short i = tiisg; i < SH; i += NW) ss[j*SH + i] = ...`): lanes never meet */
     bool residue;
+    long long rows, column; /* or rows of this width, a column per lane from `column` on (lane_rows) */
     bool one_d;            /* the thread's x position: so only in 1-D groups */
 } mem_access;
 
@@ -59,7 +63,8 @@ typedef struct mem_use {
     int assigned_count;
     struct { const ir_var *var; long long lo, hi; } counters[MEM_COUNTERS]; /* of loops around */
     int counter_count;
-    const ir_var *by_lane[MEM_COUNTERS]; /* counters of loops around that are lane + 32 k */
+    struct { const ir_var *var; long long hi; } by_lane[MEM_COUNTERS]; /* counters of loops around that are
+                                          lane + 32 k, at most hi (-1: not known) */
     int by_lane_count;
     bool full;              /* a list ran out: every later access conflicts */
 } mem_use;
@@ -268,33 +273,41 @@ static int index_terms(wide *w, const ir_expr *e, const ir_expr **terms, int cou
     return count + 1;
 }
 
-/* Is e, as an integer, the thread's lane plus a multiple of 32 wherever it is computed?
- * *lanes counts the terms that carry the lane (one is wanted): the thread's index in the
- * group or in its SIMD group, its x position in a 1-D group (*one_d), a by_lane counter;
- * every other term a multiple of 32. Conversions between integer types keep the lane (their
- * moduli are multiples of 32). */
-static bool lane_residue(wide *w, const mem_use *u, const ir_expr *e, int *lanes, bool *one_d, int depth) {
+/* Is e, as an integer, the thread's lane plus a multiple of 32 plus terms the same in the
+ * SIMD group, wherever it is computed? *lanes counts the terms that carry the lane (one is
+ * wanted): the thread's index in the group or in its SIMD group, its x position in a 1-D
+ * group (*one_d), a by_lane counter; the terms the same in the SIMD group go to a->at (with
+ * a NULL, none may be). Conversions between integer types keep the lane (their moduli are
+ * multiples of 32). */
+static bool lane_residue(wide *w, const mem_use *u, const ir_expr *e, mem_access *a, int *lanes, bool *one_d, int depth) {
     emitter *em = w->em;
     if (depth > 12 || !ir_is_integer(e->type)) return false;
+    if (e->kind == IR_E_CONST) return (unsigned_int(e->type) ? e->c.u % 32u : (unsigned long long)(e->c.i % 32)) == 0;
+    if (e->kind == IR_E_BINARY && (e->op == IR_OP_MUL || e->op == IR_OP_SHL)) { /* by a constant multiple of 32: no lane left */
+        const ir_expr *c = e->args[1]->kind == IR_E_CONST || e->op == IR_OP_SHL ? e->args[1] : e->args[0];
+        if (c->kind == IR_E_CONST && ir_is_integer(c->type)) {
+            unsigned long long v = unsigned_int(c->type) ? c->c.u : (unsigned long long)c->c.i;
+            if (e->op == IR_OP_SHL ? v >= 5 && v < 64 : v % 32u == 0) return true;
+        }
+    }
+    if (a && wide_uniform_in(w, e, true)) { /* a start: the same for both accesses, or they may meet */
+        if (a->at_count == 4) return false;
+        a->at[a->at_count++] = e;
+        return true;
+    }
     switch (e->kind) {
-    case IR_E_CONST: return (unsigned_int(e->type) ? e->c.u % 32u : (unsigned long long)(e->c.i % 32)) == 0;
-    case IR_E_CONVERT: return ir_is_integer(e->args[0]->type) && lane_residue(w, u, e->args[0], lanes, one_d, depth + 1);
+    case IR_E_CONVERT: return ir_is_integer(e->args[0]->type) && lane_residue(w, u, e->args[0], a, lanes, one_d, depth + 1);
     case IR_E_BINARY:
         if (e->op == IR_OP_ADD)
-            return lane_residue(w, u, e->args[0], lanes, one_d, depth + 1) && lane_residue(w, u, e->args[1], lanes, one_d, depth + 1);
-        if (e->op == IR_OP_MUL || e->op == IR_OP_SHL) { /* by a constant multiple of 32: no lane left */
-            const ir_expr *c = e->args[1]->kind == IR_E_CONST || e->op == IR_OP_SHL ? e->args[1] : e->args[0];
-            if (c->kind != IR_E_CONST || !ir_is_integer(c->type)) return false;
-            unsigned long long v = unsigned_int(c->type) ? c->c.u : (unsigned long long)c->c.i;
-            return e->op == IR_OP_SHL ? v >= 5 && v < 64 : v % 32u == 0;
-        }
+            return lane_residue(w, u, e->args[0], a, lanes, one_d, depth + 1) &&
+                   lane_residue(w, u, e->args[1], a, lanes, one_d, depth + 1);
         return false;
     case IR_E_SWIZZLE:
     case IR_E_VAR: {
         bool x_only = false;
-        if (lane_distinct(w, e, false, &x_only, 0)) {
-            const ir_expr *v = e->kind == IR_E_SWIZZLE ? e->args[0] : e;
-            if (v->kind != IR_E_VAR) return false;
+        const ir_expr *d = lane_distinct(w, e, false, &x_only, 0);
+        if (d) {
+            const ir_expr *v = d->kind == IR_E_SWIZZLE ? d->args[0] : d;
             if (v->var->attr == IR_ATTR_THREAD_POSITION_IN_GRID) return false; /* groups need not be 32 wide */
             *one_d |= x_only;
             (*lanes)++;
@@ -302,7 +315,7 @@ static bool lane_residue(wide *w, const mem_use *u, const ir_expr *e, int *lanes
         }
         if (e->kind != IR_E_VAR) return false;
         for (int k = 0; k < u->by_lane_count; k++)
-            if (u->by_lane[k] == e->var) {
+            if (u->by_lane[k].var == e->var) {
                 (*lanes)++;
                 return true;
             }
@@ -310,15 +323,17 @@ static bool lane_residue(wide *w, const mem_use *u, const ir_expr *e, int *lanes
         if (v->storage != IR_VAR_LOCAL || v->param_kind != IR_PARAM_NONE || v->is_assigned || v->address_taken ||
             v->id >= em->var_count || !em->inits[v->id])
             return false;
-        return lane_residue(w, u, em->inits[v->id], lanes, one_d, depth + 1);
+        return lane_residue(w, u, em->inits[v->id], a, lanes, one_d, depth + 1);
     }
     default: return false;
     }
 }
 
 /* a loop whose counter starts at the thread's lane (plus a multiple of 32) and steps by a
- * constant multiple of 32, assigned nowhere else: the counter, else NULL */
-static const ir_var *by_lane_counter(wide *w, const mem_use *u, const ir_stmt *loop) {
+ * constant multiple of 32, assigned nowhere else: the counter, else NULL; *hi the most it
+ * is in the body when it starts at the lane and the loop runs while it is below a constant
+ * (-1 otherwise) */
+static const ir_var *by_lane_counter(wide *w, const mem_use *u, const ir_stmt *loop, long long *hi) {
     emitter *em = w->em;
     const ir_stmt *latch = loop->latch;
     if (latch && latch->kind == IR_S_BLOCK && latch->stmt_count == 1) latch = latch->stmts[0];
@@ -336,8 +351,58 @@ static const ir_var *by_lane_counter(wide *w, const mem_use *u, const ir_stmt *l
     unsigned long long step = unsigned_int(c->type) ? c->c.u : (unsigned long long)c->c.i;
     int lanes = 0;
     bool one_d = false;
-    if (step == 0 || step % 32u || !lane_residue(w, u, em->inits[v->id], &lanes, &one_d, 0) || lanes != 1 || one_d) return NULL;
+    if (step == 0 || step % 32u || !lane_residue(w, u, em->inits[v->id], NULL, &lanes, &one_d, 0) || lanes != 1 || one_d) return NULL;
+    *hi = -1;
+    const ir_expr *init = em->inits[v->id];
+    while (init->kind == IR_E_CONVERT) init = init->args[0];
+    int first;
+    const ir_expr *head = wide_loop_head(loop, &first); /* `!(v < K)` */
+    if (init->kind == IR_E_VAR && init->var->param_kind == IR_PARAM_ATTR && init->var->attr == IR_ATTR_THREAD_INDEX_IN_SIMDGROUP &&
+        head && head->kind == IR_E_UNARY && head->op == IR_OP_NOT && head->args[0]->kind == IR_E_BINARY &&
+        head->args[0]->op == IR_OP_LT && head->args[0]->args[1]->kind == IR_E_CONST) {
+        const ir_expr *l = head->args[0]->args[0], *k = head->args[0]->args[1];
+        while (l->kind == IR_E_CONVERT && ir_is_integer(l->args[0]->type) && int_bits(l->args[0]->type) <= int_bits(l->type))
+            l = l->args[0];
+        if (l->kind == IR_E_VAR && l->var == v && ir_is_integer(k->type))
+            *hi = (unsigned_int(k->type) ? (long long)k->c.u : k->c.i) - 1;
+    }
     return v;
+}
+
+/* Do index's values fall in rows of their own: index = x * width + c + i, x the same in
+ * the SIMD group (any row), c >= 0 a constant, i a by_lane counter (the lane plus multiples
+ * of 32) or the lane itself, c + i < width? Two such accesses of one array, width and c
+ * never meet from two lanes, whatever their rows: same address, same row and column, so the
+ * same lane (ggml's `so4[j*PV4 + i]` in `for (short i = tiisg; i < DV4; i += NW)`, j = jj*NSG +
+ * sgitg). The width, else 0. */
+static long long lane_rows(wide *w, const mem_use *u, const ir_expr *index, long long *column) {
+    const ir_expr *terms[8];
+    int n = index_terms(w, index, terms, 0, 8, 0);
+    long long width = 0, c = 0, span = 0;
+    for (int i = 0; i < n; i++) {
+        const ir_expr *t = terms[i];
+        if (t->kind == IR_E_CONST && ir_is_integer(t->type)) {
+            c += unsigned_int(t->type) ? (long long)t->c.u : t->c.i;
+            continue;
+        }
+        if (t->kind == IR_E_BINARY && t->op == IR_OP_MUL && ir_is_integer(t->type)) { /* x * width */
+            const ir_expr *k = t->args[1], *x = t->args[0];
+            if (k->kind != IR_E_CONST) k = t->args[0], x = t->args[1];
+            long long wd = k->kind == IR_E_CONST && ir_is_integer(k->type) ? (unsigned_int(k->type) ? (long long)k->c.u : k->c.i) : 0;
+            if (wd <= 0 || (width && wd != width) || !wide_uniform_in(w, x, true)) return 0;
+            width = wd;
+            continue;
+        }
+        long long hi = -1;
+        if (t->kind == IR_E_VAR && t->var->param_kind == IR_PARAM_ATTR && t->var->attr == IR_ATTR_THREAD_INDEX_IN_SIMDGROUP)
+            hi = 31;
+        for (int k = 0; k < u->by_lane_count && t->kind == IR_E_VAR; k++)
+            if (u->by_lane[k].var == t->var) hi = u->by_lane[k].hi;
+        if (hi < 0 || span) return 0;
+        span = hi + 1;
+    }
+    *column = c;
+    return n > 0 && width && span && c >= 0 && c + span <= width ? width : 0;
 }
 
 /* Does index give each thread of a SIMD group a block of its own: at + block * t + r, with
@@ -385,18 +450,26 @@ static long long own_block(wide *w, const mem_use *u, const ir_expr *index, mem_
     return n > 0 && block > 0 && lo >= 0 && hi < block ? block : 0;
 }
 
-/* do two accesses give each thread of a SIMD group the same block of its own (one array,
- * one block size and thread attribute, the same start, unchanged in between)? */
-static bool same_blocks(const mem_use *u, const mem_access *a, const mem_access *b) {
-    if (!a->block || a->block != b->block || a->at_count != b->at_count || !wide_same_value(a->thread, b->thread) ||
-        !wide_same_value(a->place->args[0], b->place->args[0]))
-        return false;
+/* are two accesses in one array from the same start (the terms the same in the SIMD group,
+ * unchanged in between)? */
+static bool same_start(const mem_use *u, const mem_access *a, const mem_access *b) {
+    if (a->at_count != b->at_count || !wide_same_value(a->place->args[0], b->place->args[0])) return false;
     for (int i = 0; i < a->at_count; i++) {
         if (!wide_same_value(a->at[i], b->at[i])) return false;
         for (int k = 0; k < u->assigned_count; k++)
             if (wide_expr_reads(a->at[i], u->assigned[k])) return false;
     }
     return true;
+}
+
+/* do two accesses give each lane of a SIMD group a place of its own: rows of one width; or
+ * the same block (block size and thread attribute), or both residues of the lane, from the
+ * same start? */
+static bool lanes_apart(const mem_use *u, const mem_access *a, const mem_access *b) {
+    if (a->rows && a->rows == b->rows && a->column == b->column && wide_same_value(a->place->args[0], b->place->args[0]))
+        return true;
+    bool blocks = a->block && a->block == b->block && wide_same_value(a->thread, b->thread);
+    return (blocks || (a->residue && b->residue)) && same_start(u, a, b);
 }
 
 /* one more access, after those of u: *conflict when it and an earlier one, a store among
@@ -411,7 +484,7 @@ static void mem_access_add(wide *w, mem_use *u, mem_access a, bool *conflict) {
         const mem_access *b = &u->acc[i];
         if (!(a.store || b->store) || !access_meet(&a, b) || same_address(u, a.place, b->place)) continue;
         if (!a.place && !b->place) continue; /* stores of one address by all: any may win */
-        if (same_blocks(u, &a, b) || (a.residue && b->residue && wide_same_value(a.place->args[0], b->place->args[0]))) {
+        if (lanes_apart(u, &a, b)) {
             if (a.one_d || b->one_d) w->needs_one_d = true;
             continue;
         }
@@ -435,7 +508,12 @@ static mem_access access_of(wide *w, const mem_use *u, const ir_expr *place, boo
         a.block = own_block(w, u, place->args[1], &a);
         int lanes = 0;
         bool one_d = false;
-        if (!a.block && lane_residue(w, u, place->args[1], &lanes, &one_d, 0) && lanes == 1) a.residue = true, a.one_d = one_d;
+        if (!a.block) {
+            a.at_count = 0;
+            a.residue = lane_residue(w, u, place->args[1], &a, &lanes, &one_d, 0) && lanes == 1;
+            a.one_d = a.residue && one_d;
+        }
+        a.rows = lane_rows(w, u, place->args[1], &a.column);
     }
     return a;
 }
@@ -527,9 +605,13 @@ static void mem_uses(wide *w, const ir_stmt *s, mem_use *u, bool *conflict) {
             u->counters[u->counter_count].lo = from;
             u->counters[u->counter_count++].hi = to - 1;
         }
-        const ir_var *lane_counter = by_lane_counter(w, u, s);
+        long long hi;
+        const ir_var *lane_counter = by_lane_counter(w, u, s, &hi);
         bool by_lane = lane_counter && u->by_lane_count < MEM_COUNTERS;
-        if (by_lane) u->by_lane[u->by_lane_count++] = lane_counter;
+        if (by_lane) {
+            u->by_lane[u->by_lane_count].var = lane_counter;
+            u->by_lane[u->by_lane_count++].hi = hi;
+        }
         for (int round = 0; round < 2; round++) {
             mem_uses(w, s->body, u, conflict);
             mem_uses(w, s->latch, u, conflict);
