@@ -178,6 +178,24 @@ static int int_bits(const ir_type *t) {
     }
 }
 
+/* is e an integer constant? its value into *v */
+static bool int_const(const ir_expr *e, long long *v) {
+    if (e->kind != IR_E_CONST || !ir_is_integer(e->type)) return false;
+    *v = unsigned_int(e->type) ? (long long)e->c.u : e->c.i;
+    return true;
+}
+
+/* t as x * k (or x << s, k = 2^s) with k an integer constant: k and *x; else 0 */
+static long long scaled(const ir_expr *t, const ir_expr **x) {
+    long long v;
+    if (t->kind != IR_E_BINARY || !ir_is_integer(t->type)) return 0;
+    if (t->op == IR_OP_SHL && int_const(t->args[1], &v)) return *x = t->args[0], v >= 0 && v < 32 ? 1ll << v : 0;
+    if (t->op != IR_OP_MUL) return 0;
+    if (int_const(t->args[1], &v)) return *x = t->args[0], v;
+    if (int_const(t->args[0], &v)) return *x = t->args[1], v;
+    return 0;
+}
+
 static lane_index split_index(wide *w, const ir_expr *e) {
     if (e->kind == IR_E_BINARY && (e->op == IR_OP_ADD || e->op == IR_OP_SUB) && ir_is_integer(e->type)) {
         if (wide_uniform(w, e->args[1]) && !wide_uniform(w, e->args[0]))
@@ -282,14 +300,10 @@ static int index_terms(wide *w, const ir_expr *e, const ir_expr **terms, int cou
 static bool lane_residue(wide *w, const mem_use *u, const ir_expr *e, mem_access *a, int *lanes, bool *one_d, int depth) {
     emitter *em = w->em;
     if (depth > 12 || !ir_is_integer(e->type)) return false;
-    if (e->kind == IR_E_CONST) return (unsigned_int(e->type) ? e->c.u % 32u : (unsigned long long)(e->c.i % 32)) == 0;
-    if (e->kind == IR_E_BINARY && (e->op == IR_OP_MUL || e->op == IR_OP_SHL)) { /* by a constant multiple of 32: no lane left */
-        const ir_expr *c = e->args[1]->kind == IR_E_CONST || e->op == IR_OP_SHL ? e->args[1] : e->args[0];
-        if (c->kind == IR_E_CONST && ir_is_integer(c->type)) {
-            unsigned long long v = unsigned_int(c->type) ? c->c.u : (unsigned long long)c->c.i;
-            if (e->op == IR_OP_SHL ? v >= 5 && v < 64 : v % 32u == 0) return true;
-        }
-    }
+    long long v;
+    const ir_expr *x;
+    if (int_const(e, &v)) return v % 32 == 0;
+    if ((v = scaled(e, &x)) && v % 32 == 0) return true; /* by a multiple of 32: no lane left */
     if (a && wide_uniform_in(w, e, true)) { /* a start: the same for both accesses, or they may meet */
         if (a->at_count == 4) return false;
         a->at[a->at_count++] = e;
@@ -380,17 +394,15 @@ static long long lane_rows(wide *w, const mem_use *u, const ir_expr *index, long
     int n = index_terms(w, index, terms, 0, 8, 0);
     long long width = 0, c = 0, span = 0;
     for (int i = 0; i < n; i++) {
-        const ir_expr *t = terms[i];
-        if (t->kind == IR_E_CONST && ir_is_integer(t->type)) {
-            c += unsigned_int(t->type) ? (long long)t->c.u : t->c.i;
+        const ir_expr *t = terms[i], *x;
+        long long v;
+        if (int_const(t, &v)) {
+            c += v;
             continue;
         }
-        if (t->kind == IR_E_BINARY && t->op == IR_OP_MUL && ir_is_integer(t->type)) { /* x * width */
-            const ir_expr *k = t->args[1], *x = t->args[0];
-            if (k->kind != IR_E_CONST) k = t->args[0], x = t->args[1];
-            long long wd = k->kind == IR_E_CONST && ir_is_integer(k->type) ? (unsigned_int(k->type) ? (long long)k->c.u : k->c.i) : 0;
-            if (wd <= 0 || (width && wd != width) || !wide_uniform_in(w, x, true)) return 0;
-            width = wd;
+        if ((v = scaled(t, &x))) { /* x * width */
+            if (v < 0 || (width && v != width) || !wide_uniform_in(w, x, true)) return 0;
+            width = v;
             continue;
         }
         long long hi = -1;
@@ -415,8 +427,8 @@ static long long own_block(wide *w, const mem_use *u, const ir_expr *index, mem_
     long long block = 0, lo = 0, hi = 0;
     for (int i = 0; i < n; i++) {
         const ir_expr *t = terms[i];
-        if (t->kind == IR_E_CONST && ir_is_integer(t->type)) {
-            long long c = unsigned_int(t->type) ? (long long)t->c.u : t->c.i;
+        long long c;
+        if (int_const(t, &c)) {
             lo += c, hi += c;
             continue;
         }
@@ -428,16 +440,9 @@ static long long own_block(wide *w, const mem_use *u, const ir_expr *index, mem_
                 continue;
             }
         }
-        long long scale = 1;
         const ir_expr *x = t;
-        if (t->kind == IR_E_BINARY && (t->op == IR_OP_MUL || t->op == IR_OP_SHL) && ir_is_integer(t->type)) {
-            const ir_expr *c = t->args[1], *y = t->args[0];
-            if (c->kind != IR_E_CONST && t->op == IR_OP_MUL) c = t->args[0], y = t->args[1];
-            if (c->kind != IR_E_CONST) return 0;
-            long long v = unsigned_int(c->type) ? (long long)c->c.u : c->c.i;
-            scale = t->op == IR_OP_SHL ? (v >= 0 && v < 16 ? 1ll << v : 0) : v;
-            x = y;
-        }
+        long long scale = scaled(t, &x);
+        if (!scale) scale = 1, x = t;
         const ir_expr *d = scale > 0 && !block ? lane_distinct(w, x, false, &a->one_d, 0) : NULL;
         if (d) {
             block = scale, a->thread = d;
