@@ -27,17 +27,21 @@
  * Stores of one address by all the threads of a SIMD group may meet each other (lock step
  * leaves the winner open too). Threadgroup memory is told apart by object: `threadgroup`
  * variables and [[threadgroup(n)]] buffers, where a pointer shows which one it is in.
- * Device memory has one rule only (a store to an address the same in a SIMD group against
- * the loads around it): lanes passing values through device memory at their own addresses
- * within one barrier interval are not seen. A statement that meets itself (`t[lid] =
+ * Device memory is told apart by the [[buffer(n)]] a pointer was made from, where the
+ * kernel shows it, and loads against stores only: buffers bound to two parameters are taken
+ * not to overlap, and two stores from two lanes meet only where the lanes' output regions
+ * overlap (per-thread output pointers, MLX's `out += ... + lid * N_READS`, would otherwise
+ * make every store loop lock step). A statement that meets itself (`t[lid] =
  * t[lid - 1]`) runs as two loops: the values, then the stores (emit_wide.c, staged_stmt).
  *
- * Not seen: lanes passing values through device memory; index forms other than those
- * above are taken to meet (the statements then get loops of their own: slower, correct). */
+ * Not seen: device memory through pointers whose buffer the kernel does not show, and two
+ * stores there; index forms other than those above are taken to meet (the statements then
+ * get loops of their own: slower, correct). */
 #include "emit_wide.h"
 
 typedef struct mem_access {
     uint32_t bits;         /* mem_bits of the place */
+    const ir_var *buffer;  /* device memory: the [[buffer(n)]] it lies in (NULL: not known) */
     const ir_expr *place;  /* the place; NULL for a store to one address in a SIMD group */
     bool store;
     /* a block of its own per thread: index = block * thread + r, 0 <= r < block, where the
@@ -79,27 +83,27 @@ static bool moves_elsewhere(const ir_stmt *s, const void *ctx) {
     return !(x->kind == IR_E_PTR_OFFSET && x->args[0]->kind == IR_E_VAR && x->args[0]->var == v);
 }
 
-/* the threadgroup object (a `threadgroup` variable or a [[threadgroup(n)]] parameter) a
- * pointer into threadgroup memory points into, when the kernel shows it; else NULL */
-static const ir_var *tg_root(const emitter *em, const ir_expr *p, int depth) {
+/* the object a pointer points into, when the kernel shows it: a `threadgroup` variable, a
+ * [[threadgroup(n)]] or a [[buffer(n)]] parameter; else NULL */
+static const ir_var *pointee(const emitter *em, const ir_expr *p, int depth) {
     if (!p || depth > 16) return NULL;
     switch (p->kind) {
     case IR_E_PTRCAST:
-    case IR_E_PTR_OFFSET: return tg_root(em, p->args[0], depth + 1);
+    case IR_E_PTR_OFFSET: return pointee(em, p->args[0], depth + 1);
     case IR_E_ADDR: {
         const ir_expr *q = p->args[0];
         while (q->kind == IR_E_FIELD || q->kind == IR_E_SWIZZLE || (q->kind == IR_E_INDEX && q->args[0]->type->kind != IR_T_PTR))
             q = q->args[0];
         if (q->kind == IR_E_VAR) return q->var->storage == IR_VAR_THREADGROUP ? q->var : NULL;
-        return q->kind == IR_E_INDEX || q->kind == IR_E_DEREF ? tg_root(em, q->args[0], depth + 1) : NULL;
+        return q->kind == IR_E_INDEX || q->kind == IR_E_DEREF ? pointee(em, q->args[0], depth + 1) : NULL;
     }
     case IR_E_VAR: {
         const ir_var *v = p->var;
         if (v->storage != IR_VAR_LOCAL || v->address_taken) return NULL;
         if (v->is_assigned && ir_stmt_any_in(em->f->body, moves_elsewhere, v)) return NULL;
-        if (v->param_kind == IR_PARAM_THREADGROUP) return v;
+        if (v->param_kind == IR_PARAM_THREADGROUP || v->param_kind == IR_PARAM_BUFFER) return v;
         if (v->param_kind != IR_PARAM_NONE || v->id >= em->var_count) return NULL;
-        return tg_root(em, em->inits[v->id], depth + 1);
+        return pointee(em, em->inits[v->id], depth + 1);
     }
     default: return NULL;
     }
@@ -118,7 +122,7 @@ static uint32_t mem_bits(const emitter *em, const ir_expr *e) {
         if (e->args[0]->type->kind == IR_T_PTR) {
             const ir_type *pt = e->args[0]->type;
             if (pt->space != IR_SPACE_THREADGROUP) return 1u << pt->space;
-            const ir_var *root = tg_root(em, e->args[0], 0);
+            const ir_var *root = pointee(em, e->args[0], 0);
             return root ? 1u << (8 + root->id % 24) : 0xffffff00u | 1u << pt->space;
         }
         return mem_bits(em, e->args[0]);
@@ -146,7 +150,12 @@ static uint32_t expr_mem_reads(const emitter *em, const ir_expr *e) {
 /* threadgroup memory: its space and every threadgroup object */
 #define TG_MEM_BITS (0xffffff00u | 1u << IR_SPACE_THREADGROUP)
 
-static bool access_meet(const mem_access *a, const mem_access *b) { return mem_meet(a->bits, b->bits); }
+/* may two accesses touch one address: threadgroup objects as mem_meet says, device memory
+ * in one buffer */
+static bool access_meet(const mem_access *a, const mem_access *b) {
+    if ((a->bits | b->bits) & TG_MEM_BITS) return mem_meet(a->bits, b->bits);
+    return a->buffer && a->buffer == b->buffer;
+}
 
 /* the same address in every thread at both accesses: the same place, no variable of it
  * assigned in between (any assigned so far counts) */
@@ -471,8 +480,11 @@ static bool same_start(const mem_use *u, const mem_access *a, const mem_access *
  * the same block (block size and thread attribute), or both residues of the lane, from the
  * same start? */
 static bool lanes_apart(const mem_use *u, const mem_access *a, const mem_access *b) {
-    if (a->rows && a->rows == b->rows && a->column == b->column && wide_same_value(a->place->args[0], b->place->args[0]))
-        return true;
+    const ir_expr *base = a->place ? a->place->args[0] : NULL;
+    if (!base || !b->place || !wide_same_value(base, b->place->args[0])) return false;
+    for (int k = 0; k < u->assigned_count; k++) /* a pointer the same in the SIMD group, moved in between */
+        if (base->kind == IR_E_VAR && base->var == u->assigned[k]) return false;
+    if (a->rows && a->rows == b->rows && a->column == b->column) return true;
     bool blocks = a->block && a->block == b->block && wide_same_value(a->thread, b->thread);
     return (blocks || (a->residue && b->residue)) && same_start(u, a, b);
 }
@@ -488,6 +500,10 @@ static void mem_access_add(wide *w, mem_use *u, mem_access a, bool *conflict) {
     for (int i = 0; i < u->count; i++) {
         const mem_access *b = &u->acc[i];
         if (!(a.store || b->store) || !access_meet(&a, b) || same_address(u, a.place, b->place)) continue;
+        /* two stores to device memory meet from two lanes of a SIMD group only where the lanes'
+         * output regions overlap, which no kernel does on purpose; per-thread output pointers
+         * (MLX's `out += ... + lid * N_READS`) would make every such store loop lock step */
+        if (a.buffer && a.store && b->store) continue;
         if (!a.place && !b->place) continue; /* stores of one address by all: any may win */
         if (lanes_apart(u, &a, b)) {
             if (a.one_d || b->one_d) w->needs_one_d = true;
@@ -503,12 +519,20 @@ static void mem_access_add(wide *w, mem_use *u, mem_access a, bool *conflict) {
 /* an access to threadgroup memory at place (NULL: one address in a SIMD group) */
 static mem_access access_of(wide *w, const mem_use *u, const ir_expr *place, bool store, bool shared) {
     mem_access a = {.bits = mem_bits(w->em, place), .place = shared ? NULL : place, .store = store};
+    const ir_expr *q = place;
+    while (q->kind == IR_E_FIELD || q->kind == IR_E_SWIZZLE || (q->kind == IR_E_INDEX && q->args[0]->type->kind != IR_T_PTR))
+        q = q->args[0];
+    if ((q->kind == IR_E_INDEX || q->kind == IR_E_DEREF) && q->args[0]->type->space == IR_SPACE_DEVICE)
+        a.buffer = pointee(w->em, q->args[0], 0);
     /* blocks are told apart within one array: a `threadgroup` array, or a pointer into
-     * threadgroup memory the kernel never changes */
+     * threadgroup or device memory the kernel never changes or that is the same in the
+     * SIMD group (MLX's `out += gid * axis_size`; lanes_apart checks it is not assigned
+     * between the two accesses) */
     const ir_expr *base = place->kind == IR_E_INDEX ? place->args[0] : NULL;
     if (!shared && base && base->kind == IR_E_VAR &&
         (base->var->storage == IR_VAR_THREADGROUP || /* an array: its elements are what is assigned */
-         (!base->var->is_assigned && !base->var->address_taken && tg_root(w->em, base, 0))))
+         (!base->var->address_taken && (!base->var->is_assigned || wide_uniform_in(w, base, true)) &&
+          pointee(w->em, base, 0))))
     {
         a.block = own_block(w, u, place->args[1], &a);
         int lanes = 0;
@@ -562,7 +586,7 @@ static void mem_loads(wide *w, mem_use *u, const ir_expr *e, uint32_t *bits, boo
     if (cpu_needs_access(e)) {
         mem_access a = access_of(w, u, e, false, false);
         *bits |= a.bits;
-        if (a.bits & TG_MEM_BITS) mem_access_add(w, u, a, conflict);
+        if ((a.bits & TG_MEM_BITS) || a.buffer) mem_access_add(w, u, a, conflict);
     }
     mem_address_loads(w, u, e, bits, conflict);
 }
@@ -637,7 +661,7 @@ static void mem_uses(wide *w, const ir_stmt *s, mem_use *u, bool *conflict) {
             mem_access a = access_of(w, u, p, true, one_address);
             if (one_address) shared = a.bits;
             else loads |= a.bits; /* a per-thread store reads as a use */
-            if (a.bits & TG_MEM_BITS) mem_access_add(w, u, a, conflict);
+            if ((a.bits & TG_MEM_BITS) || a.buffer) mem_access_add(w, u, a, conflict);
         }
         if (mem_meet(shared, u->loads) || mem_meet(loads, u->shared_stores)) *conflict = true;
         u->loads |= loads;

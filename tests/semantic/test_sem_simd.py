@@ -424,3 +424,35 @@ def test_lanes_in_lock_step_through_threadgroup_memory(tg, run, rng):
             acc += xx[np.arange(len(g)) ^ 1] + sum((xx + i) * (i + 1) for i in range(4))
         want[g] = acc
     close(r["out"], want, rtol=1e-5, atol=1e-4, what="lock-step lanes through threadgroup memory")
+
+
+# -- the same through device memory: a shift and a partner's slot in the kernel's own buffer
+LOCKSTEP_DEVICE_SRC = HEADER + """
+kernel void k(device float* io [[buffer(0)]], device float* out [[buffer(1)]],
+              uint gid [[thread_position_in_grid]], uint lane [[thread_index_in_simdgroup]]) {
+    float acc = 0.0f;
+    for (int round = 0; round < 2; round++) {
+        if (lane > 0) io[gid] = io[gid - 1] * 0.5f;  // every lane reads before any writes
+        io[gid] += 1.0f;
+        acc += io[gid ^ 1u];                         // the partner's new value
+        threadgroup_barrier(mem_flags::mem_device);
+    }
+    out[gid] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize("tg", [96, 80])
+def test_lanes_in_lock_step_through_device_memory(tg, run, rng):
+    ngroups = 2
+    n = tg * ngroups
+    x = floats(rng, n, -1.0, 1.0)
+    r = run(LOCKSTEP_DEVICE_SRC, {"io": x, "out": garbage(rng, n)}, ["out"], threadgroups=ngroups, threads=tg)
+    want = np.zeros(n)
+    for g in groups(n, tg, 32):
+        io, acc = x[g].astype(np.float64), np.zeros(len(g))
+        for _ in range(2):
+            io = np.array([io[l - 1] * 0.5 if l > 0 else io[l] for l in range(len(g))]) + 1.0
+            acc += io[np.arange(len(g)) ^ 1]
+        want[g] = acc
+    close(r["out"], want, rtol=1e-5, atol=1e-5, what="lock-step lanes through device memory")
