@@ -403,6 +403,11 @@ kernel void k(device const float* in [[buffer(0)]], device float* out [[buffer(1
 """
 
 
+def shift_up_halved(t):
+    """`if (lane > 0) t[lid] = t[lid - 1] * 0.5f;` in lock step: every lane reads, then writes"""
+    return np.concatenate([t[:1], t[:-1] * 0.5])
+
+
 @pytest.mark.parametrize("tg", [96, 80])  # SIMD groups of 32, 32, 32 and of 32, 32, 16
 def test_lanes_in_lock_step_through_threadgroup_memory(tg, run, rng):
     ngroups = 3
@@ -419,8 +424,7 @@ def test_lanes_in_lock_step_through_threadgroup_memory(tg, run, rng):
                 o = np.array([t[l - d] if l >= d else 0.0 for l in range(len(g))])
                 t = t + o
                 d *= 2
-            t = np.array([t[l - 1] * 0.5 if l > 0 else t[l] for l in range(len(g))])
-            xx = t + 1.0
+            xx = shift_up_halved(t) + 1.0
             acc += xx[np.arange(len(g)) ^ 1] + sum((xx + i) * (i + 1) for i in range(4))
         want[g] = acc
     close(r["out"], want, rtol=1e-5, atol=1e-4, what="lock-step lanes through threadgroup memory")
@@ -452,7 +456,7 @@ def test_lanes_in_lock_step_through_device_memory(tg, run, rng):
     for g in groups(n, tg, 32):
         io, acc = x[g].astype(np.float64), np.zeros(len(g))
         for _ in range(2):
-            io = np.array([io[l - 1] * 0.5 if l > 0 else io[l] for l in range(len(g))]) + 1.0
+            io = shift_up_halved(io) + 1.0
             acc += io[np.arange(len(g)) ^ 1]
         want[g] = acc
     close(r["out"], want, rtol=1e-5, atol=1e-5, what="lock-step lanes through device memory")
