@@ -4,7 +4,8 @@
  *   wide mode, em->inits filled).
  * Guarantees: wide_needs_lock_step() says true whenever running s in the same loop over the
  *   threads as the statements before it (or s's own loads and store in one loop) could let
- *   a lane of a SIMD group see threadgroup memory in another state than lock step gives;
+ *   a lane of a SIMD group see threadgroup memory (or device memory, loads against
+ *   stores, below) in another state than lock step gives;
  *   false only where it proves otherwise (below). wide_stageable() names the store of a
  *   statement that two loops can run. Both only read the IR; what they set is
  *   w->needs_one_d, when a proof rests on the thread's x position.
@@ -61,14 +62,14 @@ enum { MEM_ACCESSES = 256, MEM_ASSIGNED = 64, MEM_COUNTERS = 8 };
 typedef struct mem_use {
     uint32_t loads;         /* what it reads (or names a place in): mem_bits */
     uint32_t shared_stores; /* where the threads of a SIMD group store alike */
-    mem_access acc[MEM_ACCESSES]; /* threadgroup memory's accesses, in order */
+    mem_access acc[MEM_ACCESSES]; /* the accesses the rules look at, in order */
     int count;
     const ir_var *assigned[MEM_ASSIGNED]; /* variables assigned so far */
     int assigned_count;
     struct { const ir_var *var; long long lo, hi; } counters[MEM_COUNTERS]; /* of loops around */
     int counter_count;
-    struct { const ir_var *var; long long hi; } by_lane[MEM_COUNTERS]; /* counters of loops around that are
-                                          lane + 32 k, at most hi (-1: not known) */
+    /* counters of loops around that are the lane + 32 k, at most hi (-1: not known) */
+    struct { const ir_var *var; long long hi; } by_lane[MEM_COUNTERS];
     int by_lane_count;
     bool full;              /* a list ran out: every later access conflicts */
 } mem_use;
