@@ -64,7 +64,6 @@
 
 #include <string.h>
 
-
 static void wfail(wide *w) { w->failed = true; }
 
 static const wset ALL = {NULL, NULL, NULL};
@@ -138,7 +137,6 @@ static bool exits_inside(const ir_stmt *s, const ir_stmt **loops, int depth) {
 static bool var_read_outside(const ir_stmt *s, const ir_var *v, const ir_stmt *loop);
 static bool read_outside_all(const ir_stmt *s, const ir_var *v, const ir_stmt *const *skip, int count);
 static bool assigns_var(const ir_stmt *s, const ir_var *v);
-
 
 /* does e index memory through a pointer with a uint index that reads v? */
 static bool index_reads(const ir_expr *e, const void *v) {
@@ -221,7 +219,6 @@ static bool per_thread_shape(wide *w, const ir_stmt *s) {
 
 /* a statement the batch can take: per thread, and no thread's access meets another's */
 static bool batchable(wide *w, const ir_stmt *s) { return per_thread_shape(w, s) && !wide_needs_lock_step(w, NULL, 0, s); }
-
 
 /* ---- expressions ------------------------------------------------------------------- */
 /* the same value in every thread of the group (no per-thread variable, attribute or load
@@ -1857,8 +1854,6 @@ static const char *uniform_value(wide *w, const ir_expr *e) {
  * (the output row) and the first pass get none: prefetching there measured slower. A
  * prefetch never faults, so a wrong guess costs bandwidth only. */
 
-/* p = buffer + position * U (or U * position), p never reassigned, U the same value as
- * `limit`: the threadgroup at the next position reads p + U */
 EN_INTERNAL bool wide_same_value(const ir_expr *a, const ir_expr *b) {
     if (a->kind != b->kind || a->type != b->type || a->op != b->op || a->arg_count != b->arg_count) return false;
     switch (a->kind) {
@@ -1891,6 +1886,8 @@ static bool is_group_position(const ir_expr *e) {
            e->var->attr == IR_ATTR_THREADGROUP_POSITION_IN_GRID;
 }
 
+/* p = buffer + position * U (or U * position), p never reassigned, U the same value as
+ * `limit`: the threadgroup at the next position reads p + U */
 static bool row_pointer(wide *w, const ir_var *p, const ir_expr *limit) {
     const ir_expr *init = w->em->inits[p->id];
     if (p->is_assigned || p->address_taken || !is_uniform_var(w, p) || !init || init->kind != IR_E_PTR_OFFSET ||

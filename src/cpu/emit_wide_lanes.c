@@ -158,13 +158,17 @@ static bool access_meet(const mem_access *a, const mem_access *b) {
     return a->buffer && a->buffer == b->buffer;
 }
 
-/* the same address in every thread at both accesses: the same place, no variable of it
- * assigned in between (any assigned so far counts) */
-static bool same_address(const mem_use *u, const ir_expr *a, const ir_expr *b) {
-    if (!a || !b || !wide_same_value(a, b)) return false;
+/* is e's value where it was: none of its variables assigned in the statements walked so
+ * far (between two accesses, or before: either way counts) */
+static bool unchanged(const mem_use *u, const ir_expr *e) {
     for (int i = 0; i < u->assigned_count; i++)
-        if (wide_expr_reads(a, u->assigned[i])) return false;
+        if (wide_expr_reads(e, u->assigned[i])) return false;
     return true;
+}
+
+/* the same address in every thread at both accesses: the same place, unchanged */
+static bool same_address(const mem_use *u, const ir_expr *a, const ir_expr *b) {
+    return a && b && wide_same_value(a, b) && unchanged(u, a);
 }
 
 /* An index as core + offset: the offset a uniform value added (sign 1) or taken away
@@ -219,7 +223,8 @@ static lane_index split_index(wide *w, const ir_expr *e) {
 /* an offset known to be >= 0: unsigned (an index past 2^32 is out of bounds anyway), or a
  * constant */
 static bool nonnegative(const ir_expr *off) {
-    return unsigned_int(off->type) || (off->kind == IR_E_CONST && ir_is_integer(off->type) && off->c.i >= 0);
+    long long v;
+    return unsigned_int(off->type) || (int_const(off, &v) && v >= 0);
 }
 
 static const ir_expr *lane_distinct(wide *w, const ir_expr *e, bool increasing, bool *one_d, int depth);
@@ -233,9 +238,9 @@ static const ir_expr *lane_distinct(wide *w, const ir_expr *e, bool increasing, 
  * iterations, which ivdep lets gcc change. */
 static bool load_before_store(wide *w, const mem_use *u, const mem_access *load, const mem_access *store) {
     const ir_expr *p = load->place, *q = store->place;
-    if (!p || !q || p->kind != IR_E_INDEX || q->kind != IR_E_INDEX || !wide_same_value(p->args[0], q->args[0])) return false;
-    for (int i = 0; i < u->assigned_count; i++)
-        if (wide_expr_reads(p, u->assigned[i]) || wide_expr_reads(q, u->assigned[i])) return false;
+    if (!p || !q || p->kind != IR_E_INDEX || q->kind != IR_E_INDEX || !wide_same_value(p->args[0], q->args[0]) ||
+        !unchanged(u, p) || !unchanged(u, q))
+        return false;
     lane_index a = split_index(w, p->args[1]), b = split_index(w, q->args[1]);
     bool one_d = false;
     if (!wide_same_value(a.core, b.core) || !lane_distinct(w, a.core, true, &one_d, 0)) return false;
@@ -369,13 +374,13 @@ static const ir_var *by_lane_counter(wide *w, const mem_use *u, const ir_stmt *l
     const ir_expr *x = latch->value;
     while (x->kind == IR_E_CONVERT && ir_is_integer(x->args[0]->type)) x = x->args[0];
     if (x->kind != IR_E_BINARY || x->op != IR_OP_ADD) return NULL;
-    const ir_expr *a = x->args[0], *c = x->args[1];
+    const ir_expr *a = x->args[0];
     while (a->kind == IR_E_CONVERT && ir_is_integer(a->args[0]->type)) a = a->args[0];
-    if (a->kind != IR_E_VAR || a->var != v || c->kind != IR_E_CONST || !ir_is_integer(c->type)) return NULL;
-    unsigned long long step = unsigned_int(c->type) ? c->c.u : (unsigned long long)c->c.i;
+    long long step, k;
+    if (a->kind != IR_E_VAR || a->var != v || !int_const(x->args[1], &step)) return NULL;
     int lanes = 0;
     bool one_d = false;
-    if (step == 0 || step % 32u || !lane_residue(w, u, em->inits[v->id], NULL, &lanes, &one_d, 0) || lanes != 1 || one_d) return NULL;
+    if (step == 0 || step % 32 || !lane_residue(w, u, em->inits[v->id], NULL, &lanes, &one_d, 0) || lanes != 1 || one_d) return NULL;
     *hi = -1;
     const ir_expr *init = em->inits[v->id];
     while (init->kind == IR_E_CONVERT) init = init->args[0];
@@ -383,12 +388,11 @@ static const ir_var *by_lane_counter(wide *w, const mem_use *u, const ir_stmt *l
     const ir_expr *head = wide_loop_head(loop, &first); /* `!(v < K)` */
     if (init->kind == IR_E_VAR && init->var->param_kind == IR_PARAM_ATTR && init->var->attr == IR_ATTR_THREAD_INDEX_IN_SIMDGROUP &&
         head && head->kind == IR_E_UNARY && head->op == IR_OP_NOT && head->args[0]->kind == IR_E_BINARY &&
-        head->args[0]->op == IR_OP_LT && head->args[0]->args[1]->kind == IR_E_CONST) {
-        const ir_expr *l = head->args[0]->args[0], *k = head->args[0]->args[1];
+        head->args[0]->op == IR_OP_LT && int_const(head->args[0]->args[1], &k)) {
+        const ir_expr *l = head->args[0]->args[0];
         while (l->kind == IR_E_CONVERT && ir_is_integer(l->args[0]->type) && int_bits(l->args[0]->type) <= int_bits(l->type))
             l = l->args[0];
-        if (l->kind == IR_E_VAR && l->var == v && ir_is_integer(k->type))
-            *hi = (unsigned_int(k->type) ? (long long)k->c.u : k->c.i) - 1;
+        if (l->kind == IR_E_VAR && l->var == v) *hi = k - 1;
     }
     return v;
 }
@@ -465,15 +469,12 @@ static long long own_block(wide *w, const mem_use *u, const ir_expr *index, mem_
     return n > 0 && block > 0 && lo >= 0 && hi < block ? block : 0;
 }
 
-/* are two accesses in one array from the same start (the terms the same in the SIMD group,
- * unchanged in between)? */
+/* do two accesses start from the same place (their terms the same in the SIMD group,
+ * unchanged)? */
 static bool same_start(const mem_use *u, const mem_access *a, const mem_access *b) {
-    if (a->at_count != b->at_count || !wide_same_value(a->place->args[0], b->place->args[0])) return false;
-    for (int i = 0; i < a->at_count; i++) {
-        if (!wide_same_value(a->at[i], b->at[i])) return false;
-        for (int k = 0; k < u->assigned_count; k++)
-            if (wide_expr_reads(a->at[i], u->assigned[k])) return false;
-    }
+    if (a->at_count != b->at_count) return false;
+    for (int i = 0; i < a->at_count; i++)
+        if (!wide_same_value(a->at[i], b->at[i]) || !unchanged(u, a->at[i])) return false;
     return true;
 }
 
@@ -482,9 +483,8 @@ static bool same_start(const mem_use *u, const mem_access *a, const mem_access *
  * same start? */
 static bool lanes_apart(const mem_use *u, const mem_access *a, const mem_access *b) {
     const ir_expr *base = a->place ? a->place->args[0] : NULL;
-    if (!base || !b->place || !wide_same_value(base, b->place->args[0])) return false;
-    for (int k = 0; k < u->assigned_count; k++) /* a pointer the same in the SIMD group, moved in between */
-        if (base->kind == IR_E_VAR && base->var == u->assigned[k]) return false;
+    /* one array (a pointer the same in the SIMD group may have moved in between) */
+    if (!base || !b->place || !wide_same_value(base, b->place->args[0]) || !unchanged(u, base)) return false;
     if (a->rows && a->rows == b->rows && a->column == b->column) return true;
     bool blocks = a->block && a->block == b->block && wide_same_value(a->thread, b->thread);
     return (blocks || (a->residue && b->residue)) && same_start(u, a, b);
