@@ -408,26 +408,34 @@ def shift_up_halved(t):
     return np.concatenate([t[:1], t[:-1] * 0.5])
 
 
-@pytest.mark.parametrize("tg", [96, 80])  # SIMD groups of 32, 32, 32 and of 32, 32, 16
-def test_lanes_in_lock_step_through_threadgroup_memory(tg, run, rng):
-    ngroups = 3
+def run_lock_step(run, rng, src, name, tg, ngroups, simd_group_result):
+    """Runs src on ngroups groups of tg threads with random floats in `name` and returns
+    out against simd_group_result(its SIMD group's inputs, float64) per SIMD group."""
     n = tg * ngroups
     x = floats(rng, n, -1.0, 1.0)
-    r = run(LOCKSTEP_SRC, {"in": x, "out": garbage(rng, n)}, ["out"], threadgroups=ngroups, threads=tg)
+    r = run(src, {name: x, "out": garbage(rng, n)}, ["out"], threadgroups=ngroups, threads=tg)
     want = np.zeros(n)
     for g in groups(n, tg, 32):
-        acc = np.zeros(len(g))
+        want[g] = simd_group_result(x[g].astype(np.float64))
+    return r["out"], want
+
+
+@pytest.mark.parametrize("tg", [96, 80])  # SIMD groups of 32, 32, 32 and of 32, 32, 16
+def test_lanes_in_lock_step_through_threadgroup_memory(tg, run, rng):
+    def simd_group(xs):
+        acc = np.zeros(len(xs))
         for rnd in range(2):
-            t = x[g].astype(np.float64) + rnd
+            t = xs + rnd
             d = 1
             while d < 32:
-                o = np.array([t[l - d] if l >= d else 0.0 for l in range(len(g))])
+                o = np.array([t[l - d] if l >= d else 0.0 for l in range(len(xs))])
                 t = t + o
                 d *= 2
             xx = shift_up_halved(t) + 1.0
-            acc += xx[np.arange(len(g)) ^ 1] + sum((xx + i) * (i + 1) for i in range(4))
-        want[g] = acc
-    close(r["out"], want, rtol=1e-5, atol=1e-4, what="lock-step lanes through threadgroup memory")
+            acc += xx[np.arange(len(xs)) ^ 1] + sum((xx + i) * (i + 1) for i in range(4))
+        return acc
+    got, want = run_lock_step(run, rng, LOCKSTEP_SRC, "in", tg, 3, simd_group)
+    close(got, want, rtol=1e-5, atol=1e-4, what="lock-step lanes through threadgroup memory")
 
 
 # -- the same through device memory: a shift and a partner's slot in the kernel's own buffer
@@ -448,15 +456,11 @@ kernel void k(device float* io [[buffer(0)]], device float* out [[buffer(1)]],
 
 @pytest.mark.parametrize("tg", [96, 80])
 def test_lanes_in_lock_step_through_device_memory(tg, run, rng):
-    ngroups = 2
-    n = tg * ngroups
-    x = floats(rng, n, -1.0, 1.0)
-    r = run(LOCKSTEP_DEVICE_SRC, {"io": x, "out": garbage(rng, n)}, ["out"], threadgroups=ngroups, threads=tg)
-    want = np.zeros(n)
-    for g in groups(n, tg, 32):
-        io, acc = x[g].astype(np.float64), np.zeros(len(g))
+    def simd_group(io):
+        acc = np.zeros(len(io))
         for _ in range(2):
             io = shift_up_halved(io) + 1.0
-            acc += io[np.arange(len(g)) ^ 1]
-        want[g] = acc
-    close(r["out"], want, rtol=1e-5, atol=1e-5, what="lock-step lanes through device memory")
+            acc += io[np.arange(len(io)) ^ 1]
+        return acc
+    got, want = run_lock_step(run, rng, LOCKSTEP_DEVICE_SRC, "io", tg, 2, simd_group)
+    close(got, want, rtol=1e-5, atol=1e-5, what="lock-step lanes through device memory")
