@@ -492,6 +492,64 @@ static bool same_value_store(const cpu_check_site *s, const shadow_rec *p, const
     return memcmp((const void *)a, mine, s->size) == 0;
 }
 
+/* true when the record p cannot conflict with x: the tests that settle almost every access
+ * (no record, another threadgroup's threadgroup memory, an earlier barrier epoch, the same
+ * thread), before conflicts() weighs the rest. x covers the whole cell or p's bytes. */
+static inline bool plainly_ordered(const region *rg, const shadow_rec *p, const shadow_rec *x) {
+    if (!p->site) return true;
+    if (p->group == x->group) return p->epoch != x->epoch || p->tid == x->tid;
+    return rg->threadgroup;
+}
+
+/* one cell's part of an access: looks for a conflict with the cell's last write and, for a
+ * write, its reads (the first found is reported unless it is a benign same-value store),
+ * then records x in the cell. Returns whether it reported. */
+static inline __attribute__((always_inline)) bool cell_access(cpu_check_dispatch *d, region *rg, shadow_cell *cell, const cpu_check_site *s,
+                                                              const shadow_rec *x, bool writes, bool reported,
+                                                              uintptr_t a, const uintptr_t *addr, const char *values) {
+    if (!reported && !plainly_ordered(rg, &cell->write, x) && conflicts(d, rg, &cell->write, x)) {
+        if (!same_value_store(s, &cell->write, x, a, addr, values)) report_race(d, rg, s, x, &cell->write, a);
+        reported = true;
+    }
+    if (writes) {
+        if (!reported) {
+            const shadow_rec *read = !plainly_ordered(rg, &cell->read, x) && conflicts(d, rg, &cell->read, x)
+                                         ? &cell->read
+                                     : !plainly_ordered(rg, &cell->read_other, x) && conflicts(d, rg, &cell->read_other, x)
+                                         ? &cell->read_other
+                                     : !plainly_ordered(rg, &cell->read_old, x) && conflicts(d, rg, &cell->read_old, x)
+                                         ? &cell->read_old
+                                         : NULL;
+            if (read) {
+                if (!same_value_store(s, read, x, a, addr, values)) report_race(d, rg, s, x, read, a);
+                reported = true;
+            }
+        }
+        cell->write = *x;
+        /* earlier reads are ordered before this write or were just reported */
+        cell->read.site = cell->read_other.site = cell->read_old.site = NULL;
+        return reported;
+    }
+    shadow_rec *r = &cell->read;
+    if (!rec_live(rg, r, x->group)) {
+        *r = *x;
+        cell->read_other.site = NULL;
+    } else if (r->group == x->group && r->epoch == x->epoch) {
+        if (r->tid / 32 != x->tid / 32 &&
+            (!rec_live(rg, &cell->read_other, x->group) || cell->read_other.group != x->group ||
+             cell->read_other.epoch != x->epoch))
+            cell->read_other = *x;
+    } else if (r->group == x->group) {
+        *r = *x; /* a later epoch of this threadgroup: older reads are ordered before it */
+        cell->read_other.site = NULL;
+    } else {
+        cell->read_old = *r;
+        *r = *x;
+        cell->read_other.site = NULL;
+    }
+    return reported;
+}
+
 /* records one lane's in-bounds access in the region's shadow; addr and values are the
  * hook's (values: NULL unless a plain store) */
 static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_site *s, uint32_t tid, uintptr_t a,
@@ -518,43 +576,35 @@ static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_sit
     for (size_t c = off / 4; c <= (off + size - 1) / 4 && c < rg->cell_count; c++) {
         size_t lo = c * 4 > off ? c * 4 : off, hi = c * 4 + 4 < off + size ? c * 4 + 4 : off + size;
         x.bytes = (uint8_t)(((1u << (hi - lo)) - 1u) << (lo - c * 4));
-        shadow_cell *cell = &rg->cells[c];
-        if (!reported && conflicts(d, rg, &cell->write, &x)) {
-            if (!same_value_store(s, &cell->write, &x, a, addr, values)) report_race(d, rg, s, &x, &cell->write, a);
-            reported = true;
-        }
-        if (writes && !reported) {
-            const shadow_rec *reads_[3] = {&cell->read, &cell->read_other, &cell->read_old};
-            for (int k = 0; k < 3 && !reported; k++)
-                if (conflicts(d, rg, reads_[k], &x)) {
-                    if (!same_value_store(s, reads_[k], &x, a, addr, values)) report_race(d, rg, s, &x, reads_[k], a);
-                    reported = true;
-                }
-        }
-        if (writes) {
-            cell->write = x;
-            /* earlier reads are ordered before this write or were just reported */
-            cell->read.site = cell->read_other.site = cell->read_old.site = NULL;
-        } else if (reads) {
-            shadow_rec *r = &cell->read;
-            if (!rec_live(rg, r, x.group)) {
-                *r = x;
-                cell->read_other.site = NULL;
-            } else if (r->group == x.group && r->epoch == x.epoch) {
-                if (r->tid / 32 != x.tid / 32 &&
-                    (!rec_live(rg, &cell->read_other, x.group) || cell->read_other.group != x.group ||
-                     cell->read_other.epoch != x.epoch))
-                    cell->read_other = x;
-            } else if (r->group == x.group) {
-                *r = x; /* a later epoch of this threadgroup: older reads are ordered before it */
-                cell->read_other.site = NULL;
-            } else {
-                cell->read_old = *r;
-                *r = x;
-                cell->read_other.site = NULL;
-            }
-        }
+        reported = cell_access(d, rg, &rg->cells[c], s, &x, writes, reported, a, addr, values);
     }
+}
+
+/* shadow_access for the lanes of one operation that are all in bounds, when each lane's
+ * access is one whole cell (a 4-byte load or store, not atomic, at a multiple of 4 from
+ * the region's start: most of what kernels do): the same records and reports, without
+ * the per-lane work that the general case needs. */
+static bool shadow_access_cells(cpu_check_dispatch *d, region *rg, const cpu_check_site *s, uint32_t sg,
+                                uint32_t mask, const uintptr_t *addr, const char *values, uintptr_t low_bits) {
+    if (s->size != 4 || (s->op != CPU_CHECK_LOAD && s->op != CPU_CHECK_STORE) || (low_bits | rg->base) % 4 != 0)
+        return false;
+    if (!region_shadow(d, rg)) return true;
+    bool writes = s->op == CPU_CHECK_STORE;
+    shadow_rec x = {.site = s, .group = d->group, .epoch = d->epoch, .op = d->op, .bytes = 0xf};
+    for (uint32_t m = mask; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        uintptr_t a = addr[l];
+        size_t off = a - rg->base;
+        x.tid = (uint16_t)(sg * 32 + (uint32_t)l);
+        if (rg->threadgroup) {
+            uint32_t *init = &rg->init[off], group = d->group;
+            if (writes) init[0] = init[1] = init[2] = init[3] = group;
+            else if (init[0] != group && init[1] != group && init[2] != group && init[3] != group)
+                report_uninit(d, rg, s, x.tid, a);
+        }
+        cell_access(d, rg, &rg->cells[off / 4], s, &x, writes, false, a, addr, values);
+    }
+    return true;
 }
 
 /* which object (and region) holds [a, a+size); -1 when none does */
@@ -580,25 +630,44 @@ static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, u
     if (s->object >= 0 && s->object < d->object_count) {
         const resolved_object *r = &d->resolved[s->object];
         region *rg = r->rg && r->rg->track ? r->rg : NULL;
-        if (!rg) { /* bounds only (read-only buffers, constants): one range test for the gang */
-            uintptr_t lo = UINTPTR_MAX, hi = 0;
+        /* one range test for the gang; lane by lane only when it fails. low_bits: the
+         * addresses' low bits together (all aligned when its low bits are clear) */
+        uintptr_t lo = addr[__builtin_ctz(mask)], hi = lo, low_bits = 0;
+        if (mask == 0xffffffffu) {
             for (int l = 0; l < 32; l++) {
-                uintptr_t a = ENK_LANE_ON(mask, l) ? addr[l] : addr[__builtin_ctz(mask)];
+                lo = addr[l] < lo ? addr[l] : lo;
+                hi = addr[l] > hi ? addr[l] : hi;
+                low_bits |= addr[l];
+            }
+        } else {
+            for (uint32_t m = mask; m; m &= m - 1) {
+                uintptr_t a = addr[__builtin_ctz(m)];
                 lo = a < lo ? a : lo;
                 hi = a > hi ? a : hi;
+                low_bits |= a;
             }
-            if (lo >= r->base && hi >= lo && r->size >= size && hi - r->base <= r->size - size) return mask;
         }
-        for (uint32_t m = mask; m; m &= m - 1) {
-            int l = __builtin_ctz(m);
-            uintptr_t a = addr[l];
-            if (a < r->base || a - r->base > r->size || r->size - (a - r->base) < size) {
-                report_oob(d, s, sg * 32 + (uint32_t)l, a, s->object);
-                continue;
+        if (lo >= r->base && r->size >= size && hi - r->base <= r->size - size) {
+            if (!rg) return mask; /* bounds only: read-only buffers, constants */
+            ok = mask;
+        } else {
+            for (uint32_t m = mask; m; m &= m - 1) {
+                int l = __builtin_ctz(m);
+                uintptr_t a = addr[l];
+                if (a < r->base || a - r->base > r->size || r->size - (a - r->base) < size) {
+                    report_oob(d, s, sg * 32 + (uint32_t)l, a, s->object);
+                    continue;
+                }
+                ok |= 1u << l;
             }
-            ok |= 1u << l;
-            if (rg) shadow_access(d, rg, s, sg * 32 + (uint32_t)l, a, addr, values);
         }
+        /* then the shadow, of the lanes that may touch memory */
+        if (rg && ok && !(r->base >= rg->base && r->base - rg->base + r->size <= rg->size &&
+                          shadow_access_cells(d, rg, s, sg, ok, addr, values, low_bits)))
+            for (uint32_t m = ok; m; m &= m - 1) {
+                int l = __builtin_ctz(m);
+                shadow_access(d, rg, s, sg * 32 + (uint32_t)l, addr[l], addr, values);
+            }
         return ok;
     }
     for (uint32_t m = mask; m; m &= m - 1) {
@@ -625,6 +694,13 @@ static uint32_t lanes_of(uint32_t n, uint32_t sg) {
     return n - sg * 32u >= 32u ? 0xffffffffu : (1u << (n - sg * 32u)) - 1u;
 }
 
+/* the library is built for any x86-64, where __builtin_popcount is a call */
+static uint32_t lane_count(uint32_t m) {
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 static void hook_barrier(void *state, const cpu_check_site *s, const uint32_t *arrived, const uint32_t *returned,
                          uint32_t nsg) {
     cpu_check_dispatch *d = state;
@@ -635,8 +711,8 @@ static void hook_barrier(void *state, const cpu_check_site *s, const uint32_t *a
     for (uint32_t sg = 0; sg < nsg; sg++) {
         uint32_t alive = lanes_of(n, sg) & ~returned[sg];
         uint32_t missing = alive & ~arrived[sg];
-        arriving += (uint32_t)__builtin_popcount(arrived[sg] & alive);
-        running += (uint32_t)__builtin_popcount(alive);
+        arriving += lane_count(arrived[sg] & alive);
+        running += lane_count(alive);
         if (missing && missing_tid == UINT32_MAX) missing_tid = sg * 32 + (uint32_t)__builtin_ctz(missing);
     }
     if (missing_tid != UINT32_MAX) {
