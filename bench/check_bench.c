@@ -4,8 +4,9 @@
  * Two reductions, both from bench/kernels:
  *   reduce_simd     grid-stride simd_sum, one partial per threadgroup (the bandwidth bench)
  *   seed003_reduce  seed 003's tree reduction in threadgroup memory with a barrier per level
- *                   and one atomic add per threadgroup (every access goes through shadow
- *                   memory: the worst case for the checker)
+ *                   and one atomic add per threadgroup (every threadgroup-memory access goes
+ *                   through shadow memory: the worst case for the checker; its one device
+ *                   write is atomic, so every worker checks threadgroups of it)
  * Each is timed as the median of several dispatches after a warm-up; both runs must give
  * the reference sum (computed here in double / exact integers) and the checked run must
  * report nothing. Prints one line per kernel: unchecked ms, checked ms, ratio.
@@ -159,7 +160,7 @@ int main(int argc, char **argv) {
     CHECK(enigma_device_open("cpu", &dev));
     enigma_device_info info;
     CHECK(enigma_device_get_info(dev, &info));
-    printf("check_bench: cpu backend, %u worker threads for unchecked runs (checked runs use one)\n",
+    printf("check_bench: cpu backend, %u worker threads for unchecked runs (checked runs use one, or all where the kernel writes device memory only atomically)\n",
            info.compute_units);
     float *xf = malloc(N * sizeof(float));
     int32_t *xi = malloc(N * sizeof(int32_t));

@@ -2,8 +2,9 @@
  * hooks that checked generated code calls (check_rt.h lists them).
  *
  * Needs: threadgroups of one dispatch that run one at a time on the state (exec.c runs a
- * checked dispatch on one executor), every hook of a threadgroup between its group_begin
- * and the next group's.
+ * checked dispatch on one executor, or, for a kernel built with check_apart, gives each
+ * executor a state of its own), every hook of a threadgroup between its group_begin and
+ * the next group's.
  * Guarantees: each problem goes to the launch's sink (deduplicated there by kind and
  * place) with the threads, the object and index, and for a race the other access; an
  * access out of bounds is refused (the access hook leaves its lane out of the mask it
@@ -97,9 +98,11 @@ struct cpu_check_dispatch {
     region tg_dynamic[EN_MAX_TG_BINDINGS];
     bool first_group_done;
     bool out_of_memory;
+    bool apart;                /* one of several states, one per worker: buffers untracked */
     /* the threadgroup now running */
     const cpu_group *g;
     uint32_t group, epoch, op;
+    uint32_t events;           /* reports made by this threadgroup so far */
     const cpu_check_object *objects;
     int object_count;
     resolved_object *resolved;
@@ -144,6 +147,13 @@ static thread_desc describe_thread(const cpu_check_dispatch *d, uint32_t group, 
 
 static en_loc site_loc(const cpu_check_site *s) { return (en_loc){.file = s->file, .line = s->line, .col = s->col}; }
 
+/* a report's place in the dispatch (en_check_report): the threadgroup, then the order of
+ * its reports, so that reports come out the same whichever workers ran which groups */
+static uint64_t event_order(cpu_check_dispatch *d) {
+    uint32_t event = d->events < 0xffffffu ? d->events++ : d->events;
+    return (uint64_t)(d->group - 1) << 24 | event;
+}
+
 static const char *op_verb(uint16_t op) {
     switch (op) {
     case CPU_CHECK_LOAD: return "load";
@@ -173,10 +183,11 @@ static const char *space_name(uint16_t space) {
 }
 
 /* ---- the dispatch --------------------------------------------------------------------- */
-cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch) {
+cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch, bool apart) {
     cpu_check_dispatch *d = calloc(1, sizeof *d);
     if (!d) return NULL;
     d->launch = launch;
+    d->apart = apart;
     d->sink = launch->check;
     for (int i = 0; i < EN_MAX_BINDINGS; i++) {
         d->buffers[i].binding = i;
@@ -245,6 +256,7 @@ static void hook_group_begin(void *state, const cpu_group *g, const cpu_check_ob
     d->group = g->position[0] + g->position[1] * L->groups[0] + g->position[2] * L->groups[0] * L->groups[1] + 1;
     d->epoch = 0;
     d->op = 0;
+    d->events = 0;
     if (d->acquired && d->pending) {
         memset(d->acquired, 0, d->set_bytes);
         memset(d->pending, 0, d->set_bytes);
@@ -302,7 +314,7 @@ static void hook_group_begin(void *state, const cpu_group *g, const cpu_check_ob
         }
     }
     if (!d->first_group_done) {
-        for (int i = 0; i < EN_MAX_BINDINGS; i++) d->buffers[i].track = d->buffers[i].written;
+        for (int i = 0; i < EN_MAX_BINDINGS; i++) d->buffers[i].track = d->buffers[i].written && !d->apart;
         d->first_group_done = true;
     }
 }
@@ -320,7 +332,7 @@ static const char *object_word(const cpu_check_object *o) {
 static void report_oob(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t tid, uintptr_t a, int object) {
     thread_desc t = describe_thread(d, d->group, tid);
     if (object < 0) {
-        en_check_report(d->sink, ENIGMA_CHECK_OUT_OF_BOUNDS, site_loc(s),
+        en_check_report(d->sink, ENIGMA_CHECK_OUT_OF_BOUNDS, site_loc(s), event_order(d),
                         "%s of %u bytes through '%s' at an address outside every buffer and threadgroup allocation "
                         "(the pointer walked off its object) — %s",
                         op_verb(s->op), s->size, s->what ? s->what : "?", t.text);
@@ -334,7 +346,7 @@ static void report_oob(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t 
     char where[64] = "";
     if (o->kind == CPU_CHECK_OBJ_BUFFER) snprintf(where, sizeof where, " (buffer(%d))", o->binding);
     if (o->kind == CPU_CHECK_OBJ_TG_DYNAMIC) snprintf(where, sizeof where, " (threadgroup(%d))", o->binding);
-    en_check_report(d->sink, ENIGMA_CHECK_OUT_OF_BOUNDS, site_loc(s),
+    en_check_report(d->sink, ENIGMA_CHECK_OUT_OF_BOUNDS, site_loc(s), event_order(d),
                     "%s of %u bytes at %s '%s'%s element %" PRId64 " (byte offset %" PRId64 "), but it has %zu bytes "
                     "(%zu elements) — %s; the %s was %s",
                     op_verb(s->op), s->size, object_word(o), o->name ? o->name : "?", where, index, offset, r->size,
@@ -462,7 +474,7 @@ static void report_race(cpu_check_dispatch *d, const region *rg, const cpu_check
     const char *why = p->group != x->group ? "threads of different threadgroups: no fence hand-off orders them"
                       : p->tid / 32 == x->tid / 32 ? "two lanes of one SIMD group in the same operation"
                                                     : "no threadgroup_barrier between them";
-    en_check_report(d->sink, ENIGMA_CHECK_DATA_RACE, site_loc(s),
+    en_check_report(d->sink, ENIGMA_CHECK_DATA_RACE, site_loc(s), event_order(d),
                     "%s of %s '%s' element %zu (byte offset %zu) by %s conflicts with the %s of it at line %d:%d "
                     "by %s (%s)",
                     op_verb(s->op), space_name(s->space), rg->name ? rg->name : (s->what ? s->what : "?"),
@@ -474,7 +486,7 @@ static void report_uninit(cpu_check_dispatch *d, const region *rg, const cpu_che
     thread_desc me = describe_thread(d, d->group, tid);
     uint32_t elem = s->size ? s->size : 1;
     size_t offset = a - rg->base;
-    en_check_report(d->sink, ENIGMA_CHECK_UNINITIALIZED_READ, site_loc(s),
+    en_check_report(d->sink, ENIGMA_CHECK_UNINITIALIZED_READ, site_loc(s), event_order(d),
                     "%s of threadgroup memory '%s' element %zu (byte offset %zu) that this threadgroup never wrote — %s",
                     op_verb(s->op), s->what ? s->what : (rg->name ? rg->name : "?"), offset / elem, offset, me.text);
 }
@@ -717,7 +729,7 @@ static void hook_barrier(void *state, const cpu_check_site *s, const uint32_t *a
     }
     if (missing_tid != UINT32_MAX) {
         thread_desc t = describe_thread(d, d->group, missing_tid);
-        en_check_report(d->sink, ENIGMA_CHECK_BARRIER_DIVERGENCE, site_loc(s),
+        en_check_report(d->sink, ENIGMA_CHECK_BARRIER_DIVERGENCE, site_loc(s), event_order(d),
                         "threadgroup_barrier reached by %u of the %u threads of the threadgroup that have not "
                         "returned; %s (among %u) does not reach it",
                         arriving, running, t.text, running - arriving);
@@ -732,7 +744,7 @@ static void hook_simd_barrier(void *state, const cpu_check_site *s, uint32_t sg,
     uint32_t missing = alive & ~mask;
     if (!missing) return;
     thread_desc t = describe_thread(d, d->group, sg * 32 + (uint32_t)__builtin_ctz(missing));
-    en_check_report(d->sink, ENIGMA_CHECK_BARRIER_DIVERGENCE, site_loc(s),
+    en_check_report(d->sink, ENIGMA_CHECK_BARRIER_DIVERGENCE, site_loc(s), event_order(d),
                     "simdgroup_barrier reached by %d of the %d lanes of SIMD group %u that have not returned; %s "
                     "does not reach it",
                     __builtin_popcount(mask & alive), __builtin_popcount(alive), sg, t.text);
@@ -743,12 +755,12 @@ static void hook_lane(void *state, const cpu_check_site *s, uint32_t sg, int lan
     cpu_check_dispatch *d = state;
     thread_desc t = describe_thread(d, d->group, sg * 32 + (uint32_t)lane);
     if (why == CPU_CHECK_LANE_OUT_OF_RANGE)
-        en_check_report(d->sink, ENIGMA_CHECK_INACTIVE_LANE, site_loc(s),
+        en_check_report(d->sink, ENIGMA_CHECK_INACTIVE_LANE, site_loc(s), event_order(d),
                         "%s asks for lane %" PRId64 ", outside the SIMD group's lanes 0..31 (the result is "
                         "undefined) — %s",
                         s->what ? s->what : "simd function", source, t.text);
     else
-        en_check_report(d->sink, ENIGMA_CHECK_INACTIVE_LANE, site_loc(s),
+        en_check_report(d->sink, ENIGMA_CHECK_INACTIVE_LANE, site_loc(s), event_order(d),
                         "%s in lane %d of SIMD group %u reads lane %" PRId64 ", which is not active here (the result "
                         "is undefined) — %s",
                         s->what ? s->what : "simd function", lane, sg, source, t.text);
@@ -757,7 +769,7 @@ static void hook_lane(void *state, const cpu_check_site *s, uint32_t sg, int lan
 static void hook_div_zero(void *state, const cpu_check_site *s, uint32_t sg, int lane) {
     cpu_check_dispatch *d = state;
     thread_desc t = describe_thread(d, d->group, sg * 32 + (uint32_t)lane);
-    en_check_report(d->sink, ENIGMA_CHECK_DIVISION_BY_ZERO, site_loc(s), "integer %s by zero — %s (the result is 0)",
+    en_check_report(d->sink, ENIGMA_CHECK_DIVISION_BY_ZERO, site_loc(s), event_order(d), "integer %s by zero — %s (the result is 0)",
                     s->op == CPU_CHECK_REM ? "remainder" : "division", t.text);
 }
 
@@ -769,7 +781,7 @@ static void hook_index(void *state, const cpu_check_site *s, uint32_t sg, int la
     char value[32];
     if (is_signed) snprintf(value, sizeof value, "%" PRId64, (int64_t)index);
     else snprintf(value, sizeof value, "%" PRIu64, index);
-    en_check_report(d->sink, ENIGMA_CHECK_OUT_OF_BOUNDS, site_loc(s),
+    en_check_report(d->sink, ENIGMA_CHECK_OUT_OF_BOUNDS, site_loc(s), event_order(d),
                     "%s of %u bytes at thread %s index %s, but it has %" PRIu64 " elements (0..%" PRIu64
                     ") — %s; the %s was %s",
                     op_verb(s->op), s->size, s->what ? s->what : "array", value, length, length ? length - 1 : 0, t.text,

@@ -114,9 +114,12 @@ EN_INTERNAL extern const cpu_check_api cpu_check_hooks;
 extern const char cpu_check_prelude[];
 
 /* one dispatch's checking state; reports go to launch->check (may be NULL: then nothing is
- * reported but the checks still guard memory). Threadgroups must run one at a time on the
- * state (exec.c runs a checked dispatch on one executor). NULL when out of memory. */
-EN_INTERNAL cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch);
+ * reported but the checks still guard memory). Threadgroups must run one at a time on a
+ * state. A kernel whose emitted enk_kernel_N_check_apart is 1 may instead run on several
+ * executors, each with its own state made with `apart`: its buffers are then bounds-checked
+ * only (every access to a buffer it writes is atomic, and two atomics never race), and
+ * the rest of the state is each threadgroup's own. NULL when out of memory. */
+EN_INTERNAL cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch, bool apart);
 EN_INTERNAL void cpu_check_dispatch_free(cpu_check_dispatch *d);
 
 #endif

@@ -42,6 +42,7 @@ typedef struct cpu_kernel {
     size_t context_bytes;
     size_t tg_static_bytes;
     uint32_t max_threads;
+    bool check_apart; /* checked builds: threadgroups may be checked on several executors */
 } cpu_kernel;
 
 struct en_program {

@@ -318,6 +318,18 @@ static bool uses_position_table(const ir_func *f) {
     return false;
 }
 
+/* Checked mode: can the kernel's threadgroups be checked apart, each on its own copy of
+ * the checking state? Only threadgroup memory, which is each group's own, and the buffers
+ * the kernel writes carry state from one group to the next (check_rt.c's shadow); a buffer
+ * that every access reaches atomically needs none (two atomics never race), so the answer
+ * is yes when every access names its object and no written buffer has a plain access. */
+static bool check_apart(const emitter *em) {
+    if (em->object_by_address) return false;
+    for (int i = 0; i < em->object_count; i++)
+        if ((em->object_use[i] & CPU_OBJECT_WRITTEN_BUFFER) && (em->object_use[i] & CPU_OBJECT_PLAIN_ACCESS)) return false;
+    return true;
+}
+
 static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     em->f = f;
     em->var_count = f->next_var_id > 0 ? f->next_var_id : 1;
@@ -349,6 +361,9 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     int object_count = 0;
     if (em->checked) {
         em->site_count = 0;
+        em->object_count = 0;
+        em->object_by_address = false;
+        em->object_use = en_alloc(&em->arena, (size_t)(f->param_count + f->threadgroup_vars.count + em->m->globals.count + 1));
         em->object_of_var = en_alloc(&em->arena, sizeof(int) * (size_t)em->var_count);
         for (int i = 0; i < em->var_count; i++) em->object_of_var[i] = -1;
         for (int k = 0; k < f->param_count; k++) {
@@ -359,6 +374,7 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
                           v->param_kind == IR_PARAM_BUFFER ? CPU_CHECK_OBJ_BUFFER : CPU_CHECK_OBJ_TG_DYNAMIC,
                           is_const, v->binding, cpu_c_string(em, v->name));
             if (v->id >= 0 && v->id < em->var_count) em->object_of_var[v->id] = object_count;
+            em->object_use[object_count] = v->param_kind == IR_PARAM_BUFFER && !is_const ? CPU_OBJECT_WRITTEN_BUFFER : 0;
             object_count++;
         }
         for (int k = 0; k < f->threadgroup_vars.count; k++) {
@@ -378,6 +394,7 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
                           cpu_c_string(em, v->name));
             em->object_of_global[v->id] = object_count++;
         }
+        em->object_count = object_count;
         cpu_pointer_sources(em, f);
     }
 
@@ -446,6 +463,10 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
         en_buf_printf(out, "static const enk_check_site enk_sites_%d[] = { /* file, line, col, op, space, object, size, what */\n%s    {0}\n};\n",
                       index, em->sites.data ? em->sites.data : "");
         em->sites.len = 0;
+        en_buf_printf(out, "/* 1: no checking state is shared between threadgroups (each access names its object,\n"
+                           " * the buffers the kernel writes are only accessed atomically): they may be checked\n"
+                           " * on several workers at once */\n"
+                           "const int enk_kernel_%d_check_apart = %d;\n", index, check_apart(em));
     }
     en_buf_free(&objects);
     if (em->parts.out_of_memory) out->out_of_memory = true; /* reported with the kernels' text */

@@ -153,6 +153,11 @@ typedef struct emitter {
     int site_count;
     int *object_of_var;   /* var id -> object index, -1 */
     int *object_of_global;
+    /* whether the checks of two threadgroups can share nothing (check_apart, emit.c): per
+     * object, CPU_OBJECT_* bits; and whether an access finds its object only by address */
+    uint8_t *object_use;
+    int object_count;
+    bool object_by_address;
     const char *store_values; /* the store being emitted: its 32 values, for the hook */
     EN_VEC(memo_entry) index_texts; /* each array or vector index cpu_lvalue wrote (IR_E_INDEX
                                      * -> its C text for lane l): the bounds check of thread
@@ -209,6 +214,9 @@ EN_INTERNAL bool cpu_attr_is_per_lane(ir_attr a);
 EN_INTERNAL bool cpu_has_barrier(const ir_stmt *s);
 EN_INTERNAL const char *cpu_attr_value(emitter *em, ir_attr a, int d);
 EN_INTERNAL const char *cpu_attr_init(emitter *em, const ir_var *v, const char *target);
+
+/* checked mode, per object of the kernel (emitter.object_use) */
+enum { CPU_OBJECT_WRITTEN_BUFFER = 1, CPU_OBJECT_PLAIN_ACCESS = 2 };
 
 /* ---- emit_expr.c: constants, expressions, memory accesses, checked-mode sites --------- */
 /* the space of the memory a place reads or writes */

@@ -223,6 +223,10 @@ EN_INTERNAL const char *cpu_c_string(emitter *em, const char *text) {
 /* a new entry of this kernel's site table; returns the C expression of its address */
 EN_INTERNAL const char *cpu_site_ref(emitter *em, en_loc loc, int op, int space, int object, const char *size,
                                    const char *what) {
+    if (op >= CPU_CHECK_LOAD && op <= CPU_CHECK_ATOMIC_RMW && space != IR_SPACE_THREAD) {
+        if (object < 0 || object >= em->object_count) em->object_by_address = true;
+        else if (op == CPU_CHECK_LOAD || op == CPU_CHECK_STORE) em->object_use[object] |= CPU_OBJECT_PLAIN_ACCESS;
+    }
     en_buf_printf(&em->sites, "    {%d, %d, %d, %d, %d, %d, %s, %s},\n", loc.file, loc.line, loc.col, op, space, object,
                   size ? size : "0", cpu_c_string(em, what));
     return cpu_S(em, "&enk_sites_%d[%d]", em->kernel_index, em->site_count++);

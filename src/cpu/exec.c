@@ -48,7 +48,7 @@ typedef struct dispatch_job {
     bool finished;
     void *buffers[EN_MAX_BINDINGS];
     size_t context_bytes, tg_static_offset, tg_dynamic_offset[EN_MAX_TG_BINDINGS], scratch_bytes;
-    cpu_check_dispatch *check; /* checked programs: the checking runtime's state */
+    cpu_check_dispatch **checks; /* checked programs: the checking runtime's state, per executor */
     atomic_bool out_of_memory; /* a worker could not get scratch: its share was not run */
 } dispatch_job;
 
@@ -149,8 +149,8 @@ static void run_groups(dispatch_job *job, scratch *sc, int executor) {
             break;
         }
         guard.armed = 1;
-        if (job->check) { /* a checked kernel finds the runtime behind the group */
-            cpu_check_group checked = {.group = g, .api = &cpu_check_hooks, .state = job->check};
+        if (job->checks) { /* a checked kernel finds the runtime behind the group */
+            cpu_check_group checked = {.group = g, .api = &cpu_check_hooks, .state = job->checks[executor]};
             job->run(&checked.group);
         } else {
             job->run(&g);
@@ -321,6 +321,22 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static void free_checks(cpu_check_dispatch **checks, int count) {
+    for (int i = 0; checks && i < count; i++) cpu_check_dispatch_free(checks[i]);
+    free(checks);
+}
+
+/* checked mode's state for each of `count` executors (count is 1 unless `apart`) */
+static cpu_check_dispatch **new_checks(const en_launch *L, int count, bool apart) {
+    cpu_check_dispatch **checks = calloc((size_t)count, sizeof *checks);
+    for (int i = 0; checks && i < count; i++)
+        if (!(checks[i] = cpu_check_dispatch_new(L, apart))) {
+            free_checks(checks, count);
+            return NULL;
+        }
+    return checks;
+}
+
 static enigma_status check_launch(const cpu_kernel *k, const en_launch *L, en_buf *err) {
     uint64_t threads = (uint64_t)L->group_size[0] * L->group_size[1] * L->group_size[2];
     if (threads == 0) {
@@ -391,17 +407,16 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
     if (helpers > pool->thread_count) helpers = pool->thread_count;
-    if (p->checked) { /* the checking runtime's shadow state takes one threadgroup at a time */
-        job.check = cpu_check_dispatch_new(L);
-        if (!job.check) {
-            pthread_mutex_unlock(&dev->lock);
-            en_buf_puts(err, "out of memory for checked mode's state");
-            return ENIGMA_ERROR_OUT_OF_MEMORY;
-        }
-        helpers = 0;
-    }
+    /* the checking runtime's shadow state takes one threadgroup at a time: one executor,
+     * or one state per executor where the kernel's groups share no checking state */
+    if (p->checked && !k->check_apart) helpers = 0;
     /* containment: executor k is the caller (0) or pool->threads[k-1] */
     job.executor_count = helpers + 1;
+    if (p->checked && !(job.checks = new_checks(L, job.executor_count, k->check_apart))) {
+        pthread_mutex_unlock(&dev->lock);
+        en_buf_puts(err, "out of memory for checked mode's state");
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
+    }
     pthread_t few_executors[64]; /* no allocation per dispatch on machines of up to 64 cores */
     atomic_bool few_executing[64];
     _Alignas(64) struct started_count few_started[64];
@@ -422,7 +437,7 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
             free((void *)job.executing);
             free(job.started);
         }
-        cpu_check_dispatch_free(job.check);
+        free_checks(job.checks, job.executor_count);
         en_buf_puts(err, job.executors && job.executing ? "the fault handlers could not be installed"
                                                           : "out of memory for the dispatch's executors");
         return job.executors && job.executing ? ENIGMA_ERROR_INTERNAL : ENIGMA_ERROR_OUT_OF_MEMORY;
@@ -469,7 +484,7 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
         pthread_join(watchdog, NULL);
     }
     pthread_mutex_unlock(&dev->lock);
-    cpu_check_dispatch_free(job.check);
+    free_checks(job.checks, job.executor_count);
     pthread_mutex_destroy(&job.watch_lock);
     pthread_cond_destroy(&job.watch_wake);
     uint64_t started = started_groups(&job);

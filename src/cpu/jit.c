@@ -307,6 +307,9 @@ static enigma_status load_kernels(en_program *p, const ir_module *m, int first_s
         k->func = f;
         k->context_bytes = *context;
         k->tg_static_bytes = *tg_static;
+        snprintf(name, sizeof name, "enk_kernel_%d_check_apart", symbol);
+        const int *apart = p->checked ? dlsym(p->library, name) : NULL;
+        k->check_apart = apart && *apart == 1;
         k->max_threads = CPU_MAX_THREADS;
         if (f->max_total_threads_per_threadgroup && f->max_total_threads_per_threadgroup < k->max_threads)
             k->max_threads = f->max_total_threads_per_threadgroup;

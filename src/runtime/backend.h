@@ -38,8 +38,11 @@ typedef struct en_check_event {
 } en_check_event;
 
 typedef struct en_check_sink en_check_sink; /* src/runtime/check_sink.c; thread-safe */
-EN_INTERNAL void en_check_report(en_check_sink *s, enigma_check_kind kind, en_loc loc,
-                                 const char *fmt, ...) EN_PRINTF(4, 5);
+/* order: the event's place in the dispatch, which decides the message a report keeps and
+ * the order of the reports (check_sink.c): a threadgroup's linear index, then the order
+ * within it, e.g. (group << 24) | event */
+EN_INTERNAL void en_check_report(en_check_sink *s, enigma_check_kind kind, en_loc loc, uint64_t order,
+                                 const char *fmt, ...) EN_PRINTF(5, 6);
 
 typedef struct en_launch {
     const ir_module *module;

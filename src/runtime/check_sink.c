@@ -2,9 +2,13 @@
  *
  * Backends call en_check_report from many worker threads at once; a mutex keeps the table
  * consistent. Events are deduplicated by kind and source position, counting repeats and
- * keeping the first message, so a faulting loop yields one report with its count rather
- * than millions of lines. After the dispatch the runtime reads the reports in the order
- * they were first seen. */
+ * keeping one message, so a faulting loop yields one report with its count rather than
+ * millions of lines. Each event carries its place in the dispatch's own order (its
+ * threadgroup's linear index, then its order within the threadgroup): a report keeps the
+ * message of its earliest event and the reports are read in that order, so that workers
+ * running threadgroups in whatever order give the same reports as one worker running
+ * them in turn. (Past EN_CHECK_MAX_ENTRIES places, which new places are dropped depends on
+ * arrival.) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +28,7 @@ struct en_check_sink {
     int *slots;              /* open addressing: entry index + 1, 0 = empty */
     int slot_count;          /* a power of two, at least twice count */
     uint64_t dropped;        /* events at places past EN_CHECK_MAX_ENTRIES */
+    bool out_of_order;       /* entries arrived out of event order: sort before reading */
     char *text;
 };
 
@@ -40,6 +45,7 @@ void en_check_sink_clear(en_check_sink *s) {
     for (int i = 0; i < s->count; i++) free(s->entries[i].message);
     s->count = 0;
     s->dropped = 0;
+    s->out_of_order = false;
     if (s->slots) memset(s->slots, 0, sizeof *s->slots * (size_t)s->slot_count);
     free(s->text);
     s->text = NULL;
@@ -92,18 +98,22 @@ static bool grow(en_check_sink *s) {
     return true;
 }
 
-void en_check_report(en_check_sink *s, enigma_check_kind kind, en_loc loc, const char *fmt, ...) {
+void en_check_report(en_check_sink *s, enigma_check_kind kind, en_loc loc, uint64_t order, const char *fmt, ...) {
     if (!s) return;
     pthread_mutex_lock(&s->lock);
+    en_check_entry *e = NULL;
     if (s->slot_count) {
         int slot = find_slot(s, kind, loc);
         if (s->slots[slot]) {
-            s->entries[s->slots[slot] - 1].count++;
-            pthread_mutex_unlock(&s->lock);
-            return;
+            e = &s->entries[s->slots[slot] - 1];
+            e->count++;
+            if (order >= e->order) {
+                pthread_mutex_unlock(&s->lock);
+                return;
+            }
         }
     }
-    if (s->count >= EN_CHECK_MAX_ENTRIES || !grow(s)) {
+    if (!e && (s->count >= EN_CHECK_MAX_ENTRIES || !grow(s))) {
         s->dropped++;
         pthread_mutex_unlock(&s->lock);
         return;
@@ -113,10 +123,36 @@ void en_check_report(en_check_sink *s, enigma_check_kind kind, en_loc loc, const
     va_start(ap, fmt);
     en_buf_vprintf(&msg, fmt, ap);
     va_end(ap);
-    s->entries[s->count] = (en_check_entry){.kind = kind, .loc = loc, .message = en_buf_take(&msg), .count = 1};
-    s->count++;
-    s->slots[find_slot(s, kind, loc)] = s->count;
+    if (e) { /* an earlier event than the one this report kept */
+        free(e->message);
+        e->message = en_buf_take(&msg);
+        e->order = order;
+        s->out_of_order = true;
+    } else {
+        if (s->count && order < s->entries[s->count - 1].order) s->out_of_order = true;
+        s->entries[s->count] = (en_check_entry){.kind = kind, .loc = loc, .message = en_buf_take(&msg), .count = 1,
+                                                .order = order};
+        s->count++;
+        s->slots[find_slot(s, kind, loc)] = s->count;
+    }
+    free(s->text);
+    s->text = NULL;
     pthread_mutex_unlock(&s->lock);
+}
+
+/* the entries in event order (stable: equal orders keep their arrival order, which within
+ * one threadgroup is program order) */
+static void put_in_order(en_check_sink *s) {
+    if (!s->out_of_order) return;
+    for (int i = 1; i < s->count; i++) {
+        en_check_entry e = s->entries[i];
+        int j = i;
+        for (; j > 0 && s->entries[j - 1].order > e.order; j--) s->entries[j] = s->entries[j - 1];
+        s->entries[j] = e;
+    }
+    memset(s->slots, 0, sizeof *s->slots * (size_t)s->slot_count);
+    for (int i = 0; i < s->count; i++) s->slots[find_slot(s, s->entries[i].kind, s->entries[i].loc)] = i + 1;
+    s->out_of_order = false;
 }
 
 int en_check_sink_count(const en_check_sink *s) { return s ? s->count : 0; }
@@ -139,8 +175,9 @@ static const char *file_name(const en_check_sink *s, en_loc loc) {
     return "<unknown>";
 }
 
-bool en_check_sink_get(const en_check_sink *s, int i, enigma_check_report *out) {
+bool en_check_sink_get(en_check_sink *s, int i, enigma_check_report *out) {
     if (!s || i < 0 || i >= s->count) return false;
+    put_in_order(s);
     const en_check_entry *e = &s->entries[i];
     *out = (enigma_check_report){
         .kind = e->kind,
@@ -156,6 +193,7 @@ bool en_check_sink_get(const en_check_sink *s, int i, enigma_check_report *out) 
 
 const char *en_check_sink_text(en_check_sink *s, const char *kernel) {
     if (!s || s->count == 0) return "";
+    put_in_order(s);
     if (s->text) return s->text;
     en_buf b = {0};
     uint64_t events = s->dropped;

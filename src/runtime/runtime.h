@@ -86,6 +86,7 @@ typedef struct en_check_entry {
     en_loc loc;
     char *message;
     uint64_t count;
+    uint64_t order; /* of the event whose message this is (en_check_report) */
 } en_check_entry;
 
 EN_INTERNAL en_check_sink *en_check_sink_new(const en_sources *sources);
@@ -93,7 +94,7 @@ EN_INTERNAL void en_check_sink_free(en_check_sink *s);
 EN_INTERNAL void en_check_sink_clear(en_check_sink *s);
 EN_INTERNAL int en_check_sink_count(const en_check_sink *s);
 /* report i, with file names resolved; false if out of range */
-EN_INTERNAL bool en_check_sink_get(const en_check_sink *s, int i, enigma_check_report *out);
+EN_INTERNAL bool en_check_sink_get(en_check_sink *s, int i, enigma_check_report *out);
 /* one line per report then a summary; "" when there are none. Lives until the next clear. */
 EN_INTERNAL const char *en_check_sink_text(en_check_sink *s, const char *kernel);
 EN_INTERNAL const char *en_check_kind_name(enigma_check_kind k);

@@ -91,14 +91,15 @@ def materialize(args, tmp, rng):
     return out
 
 
-def run_checked(path, tmp, rng, extra=()):
+def run_checked(path, tmp, rng, extra=(), env=None):
     """Runs the kernel checked on the cpu; returns (exit code, reports, stdout+stderr).
-    reports: a list of (kind, line, message) for each report line."""
+    reports: a list of (kind, line, message) for each report line. env: variables to set
+    for the run (ENIGMA_NUM_THREADS: the workers)."""
     cli = cli_path()
     assert cli is not None, "the enigma CLI is not built: set ENIGMA_CLI or build into build/"
     args, _ = parse_header(path)
     cmd = [str(cli), "run", str(path), "--backend", "cpu", "--check", *materialize(args, tmp, rng), *extra]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})})
     text = r.stdout + r.stderr
     reports = []
     for line in text.splitlines():

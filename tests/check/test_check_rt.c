@@ -62,7 +62,7 @@ static void fixture_init(fixture *f, uint32_t groups, uint32_t threads, size_t b
                                        .name = "data"};
     f->objects[1] = (cpu_check_object){.kind = CPU_CHECK_OBJ_TG_STATIC, .offset = 0, .size = sizeof f->tg,
                                        .name = "tile"};
-    f->d = cpu_check_dispatch_new(&f->launch);
+    f->d = cpu_check_dispatch_new(&f->launch, false);
 }
 
 static void group(fixture *f, uint32_t x) {
