@@ -11,6 +11,8 @@
  * module), and where variables and position attributes live. */
 #include "emit.h"
 
+#include <string.h>
+
 /* ---- output: text, failures, notes of the source ------------------------------------ */
 EN_INTERNAL const char *cpu_S(emitter *em, const char *fmt, ...) {
     va_list ap;
@@ -257,11 +259,12 @@ EN_INTERNAL const char *cpu_attr_value(emitter *em, ir_attr a, int d) {
     const char *li = cpu_S(em, "(_sg * 32u + %s)", lane);
     /* in a 1-D threadgroup the position is the index; otherwise a table made once per
      * threadgroup (no division per lane per region) */
-    const char *pos[3] = {
-        cpu_S(em, "(_one_d ? %s : _lpos[0][%s])", li, li),
-        cpu_S(em, "(_one_d ? 0u : _lpos[1][%s])", li),
-        cpu_S(em, "(_one_d ? 0u : _lpos[2][%s])", li),
-    };
+    const char *pos[3];
+    for (int k = 0; k < 3; k++)
+        pos[k] = em->lane_shape == 1 ? (k == 0 ? li : "0u")
+                 : em->lane_shape == 2 ? cpu_S(em, "_lpos[%d][%s]", k, li)
+                 : k == 0 ? cpu_S(em, "(_one_d ? %s : _lpos[0][%s])", li, li)
+                          : cpu_S(em, "(_one_d ? 0u : _lpos[%d][%s])", k, li);
     switch (a) {
     case IR_ATTR_THREAD_POSITION_IN_GRID:
         return cpu_S(em, "(g->position[%d] * g->group_size[%d] + %s)", d, d, pos[d]);
@@ -284,6 +287,20 @@ EN_INTERNAL const char *cpu_attr_value(emitter *em, ir_attr a, int d) {
     case IR_ATTR_DISPATCH_QUADGROUPS_PER_THREADGROUP: return "((_dispatch_n + 3u) / 4u)";
     default: return "0u";
     }
+}
+
+EN_INTERNAL void cpu_lane_attr_loop(emitter *em, const ir_var *v, const char *target) {
+    const char *init = cpu_attr_init(em, v, cpu_S(em, "%s[l]", target));
+    if (!strstr(init, "_one_d")) {
+        cpu_line(em, "for (int l = 0; l < 32; l++) { %s }", init);
+        return;
+    }
+    int shape = em->lane_shape;
+    em->lane_shape = 1;
+    cpu_line(em, "if (_one_d) for (int l = 0; l < 32; l++) { %s }", cpu_attr_init(em, v, cpu_S(em, "%s[l]", target)));
+    em->lane_shape = 2;
+    cpu_line(em, "else for (int l = 0; l < 32; l++) { %s }", cpu_attr_init(em, v, cpu_S(em, "%s[l]", target)));
+    em->lane_shape = shape;
 }
 
 /* `x = <attribute>` for one lane (or the uniform scalar): every component */
@@ -410,7 +427,7 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
         OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) { /* %s is assigned: a copy per thread */", v->name);
         cpu_line(em, "%s *%s = _ctx->%s + _sg * 32;", cpu_ctype(em, v->type), vi->cname, vi->cname);
         if (v->param_kind == IR_PARAM_ATTR)
-            cpu_line(em, "for (int l = 0; l < 32; l++) { %s }", cpu_attr_init(em, v, cpu_S(em, "%s[l]", vi->cname)));
+            cpu_lane_attr_loop(em, v, vi->cname);
         else if (v->param_kind == IR_PARAM_THREADGROUP)
             cpu_line(em, "for (int l = 0; l < 32; l++) %s[l] = (%s)g->tg_dynamic[%d];", vi->cname, cpu_ctype(em, v->type), v->binding);
         else

@@ -139,6 +139,7 @@ typedef struct emitter {
     bool checked;      /* checked mode: an access the hook instruments keeps the general path */
     const ir_expr **inits; /* per local variable id: its declaration's value (lane_form) */
     const char *lane;  /* the lane index attr_value() uses: "(uint32_t)l", or a half's first */
+    int lane_shape;    /* attr_value()'s threadgroup: 0 either (it tests _one_d), 1 1-D, 2 not */
     const ir_var *stream_var; /* inside a streaming loop (gang_loop): this index is */
     const char *stream_base;  /* stream_base + l in every lane */
     const ir_var *implicit_var; /* in an interleaved phase the loop index is not stored: */
@@ -214,6 +215,9 @@ EN_INTERNAL bool cpu_attr_is_per_lane(ir_attr a);
 EN_INTERNAL bool cpu_has_barrier(const ir_stmt *s);
 EN_INTERNAL const char *cpu_attr_value(emitter *em, ir_attr a, int d);
 EN_INTERNAL const char *cpu_attr_init(emitter *em, const ir_var *v, const char *target);
+/* the loop that gives target[l] the attribute v for each lane of a SIMD group; where the
+ * value depends on the threadgroup's shape, one loop per shape (the 1-D one vectorises) */
+EN_INTERNAL void cpu_lane_attr_loop(emitter *em, const ir_var *v, const char *target);
 
 /* checked mode, per object of the kernel (emitter.object_use) */
 enum { CPU_OBJECT_WRITTEN_BUFFER = 1, CPU_OBJECT_PLAIN_ACCESS = 2 };

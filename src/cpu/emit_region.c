@@ -155,7 +155,7 @@ static void region_vars(emitter *em, const bool *used) {
             cpu_line(em, "%s *%s = _ctx->%s + _sg * 32;", cpu_ctype(em, v->type), vi->cname, vi->cname);
         else if (vi->kind == VK_LANE_ATTR) {
             cpu_line(em, "%s %s[32];", cpu_ctype(em, v->type), vi->cname);
-            cpu_line(em, "for (int l = 0; l < 32; l++) { %s }", cpu_attr_init(em, v, cpu_S(em, "%s[l]", vi->cname)));
+            cpu_lane_attr_loop(em, v, vi->cname);
         }
     }
 }
