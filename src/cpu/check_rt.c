@@ -113,6 +113,9 @@ struct cpu_check_dispatch {
     struct release_point { uint32_t epoch, op; uint16_t tid; bool set; } *releases;
     uint8_t *acquired;         /* the running threadgroup's acquisitions */
     uint8_t *pending;          /* releases its threads have read, before their acquire fence */
+    bool sets_used;            /* the group has set a bit of either: clear them for the next
+                                * (a bit set each: clearing them always made a dispatch of G
+                                * groups cost G^2 / 4 bytes of memset) */
     uint8_t released_fence[CPU_MAX_THREADS]; /* thread ran a release fence */
     uint8_t read_release[CPU_MAX_THREADS];   /* thread read a released value */
     struct released_cell { uintptr_t address; uint8_t *groups; } *cells;
@@ -203,6 +206,7 @@ cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch, bool apart) 
     }
     d->group_count = launch->groups[0] * launch->groups[1] * launch->groups[2];
     d->set_bytes = (d->group_count + 7) / 8;
+    if (apart) return d; /* untracked buffers: no fence hand-off to follow (a state per executor) */
     d->releases = calloc(d->group_count ? d->group_count : 1, sizeof *d->releases);
     d->acquired = calloc(d->set_bytes ? d->set_bytes : 1, 1);
     d->pending = calloc(d->set_bytes ? d->set_bytes : 1, 1);
@@ -257,12 +261,15 @@ static void hook_group_begin(void *state, const cpu_group *g, const cpu_check_ob
     d->epoch = 0;
     d->op = 0;
     d->events = 0;
-    if (d->acquired && d->pending) {
+    if (d->sets_used && d->acquired && d->pending) {
         memset(d->acquired, 0, d->set_bytes);
         memset(d->pending, 0, d->set_bytes);
     }
-    memset(d->released_fence, 0, sizeof d->released_fence);
-    memset(d->read_release, 0, sizeof d->read_release);
+    d->sets_used = false;
+    size_t threads = (size_t)g->size[0] * g->size[1] * g->size[2]; /* the flags of its threads */
+    if (threads > sizeof d->released_fence) threads = sizeof d->released_fence;
+    memset(d->released_fence, 0, threads);
+    memset(d->read_release, 0, threads);
     d->objects = objects;
     d->object_count = count;
     if (count > d->resolved_cap) {
@@ -437,6 +444,7 @@ static void atomic_release_order(cpu_check_dispatch *d, const cpu_check_site *s,
             any = any || carried[i];
         }
         if (any) d->read_release[tid] = 1;
+        d->sets_used = d->sets_used || any;
     }
     if (!op_writes(s->op)) return;
     bool releasing = d->released_fence[tid] != 0;

@@ -232,6 +232,37 @@ static void test_device_races(void) {
     fixture_free(&f);
 }
 
+/* a release/acquire hand-off between threadgroups orders the first group's stores before
+ * the second's loads, and the second group's acquisition is its own: a third group that
+ * acquires nothing still races with the first */
+static int lane_flag(int l) { (void)l; return 64; }
+
+static void test_fence_hand_off_is_per_group(void) {
+    fixture f;
+    fixture_init(&f, 3, 32, sizeof f.data, false);
+    cpu_check_site store = site(50, CPU_CHECK_STORE, IR_SPACE_DEVICE, 0);
+    cpu_check_site release = site(51, CPU_CHECK_FENCE, 0, -1);
+    cpu_check_site publish = site(52, CPU_CHECK_ATOMIC_STORE, IR_SPACE_DEVICE, 0);
+    cpu_check_site observe = site(53, CPU_CHECK_ATOMIC_LOAD, IR_SPACE_DEVICE, 0);
+    cpu_check_site acquire = site(54, CPU_CHECK_FENCE, 0, -1);
+    cpu_check_site acquired_load = site(55, CPU_CHECK_LOAD, IR_SPACE_DEVICE, 0);
+    cpu_check_site plain_load = site(56, CPU_CHECK_LOAD, IR_SPACE_DEVICE, 0);
+    group(&f, 0); /* stores data[0..31], then lane 0 releases and sets the flag data[64] */
+    access(&f, &store, 0, 0xffffffffu, f.data, lane_index);
+    cpu_check_hooks.fence(f.d, &release, 0, 1u, IR_ORDER_RELEASE, IR_SCOPE_DEVICE);
+    access(&f, &publish, 0, 1u, f.data, lane_flag);
+    group(&f, 1); /* lane 0 reads the flag and acquires: its group may read data[0..31] */
+    access(&f, &observe, 0, 1u, f.data, lane_flag);
+    cpu_check_hooks.fence(f.d, &acquire, 0, 1u, IR_ORDER_ACQUIRE, IR_SCOPE_DEVICE);
+    access(&f, &acquired_load, 0, 0xffffffffu, f.data, lane_index);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 55) == 0, "released, observed and acquired: ordered");
+    group(&f, 2); /* reads data[0..31] with no hand-off of its own */
+    access(&f, &plain_load, 0, 0xffffffffu, f.data, lane_index);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 56) == 1, "group 1's acquisition is not group 2's");
+    EXPECT(en_check_sink_count(f.sink) == 1, "no other report");
+    fixture_free(&f);
+}
+
 static void test_barriers_lanes_division(void) {
     fixture f;
     fixture_init(&f, 1, 48, sizeof f.data, false); /* SIMD groups of 32 and 16 lanes */
@@ -293,6 +324,7 @@ int main(void) {
     test_out_of_bounds();
     test_threadgroup_ordering();
     test_device_races();
+    test_fence_hand_off_is_per_group();
     test_barriers_lanes_division();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
