@@ -98,6 +98,7 @@ struct cpu_check_dispatch {
     region tg_dynamic[EN_MAX_TG_BINDINGS];
     bool first_group_done;
     bool out_of_memory;
+    char shortfall[192];       /* what out_of_memory left unchecked, for the caller (first) */
     bool apart;                /* one of several states, one per worker: buffers untracked */
     /* the threadgroup now running */
     const cpu_group *g;
@@ -248,9 +249,19 @@ static bool region_shadow(cpu_check_dispatch *d, region *r) {
         region_free(r);
         r->track = false;
         d->out_of_memory = true;
+        if (!d->shortfall[0])
+            snprintf(d->shortfall, sizeof d->shortfall, "the shadow of %s '%s' (%zu bytes for its %zu): it was not "
+                     "checked for races%s", r->threadgroup ? "threadgroup memory" : "buffer", r->name ? r->name : "?",
+                     r->cell_count * sizeof(shadow_cell) + (r->threadgroup ? r->size * sizeof(uint32_t) : 0), r->size,
+                     r->threadgroup ? " or uninitialized reads" : "");
         return false;
     }
     return true;
+}
+
+const char *cpu_check_dispatch_shortfall(const cpu_check_dispatch *d) {
+    if (!d || !d->out_of_memory) return NULL;
+    return d->shortfall[0] ? d->shortfall : "checked mode's bookkeeping: some accesses were not checked for races";
 }
 
 static void hook_group_begin(void *state, const cpu_group *g, const cpu_check_object *objects, int count) {

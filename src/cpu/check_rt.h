@@ -121,5 +121,8 @@ extern const char cpu_check_prelude[];
  * the rest of the state is each threadgroup's own. NULL when out of memory. */
 EN_INTERNAL cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch, bool apart);
 EN_INTERNAL void cpu_check_dispatch_free(cpu_check_dispatch *d);
+/* after the dispatch: NULL when everything was checked, else what memory checked mode could
+ * not get and what went unchecked for it (accesses are still bounds-checked) */
+EN_INTERNAL const char *cpu_check_dispatch_shortfall(const cpu_check_dispatch *d);
 
 #endif

@@ -484,6 +484,14 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
         pthread_join(watchdog, NULL);
     }
     pthread_mutex_unlock(&dev->lock);
+    char shortfall[256] = ""; /* checked mode that could not check everything says so */
+    for (int i = 0; job.checks && i < job.executor_count && !shortfall[0]; i++) {
+        const char *what = cpu_check_dispatch_shortfall(job.checks[i]);
+        size_t n = what ? strlen(what) : 0;
+        if (n >= sizeof shortfall) n = sizeof shortfall - 1;
+        memcpy(shortfall, what ? what : "", n);
+        shortfall[n] = 0;
+    }
     free_checks(job.checks, job.executor_count);
     pthread_mutex_destroy(&job.watch_lock);
     pthread_cond_destroy(&job.watch_wake);
@@ -508,6 +516,11 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
                            "is usable, the buffers hold what the kernel had written",
                       (unsigned long long)started, (unsigned long long)job.group_count);
         return ENIGMA_ERROR_CANCELLED;
+    }
+    if (shortfall[0]) {
+        en_buf_printf(err, "checked mode ran out of memory for %s; the dispatch ran to the end and the buffers "
+                           "hold its results, and the problems found are reported", shortfall);
+        return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
     if (atomic_load(&job.out_of_memory)) {
         /* the caller took every group a worker could not run, unless it had finished */

@@ -1,6 +1,6 @@
 # tests/runtime — C tests of the public API (include/enigma.h). Exit code 77 = skipped:
 # the part of enigma the test needs (front end, cpu backend) is not built yet.
-foreach(t test_errors test_buffers test_kernels test_check_sink test_checked test_batches)
+foreach(t test_errors test_buffers test_kernels test_check_sink test_checked test_checked_memory test_batches)
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
     add_executable(rt_${t} ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
     target_link_libraries(rt_${t} PRIVATE enigma_static)
