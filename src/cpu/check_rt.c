@@ -510,16 +510,28 @@ static void report_uninit(cpu_check_dispatch *d, const region *rg, const cpu_che
                     op_verb(s->op), s->what ? s->what : (rg->name ? rg->name : "?"), offset / elem, offset, me.text);
 }
 
+/* the lanes' addresses of one access: an array, or (access_run) first + l * step */
+typedef struct lane_addrs {
+    const uintptr_t *addr;
+    uintptr_t first;
+    uint32_t step;
+} lane_addrs;
+
+static inline uintptr_t lane_address(const lane_addrs *L, int l) {
+    return L->addr ? L->addr[l] : L->first + (uintptr_t)l * L->step;
+}
+
 /* A conflicting plain store is benign when it writes the bytes the other access left or
  * saw (`found = true` from many threads): the outcome does not depend on the order. The
  * location holds the earlier write's value, unless that write is a lane of this same
  * operation (the hook runs before the store): then compare with that lane's value. */
 static bool same_value_store(const cpu_check_site *s, const shadow_rec *p, const shadow_rec *x, uintptr_t a,
-                             const uintptr_t *addr, const char *values) {
+                             const lane_addrs *lanes, const char *values) {
     if (!values) return false;
     const char *mine = values + (size_t)(x->tid % 32) * s->size;
     if (p->op == x->op && p->group == x->group && p->tid / 32 == x->tid / 32)
-        return addr[p->tid % 32] == a && memcmp(values + (size_t)(p->tid % 32) * s->size, mine, s->size) == 0;
+        return lane_address(lanes, p->tid % 32) == a &&
+               memcmp(values + (size_t)(p->tid % 32) * s->size, mine, s->size) == 0;
     return memcmp((const void *)a, mine, s->size) == 0;
 }
 
@@ -537,9 +549,9 @@ static inline bool plainly_ordered(const region *rg, const shadow_rec *p, const 
  * then records x in the cell. Returns whether it reported. */
 static inline __attribute__((always_inline)) bool cell_access(cpu_check_dispatch *d, region *rg, shadow_cell *cell, const cpu_check_site *s,
                                                               const shadow_rec *x, bool writes, bool reported,
-                                                              uintptr_t a, const uintptr_t *addr, const char *values) {
+                                                              uintptr_t a, const lane_addrs *lanes, const char *values) {
     if (!reported && !plainly_ordered(rg, &cell->write, x) && conflicts(d, rg, &cell->write, x)) {
-        if (!same_value_store(s, &cell->write, x, a, addr, values)) report_race(d, rg, s, x, &cell->write, a);
+        if (!same_value_store(s, &cell->write, x, a, lanes, values)) report_race(d, rg, s, x, &cell->write, a);
         reported = true;
     }
     if (writes) {
@@ -552,7 +564,7 @@ static inline __attribute__((always_inline)) bool cell_access(cpu_check_dispatch
                                          ? &cell->read_old
                                          : NULL;
             if (read) {
-                if (!same_value_store(s, read, x, a, addr, values)) report_race(d, rg, s, x, read, a);
+                if (!same_value_store(s, read, x, a, lanes, values)) report_race(d, rg, s, x, read, a);
                 reported = true;
             }
         }
@@ -584,7 +596,7 @@ static inline __attribute__((always_inline)) bool cell_access(cpu_check_dispatch
 /* records one lane's in-bounds access in the region's shadow; addr and values are the
  * hook's (values: NULL unless a plain store) */
 static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_site *s, uint32_t tid, uintptr_t a,
-                          const uintptr_t *addr, const char *values) {
+                          const lane_addrs *lanes, const char *values) {
     size_t off = a - rg->base, size = s->size ? s->size : 1;
     if (off + size > rg->size) return;
     if (!region_shadow(d, rg)) return;
@@ -607,7 +619,7 @@ static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_sit
     for (size_t c = off / 4; c <= (off + size - 1) / 4 && c < rg->cell_count; c++) {
         size_t lo = c * 4 > off ? c * 4 : off, hi = c * 4 + 4 < off + size ? c * 4 + 4 : off + size;
         x.bytes = (uint8_t)(((1u << (hi - lo)) - 1u) << (lo - c * 4));
-        reported = cell_access(d, rg, &rg->cells[c], s, &x, writes, reported, a, addr, values);
+        reported = cell_access(d, rg, &rg->cells[c], s, &x, writes, reported, a, lanes, values);
     }
 }
 
@@ -616,15 +628,17 @@ static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_sit
  * the region's start: most of what kernels do): the same records and reports, without
  * the per-lane work that the general case needs. */
 static bool shadow_access_cells(cpu_check_dispatch *d, region *rg, const cpu_check_site *s, uint32_t sg,
-                                uint32_t mask, const uintptr_t *addr, const char *values, uintptr_t low_bits) {
+                                uint32_t mask, const lane_addrs *lanes, const char *values, uintptr_t low_bits) {
     if (s->size != 4 || (s->op != CPU_CHECK_LOAD && s->op != CPU_CHECK_STORE) || (low_bits | rg->base) % 4 != 0)
         return false;
     if (!region_shadow(d, rg)) return true;
     bool writes = s->op == CPU_CHECK_STORE;
+    const uintptr_t *addr = lanes->addr; /* copies the stores below cannot be taken to change */
+    uintptr_t first = lanes->first;
     shadow_rec x = {.site = s, .group = d->group, .epoch = d->epoch, .op = d->op, .bytes = 0xf};
     for (uint32_t m = mask; m; m &= m - 1) {
         int l = __builtin_ctz(m);
-        uintptr_t a = addr[l];
+        uintptr_t a = addr ? addr[l] : first + (uintptr_t)l * 4u;
         size_t off = a - rg->base;
         x.tid = (uint16_t)(sg * 32 + (uint32_t)l);
         if (rg->threadgroup) {
@@ -633,7 +647,7 @@ static bool shadow_access_cells(cpu_check_dispatch *d, region *rg, const cpu_che
             else if (init[0] != group && init[1] != group && init[2] != group && init[3] != group)
                 report_uninit(d, rg, s, x.tid, a);
         }
-        cell_access(d, rg, &rg->cells[off / 4], s, &x, writes, false, a, addr, values);
+        cell_access(d, rg, &rg->cells[off / 4], s, &x, writes, false, a, lanes, values);
     }
     return true;
 }
@@ -651,20 +665,25 @@ static int find_object(cpu_check_dispatch *d, uintptr_t a, uint32_t size, bool *
     return -1;
 }
 
-static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, uint32_t mask, const uintptr_t *addr,
-                            const void *values) {
-    cpu_check_dispatch *d = state;
+/* the access hook, for lanes at addresses `lanes` (consecutive when it has no array: then
+ * the gang's lowest and highest addresses are its first and last active lanes') */
+static uint32_t check_access(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t sg, uint32_t mask,
+                             const lane_addrs *lanes, const void *values) {
     if (!mask) return 0;
     if (d->out_of_memory && d->object_count == 0) return mask; /* no object table: check nothing */
     d->op++;
     uint32_t ok = 0, size = s->size;
+    const uintptr_t *addr = lanes->addr;
     if (s->object >= 0 && s->object < d->object_count) {
         const resolved_object *r = &d->resolved[s->object];
         region *rg = r->rg && r->rg->track ? r->rg : NULL;
         /* one range test for the gang; lane by lane only when it fails. low_bits: the
          * addresses' low bits together (all aligned when its low bits are clear) */
-        uintptr_t lo = addr[__builtin_ctz(mask)], hi = lo, low_bits = 0;
-        if (mask == 0xffffffffu) {
+        uintptr_t lo = lane_address(lanes, __builtin_ctz(mask)), hi = lo, low_bits = 0;
+        if (!addr) {
+            hi = lane_address(lanes, 31 - __builtin_clz(mask));
+            low_bits = lanes->first | lanes->step;
+        } else if (mask == 0xffffffffu) {
             for (int l = 0; l < 32; l++) {
                 lo = addr[l] < lo ? addr[l] : lo;
                 hi = addr[l] > hi ? addr[l] : hi;
@@ -684,7 +703,7 @@ static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, u
         } else {
             for (uint32_t m = mask; m; m &= m - 1) {
                 int l = __builtin_ctz(m);
-                uintptr_t a = addr[l];
+                uintptr_t a = lane_address(lanes, l);
                 if (a < r->base || a - r->base > r->size || r->size - (a - r->base) < size) {
                     report_oob(d, s, sg * 32 + (uint32_t)l, a, s->object);
                     continue;
@@ -694,16 +713,16 @@ static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, u
         }
         /* then the shadow, of the lanes that may touch memory */
         if (rg && ok && !(r->base >= rg->base && r->base - rg->base + r->size <= rg->size &&
-                          shadow_access_cells(d, rg, s, sg, ok, addr, values, low_bits)))
+                          shadow_access_cells(d, rg, s, sg, ok, lanes, values, low_bits)))
             for (uint32_t m = ok; m; m &= m - 1) {
                 int l = __builtin_ctz(m);
-                shadow_access(d, rg, s, sg * 32 + (uint32_t)l, addr[l], addr, values);
+                shadow_access(d, rg, s, sg * 32 + (uint32_t)l, lane_address(lanes, l), lanes, values);
             }
         return ok;
     }
     for (uint32_t m = mask; m; m &= m - 1) {
         int l = __builtin_ctz(m);
-        uintptr_t a = addr[l];
+        uintptr_t a = lane_address(lanes, l);
         bool inside;
         int object = find_object(d, a, size, &inside);
         if (!inside) {
@@ -712,9 +731,21 @@ static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, u
         }
         ok |= 1u << l;
         region *rg = d->resolved[object].rg;
-        if (rg && rg->track) shadow_access(d, rg, s, sg * 32 + (uint32_t)l, a, addr, values);
+        if (rg && rg->track) shadow_access(d, rg, s, sg * 32 + (uint32_t)l, a, lanes, values);
     }
     return ok;
+}
+
+static uint32_t hook_access(void *state, const cpu_check_site *s, uint32_t sg, uint32_t mask, const uintptr_t *addr,
+                            const void *values) {
+    lane_addrs lanes = {addr, 0, 0};
+    return check_access(state, s, sg, mask, &lanes, values);
+}
+
+static uint32_t hook_access_run(void *state, const cpu_check_site *s, uint32_t sg, uint32_t mask, uintptr_t first,
+                                const void *values) {
+    lane_addrs lanes = {NULL, first, s->size};
+    return check_access(state, s, sg, mask, &lanes, values);
 }
 
 /* ---- barriers ------------------------------------------------------------------------- */
@@ -816,4 +847,5 @@ const cpu_check_api cpu_check_hooks = {
     .div_zero = hook_div_zero,
     .fence = hook_fence,
     .index = hook_index,
+    .access_run = hook_access_run,
 };

@@ -14,6 +14,8 @@
  *                 32 values about to be stored, site->size bytes apart, else NULL); it
  *                 returns the lanes that may touch memory (in bounds): the code stores only
  *                 those and loads zero for the others
+ *   access_run    the same for a load or store whose lane l reads or writes first + l *
+ *                 site->size (the generated code has tested that the lanes are consecutive)
  *   barrier       every threadgroup_barrier, with the threads that arrive and those that
  *                 have returned, per SIMD group
  *   simd_barrier  every simdgroup_barrier, likewise within the SIMD group
@@ -97,6 +99,8 @@ typedef struct cpu_check_api {
      * ("array 'a'", "vector 'v'") */
     void (*index)(void *state, const cpu_check_site *site, uint32_t sg, int lane, uint64_t index, int is_signed,
                   uint64_t length);
+    uint32_t (*access_run)(void *state, const cpu_check_site *site, uint32_t sg, uint32_t mask, uintptr_t first,
+                           const void *values);
 } cpu_check_api;
 
 /* what a checked kernel receives: g first, so that it is also a plain cpu_group */

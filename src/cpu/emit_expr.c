@@ -820,6 +820,34 @@ static void emit_prefetch(emitter *em, const char *addr) {
              "__builtin_prefetch((char *)_at + 8 * _d + 64, 0, 2); } }");
 }
 
+/* open_affine_access in checked mode: the 32 lanes consecutive (both halves' runs one run)
+ * take the hook for consecutive addresses (access_run: no address array, a range test in
+ * O(1)) and a vector move, or a per-lane one for the lanes the hook lets through. */
+static bool open_checked_run(emitter *em, const ir_expr *place, const ir_type *t, bool is_store, const char *temp,
+                             const addr_form *f) {
+    const char *ct = cpu_ctype(em, t), *at = cpu_access_ctype(em, t);
+    const char *site = access_site(em, place, is_store ? CPU_CHECK_STORE : CPU_CHECK_LOAD, ct);
+    if (!site) return false;
+    int id = cpu_fresh(em);
+    OPEN("if (%s == ENK_FULL%s && (%s *)%s == (%s *)%s + 16) { /* lane-affine address: one run of 32 elements */",
+         em->mask, f->guard, at, f->ptr[1], at, f->ptr[0]);
+    cpu_line(em, "%s *_p%d = (%s *)%s;", at, id, at, f->ptr[0]);
+    cpu_line(em, "uint32_t _k%d = _cg->api->access_run(_cg->state, %s, _sg, ENK_FULL, (uintptr_t)_p%d, %s);", id, site, id,
+             is_store ? temp : "NULL");
+    if (!is_store && f->device && (em->loops.count > 0 || em->interleaving))
+        emit_prefetch(em, cpu_S(em, "(uintptr_t)_p%d", id));
+    if (is_store) {
+        cpu_line(em, "if (_k%d == ENK_FULL) for (int l = 0; l < 32; l++) _p%d[l] = %s[l];", id, id, temp);
+        cpu_line(em, "else for (int l = 0; l < 32; l++) if (ENK_ON(_k%d, l)) _p%d[l] = %s[l];", id, id, temp);
+    } else {
+        cpu_line(em, "if (_k%d == ENK_FULL) for (int l = 0; l < 32; l++) %s[l] = _p%d[l];", id, temp, id);
+        cpu_line(em, "else for (int l = 0; l < 32; l++) %s[l] = ENK_ON(_k%d, l) ? _p%d[l] : (%s){0};", temp, id, id, ct);
+    }
+    em->indent--;
+    OPEN("} else {");
+    return true;
+}
+
 /* Opens the lane-affine fast path of an access when its address has a lane form: emits
  * `if (full mask && _aff && no wrap) { vector moves } else {` and returns true; the
  * caller's general code follows and closes the brace. */
@@ -827,9 +855,10 @@ static bool open_affine_access(emitter *em, const ir_expr *place, const ir_type 
                                const char *temp) {
     if (!em->fast_paths || !place || place->type != t || (t->kind == IR_T_VEC && t->count == 3 && !t->packed))
         return false;
-    if (em->checked && access_hooked(em, place, t, is_store)) return false;
+    bool hooked = em->checked && access_hooked(em, place, t, is_store);
     addr_form f = place_form(em, place, 0);
-    if (!f.ok || f.step > 1 || (is_store && f.step == 0)) return false;
+    if (!f.ok || f.step > 1 || (is_store && f.step == 0) || (hooked && f.step != 1)) return false;
+    if (hooked) return open_checked_run(em, place, t, is_store, temp, &f);
     const char *ct = cpu_ctype(em, t), *at = cpu_access_ctype(em, t);
     int id = cpu_fresh(em);
     OPEN("if (%s == ENK_FULL%s) { /* lane-affine address: %s per half of the gang */", em->mask,
