@@ -123,6 +123,13 @@ static void test_out_of_bounds(void) {
     ok = access(&f, &anywhere, 0, 1u, far, lane_index);
     EXPECT(ok == 0 && count_reports(&f, ENIGMA_CHECK_OUT_OF_BOUNDS, 11) == 1, "far pointer refused");
     EXPECT(en_check_sink_count(f.sink) == 2, "no other report");
+    /* the hook for consecutive lanes judges them as the array form does */
+    cpu_check_site run_load = site(12, CPU_CHECK_LOAD, IR_SPACE_DEVICE, 0);
+    ok = cpu_check_hooks.access_run(f.d, &run_load, 1, 0xffffffffu, (uintptr_t)&f.data[32], NULL);
+    EXPECT(ok == 0xffu, "consecutive lanes: elements 32..39 in bounds, got %#x", ok);
+    ok = cpu_check_hooks.access_run(f.d, &run_load, 0, 0x0000ffffu, (uintptr_t)&f.data[8], NULL);
+    EXPECT(ok == 0xffffu, "consecutive lanes 0..15 at elements 8..23, got %#x", ok);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_OUT_OF_BOUNDS, 12) == 1, "one report for the run past the end");
     fixture_free(&f);
 }
 
@@ -185,6 +192,20 @@ static void test_threadgroup_ordering(void) {
     access(&f, &rmw, 0, 0xffffffffu, f.tg, lane_zero);
     access(&f, &rmw, 1, 0xffffffffu, f.tg, lane_zero);
     EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 26) == 0, "atomic with atomic");
+    /* consecutive lanes (access_run): SIMD group 0 writes tile[32..63], reads them back in
+     * a later operation (ordered), and SIMD group 1 reads them in the same epoch (a race) */
+    cpu_check_site run_store = site(29, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, 1);
+    cpu_check_site run_own = site(30, CPU_CHECK_LOAD, IR_SPACE_THREADGROUP, 1);
+    cpu_check_site run_other = site(31, CPU_CHECK_LOAD, IR_SPACE_THREADGROUP, 1);
+    cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
+    uint32_t ok = cpu_check_hooks.access_run(f.d, &run_store, 0, 0xffffffffu, (uintptr_t)&f.tg[32], differ);
+    for (int l = 0; l < 32; l++) f.tg[32 + l] = differ[l]; /* the store happens */
+    EXPECT(ok == 0xffffffffu && count_reports(&f, ENIGMA_CHECK_DATA_RACE, 29) == 0,
+           "tile[32..63] in bounds, one cell a lane: got %#x", ok);
+    cpu_check_hooks.access_run(f.d, &run_own, 0, 0xffffffffu, (uintptr_t)&f.tg[32], NULL);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 30) == 0, "its own lanes' writes");
+    cpu_check_hooks.access_run(f.d, &run_other, 1, 0xffffffffu, (uintptr_t)&f.tg[32], NULL);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 31) == 1, "another SIMD group's writes, no barrier");
     /* a new threadgroup starts with nothing written and no old records */
     group(&f, 1);
     access(&f, &load, 1, 1u, f.tg, lane_index);
