@@ -26,9 +26,13 @@
  * thread B's accesses after an acquire fence that follows B's atomic read of W's value, or
  * of a value a chain of read-modify-writes built on it (W's release sequence). The model
  * keeps, per atomic location written after a release fence, the threadgroups whose
- * releases its value carries (a bit set), per threadgroup its latest such release (the
- * accesses before it — the same SIMD group's earlier operations, or an earlier barrier
- * epoch — are published), and for the running threadgroup the releases it has acquired.
+ * releases its value carries (its release sequence: each threadgroup with the version at
+ * which it joined, so that a reader's snapshot of the location names exactly those that had
+ * joined), per threadgroup its latest such release (the accesses before it — the same SIMD
+ * group's earlier operations, or an earlier barrier epoch — are published), and for the
+ * running threadgroup the snapshots it has acquired. Only the running threadgroup changes
+ * any of it, so its snapshots stay exact while it runs; everything costs in proportion to
+ * the releases made and the snapshots taken, not to the number of threadgroups.
  * A threadgroup's acquisitions are pooled over its threads, which can hide a race between
  * a thread that acquired nothing and a publisher, never invent one. Any barrier orders both threadgroup and device memory here (mem_flags are
  * not consulted: a false report costs more than a missed one).
@@ -90,6 +94,34 @@ typedef struct resolved_object {
     region *rg;
 } resolved_object;
 
+/* An atomic location's release sequence: the threadgroups whose releases its value carries.
+ * A generation ends when a store outside the sequence overwrites the value (gen + 1); every
+ * release added takes the next version, and a threadgroup's entry keeps the generation and
+ * version at which it joined. */
+typedef struct carrier {
+    uint32_t group; /* 0: an empty slot */
+    uint32_t gen, ver;
+} carrier;
+
+typedef struct release_seq {
+    uintptr_t address;
+    uint32_t gen, ver;
+    uint32_t count;      /* releases in this generation */
+    carrier *slots;      /* open addressing by group */
+    uint32_t cap, used;
+} release_seq;
+
+/* what a reader saw: exactly the carriers of seq of generation gen with a version <= ver */
+typedef struct seq_snapshot {
+    const release_seq *seq;
+    uint32_t gen, ver;
+} seq_snapshot;
+
+typedef struct snapshots {
+    seq_snapshot *items;
+    int count, cap;
+} snapshots;
+
 struct cpu_check_dispatch {
     const en_launch *launch;
     en_check_sink *sink;
@@ -110,17 +142,13 @@ struct cpu_check_dispatch {
     int resolved_cap;
     /* fences (see the ordering model): per threadgroup (index group - 1) its latest release */
     uint32_t group_count;
-    size_t set_bytes;          /* one bit per threadgroup */
     struct release_point { uint32_t epoch, op; uint16_t tid; bool set; } *releases;
-    uint8_t *acquired;         /* the running threadgroup's acquisitions */
-    uint8_t *pending;          /* releases its threads have read, before their acquire fence */
-    bool sets_used;            /* the group has set a bit of either: clear them for the next
-                                * (a bit set each: clearing them always made a dispatch of G
-                                * groups cost G^2 / 4 bytes of memset) */
+    snapshots acquired;        /* the running threadgroup's acquisitions */
+    snapshots pending;         /* what its threads have read, before their acquire fence */
     uint8_t released_fence[CPU_MAX_THREADS]; /* thread ran a release fence */
     uint8_t read_release[CPU_MAX_THREADS];   /* thread read a released value */
-    struct released_cell { uintptr_t address; uint8_t *groups; } *cells;
-    size_t cell_count, cell_cap;
+    release_seq **seqs;        /* the atomic locations with releases, open addressing */
+    size_t seq_count, seq_cap;
 };
 
 /* ---- threads and places in words ------------------------------------------------------ */
@@ -206,12 +234,9 @@ cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch, bool apart) 
         r->size = launch->threadgroup_memory[i];
     }
     d->group_count = launch->groups[0] * launch->groups[1] * launch->groups[2];
-    d->set_bytes = (d->group_count + 7) / 8;
     if (apart) return d; /* untracked buffers: no fence hand-off to follow (a state per executor) */
     d->releases = calloc(d->group_count ? d->group_count : 1, sizeof *d->releases);
-    d->acquired = calloc(d->set_bytes ? d->set_bytes : 1, 1);
-    d->pending = calloc(d->set_bytes ? d->set_bytes : 1, 1);
-    if (!d->releases || !d->acquired || !d->pending) d->out_of_memory = true;
+    if (!d->releases) d->out_of_memory = true;
     return d;
 }
 
@@ -229,10 +254,14 @@ void cpu_check_dispatch_free(cpu_check_dispatch *d) {
     region_free(&d->tg_static);
     free(d->resolved);
     free(d->releases);
-    free(d->acquired);
-    free(d->pending);
-    for (size_t i = 0; i < d->cell_cap; i++) free(d->cells ? d->cells[i].groups : NULL);
-    free(d->cells);
+    free(d->acquired.items);
+    free(d->pending.items);
+    for (size_t i = 0; i < d->seq_cap; i++)
+        if (d->seqs[i]) {
+            free(d->seqs[i]->slots);
+            free(d->seqs[i]);
+        }
+    free(d->seqs);
     free(d);
 }
 
@@ -272,11 +301,7 @@ static void hook_group_begin(void *state, const cpu_group *g, const cpu_check_ob
     d->epoch = 0;
     d->op = 0;
     d->events = 0;
-    if (d->sets_used && d->acquired && d->pending) {
-        memset(d->acquired, 0, d->set_bytes);
-        memset(d->pending, 0, d->set_bytes);
-    }
-    d->sets_used = false;
+    d->acquired.count = d->pending.count = 0;
     size_t threads = (size_t)g->size[0] * g->size[1] * g->size[2]; /* the flags of its threads */
     if (threads > sizeof d->released_fence) threads = sizeof d->released_fence;
     memset(d->released_fence, 0, threads);
@@ -377,11 +402,14 @@ static bool rec_live(const region *rg, const shadow_rec *r, uint32_t group) {
     return r->site && (!rg->threadgroup || r->group == group);
 }
 
-static bool set_has(const uint8_t *set, uint32_t group) { return set && (set[(group - 1) / 8] >> ((group - 1) % 8) & 1); }
+static bool seq_has(const seq_snapshot *snap, uint32_t group);
 
 /* did p's threadgroup publish p by a release the running threadgroup has acquired? */
 static bool published(const cpu_check_dispatch *d, const shadow_rec *p) {
-    if (!p->group || p->group > d->group_count || !d->releases || !set_has(d->acquired, p->group)) return false;
+    if (!p->group || p->group > d->group_count || !d->releases) return false;
+    bool acquired = false;
+    for (int i = 0; i < d->acquired.count && !acquired; i++) acquired = seq_has(&d->acquired.items[i], p->group);
+    if (!acquired) return false;
     const struct release_point *r = &d->releases[p->group - 1];
     if (!r->set) return false;
     return p->epoch < r->epoch || (p->epoch == r->epoch && p->tid / 32 == r->tid / 32 && p->op < r->op);
@@ -402,70 +430,129 @@ static bool conflicts(const cpu_check_dispatch *d, const region *rg, const shado
 }
 
 /* ---- fences --------------------------------------------------------------------------- */
-/* the threadgroups whose releases the value at atomic location a carries; NULL when none
- * (create: make an empty set for it; NULL when out of memory) */
-static uint8_t *released_groups(cpu_check_dispatch *d, uintptr_t a, bool create) {
-    if (d->cell_cap) {
-        for (size_t i = (a / 4) % d->cell_cap, n = 0; n < d->cell_cap; i = (i + 1) % d->cell_cap, n++) {
-            if (d->cells[i].address == a) return d->cells[i].groups;
-            if (!d->cells[i].address) break;
+/* the release sequence of atomic location a; NULL when it has none (create: make an empty
+ * one; NULL when out of memory) */
+static release_seq *sequence_of(cpu_check_dispatch *d, uintptr_t a, bool create) {
+    if (d->seq_cap)
+        for (size_t i = (a / 4) % d->seq_cap;; i = (i + 1) % d->seq_cap) {
+            if (!d->seqs[i]) break;
+            if (d->seqs[i]->address == a) return d->seqs[i];
         }
-    }
     if (!create) return NULL;
-    if ((d->cell_count + 1) * 2 > d->cell_cap) { /* grow: rehash into twice the slots */
-        size_t cap = d->cell_cap ? d->cell_cap * 2 : 16;
-        struct released_cell *cells = calloc(cap, sizeof *cells);
-        if (!cells) {
+    if ((d->seq_count + 1) * 2 > d->seq_cap) { /* grow: rehash into twice the slots */
+        size_t cap = d->seq_cap ? d->seq_cap * 2 : 16;
+        release_seq **seqs = calloc(cap, sizeof *seqs);
+        if (!seqs) {
             d->out_of_memory = true;
             return NULL;
         }
-        for (size_t i = 0; i < d->cell_cap; i++) {
-            if (!d->cells[i].address) continue;
-            size_t j = (d->cells[i].address / 4) % cap;
-            while (cells[j].address) j = (j + 1) % cap;
-            cells[j] = d->cells[i];
+        for (size_t i = 0; i < d->seq_cap; i++) {
+            if (!d->seqs[i]) continue;
+            size_t j = (d->seqs[i]->address / 4) % cap;
+            while (seqs[j]) j = (j + 1) % cap;
+            seqs[j] = d->seqs[i];
         }
-        free(d->cells);
-        d->cells = cells;
-        d->cell_cap = cap;
+        free(d->seqs);
+        d->seqs = seqs;
+        d->seq_cap = cap;
     }
-    uint8_t *groups = calloc(d->set_bytes ? d->set_bytes : 1, 1);
-    if (!groups) {
+    release_seq *q = calloc(1, sizeof *q);
+    if (!q) {
         d->out_of_memory = true;
         return NULL;
     }
-    size_t j = (a / 4) % d->cell_cap;
-    while (d->cells[j].address) j = (j + 1) % d->cell_cap;
-    d->cells[j] = (struct released_cell){a, groups};
-    d->cell_count++;
-    return groups;
+    q->address = a;
+    size_t j = (a / 4) % d->seq_cap;
+    while (d->seqs[j]) j = (j + 1) % d->seq_cap;
+    d->seqs[j] = q;
+    d->seq_count++;
+    return q;
 }
 
-/* an atomic access of device memory by thread tid: a read takes the releases its value
- * carries (acquired at the thread's next acquire fence); a write after a release fence
- * publishes the thread's threadgroup up to here; a read-modify-write keeps the value's
- * releases (a release sequence), a plain store replaces them */
-static void atomic_release_order(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t tid, uintptr_t a) {
-    if (!d->releases || !d->pending || tid >= CPU_MAX_THREADS) return;
-    uint8_t *carried = released_groups(d, a, false);
-    if (op_reads(s->op) && carried) {
-        bool any = false;
-        for (size_t i = 0; i < d->set_bytes; i++) {
-            d->pending[i] |= carried[i];
-            any = any || carried[i];
+/* the slot of `group` in q, or the empty slot where it belongs (q->cap > 0) */
+static carrier *carrier_slot(const release_seq *q, uint32_t group) {
+    for (uint32_t i = group % q->cap;; i = (i + 1) % q->cap)
+        if (q->slots[i].group == group || !q->slots[i].group) return &q->slots[i];
+}
+
+/* the running threadgroup's release joins q's sequence: as of the next version, unless it
+ * is in this generation already */
+static void seq_join(cpu_check_dispatch *d, release_seq *q, uint32_t group) {
+    if ((q->used + 1) * 2 > q->cap) { /* grow: rehash into twice the slots */
+        uint32_t cap = q->cap ? q->cap * 2 : 8;
+        carrier *old = q->slots, *slots = calloc(cap, sizeof *slots);
+        if (!slots) {
+            d->out_of_memory = true;
+            return;
         }
-        if (any) d->read_release[tid] = 1;
-        d->sets_used = d->sets_used || any;
+        uint32_t old_cap = q->cap;
+        q->slots = slots;
+        q->cap = cap;
+        for (uint32_t i = 0; i < old_cap; i++)
+            if (old[i].group) *carrier_slot(q, old[i].group) = old[i];
+        free(old);
+    }
+    carrier *c = carrier_slot(q, group);
+    if (c->group == group && c->gen == q->gen) return;
+    if (!c->group) q->used++;
+    *c = (carrier){.group = group, .gen = q->gen, .ver = ++q->ver};
+    q->count++;
+}
+
+/* a store outside the sequence: the value carries no release any more */
+static void seq_end(release_seq *q) {
+    q->gen++;
+    q->count = 0;
+}
+
+static bool seq_has(const seq_snapshot *snap, uint32_t group) {
+    const release_seq *q = snap->seq;
+    if (!q->cap) return false;
+    const carrier *c = carrier_slot(q, group);
+    return c->group == group && c->gen == snap->gen && c->ver <= snap->ver;
+}
+
+/* adds a snapshot to a set of them; of two of one sequence and generation the later holds
+ * the earlier (a spinning reader adds nothing) */
+static void snapshots_add(cpu_check_dispatch *d, snapshots *set, seq_snapshot snap) {
+    for (int i = 0; i < set->count; i++)
+        if (set->items[i].seq == snap.seq && set->items[i].gen == snap.gen) {
+            if (snap.ver > set->items[i].ver) set->items[i].ver = snap.ver;
+            return;
+        }
+    if (set->count == set->cap) {
+        int cap = set->cap ? set->cap * 2 : 8;
+        seq_snapshot *items = realloc(set->items, sizeof *items * (size_t)cap);
+        if (!items) {
+            d->out_of_memory = true;
+            return;
+        }
+        set->items = items;
+        set->cap = cap;
+    }
+    set->items[set->count++] = snap;
+}
+
+/* an atomic access of device memory by thread tid: a read takes a snapshot of the
+ * releases its value carries (acquired at the thread's next acquire fence); a write after
+ * a release fence publishes the thread's threadgroup up to here; a read-modify-write keeps
+ * the value's releases (a release sequence), a plain store replaces them */
+static void atomic_release_order(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t tid, uintptr_t a) {
+    if (!d->releases || tid >= CPU_MAX_THREADS) return;
+    release_seq *q = sequence_of(d, a, false);
+    if (op_reads(s->op) && q && q->count) {
+        snapshots_add(d, &d->pending, (seq_snapshot){q, q->gen, q->ver});
+        d->read_release[tid] = 1;
     }
     if (!op_writes(s->op)) return;
     bool releasing = d->released_fence[tid] != 0;
     if (!releasing) {
-        if (carried && s->op != CPU_CHECK_ATOMIC_RMW) memset(carried, 0, d->set_bytes);
+        if (q && s->op != CPU_CHECK_ATOMIC_RMW) seq_end(q);
         return;
     }
-    if (!carried && !(carried = released_groups(d, a, true))) return;
-    if (s->op != CPU_CHECK_ATOMIC_RMW) memset(carried, 0, d->set_bytes);
-    carried[(d->group - 1) / 8] |= (uint8_t)(1u << ((d->group - 1) % 8));
+    if (!q && !(q = sequence_of(d, a, true))) return;
+    if (s->op != CPU_CHECK_ATOMIC_RMW) seq_end(q);
+    seq_join(d, q, d->group);
     d->releases[d->group - 1] = (struct release_point){.epoch = d->epoch, .op = d->op, .tid = (uint16_t)tid, .set = true};
 }
 
@@ -480,8 +567,8 @@ static void hook_fence(void *state, const cpu_check_site *s, uint32_t sg, uint32
         uint32_t tid = sg * 32 + (uint32_t)__builtin_ctz(m);
         if (tid >= CPU_MAX_THREADS) continue;
         if (releases) d->released_fence[tid] = 1;
-        if (acquires && d->read_release[tid] && d->acquired && d->pending)
-            for (size_t i = 0; i < d->set_bytes; i++) d->acquired[i] |= d->pending[i];
+        if (acquires && d->read_release[tid])
+            for (int i = 0; i < d->pending.count; i++) snapshots_add(d, &d->acquired, d->pending.items[i]);
     }
 }
 

@@ -284,6 +284,43 @@ static void test_fence_hand_off_is_per_group(void) {
     fixture_free(&f);
 }
 
+/* a release sequence ends at a store outside it: the reader of the flag acquires only the
+ * releases made since (group 0's is gone after group 1's plain store; group 2's counts) */
+static int lane_plus_64(int l) { return l + 64; }
+
+static void test_release_sequence_ends_at_a_plain_store(void) {
+    fixture f;
+    fixture_init(&f, 4, 32, sizeof f.data, false);
+    cpu_check_site store0 = site(60, CPU_CHECK_STORE, IR_SPACE_DEVICE, 0);
+    cpu_check_site store2 = site(61, CPU_CHECK_STORE, IR_SPACE_DEVICE, 0);
+    cpu_check_site release = site(62, CPU_CHECK_FENCE, 0, -1);
+    cpu_check_site publish = site(63, CPU_CHECK_ATOMIC_RMW, IR_SPACE_DEVICE, 0);
+    cpu_check_site overwrite = site(64, CPU_CHECK_ATOMIC_STORE, IR_SPACE_DEVICE, 0);
+    cpu_check_site observe = site(65, CPU_CHECK_ATOMIC_LOAD, IR_SPACE_DEVICE, 0);
+    cpu_check_site acquire = site(66, CPU_CHECK_FENCE, 0, -1);
+    cpu_check_site read0 = site(67, CPU_CHECK_LOAD, IR_SPACE_DEVICE, 0);
+    cpu_check_site read2 = site(68, CPU_CHECK_LOAD, IR_SPACE_DEVICE, 0);
+    group(&f, 0); /* data[0..31], released through the flag data[64] */
+    access(&f, &store0, 0, 0xffffffffu, f.data, lane_index);
+    cpu_check_hooks.fence(f.d, &release, 0, 1u, IR_ORDER_RELEASE, IR_SCOPE_DEVICE);
+    access(&f, &publish, 0, 1u, f.data, lane_flag);
+    group(&f, 1); /* overwrites the flag with no release of its own */
+    access(&f, &overwrite, 0, 1u, f.data, lane_flag);
+    group(&f, 2); /* data[64..95]... of lanes 1..31 (lane 0's is the flag), released through it */
+    access(&f, &store2, 0, 0xfffffffeu, f.data, lane_plus_64);
+    cpu_check_hooks.fence(f.d, &release, 0, 1u, IR_ORDER_RELEASE, IR_SCOPE_DEVICE);
+    access(&f, &publish, 0, 1u, f.data, lane_flag);
+    group(&f, 3);
+    access(&f, &observe, 0, 1u, f.data, lane_flag);
+    cpu_check_hooks.fence(f.d, &acquire, 0, 1u, IR_ORDER_ACQUIRE, IR_SCOPE_DEVICE);
+    access(&f, &read2, 0, 0xfffffffeu, f.data, lane_plus_64);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 68) == 0, "group 2's release is in the flag's value");
+    access(&f, &read0, 0, 0xffffffffu, f.data, lane_index);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 67) == 1, "group 0's release ended at group 1's store");
+    EXPECT(en_check_sink_count(f.sink) == 1, "no other report");
+    fixture_free(&f);
+}
+
 static void test_barriers_lanes_division(void) {
     fixture f;
     fixture_init(&f, 1, 48, sizeof f.data, false); /* SIMD groups of 32 and 16 lanes */
@@ -346,6 +383,7 @@ int main(void) {
     test_threadgroup_ordering();
     test_device_races();
     test_fence_hand_off_is_per_group();
+    test_release_sequence_ends_at_a_plain_store();
     test_barriers_lanes_division();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
