@@ -273,7 +273,6 @@ struct checker {
     /* the compile's own diagnostics: errors in a class template's body are reported there
      * even while a speculative binding (SFINAE) has diags quiet, as C++ makes them hard */
     en_diags *compile_diags;
-    EN_VEC(ir_var *) const_vars; /* locals declared const: not assignable */
     EN_VEC(ck_func *) methods;   /* member functions of every struct */
     /* base classes: derived struct, base struct, the field that holds the base (-1 for an
      * empty base, which takes no space, as C++'s empty base optimisation gives) */

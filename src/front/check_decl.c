@@ -647,7 +647,7 @@ static void local_var(checker *ck, const ast_decl *d) {
      * constructors */
     if (!init && t->kind == IR_T_STRUCT && !ck_has_constructor(ck, t))
         ck_default_init_members(ck, t, ir_var_ref(ck->m, v, d->loc), NULL, d->loc);
-    if (is_const) EN_PUSH(ck->a, ck->const_vars, v);
+    v->declared_const = is_const;
     ck_sym *s = ck_declare(ck, SYM_VAR, d->name, d->loc);
     s->var = v;
 }

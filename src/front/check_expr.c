@@ -200,12 +200,6 @@ static ir_expr *stash(checker *ck, ir_expr *e, en_loc loc) {
     return ir_var_ref(ck->m, t, loc);
 }
 
-static bool is_const_var(checker *ck, const ir_var *v) {
-    for (int i = 0; i < ck->const_vars.count; i++)
-        if (ck->const_vars.items[i] == v) return true;
-    return false;
-}
-
 /* may this place be written? reports why not */
 static bool writable(checker *ck, ir_expr *place, en_loc loc) {
     if (!place) return false;
@@ -223,7 +217,7 @@ static bool writable(checker *ck, ir_expr *place, en_loc loc) {
                     }
         }
         if (p->kind == IR_E_VAR) {
-            if (p->var->storage == IR_VAR_CONSTANT || is_const_var(ck, p->var)) {
+            if (p->var->storage == IR_VAR_CONSTANT || p->var->declared_const) {
                 en_error(ck->diags, loc, "cannot assign to '%s': it is const", p->var->name);
                 return false;
             }

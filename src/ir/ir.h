@@ -146,6 +146,7 @@ typedef struct ir_var {
     ir_attr attr;         /* ATTR */
     /* facts the checker records for backends */
     bool is_assigned;     /* written after its declaration/initialisation */
+    bool declared_const;  /* a local declared const: not assignable (checked by the checker) */
     bool address_taken;   /* IR_E_ADDR of it (or of part of it) exists */
     ir_expr *init;        /* IR_VAR_CONSTANT: its constant initializer */
     /* the uniformity pass's finding (src/pass/uniformity.c): true when the variable holds
