@@ -58,6 +58,22 @@ static int rt_failures;
         exit(77);                                                                                    \
     } while (0)
 
+/* a checked build of `source`'s only kernel on the cpu backend, ready to dispatch: the
+ * device, library, pipeline and command it made are left in the out-parameters (NULL where
+ * a step failed, which CHECK_STATUS has counted) */
+static inline void rt_checked_command(const char *source, const char *file, enigma_device **dev, enigma_library **lib,
+                                      enigma_pipeline **p, enigma_command **cmd) {
+    *dev = NULL;
+    *lib = NULL;
+    *p = NULL;
+    *cmd = NULL;
+    CHECK_STATUS(enigma_device_open("cpu", dev), ENIGMA_OK);
+    enigma_compile_options opts = {.checked = true};
+    CHECK_STATUS(enigma_library_create_from_source(*dev, source, strlen(source), file, &opts, lib), ENIGMA_OK);
+    CHECK_STATUS(enigma_pipeline_create(*lib, NULL, p), ENIGMA_OK);
+    CHECK_STATUS(enigma_command_create(*p, cmd), ENIGMA_OK);
+}
+
 static int rt_result(const char *name) {
     if (rt_failures) fprintf(stderr, "%s: %d check(s) failed\n", name, rt_failures);
     else printf("%s: ok\n", name);

@@ -28,15 +28,11 @@ int main(void) {
     enigma_free(checked);
     if (!instrumented) RT_SKIP("the cpu backend does not instrument checked builds yet");
 
-    enigma_device *dev = NULL;
-    CHECK_STATUS(enigma_device_open("cpu", &dev), ENIGMA_OK);
-    enigma_compile_options opts = {.checked = true};
-    enigma_library *lib = NULL;
-    CHECK_STATUS(enigma_library_create_from_source(dev, source, strlen(source), "oob.metal", &opts, &lib), ENIGMA_OK);
-    enigma_pipeline *p = NULL;
-    enigma_command *cmd = NULL;
-    CHECK_STATUS(enigma_pipeline_create(lib, NULL, &p), ENIGMA_OK);
-    CHECK_STATUS(enigma_command_create(p, &cmd), ENIGMA_OK);
+    enigma_device *dev;
+    enigma_library *lib;
+    enigma_pipeline *p;
+    enigma_command *cmd;
+    rt_checked_command(source, "oob.metal", &dev, &lib, &p, &cmd);
     enigma_buffer *buf = NULL;
     CHECK_STATUS(enigma_buffer_create(dev, 64 * sizeof(float), &buf), ENIGMA_OK);
     CHECK_STATUS(enigma_command_set_buffer(cmd, 0, buf, 0), ENIGMA_OK);

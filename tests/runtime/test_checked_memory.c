@@ -27,15 +27,11 @@ int main(void) {
 #if defined(__SANITIZE_ADDRESS__)
     RT_SKIP("AddressSanitizer reserves more address space than the cap leaves");
 #endif
-    enigma_device *dev = NULL;
-    CHECK_STATUS(enigma_device_open("cpu", &dev), ENIGMA_OK);
-    enigma_compile_options opts = {.checked = true};
-    enigma_library *lib = NULL;
-    CHECK_STATUS(enigma_library_create_from_source(dev, source, strlen(source), "bump.metal", &opts, &lib), ENIGMA_OK);
-    enigma_pipeline *p = NULL;
-    enigma_command *cmd = NULL;
-    CHECK_STATUS(enigma_pipeline_create(lib, NULL, &p), ENIGMA_OK);
-    CHECK_STATUS(enigma_command_create(p, &cmd), ENIGMA_OK);
+    enigma_device *dev;
+    enigma_library *lib;
+    enigma_pipeline *p;
+    enigma_command *cmd;
+    rt_checked_command(source, "bump.metal", &dev, &lib, &p, &cmd);
     enigma_size3 grid = {64, 1, 1}, group = {32, 1, 1};
     /* a small buffer first: the kernel is built and the workers started before the cap */
     enigma_buffer *small = NULL, *big = NULL;
