@@ -78,6 +78,11 @@ static int find_slot(const en_check_sink *s, enigma_check_kind kind, en_loc loc)
     }
 }
 
+/* the slots of the entries as they now stand, in empty slots */
+static void index_entries(en_check_sink *s) {
+    for (int i = 0; i < s->count; i++) s->slots[find_slot(s, s->entries[i].kind, s->entries[i].loc)] = i + 1;
+}
+
 static bool grow(en_check_sink *s) {
     if (s->count == s->cap) {
         int cap = s->cap ? s->cap * 2 : 16;
@@ -93,7 +98,7 @@ static bool grow(en_check_sink *s) {
         free(s->slots);
         s->slots = slots;
         s->slot_count = n;
-        for (int i = 0; i < s->count; i++) s->slots[find_slot(s, s->entries[i].kind, s->entries[i].loc)] = i + 1;
+        index_entries(s);
     }
     return true;
 }
@@ -151,7 +156,7 @@ static void put_in_order(en_check_sink *s) {
         s->entries[j] = e;
     }
     memset(s->slots, 0, sizeof *s->slots * (size_t)s->slot_count);
-    for (int i = 0; i < s->count; i++) s->slots[find_slot(s, s->entries[i].kind, s->entries[i].loc)] = i + 1;
+    index_entries(s);
     s->out_of_order = false;
 }
 
