@@ -3,11 +3,14 @@
  * Needs: a program from jit.c and a launch checked by the runtime (we re-check limits).
  * Guarantees: every threadgroup of the grid runs exactly once, each on one OS thread from
  * start to end (so threadgroup memory and context arrays are that thread's scratch);
- * threadgroups are handed out by an atomic counter; edge threadgroups of a dispatch by
- * threads get their real size. Each executor takes a run of up to 64 consecutive
- * threadgroups per visit to the counter (fewer when the grid is small, so the work still
- * spreads): one atomic per run instead of per group, and each worker reads memory in long
- * contiguous stretches. The pool is created on the first dispatch that can use it
+ * edge threadgroups of a dispatch by threads get their real size. Each executor owns one
+ * contiguous slice of the grid's threadgroups (as an OpenMP static schedule would) and
+ * takes runs of up to 64 of them per visit to its slice's atomic counter (fewer when the
+ * grid is small); one whose slice is used up takes runs from the others' slices, so the
+ * tail still balances and a worker that never starts loses nothing. A slice keeps each
+ * worker on one stream of memory: handing out runs from one shared counter interleaved the
+ * workers' runs, and a core that skips over the other's pages streams at about half speed
+ * (the hardware prefetcher stops at each skip). The pool is created on the first dispatch that can use it
  * and reused, so a dispatch creates no threads; a one-threadgroup dispatch runs on the
  * caller without waking anyone. The calling thread always works too. */
 #include "check_rt.h"
@@ -27,12 +30,12 @@ typedef struct dispatch_job {
     cpu_kernel_fn run;
     const en_launch *launch;
     uint64_t group_count;
-    atomic_uint_fast64_t next_group;
-    uint64_t run_length;          /* threadgroups taken per visit to next_group */
-    struct started_count {        /* threadgroups each executor has started (a stop's message) */
-        atomic_uint_fast64_t n;
-        char pad[64 - sizeof(atomic_uint_fast64_t)]; /* one cache line each: no false sharing */
-    } *started;
+    uint64_t run_length;          /* threadgroups taken per visit to a slice */
+    struct executor_share {       /* one cache line each: no false sharing */
+        _Alignas(64) atomic_uint_fast64_t next; /* the slice's next unclaimed threadgroup */
+        uint64_t end;                           /* one past the slice's last */
+        atomic_uint_fast64_t started;           /* threadgroups this executor started (a stop's message) */
+    } *shares;
     /* containment (fault.c): the first stop reason wins; a fault records where it was */
     atomic_int stop;
     int fault_signal;
@@ -94,6 +97,34 @@ static void stop_job(dispatch_job *job, int reason) {
         if (atomic_load(&job->executing[i])) pthread_kill(job->executors[i], cpu_interrupt_signal());
 }
 
+/* each executor's slice of the grid, as even as whole threadgroups allow (the first
+ * group_count % executor_count slices have one more) */
+static void cut_slices(dispatch_job *job) {
+    uint64_t executors = (uint64_t)job->executor_count, first = 0;
+    for (uint64_t i = 0; i < executors; i++) {
+        job->shares[i].end = first + job->group_count / executors + (i < job->group_count % executors);
+        atomic_init(&job->shares[i].next, first);
+        atomic_init(&job->shares[i].started, 0);
+        first = job->shares[i].end;
+    }
+}
+
+/* the next run of threadgroups for `executor`, [*begin, *end): from its own slice while
+ * that lasts, then from the others' in turn; false when every slice is used up. Not
+ * inlined: its locals would then live in run_groups, across the sigsetjmp there. */
+__attribute__((noinline)) static bool claim_run(dispatch_job *job, int executor, uint64_t *begin, uint64_t *end) {
+    for (int k = 0; k < job->executor_count; k++) {
+        struct executor_share *s = &job->shares[(executor + k) % job->executor_count];
+        if (atomic_load_explicit(&s->next, memory_order_relaxed) >= s->end) continue;
+        uint64_t first = atomic_fetch_add_explicit(&s->next, job->run_length, memory_order_relaxed);
+        if (first >= s->end) continue;
+        *begin = first;
+        *end = s->end - first > job->run_length ? first + job->run_length : s->end;
+        return true;
+    }
+    return false;
+}
+
 /* takes threadgroups until none is left or the dispatch stops */
 static void run_groups(dispatch_job *job, scratch *sc, int executor) {
     const en_launch *L = job->launch;
@@ -119,12 +150,8 @@ static void run_groups(dispatch_job *job, scratch *sc, int executor) {
     uint64_t index = 0, run_end = 0, started = 0;
     for (;;) {
         if (atomic_load_explicit(&job->stop, memory_order_relaxed)) break;
-        if (index == run_end) {
-            index = atomic_fetch_add_explicit(&job->next_group, job->run_length, memory_order_relaxed);
-            if (index >= job->group_count) break;
-            run_end = index + job->run_length < job->group_count ? index + job->run_length : job->group_count;
-        }
-        atomic_store_explicit(&job->started[executor].n, ++started, memory_order_relaxed);
+        if (index == run_end && !claim_run(job, executor, &index, &run_end)) break;
+        atomic_store_explicit(&job->shares[executor].started, ++started, memory_order_relaxed);
         g.position[0] = (uint32_t)(index % L->groups[0]);
         g.position[1] = (uint32_t)(index / L->groups[0] % L->groups[1]);
         g.position[2] = (uint32_t)(index / ((uint64_t)L->groups[0] * L->groups[1]));
@@ -250,10 +277,10 @@ void cpu_pool_destroy(cpu_pool *pool) {
     free(pool);
 }
 
-/* the threadgroups that had started (runs are claimed ahead, so not next_group) */
+/* the threadgroups that had started (runs are claimed ahead, so not the slices' counters) */
 static uint64_t started_groups(dispatch_job *job) {
     uint64_t n = 0;
-    for (int i = 0; i < job->executor_count; i++) n += atomic_load(&job->started[i].n);
+    for (int i = 0; i < job->executor_count; i++) n += atomic_load(&job->shares[i].started);
     return n;
 }
 
@@ -375,7 +402,6 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
     job.run = k->run;
     job.launch = L;
     job.group_count = (uint64_t)L->groups[0] * L->groups[1] * L->groups[2];
-    atomic_init(&job.next_group, 0);
     atomic_init(&job.out_of_memory, false);
     for (int i = 0; i < EN_MAX_BINDINGS; i++) {
         cpu_buffer *b = L->buffers[i].handle;
@@ -419,23 +445,23 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
     }
     pthread_t few_executors[64]; /* no allocation per dispatch on machines of up to 64 cores */
     atomic_bool few_executing[64];
-    _Alignas(64) struct started_count few_started[64];
+    struct executor_share few_shares[64];
     bool few = job.executor_count <= 64;
     job.executors = few ? few_executors : calloc((size_t)job.executor_count, sizeof *job.executors);
     job.executing = few ? few_executing : calloc((size_t)job.executor_count, sizeof *job.executing);
-    job.started = few ? few_started : aligned_alloc(64, (size_t)job.executor_count * sizeof *job.started);
+    job.shares = few ? few_shares : aligned_alloc(64, (size_t)job.executor_count * sizeof *job.shares);
     for (int i = 0; few && i < job.executor_count; i++) atomic_init(&few_executing[i], false);
-    for (int i = 0; job.started && i < job.executor_count; i++) atomic_init(&job.started[i].n, 0);
+    if (job.shares) cut_slices(&job);
     /* runs of up to 64 groups, at least 16 runs per executor so the tail still balances */
     job.run_length = job.group_count / ((uint64_t)job.executor_count * 16u);
     if (job.run_length < 1) job.run_length = 1;
     if (job.run_length > 64) job.run_length = 64;
-    if (!job.executors || !job.executing || !job.started || !cpu_fault_install()) {
+    if (!job.executors || !job.executing || !job.shares || !cpu_fault_install()) {
         pthread_mutex_unlock(&dev->lock);
         if (!few) {
             free(job.executors);
             free((void *)job.executing);
-            free(job.started);
+            free(job.shares);
         }
         free_checks(job.checks, job.executor_count);
         en_buf_puts(err, job.executors && job.executing ? "the fault handlers could not be installed"
@@ -499,7 +525,7 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
     if (!few) {
         free(job.executors);
         free((void *)job.executing);
-        free(job.started);
+        free(job.shares);
     }
     L->duration_ns = now_ns() - start;
     switch (atomic_load(&job.stop)) {

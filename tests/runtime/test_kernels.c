@@ -47,6 +47,16 @@ static const char *source =
     "    out[4 * i + 3] = 1;\n"
     "}\n";
 
+static const char *census_source =
+    "#include <metal_stdlib>\n"
+    "using namespace metal;\n"
+    "kernel void census(device atomic_uint* runs [[buffer(0)]],\n"
+    "                   uint3 group [[threadgroup_position_in_grid]],\n"
+    "                   uint3 groups [[threadgroups_per_grid]]) {\n"
+    "    uint g = (group.z * groups.y + group.y) * groups.x + group.x;\n"
+    "    atomic_fetch_add_explicit(&runs[g], 1u, memory_order_relaxed);\n"
+    "}\n";
+
 static bool streq(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
 
 static void introspection(enigma_library *lib, bool with_device) {
@@ -292,6 +302,52 @@ static void geometry_kernel(enigma_device *dev, enigma_library *lib) {
     enigma_buffer_destroy(out);
 }
 
+/* every threadgroup runs exactly once, each of its threads once, however the grid divides
+ * among the workers (ENIGMA_NUM_THREADS picks how many: the cpu backend cuts the grid into
+ * one slice per worker, and a worker done with its own takes from the others') */
+static void census_kernel(const char *workers) {
+    const char *was = getenv("ENIGMA_NUM_THREADS");
+    char *saved = was ? strdup(was) : NULL;
+    setenv("ENIGMA_NUM_THREADS", workers, 1);
+    enigma_device *dev = NULL;
+    enigma_library *lib = NULL;
+    enigma_pipeline *p = NULL;
+    enigma_command *cmd = NULL;
+    CHECK_STATUS(enigma_device_open("cpu", &dev), ENIGMA_OK);
+    if (saved) setenv("ENIGMA_NUM_THREADS", saved, 1);
+    else unsetenv("ENIGMA_NUM_THREADS");
+    free(saved);
+    if (dev) CHECK_STATUS(enigma_library_create_from_source(dev, census_source, strlen(census_source), "census.metal", NULL, &lib), ENIGMA_OK);
+    if (lib) CHECK_STATUS(enigma_pipeline_create(lib, "census", &p), ENIGMA_OK);
+    if (p) CHECK_STATUS(enigma_command_create(p, &cmd), ENIGMA_OK);
+    static const uint32_t group_counts[][3] = {{1, 1, 1}, {2, 1, 1}, {3, 1, 1}, {7, 1, 1}, {1000, 1, 1},
+                                               {5, 3, 2}, {4099, 1, 1}, {67, 17, 3}};
+    for (size_t c = 0; cmd && c < sizeof group_counts / sizeof group_counts[0]; c++) {
+        enigma_size3 groups = {group_counts[c][0], group_counts[c][1], group_counts[c][2]};
+        enigma_size3 size = {(uint32_t)(1 + rand() % 40), 1, 1};
+        size_t count = (size_t)groups.x * groups.y * groups.z;
+        enigma_buffer *runs = NULL;
+        CHECK_STATUS(enigma_buffer_create(dev, count * 4, &runs), ENIGMA_OK);
+        uint32_t *got = calloc(count, 4);
+        if (!runs || !got) break;
+        CHECK_STATUS(enigma_buffer_write(runs, 0, got, count * 4), ENIGMA_OK);
+        CHECK_STATUS(enigma_command_set_buffer(cmd, 0, runs, 0), ENIGMA_OK);
+        CHECK_STATUS(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, groups, size), ENIGMA_OK);
+        CHECK_STATUS(enigma_buffer_read(runs, 0, got, count * 4), ENIGMA_OK);
+        size_t wrong = 0;
+        for (size_t g = 0; g < count; g++) wrong += got[g] != size.x;
+        if (wrong) fprintf(stderr, "census on %s workers, %zu groups of %u: %zu groups ran a wrong number of threads\n",
+                           workers, count, size.x, wrong);
+        CHECK(wrong == 0);
+        free(got);
+        enigma_buffer_destroy(runs);
+    }
+    enigma_command_destroy(cmd);
+    enigma_pipeline_destroy(p);
+    enigma_library_destroy(lib);
+    enigma_device_close(dev);
+}
+
 /* a pipeline shared by threads, each with its own command and buffers */
 typedef struct shared_job {
     enigma_device *dev;
@@ -380,6 +436,8 @@ int main(void) {
         tiled_kernel(dev, lib);
         geometry_kernel(dev, lib);
         shared_pipeline(dev, lib);
+        if (strcmp(backend, "cpu") == 0)
+            for (int i = 0; i < 4; i++) census_kernel((const char *[]){"1", "2", "3", "7"}[i]);
     } else if (lib) {
         fputs(enigma_library_diagnostics_text(lib), stderr);
     }
