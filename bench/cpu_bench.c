@@ -5,6 +5,8 @@
  *              simd_sum reduction   goal: >= 90% of the ceiling (issue 15; 80% before it);
  *              beside it the same grid-stride access order in plain C, what the launch
  *              allows any implementation
+ *   stream     y = 2x in 32- and 256-thread groups, read and written bytes against the
+ *              same ceiling (no goal: how the runtime hands out small threadgroups)
  *   seed 003   the corrected tree reduction with one atomic per threadgroup, against the
  *              same OpenMP ceiling                        goal: >= 50% of the ceiling
  *   softmax    a row-wise softmax of 4096 x 4096 floats, one threadgroup per row with two
@@ -321,6 +323,47 @@ static void bench_reduction(float *host, double reference, double *enigma_gbs) {
     /* the GPU-style launch, for comparison: each worker walks the array 8 times over */
     bandwidth_row(add_row("reduction 2^26 float, 8 groups/worker of 256 (GPU-style launch)", "GB/s", "-"),
                   enigma_reduction(host, reference, 8, 256), 0);
+}
+
+/* ---- streaming: y = 2x in small threadgroups ---------------------------------------- */
+/* nothing to compute: how fast the runtime hands out threadgroups of `threads` threads and
+ * whether each worker streams memory (read and written bytes against the ceiling) */
+static void bench_stream(uint32_t threads) {
+    uint32_t n = 1u << 24;
+    float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
+    for (uint32_t i = 0; i < n; i++) x[i] = (float)(uniform01() * 2 - 1);
+    enigma_pipeline *p = load_kernel("scale.metal", "scale");
+    enigma_buffer *in, *out;
+    CHECK(enigma_buffer_create_with_data(dev, x, n * sizeof(float), &in));
+    CHECK(enigma_buffer_create(dev, n * sizeof(float), &out));
+    enigma_command *cmd;
+    CHECK(enigma_command_create(p, &cmd));
+    CHECK(enigma_command_set_buffer(cmd, 0, in, 0));
+    CHECK(enigma_command_set_buffer(cmd, 1, out, 0));
+    double t[REPEATS];
+    ceiling_runs ceiling;
+    for (int r = 0; r < REPEATS; r++) {
+        ceiling_pass(&ceiling, r);
+        double t0 = now_s();
+        CHECK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){n, 1, 1},
+                                      (enigma_size3){threads, 1, 1}));
+        t[r] = now_s() - t0;
+    }
+    CHECK(enigma_buffer_read(out, 0, y, n * sizeof(float)));
+    for (uint32_t i = 0; i < n; i++)
+        if (y[i] != 2 * x[i]) { /* exact: doubling a float */
+            fprintf(stderr, "scale: y[%u] = %g, expected %g\n", i, y[i], 2 * x[i]);
+            exit(1);
+        }
+    static char names[2][96];
+    char *name = names[threads == 32 ? 0 : 1];
+    snprintf(name, sizeof names[0], "stream y = 2x, 2^24 float, %u-thread groups (read + written bytes)", threads);
+    bandwidth_row(add_row(name, "GB/s", "-"), bandwidth_of(&ceiling, t, 2.0 * n * sizeof(float)), 0);
+    enigma_command_destroy(cmd);
+    enigma_buffer_destroy(in);
+    enigma_buffer_destroy(out);
+    free(x);
+    free(y);
 }
 
 /* ---- seed 003's reduction ---------------------------------------------------------- */
@@ -725,7 +768,7 @@ int main(int argc, char **argv) {
             printf("usage: cpu_bench [--reduction-only] [--only ROWS] [--reduce-shape GROUPS_PER_WORKER,THREADS] [KERNEL_DIR]\n"
                    "Runs the CPU backend's benchmarks with their baselines in one run and prints\n"
                    "a Markdown table. KERNEL_DIR defaults to bench/kernels.\n"
-                   "  --only ROWS        only these rows, comma-separated, of: reduction, seed003,\n"
+                   "  --only ROWS        only these rows, comma-separated, of: reduction, stream, seed003,\n"
                    "                     softmax, naive, tiled, simdgroup, dispatch, compile, peers\n"
                    "                     (each takes the baseline it needs)\n"
                    "  --reduction-only   the same as --only reduction\n"
@@ -767,6 +810,11 @@ int main(int argc, char **argv) {
     if (wanted("reduction") || peers) {
         fprintf(stderr, "bench: reduction (each dispatch after an OpenMP pass)\n");
         bench_reduction(host, reference, &enigma_gbs);
+    }
+    if (wanted("stream")) {
+        fprintf(stderr, "bench: stream (each dispatch after an OpenMP pass)\n");
+        bench_stream(32);
+        bench_stream(256);
     }
     if (wanted("seed003")) {
         fprintf(stderr, "bench: seed 003 (each dispatch after an OpenMP pass)\n");

@@ -436,8 +436,12 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     }
     em->region_next = 0;
     en_buf wide_fields = {0};
-    /* tried first; the regions run other group shapes */
-    if (!cpu_wide_body(em, f, &wide_fields)) cpu_tile_body(em, f);
+    /* tried first; the regions run other group shapes. What only the region code reads
+     * (the lane masks, per-SIMD-group copies of uniform values) is set up after the wide
+     * block, at region_start, so that a threadgroup the wide block runs does not pay for it */
+    size_t region_start = 0;
+    if (cpu_wide_body(em, f, &wide_fields)) region_start = body.len;
+    else cpu_tile_body(em, f);
     cpu_tg_list(em, cpu_list_of(f->body));
     em->out = out;
 
@@ -511,10 +515,11 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
         en_buf_puts(out, "            _lpos[2][_i] = _i / (g->size[0] * g->size[1]);\n");
         en_buf_puts(out, "        }\n");
     }
-    en_buf_puts(out, "    /* the threads still running, per SIMD group; lanes past _n never are */\n");
-    en_buf_puts(out, "    uint32_t _act[32];\n");
-    en_buf_puts(out, "    for (uint32_t _sg = 0; _sg < _nsg; _sg++)\n");
-    en_buf_puts(out, "        _act[_sg] = _n - _sg * 32u >= 32u ? ENK_FULL : (1u << (_n - _sg * 32u)) - 1u;\n");
+    en_buf region_setup = {0};
+    en_buf_puts(&region_setup, "    /* the threads still running, per SIMD group; lanes past _n never are */\n");
+    en_buf_puts(&region_setup, "    uint32_t _act[32];\n");
+    en_buf_puts(&region_setup, "    for (uint32_t _sg = 0; _sg < _nsg; _sg++)\n");
+    en_buf_puts(&region_setup, "        _act[_sg] = _n - _sg * 32u >= 32u ? ENK_FULL : (1u << (_n - _sg * 32u)) - 1u;\n");
     if (em->checked) {
         en_buf_puts(out, "    /* checked mode: the runtime behind the group, and the threads that have returned */\n");
         en_buf_puts(out, "    const enk_check_group *_cg = (const enk_check_group *)g;\n");
@@ -544,10 +549,15 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
         const ir_var *v = f->locals.items[k];
         var_info *vi = cpu_info_of(em, v);
         if (vi->kind == VK_SCALAR_SG)
-            en_buf_printf(out, "    %s %s[32] = {0}; /* uniform: one per SIMD group */\n", cpu_ctype(em, v->type), vi->cname);
+            en_buf_printf(&region_setup, "    %s %s[32] = {0}; /* uniform: one per SIMD group */\n", cpu_ctype(em, v->type),
+                          vi->cname);
     }
-    if (body.data) en_buf_puts(out, body.data);
+    /* the wide block (it returns), then what the region code needs, then the region code */
+    if (region_start) en_buf_printf(out, "%.*s", (int)region_start, body.data);
+    if (region_setup.data) en_buf_puts(out, region_setup.data);
+    if (body.data) en_buf_puts(out, body.data + region_start);
     en_buf_puts(out, "}\n");
+    en_buf_free(&region_setup);
     en_buf_free(&body);
 }
 

@@ -325,9 +325,12 @@ static const char *wlvalue(wide *w, const ir_expr *e) {
 
 /* ---- the loop over threads ------------------------------------------------------------ */
 /* Before a loop over threads: the threads of one barrier interval that touch the same
- * memory race (Metal leaves that undefined) unless through atomics, so without atomics no
- * iteration depends on another and gcc need not test the pointers for overlap at run time
- * (with more than 10 such tests it gives up vectorising) */
+ * memory race (Metal leaves that undefined) unless through atomics, so a loop whose
+ * statements have no atomics has no iteration that depends on another (an ordering by
+ * atomics would need one between the two accesses, inside the loop), and gcc need not
+ * test the pointers for overlap at run time (with more than 10 such tests it gives up
+ * vectorising). w->has_atomics: the statements of the loop being emitted have one, or,
+ * outside thread_loop, the kernel has one. */
 static void no_dependence(wide *w) {
     if (!w->has_atomics) cpu_line(w->em, "_Pragma(\"GCC ivdep\")");
 }
@@ -1018,7 +1021,18 @@ enum { ROWS = 4 }; /* rows of threads per pass around a loop inside the loop ove
 
 /* the loop over threads for `stmts`, twice when some index has a form: the 64-bit
  * version where no such index wraps along the row, the exact one elsewhere */
+static bool has_atomic(const ir_stmt *s);
+static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int count);
+
 static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int count) {
+    bool kernel_atomics = w->has_atomics, atomics = false;
+    for (int i = 0; i < count && kernel_atomics; i++) atomics |= has_atomic(stmts[i]);
+    w->has_atomics = atomics; /* what no_dependence asks: these statements' atomics */
+    thread_loop_for(w, set, stmts, count);
+    w->has_atomics = kernel_atomics;
+}
+
+static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int count) {
     emitter *em = w->em;
     bool range = set.lo != NULL;
     wform_sites sites = {0};
@@ -2189,7 +2203,7 @@ static void simd_function(wide *w, const ir_stmt *s, wset set) {
     else OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
     cpu_line(em, "const size_t _sgl = (size_t)_sg * 32u; /* its first thread */ (void)_sgl;");
     if (set_is_all(set)) {
-        cpu_line(em, "const uint32_t _lanes = _act[_sg]; /* the whole group: every lane below _n */");
+        cpu_line(em, "const uint32_t _lanes = _n - _sgl >= 32u ? ENK_FULL : (1u << (_n - _sgl)) - 1u; /* the whole group: every lane below _n */");
     } else {
         const char *in = set.lo ? cpu_S(em, "_l >= %s && _l < %s", set.lo, set.hi) : "1";
         if (set.mask) in = cpu_S(em, "%s && %s[_l]", in, set.mask);

@@ -28,7 +28,8 @@ typedef struct wide {
     int uniform_loops; /* >0 inside a loop the same in every thread */
     int prefetch_sites;
     bool exact;        /* emitting a loop's rarely taken exact copy: no unrolling */
-    bool has_atomics;  /* the kernel has atomics: iterations may depend on each other */
+    bool has_atomics;  /* the kernel (in thread_loop: the loop's statements) has atomics:
+                        * iterations may depend on each other (no_dependence) */
     int unrolled;      /* >0 inside the copies of an unrolled loop */
     EN_VEC(const ir_stmt *) batch;
     EN_VEC(const ir_var *) hoisted; /* constant scalars read once (constant_scalar) */
