@@ -2119,6 +2119,15 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         cpu_line(em, "_ib%d += %s%s;", id, signed_index ? "(int32_t)" : "", uniform_value(w, si.step));
         cpu_line(em, "continue;");
         CLOSE();
+        /* and while every thread was in, the first thread's index at the limit means that
+         * every thread leaves now: no per-thread test (lanes leave from the last one down) */
+        const char *lo = set.lo ? set.lo : "0u";
+        if (ir_is_signed(limit->type))
+            cpu_line(em, "if (_all%d && (int64_t)_ib%d + (int64_t)%s >= (int64_t)(%s) && %s) break; /* every thread leaves */",
+                     id, id, lo, u, in_range);
+        else
+            cpu_line(em, "if (_all%d && (uint64_t)_ib%d + %s >= (uint64_t)(%s) && %s) break; /* every thread leaves */", id,
+                     id, lo, u, in_range);
         ivi->cname = wrapped;
     }
     cpu_line(em, "uint32_t _in%d = 0;", id);
