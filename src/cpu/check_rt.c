@@ -84,6 +84,16 @@ typedef struct region {
     size_t cell_count;
     uint32_t *init;    /* threadgroup: per byte, the group that last wrote it */
     size_t init_count;
+    /* Threadgroup memory races only within one threadgroup's barrier epoch, so a cell's
+     * records from earlier epochs can never conflict. Per cell: the (threadgroup, epoch)
+     * stamp of its newest access, and that access itself in short form while it is the
+     * epoch's only one (lite_info: op << 32 | thread << 16 | store << 1 | 1): the first
+     * access of an epoch to a cell, nearly every access, writes 16 bytes and tests
+     * nothing; a second access in the epoch first writes the short form into the cell's
+     * records (expand_lite), as that access would have left them, then is weighed. */
+    uint64_t *stamp;
+    const cpu_check_site **lite_site;
+    uint64_t *lite_info;
     const char *name;
     int binding;
 } region;
@@ -243,8 +253,14 @@ cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch, bool apart) 
 static void region_free(region *r) {
     free(r->cells);
     free(r->init);
+    free(r->stamp);
+    free(r->lite_site);
+    free(r->lite_info);
     r->cells = NULL;
     r->init = NULL;
+    r->stamp = NULL;
+    r->lite_site = NULL;
+    r->lite_info = NULL;
 }
 
 void cpu_check_dispatch_free(cpu_check_dispatch *d) {
@@ -273,15 +289,20 @@ static bool region_shadow(cpu_check_dispatch *d, region *r) {
     if (r->threadgroup) {
         r->init_count = r->size;
         r->init = calloc(r->init_count, sizeof *r->init);
+        r->stamp = calloc(r->cell_count, sizeof *r->stamp);
+        r->lite_site = calloc(r->cell_count, sizeof *r->lite_site);
+        r->lite_info = calloc(r->cell_count, sizeof *r->lite_info);
     }
-    if (!r->cells || (r->threadgroup && !r->init)) {
+    if (!r->cells || (r->threadgroup && (!r->init || !r->stamp || !r->lite_site || !r->lite_info))) {
         region_free(r);
         r->track = false;
         d->out_of_memory = true;
         if (!d->shortfall[0])
             snprintf(d->shortfall, sizeof d->shortfall, "the shadow of %s '%s' (%zu bytes for its %zu): it was not "
                      "checked for races%s", r->threadgroup ? "threadgroup memory" : "buffer", r->name ? r->name : "?",
-                     r->cell_count * sizeof(shadow_cell) + (r->threadgroup ? r->size * sizeof(uint32_t) : 0), r->size,
+                     r->cell_count * sizeof(shadow_cell) +
+                         (r->threadgroup ? r->size * sizeof(uint32_t) + r->cell_count * 3 * sizeof(uint64_t) : 0),
+                     r->size,
                      r->threadgroup ? " or uninitialized reads" : "");
         return false;
     }
@@ -403,6 +424,9 @@ static bool rec_live(const region *rg, const shadow_rec *r, uint32_t group) {
 }
 
 static bool seq_has(const seq_snapshot *snap, uint32_t group);
+
+/* the running epoch's stamp (region.stamp); threadgroups count from 1, so never 0 */
+static inline uint64_t epoch_stamp(const cpu_check_dispatch *d) { return (uint64_t)d->group << 32 | d->epoch; }
 
 /* did p's threadgroup publish p by a release the running threadgroup has acquired? */
 static bool published(const cpu_check_dispatch *d, const shadow_rec *p) {
@@ -637,6 +661,23 @@ static bool same_value_store(const cpu_check_site *s, const shadow_rec *p, const
     return memcmp((const void *)a, mine, s->size) == 0;
 }
 
+/* threadgroup memory: the epoch's one access to cell c so far, kept short (region.lite_info),
+ * written into the cell's records as cell_access would have left them (the records it found
+ * were all of earlier epochs: stale) */
+static void expand_lite(region *rg, size_t c, uint32_t group, uint32_t epoch) {
+    uint64_t info = rg->lite_info[c];
+    shadow_cell *cell = &rg->cells[c];
+    shadow_rec r = {.site = rg->lite_site[c], .group = group, .epoch = epoch, .op = (uint32_t)(info >> 32),
+                    .tid = (uint16_t)(info >> 16), .bytes = 0xf};
+    if (info & 2) {
+        cell->write = r;
+        cell->read.site = cell->read_old.site = NULL;
+    } else {
+        cell->read = r;
+    }
+    cell->read_other.site = NULL;
+}
+
 /* one cell's part of an access: looks for a conflict with the cell's last write and, for a
  * write, its reads (the first found is reported unless it is a benign same-value store),
  * then records x in the cell. Returns whether it reported. */
@@ -644,6 +685,13 @@ static inline __attribute__((always_inline)) bool cell_access(cpu_check_dispatch
                                                               const cpu_check_site *s, const shadow_rec *x,
                                                               bool writes, bool reported, uintptr_t a,
                                                               const lane_addrs *lanes, const char *values) {
+    if (rg->stamp) { /* threadgroup memory: the epoch's first access may still be in short form */
+        size_t c = (size_t)(cell - rg->cells);
+        uint64_t now = (uint64_t)x->group << 32 | x->epoch;
+        if (rg->stamp[c] == now && (rg->lite_info[c] & 1)) expand_lite(rg, c, x->group, x->epoch);
+        rg->lite_info[c] = 0;
+        rg->stamp[c] = now;
+    }
     if (!reported && conflicts(d, rg, &cell->write, x)) {
         if (!same_value_store(s, &cell->write, x, a, lanes, values)) report_race(d, rg, s, x, &cell->write, a);
         reported = true;
@@ -715,6 +763,42 @@ static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_sit
     }
 }
 
+/* threadgroup memory, all 32 lanes of a SIMD group at consecutive cells from `first`: when
+ * no cell has an access of this epoch yet (the common case: a tree level's stores, a
+ * tile's loads), each lane's access is its cell's first of the epoch and is kept short,
+ * in loops over the 32 cells that vectorise; false (nothing done) otherwise */
+static bool first_in_epoch_run(cpu_check_dispatch *d, region *rg, const cpu_check_site *s, uint32_t sg, uintptr_t first,
+                               bool writes) {
+    size_t c0 = (first - rg->base) / 4;
+    const uint64_t now = epoch_stamp(d);
+    uint64_t *stamp = rg->stamp + c0;
+    bool seen = false;
+    for (int l = 0; l < 32; l++) seen |= stamp[l] == now;
+    if (seen) return false;
+    uint32_t *init = rg->init + c0 * 4, group = d->group;
+    if (writes) {
+        for (int k = 0; k < 128; k++) init[k] = group;
+    } else {
+        uint32_t unwritten = 0; /* cells none of whose bytes this threadgroup wrote */
+        for (int l = 0; l < 32; l++)
+            unwritten |= (uint32_t)(init[4 * l] != group && init[4 * l + 1] != group && init[4 * l + 2] != group &&
+                                    init[4 * l + 3] != group) << l;
+        for (uint32_t m = unwritten; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
+            report_uninit(d, rg, s, sg * 32 + (uint32_t)l, first + (uintptr_t)l * 4u);
+        }
+    }
+    const uint64_t info = (uint64_t)d->op << 32 | (uint64_t)(sg * 32) << 16 | (writes ? 3u : 1u);
+    const cpu_check_site **site = rg->lite_site + c0;
+    uint64_t *lite = rg->lite_info + c0;
+    for (int l = 0; l < 32; l++) {
+        stamp[l] = now;
+        site[l] = s;
+        lite[l] = info + ((uint64_t)l << 16);
+    }
+    return true;
+}
+
 /* shadow_access for the lanes of one operation that are all in bounds, when each lane's
  * access is one whole cell (a 4-byte load or store, not atomic, at a multiple of 4 from
  * the region's start: most of what kernels do): the same records and reports, without
@@ -727,7 +811,9 @@ static bool shadow_access_cells(cpu_check_dispatch *d, region *rg, const cpu_che
     bool writes = s->op == CPU_CHECK_STORE;
     const uintptr_t *addr = lanes->addr; /* copies the stores below cannot be taken to change */
     uintptr_t first = lanes->first;
+    if (rg->threadgroup && !addr && mask == 0xffffffffu && first_in_epoch_run(d, rg, s, sg, first, writes)) return true;
     shadow_rec x = {.site = s, .group = d->group, .epoch = d->epoch, .op = d->op, .bytes = 0xf};
+    const uint64_t now = epoch_stamp(d), info = (uint64_t)d->op << 32 | (writes ? 3u : 1u);
     for (uint32_t m = mask; m; m &= m - 1) {
         int l = __builtin_ctz(m);
         uintptr_t a = addr ? addr[l] : first + (uintptr_t)l * 4u;
@@ -738,6 +824,13 @@ static bool shadow_access_cells(cpu_check_dispatch *d, region *rg, const cpu_che
             if (writes) init[0] = init[1] = init[2] = init[3] = group;
             else if (init[0] != group && init[1] != group && init[2] != group && init[3] != group)
                 report_uninit(d, rg, s, x.tid, a);
+            size_t c = off / 4;
+            if (rg->stamp[c] != now) { /* the epoch's first access to the cell: kept short */
+                rg->stamp[c] = now;
+                rg->lite_site[c] = s;
+                rg->lite_info[c] = info | (uint64_t)x.tid << 16;
+                continue;
+            }
         }
         cell_access(d, rg, &rg->cells[off / 4], s, &x, writes, false, a, lanes, values);
     }

@@ -206,6 +206,22 @@ static void test_threadgroup_ordering(void) {
     EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 30) == 0, "its own lanes' writes");
     cpu_check_hooks.access_run(f.d, &run_other, 1, 0xffffffffu, (uintptr_t)&f.tg[32], NULL);
     EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 31) == 1, "another SIMD group's writes, no barrier");
+    /* a race on a cell whose store was its epoch's first access (kept short) names the
+     * storing thread and its line: thread 37 reads tile[37], stored by thread 5 at line 32 */
+    cpu_check_site run_store2 = site(32, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, 1);
+    cpu_check_site lone_read = site(33, CPU_CHECK_LOAD, IR_SPACE_THREADGROUP, 1);
+    cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
+    cpu_check_hooks.access_run(f.d, &run_store2, 0, 0xffffffffu, (uintptr_t)&f.tg[32], differ);
+    cpu_check_hooks.access_run(f.d, &lone_read, 1, 1u << 5, (uintptr_t)&f.tg[32], NULL);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 33) == 1, "the read of tile[37] races");
+    for (int i = 0; i < en_check_sink_count(f.sink); i++) {
+        enigma_check_report r;
+        en_check_sink_get(f.sink, i, &r);
+        if (r.kind != ENIGMA_CHECK_DATA_RACE || r.line != 33) continue;
+        EXPECT(strstr(r.message, "by thread (37,0,0) of threadgroup (0,0,0) [grid position (37,0,0)] conflicts with the "
+                                 "store of it at line 32:1 by thread (5,0,0) of threadgroup (0,0,0)") != NULL,
+               "names both threads and the store's line: %s", r.message);
+    }
     /* a new threadgroup starts with nothing written and no old records */
     group(&f, 1);
     access(&f, &load, 1, 1u, f.tg, lane_index);
