@@ -85,14 +85,14 @@ typedef struct region {
     uint32_t *init;    /* threadgroup: per byte, the group that last wrote it */
     size_t init_count;
     /* Threadgroup memory races only within one threadgroup's barrier epoch, so a cell's
-     * records from earlier epochs can never conflict. Per cell: the (threadgroup, epoch)
-     * stamp of its newest access, and that access itself in short form while it is the
-     * epoch's only one (lite_info: op << 32 | thread << 16 | store << 1 | 1): the first
-     * access of an epoch to a cell, nearly every access, writes 16 bytes and tests
-     * nothing; a second access in the epoch first writes the short form into the cell's
-     * records (expand_lite), as that access would have left them, then is weighed. */
-    uint64_t *stamp;
-    const cpu_check_site **lite_site;
+     * records from earlier epochs can never conflict. Per cell: the stamp (the dispatch
+     * state's epoch serial, cpu_check_dispatch.serial) of its newest access, and that
+     * access itself in one word while it is the epoch's only one (lite_info, see
+     * lite_word): the first access of an epoch to a cell, nearly every access, writes 12
+     * bytes and tests nothing; a second access in the epoch first writes the short form
+     * into the cell's records (expand_lite), as that access would have left them, then
+     * is weighed. */
+    uint32_t *stamp;
     uint64_t *lite_info;
     const char *name;
     int binding;
@@ -145,6 +145,13 @@ struct cpu_check_dispatch {
     /* the threadgroup now running */
     const cpu_group *g;
     uint32_t group, epoch, op;
+    uint32_t serial;           /* epochs begun on this state (threadgroups and barriers), from 1:
+                                * names the running epoch in region.stamp */
+    /* lite_word keeps a site as its number here: by address (open addressing) and by number */
+    struct site_slot { const cpu_check_site *site; uint32_t id; } *site_slots;
+    const cpu_check_site **site_by_id;
+    uint32_t site_count, site_cap, last_site_id;
+    const cpu_check_site *last_site;
     uint32_t events;           /* reports made by this threadgroup so far */
     const cpu_check_object *objects;
     int object_count;
@@ -254,12 +261,10 @@ static void region_free(region *r) {
     free(r->cells);
     free(r->init);
     free(r->stamp);
-    free(r->lite_site);
     free(r->lite_info);
     r->cells = NULL;
     r->init = NULL;
     r->stamp = NULL;
-    r->lite_site = NULL;
     r->lite_info = NULL;
 }
 
@@ -269,6 +274,8 @@ void cpu_check_dispatch_free(cpu_check_dispatch *d) {
     for (int i = 0; i < EN_MAX_TG_BINDINGS; i++) region_free(&d->tg_dynamic[i]);
     region_free(&d->tg_static);
     free(d->resolved);
+    free(d->site_slots);
+    free(d->site_by_id);
     free(d->releases);
     free(d->acquired.items);
     free(d->pending.items);
@@ -290,10 +297,9 @@ static bool region_shadow(cpu_check_dispatch *d, region *r) {
         r->init_count = r->size;
         r->init = calloc(r->init_count, sizeof *r->init);
         r->stamp = calloc(r->cell_count, sizeof *r->stamp);
-        r->lite_site = calloc(r->cell_count, sizeof *r->lite_site);
         r->lite_info = calloc(r->cell_count, sizeof *r->lite_info);
     }
-    if (!r->cells || (r->threadgroup && (!r->init || !r->stamp || !r->lite_site || !r->lite_info))) {
+    if (!r->cells || (r->threadgroup && (!r->init || !r->stamp || !r->lite_info))) {
         region_free(r);
         r->track = false;
         d->out_of_memory = true;
@@ -301,7 +307,7 @@ static bool region_shadow(cpu_check_dispatch *d, region *r) {
             snprintf(d->shortfall, sizeof d->shortfall, "the shadow of %s '%s' (%zu bytes for its %zu): it was not "
                      "checked for races%s", r->threadgroup ? "threadgroup memory" : "buffer", r->name ? r->name : "?",
                      r->cell_count * sizeof(shadow_cell) +
-                         (r->threadgroup ? r->size * sizeof(uint32_t) + r->cell_count * 3 * sizeof(uint64_t) : 0),
+                         (r->threadgroup ? r->size * sizeof(uint32_t) + r->cell_count * (4 + sizeof(uint64_t)) : 0),
                      r->size,
                      r->threadgroup ? " or uninitialized reads" : "");
         return false;
@@ -314,12 +320,25 @@ const char *cpu_check_dispatch_shortfall(const cpu_check_dispatch *d) {
     return d->shortfall[0] ? d->shortfall : "checked mode's bookkeeping: some accesses were not checked for races";
 }
 
+/* a new epoch (a threadgroup's start, a barrier): a serial no stamp holds. After 2^32 of
+ * them the stamps are cleared, so that an old one cannot pass for the new. */
+static void next_serial(cpu_check_dispatch *d) {
+    if (++d->serial != 0) return;
+    region *tg[EN_MAX_TG_BINDINGS + 1];
+    tg[0] = &d->tg_static;
+    for (int i = 0; i < EN_MAX_TG_BINDINGS; i++) tg[i + 1] = &d->tg_dynamic[i];
+    for (int i = 0; i <= EN_MAX_TG_BINDINGS; i++)
+        if (tg[i]->stamp) memset(tg[i]->stamp, 0, tg[i]->cell_count * sizeof *tg[i]->stamp);
+    d->serial = 1;
+}
+
 static void hook_group_begin(void *state, const cpu_group *g, const cpu_check_object *objects, int count) {
     cpu_check_dispatch *d = state;
     const en_launch *L = d->launch;
     d->g = g;
     d->group = g->position[0] + g->position[1] * L->groups[0] + g->position[2] * L->groups[0] * L->groups[1] + 1;
     d->epoch = 0;
+    next_serial(d);
     d->op = 0;
     d->events = 0;
     d->acquired.count = d->pending.count = 0;
@@ -425,8 +444,6 @@ static bool rec_live(const region *rg, const shadow_rec *r, uint32_t group) {
 
 static bool seq_has(const seq_snapshot *snap, uint32_t group);
 
-/* the running epoch's stamp (region.stamp); threadgroups count from 1, so never 0 */
-static inline uint64_t epoch_stamp(const cpu_check_dispatch *d) { return (uint64_t)d->group << 32 | d->epoch; }
 
 /* did p's threadgroup publish p by a release the running threadgroup has acquired? */
 static bool published(const cpu_check_dispatch *d, const shadow_rec *p) {
@@ -661,15 +678,63 @@ static bool same_value_store(const cpu_check_site *s, const shadow_rec *p, const
     return memcmp((const void *)a, mine, s->size) == 0;
 }
 
-/* threadgroup memory: the epoch's one access to cell c so far, kept short (region.lite_info),
+/* The short form of an access (region.lite_info): bit 0 set (pending), bit 1 a store,
+ * bits 2-12 the thread (left 0 here for the caller to add), bits 13-31 the site's number
+ * (site_number), bits 32-63 the operation. False when the site cannot be numbered. */
+enum { LITE_STORE = 2, LITE_TID_SHIFT = 2, LITE_SITE_SHIFT = 13, LITE_MAX_SITES = 1 << 19 };
+
+/* s's number on this state, given on first sight; false when out of memory or numbers */
+static bool site_number(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t *id) {
+    if (s == d->last_site) { /* a SIMD group's accesses come in runs of one site */
+        *id = d->last_site_id;
+        return true;
+    }
+    if (2 * (d->site_count + 1) > d->site_cap) { /* grow: at most half full */
+        uint32_t cap = d->site_cap ? 2 * d->site_cap : 64;
+        struct site_slot *slots = calloc(cap, sizeof *slots);
+        const cpu_check_site **by_id = realloc(d->site_by_id, cap / 2 * sizeof *by_id);
+        if (!slots || !by_id || d->site_count >= LITE_MAX_SITES) {
+            free(slots);
+            if (by_id) d->site_by_id = by_id;
+            return false;
+        }
+        d->site_by_id = by_id;
+        for (uint32_t i = 0; i < d->site_cap; i++) {
+            if (!d->site_slots[i].site) continue;
+            uint32_t h = (uint32_t)(((uintptr_t)d->site_slots[i].site >> 3) * 0x9E3779B1u) & (cap - 1);
+            while (slots[h].site) h = (h + 1) & (cap - 1);
+            slots[h] = d->site_slots[i];
+        }
+        free(d->site_slots);
+        d->site_slots = slots;
+        d->site_cap = cap;
+    }
+    uint32_t h = (uint32_t)(((uintptr_t)s >> 3) * 0x9E3779B1u) & (d->site_cap - 1);
+    while (d->site_slots[h].site && d->site_slots[h].site != s) h = (h + 1) & (d->site_cap - 1);
+    if (!d->site_slots[h].site) {
+        d->site_slots[h] = (struct site_slot){s, d->site_count};
+        d->site_by_id[d->site_count++] = s;
+    }
+    d->last_site = s;
+    *id = d->last_site_id = d->site_slots[h].id;
+    return true;
+}
+
+static inline bool lite_word(cpu_check_dispatch *d, const cpu_check_site *s, bool writes, uint64_t *word) {
+    uint32_t id;
+    if (!site_number(d, s, &id)) return false;
+    *word = (uint64_t)d->op << 32 | (uint64_t)id << LITE_SITE_SHIFT | (writes ? LITE_STORE : 0) | 1u;
+    return true;
+}
+/* threadgroup memory: the epoch's one access to cell c so far, kept short (lite_word),
  * written into the cell's records as cell_access would have left them (the records it found
  * were all of earlier epochs: stale) */
-static void expand_lite(region *rg, size_t c, uint32_t group, uint32_t epoch) {
+static void expand_lite(const cpu_check_dispatch *d, region *rg, size_t c, uint32_t group, uint32_t epoch) {
     uint64_t info = rg->lite_info[c];
     shadow_cell *cell = &rg->cells[c];
-    shadow_rec r = {.site = rg->lite_site[c], .group = group, .epoch = epoch, .op = (uint32_t)(info >> 32),
-                    .tid = (uint16_t)(info >> 16), .bytes = 0xf};
-    if (info & 2) {
+    shadow_rec r = {.site = d->site_by_id[(info >> LITE_SITE_SHIFT) & (LITE_MAX_SITES - 1)], .group = group, .epoch = epoch, .op = (uint32_t)(info >> 32),
+                    .tid = (uint16_t)((info >> LITE_TID_SHIFT) & 0x7ffu), .bytes = 0xf};
+    if (info & LITE_STORE) {
         cell->write = r;
         cell->read.site = cell->read_old.site = NULL;
     } else {
@@ -687,10 +752,9 @@ static inline __attribute__((always_inline)) bool cell_access(cpu_check_dispatch
                                                               const lane_addrs *lanes, const char *values) {
     if (rg->stamp) { /* threadgroup memory: the epoch's first access may still be in short form */
         size_t c = (size_t)(cell - rg->cells);
-        uint64_t now = (uint64_t)x->group << 32 | x->epoch;
-        if (rg->stamp[c] == now && (rg->lite_info[c] & 1)) expand_lite(rg, c, x->group, x->epoch);
+        if (rg->stamp[c] == d->serial && (rg->lite_info[c] & 1)) expand_lite(d, rg, c, x->group, x->epoch);
         rg->lite_info[c] = 0;
-        rg->stamp[c] = now;
+        rg->stamp[c] = d->serial;
     }
     if (!reported && conflicts(d, rg, &cell->write, x)) {
         if (!same_value_store(s, &cell->write, x, a, lanes, values)) report_race(d, rg, s, x, &cell->write, a);
@@ -770,12 +834,14 @@ static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_sit
 static bool first_in_epoch_run(cpu_check_dispatch *d, region *rg, const cpu_check_site *s, uint32_t sg, uintptr_t first,
                                bool writes) {
     size_t c0 = (first - rg->base) / 4;
-    const uint64_t now = epoch_stamp(d);
-    uint64_t *stamp = rg->stamp + c0;
-    bool seen = false;
+    const uint32_t now = d->serial, group = d->group;
+    /* restrict: distinct arrays, so gcc vectorises without overlap tests (-O2 makes none) */
+    uint32_t *__restrict stamp = rg->stamp + c0, *__restrict init = rg->init + c0 * 4;
+    uint64_t *__restrict lite = rg->lite_info + c0, info;
+    if (!lite_word(d, s, writes, &info)) return false;
+    uint32_t seen = 0;
     for (int l = 0; l < 32; l++) seen |= stamp[l] == now;
     if (seen) return false;
-    uint32_t *init = rg->init + c0 * 4, group = d->group;
     if (writes) {
         for (int k = 0; k < 128; k++) init[k] = group;
     } else {
@@ -788,14 +854,9 @@ static bool first_in_epoch_run(cpu_check_dispatch *d, region *rg, const cpu_chec
             report_uninit(d, rg, s, sg * 32 + (uint32_t)l, first + (uintptr_t)l * 4u);
         }
     }
-    const uint64_t info = (uint64_t)d->op << 32 | (uint64_t)(sg * 32) << 16 | (writes ? 3u : 1u);
-    const cpu_check_site **site = rg->lite_site + c0;
-    uint64_t *lite = rg->lite_info + c0;
-    for (int l = 0; l < 32; l++) {
-        stamp[l] = now;
-        site[l] = s;
-        lite[l] = info + ((uint64_t)l << 16);
-    }
+    info |= (uint64_t)(sg * 32) << LITE_TID_SHIFT;
+    for (int l = 0; l < 32; l++) stamp[l] = now;
+    for (int l = 0; l < 32; l++) lite[l] = info + ((uint64_t)l << LITE_TID_SHIFT);
     return true;
 }
 
@@ -813,7 +874,9 @@ static bool shadow_access_cells(cpu_check_dispatch *d, region *rg, const cpu_che
     uintptr_t first = lanes->first;
     if (rg->threadgroup && !addr && mask == 0xffffffffu && first_in_epoch_run(d, rg, s, sg, first, writes)) return true;
     shadow_rec x = {.site = s, .group = d->group, .epoch = d->epoch, .op = d->op, .bytes = 0xf};
-    const uint64_t now = epoch_stamp(d), info = (uint64_t)d->op << 32 | (writes ? 3u : 1u);
+    const uint32_t now = d->serial;
+    uint64_t info = 0;
+    const bool short_form = rg->threadgroup && lite_word(d, s, writes, &info);
     for (uint32_t m = mask; m; m &= m - 1) {
         int l = __builtin_ctz(m);
         uintptr_t a = addr ? addr[l] : first + (uintptr_t)l * 4u;
@@ -825,10 +888,9 @@ static bool shadow_access_cells(cpu_check_dispatch *d, region *rg, const cpu_che
             else if (init[0] != group && init[1] != group && init[2] != group && init[3] != group)
                 report_uninit(d, rg, s, x.tid, a);
             size_t c = off / 4;
-            if (rg->stamp[c] != now) { /* the epoch's first access to the cell: kept short */
+            if (short_form && rg->stamp[c] != now) { /* the epoch's first access to the cell: kept short */
                 rg->stamp[c] = now;
-                rg->lite_site[c] = s;
-                rg->lite_info[c] = info | (uint64_t)x.tid << 16;
+                rg->lite_info[c] = info | (uint64_t)x.tid << LITE_TID_SHIFT;
                 continue;
             }
         }
@@ -954,15 +1016,18 @@ static void hook_barrier(void *state, const cpu_check_site *s, const uint32_t *a
     uint32_t any = 0;
     for (uint32_t sg = 0; sg < nsg; sg++) any |= arrived[sg];
     if (!any) return; /* no thread is here: the generated code passes by a barrier no one reached */
-    uint32_t n = group_threads(d), arriving = 0, running = 0, missing_tid = UINT32_MAX;
-    for (uint32_t sg = 0; sg < nsg; sg++) {
-        uint32_t alive = lanes_of(n, sg) & ~returned[sg];
-        uint32_t missing = alive & ~arrived[sg];
-        arriving += lane_count(arrived[sg] & alive);
-        running += lane_count(alive);
-        if (missing && missing_tid == UINT32_MAX) missing_tid = sg * 32 + (uint32_t)__builtin_ctz(missing);
+    uint32_t n = group_threads(d), missing_tid = UINT32_MAX;
+    for (uint32_t sg = 0; sg < nsg && missing_tid == UINT32_MAX; sg++) {
+        uint32_t missing = lanes_of(n, sg) & ~returned[sg] & ~arrived[sg];
+        if (missing) missing_tid = sg * 32 + (uint32_t)__builtin_ctz(missing);
     }
-    if (missing_tid != UINT32_MAX) {
+    if (missing_tid != UINT32_MAX) { /* counted only for the report */
+        uint32_t arriving = 0, running = 0;
+        for (uint32_t sg = 0; sg < nsg; sg++) {
+            uint32_t alive = lanes_of(n, sg) & ~returned[sg];
+            arriving += lane_count(arrived[sg] & alive);
+            running += lane_count(alive);
+        }
         thread_desc t = describe_thread(d, d->group, missing_tid);
         en_check_report(d->sink, ENIGMA_CHECK_BARRIER_DIVERGENCE, site_loc(s), event_order(d),
                         "threadgroup_barrier reached by %u of the %u threads of the threadgroup that have not "
@@ -970,6 +1035,7 @@ static void hook_barrier(void *state, const cpu_check_site *s, const uint32_t *a
                         arriving, running, t.text, running - arriving);
     }
     d->epoch++;
+    next_serial(d);
 }
 
 static void hook_simd_barrier(void *state, const cpu_check_site *s, uint32_t sg, uint32_t mask, uint32_t returned) {

@@ -229,6 +229,34 @@ static void test_threadgroup_ordering(void) {
     fixture_free(&f);
 }
 
+/* Many sites, each the first access of the epoch to its cell (kept short, the site by its
+ * number on the state): a race on each cell names its own store's line */
+static void test_many_sites(void) {
+    fixture f;
+    fixture_init(&f, 1, 64, sizeof f.data, false);
+    group(&f, 0);
+    cpu_check_site stores[64], loads[64]; /* a load site per cell too: the sink keeps one report a place */
+    for (int i = 0; i < 64; i++) {
+        stores[i] = site(100 + i, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, 1);
+        loads[i] = site(300 + i, CPU_CHECK_LOAD, IR_SPACE_THREADGROUP, 1);
+    }
+    for (int i = 0; i < 64; i++) access(&f, &stores[i], 0, 1u, f.tg + i, lane_zero);
+    for (int i = 0; i < 64; i++) access(&f, &loads[i], 1, 1u, f.tg + i, lane_zero);
+    int named = 0;
+    for (int i = 0; i < en_check_sink_count(f.sink); i++) {
+        enigma_check_report r;
+        en_check_sink_get(f.sink, i, &r);
+        int elem = -1, line = -1;
+        if (r.kind == ENIGMA_CHECK_DATA_RACE &&
+            sscanf(r.message, "load of threadgroup 'tile' element %d", &elem) == 1 && strstr(r.message, "at line ")) {
+            sscanf(strstr(r.message, "at line ") + 8, "%d", &line);
+            named += line == 100 + elem;
+        }
+    }
+    EXPECT(named == 64, "each of the 64 races names its store's line: %d do", named);
+    fixture_free(&f);
+}
+
 static void test_device_races(void) {
     fixture f;
     fixture_init(&f, 2, 32, sizeof f.data, false);
@@ -397,6 +425,7 @@ static void test_barriers_lanes_division(void) {
 int main(void) {
     test_out_of_bounds();
     test_threadgroup_ordering();
+    test_many_sites();
     test_device_races();
     test_fence_hand_off_is_per_group();
     test_release_sequence_ends_at_a_plain_store();
