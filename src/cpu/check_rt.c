@@ -856,7 +856,7 @@ static bool first_in_epoch_run(cpu_check_dispatch *d, region *rg, const cpu_chec
     }
     info |= (uint64_t)(sg * 32) << LITE_TID_SHIFT;
     for (int l = 0; l < 32; l++) stamp[l] = now;
-    for (int l = 0; l < 32; l++) lite[l] = info + ((uint64_t)l << LITE_TID_SHIFT);
+    for (uint64_t l = 0; l < 32; l++) lite[l] = info + (l << LITE_TID_SHIFT); /* 64-bit l: no widening */
     return true;
 }
 
