@@ -325,6 +325,28 @@ static void bench_reduction(float *host, double reference, double *enigma_gbs) {
                   enigma_reduction(host, reference, 8, 256), 0);
 }
 
+/* A command on p with a copy of host (in_bytes) at buffer 0 and a fresh buffer of out_bytes
+ * at buffer 1: the shape of the streaming rows */
+static enigma_command *in_out_command(enigma_pipeline *p, const void *host, size_t in_bytes, size_t out_bytes,
+                                      enigma_buffer **in, enigma_buffer **out) {
+    CHECK(enigma_buffer_create_with_data(dev, host, in_bytes, in));
+    CHECK(enigma_buffer_create(dev, out_bytes, out));
+    enigma_command *cmd;
+    CHECK(enigma_command_create(p, &cmd));
+    CHECK(enigma_command_set_buffer(cmd, 0, *in, 0));
+    CHECK(enigma_command_set_buffer(cmd, 1, *out, 0));
+    return cmd;
+}
+
+/* run r of a bandwidth row: the ceiling's pass, then the dispatch, timed; its seconds */
+static double paired_dispatch(ceiling_runs *ceiling, int r, enigma_command *cmd, enigma_dispatch_mode mode,
+                              enigma_size3 grid, enigma_size3 group) {
+    ceiling_pass(ceiling, r);
+    double t0 = now_s();
+    CHECK(enigma_command_dispatch(cmd, mode, grid, group));
+    return now_s() - t0;
+}
+
 /* ---- streaming: y = 2x in small threadgroups ---------------------------------------- */
 /* nothing to compute: how fast the runtime hands out threadgroups of `threads` threads and
  * whether each worker streams memory (read and written bytes against the ceiling) */
@@ -332,23 +354,14 @@ static void bench_stream(uint32_t threads) {
     uint32_t n = 1u << 24;
     float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
     for (uint32_t i = 0; i < n; i++) x[i] = (float)(uniform01() * 2 - 1);
-    enigma_pipeline *p = load_kernel("scale.metal", "scale");
     enigma_buffer *in, *out;
-    CHECK(enigma_buffer_create_with_data(dev, x, n * sizeof(float), &in));
-    CHECK(enigma_buffer_create(dev, n * sizeof(float), &out));
-    enigma_command *cmd;
-    CHECK(enigma_command_create(p, &cmd));
-    CHECK(enigma_command_set_buffer(cmd, 0, in, 0));
-    CHECK(enigma_command_set_buffer(cmd, 1, out, 0));
+    enigma_command *cmd = in_out_command(load_kernel("scale.metal", "scale"), x, n * sizeof(float), n * sizeof(float),
+                                         &in, &out);
     double t[REPEATS];
     ceiling_runs ceiling;
-    for (int r = 0; r < REPEATS; r++) {
-        ceiling_pass(&ceiling, r);
-        double t0 = now_s();
-        CHECK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){n, 1, 1},
-                                      (enigma_size3){threads, 1, 1}));
-        t[r] = now_s() - t0;
-    }
+    for (int r = 0; r < REPEATS; r++)
+        t[r] = paired_dispatch(&ceiling, r, cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){n, 1, 1},
+                               (enigma_size3){threads, 1, 1});
     CHECK(enigma_buffer_read(out, 0, y, n * sizeof(float)));
     for (uint32_t i = 0; i < n; i++)
         if (y[i] != 2 * x[i]) { /* exact: doubling a float */
@@ -389,11 +402,8 @@ static void bench_seed003(void) {
     for (int r = 0; r < REPEATS; r++) {
         int zero = 0, got;
         CHECK(enigma_buffer_write(out, 0, &zero, sizeof zero));
-        ceiling_pass(&ceiling, r);
-        double t0 = now_s();
-        CHECK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){n, 1, 1},
-                                      (enigma_size3){tg, 1, 1}));
-        t[r] = now_s() - t0;
+        t[r] = paired_dispatch(&ceiling, r, cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){n, 1, 1},
+                               (enigma_size3){tg, 1, 1});
         CHECK(enigma_buffer_read(out, 0, &got, sizeof got));
         if (got != (int)reference) {
             fprintf(stderr, "seed 003 reduce: got %d, expected %lld\n", got, reference);
@@ -551,23 +561,14 @@ static void bench_softmax(void) {
     size_t count = (size_t)rows_n * cols, bytes = count * sizeof(float);
     float *x = malloc(bytes), *y = malloc(bytes);
     for (size_t i = 0; i < count; i++) x[i] = (float)(uniform01() * 20 - 10);
-    enigma_pipeline *p = load_kernel("softmax.metal", "softmax_rows");
     enigma_buffer *in, *out;
-    CHECK(enigma_buffer_create_with_data(dev, x, bytes, &in));
-    CHECK(enigma_buffer_create(dev, bytes, &out));
-    enigma_command *cmd;
-    CHECK(enigma_command_create(p, &cmd));
-    CHECK(enigma_command_set_buffer(cmd, 0, in, 0));
-    CHECK(enigma_command_set_buffer(cmd, 1, out, 0));
+    enigma_command *cmd = in_out_command(load_kernel("softmax.metal", "softmax_rows"), x, bytes, bytes, &in, &out);
     CHECK(enigma_command_set_bytes(cmd, 2, &cols, sizeof cols));
     double t[REPEATS];
     ceiling_runs ceiling;
     for (int r = 0; r < REPEATS; r++) {
-        ceiling_pass(&ceiling, r);
-        double t0 = now_s();
-        CHECK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){rows_n, 1, 1},
-                                      (enigma_size3){256, 1, 1}));
-        t[r] = now_s() - t0;
+        t[r] = paired_dispatch(&ceiling, r, cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){rows_n, 1, 1},
+                               (enigma_size3){256, 1, 1});
         CHECK(enigma_buffer_read(out, 0, y, bytes));
         for (int s = 0; s < 64; s++) {
             uint32_t i = (uint32_t)(uniform01() * rows_n);
