@@ -150,8 +150,8 @@ struct cpu_check_dispatch {
     /* lite_word keeps a site as its number here: by address (open addressing) and by number */
     struct site_slot { const cpu_check_site *site; uint32_t id; } *site_slots;
     const cpu_check_site **site_by_id;
-    uint32_t site_count, site_cap, last_site_id;
-    const cpu_check_site *last_site;
+    uint32_t site_count, site_cap, recent_id[2];
+    const cpu_check_site *recent[2]; /* the last two sites numbered: a region's load and store */
     uint32_t events;           /* reports made by this threadgroup so far */
     const cpu_check_object *objects;
     int object_count;
@@ -685,10 +685,11 @@ enum { LITE_STORE = 2, LITE_TID_SHIFT = 2, LITE_SITE_SHIFT = 13, LITE_MAX_SITES 
 
 /* s's number on this state, given on first sight; false when out of memory or numbers */
 static bool site_number(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t *id) {
-    if (s == d->last_site) { /* a SIMD group's accesses come in runs of one site */
-        *id = d->last_site_id;
-        return true;
-    }
+    for (int i = 0; i < 2; i++)
+        if (s == d->recent[i]) { /* a tree level, a tile copy: the same two sites in turn */
+            *id = d->recent_id[i];
+            return true;
+        }
     if (2 * (d->site_count + 1) > d->site_cap) { /* grow: at most half full */
         uint32_t cap = d->site_cap ? 2 * d->site_cap : 64;
         struct site_slot *slots = calloc(cap, sizeof *slots);
@@ -715,8 +716,10 @@ static bool site_number(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t
         d->site_slots[h] = (struct site_slot){s, d->site_count};
         d->site_by_id[d->site_count++] = s;
     }
-    d->last_site = s;
-    *id = d->last_site_id = d->site_slots[h].id;
+    d->recent[1] = d->recent[0];
+    d->recent_id[1] = d->recent_id[0];
+    d->recent[0] = s;
+    *id = d->recent_id[0] = d->site_slots[h].id;
     return true;
 }
 
