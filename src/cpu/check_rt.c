@@ -322,13 +322,14 @@ const char *cpu_check_dispatch_shortfall(const cpu_check_dispatch *d) {
 
 /* a new epoch (a threadgroup's start, a barrier): a serial no stamp holds. After 2^32 of
  * them the stamps are cleared, so that an old one cannot pass for the new. */
+static void clear_stamps(region *r) {
+    if (r->stamp) memset(r->stamp, 0, r->cell_count * sizeof *r->stamp);
+}
+
 static void next_serial(cpu_check_dispatch *d) {
     if (++d->serial != 0) return;
-    region *tg[EN_MAX_TG_BINDINGS + 1];
-    tg[0] = &d->tg_static;
-    for (int i = 0; i < EN_MAX_TG_BINDINGS; i++) tg[i + 1] = &d->tg_dynamic[i];
-    for (int i = 0; i <= EN_MAX_TG_BINDINGS; i++)
-        if (tg[i]->stamp) memset(tg[i]->stamp, 0, tg[i]->cell_count * sizeof *tg[i]->stamp);
+    clear_stamps(&d->tg_static);
+    for (int i = 0; i < EN_MAX_TG_BINDINGS; i++) clear_stamps(&d->tg_dynamic[i]);
     d->serial = 1;
 }
 
@@ -443,7 +444,6 @@ static bool rec_live(const region *rg, const shadow_rec *r, uint32_t group) {
 }
 
 static bool seq_has(const seq_snapshot *snap, uint32_t group);
-
 
 /* did p's threadgroup publish p by a release the running threadgroup has acquired? */
 static bool published(const cpu_check_dispatch *d, const shadow_rec *p) {
@@ -683,6 +683,11 @@ static bool same_value_store(const cpu_check_site *s, const shadow_rec *p, const
  * (site_number), bits 32-63 the operation. False when the site cannot be numbered. */
 enum { LITE_STORE = 2, LITE_TID_SHIFT = 2, LITE_SITE_SHIFT = 13, LITE_MAX_SITES = 1 << 19 };
 
+/* a site's slot to start probing at in a table of `cap` (a power of 2) slots */
+static uint32_t site_hash(const cpu_check_site *s, uint32_t cap) {
+    return (uint32_t)(((uintptr_t)s >> 3) * 0x9E3779B1u) & (cap - 1);
+}
+
 /* s's number on this state, given on first sight; false when out of memory or numbers */
 static bool site_number(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t *id) {
     for (int i = 0; i < 2; i++)
@@ -702,7 +707,7 @@ static bool site_number(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t
         d->site_by_id = by_id;
         for (uint32_t i = 0; i < d->site_cap; i++) {
             if (!d->site_slots[i].site) continue;
-            uint32_t h = (uint32_t)(((uintptr_t)d->site_slots[i].site >> 3) * 0x9E3779B1u) & (cap - 1);
+            uint32_t h = site_hash(d->site_slots[i].site, cap);
             while (slots[h].site) h = (h + 1) & (cap - 1);
             slots[h] = d->site_slots[i];
         }
@@ -710,7 +715,7 @@ static bool site_number(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t
         d->site_slots = slots;
         d->site_cap = cap;
     }
-    uint32_t h = (uint32_t)(((uintptr_t)s >> 3) * 0x9E3779B1u) & (d->site_cap - 1);
+    uint32_t h = site_hash(s, d->site_cap);
     while (d->site_slots[h].site && d->site_slots[h].site != s) h = (h + 1) & (d->site_cap - 1);
     if (!d->site_slots[h].site) {
         d->site_slots[h] = (struct site_slot){s, d->site_count};
@@ -729,14 +734,19 @@ static inline bool lite_word(cpu_check_dispatch *d, const cpu_check_site *s, boo
     *word = (uint64_t)d->op << 32 | (uint64_t)id << LITE_SITE_SHIFT | (writes ? LITE_STORE : 0) | 1u;
     return true;
 }
+
 /* threadgroup memory: the epoch's one access to cell c so far, kept short (lite_word),
  * written into the cell's records as cell_access would have left them (the records it found
  * were all of earlier epochs: stale) */
 static void expand_lite(const cpu_check_dispatch *d, region *rg, size_t c, uint32_t group, uint32_t epoch) {
     uint64_t info = rg->lite_info[c];
     shadow_cell *cell = &rg->cells[c];
-    shadow_rec r = {.site = d->site_by_id[(info >> LITE_SITE_SHIFT) & (LITE_MAX_SITES - 1)], .group = group, .epoch = epoch, .op = (uint32_t)(info >> 32),
-                    .tid = (uint16_t)((info >> LITE_TID_SHIFT) & 0x7ffu), .bytes = 0xf};
+    shadow_rec r = {.site = d->site_by_id[(info >> LITE_SITE_SHIFT) & (LITE_MAX_SITES - 1)],
+                    .group = group,
+                    .epoch = epoch,
+                    .op = (uint32_t)(info >> 32),
+                    .tid = (uint16_t)((info >> LITE_TID_SHIFT) & 0x7ffu),
+                    .bytes = 0xf};
     if (info & LITE_STORE) {
         cell->write = r;
         cell->read.site = cell->read_old.site = NULL;
