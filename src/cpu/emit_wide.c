@@ -1019,11 +1019,10 @@ static void row_prefetches(wide *w, const wform_sites *sites, const char *row) {
 
 enum { ROWS = 4 }; /* rows of threads per pass around a loop inside the loop over threads */
 
-/* the loop over threads for `stmts`, twice when some index has a form: the 64-bit
- * version where no such index wraps along the row, the exact one elsewhere */
 static bool has_atomic(const ir_stmt *s);
 static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int count);
 
+/* the loop over threads for `stmts` (thread_loop_for), ivdep unless they have an atomic */
 static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int count) {
     bool kernel_atomics = w->has_atomics, atomics = false;
     for (int i = 0; i < count && kernel_atomics; i++) atomics |= has_atomic(stmts[i]);
@@ -1032,6 +1031,8 @@ static void thread_loop(wide *w, wset set, const ir_stmt *const *stmts, int coun
     w->has_atomics = kernel_atomics;
 }
 
+/* the loop over threads for `stmts`, twice when some index has a form: the 64-bit
+ * version where no such index wraps along the row, the exact one elsewhere */
 static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int count) {
     emitter *em = w->em;
     bool range = set.lo != NULL;
@@ -2212,7 +2213,8 @@ static void simd_function(wide *w, const ir_stmt *s, wset set) {
     else OPEN("for (uint32_t _sg = 0; _sg < _nsg; _sg++) {");
     cpu_line(em, "const size_t _sgl = (size_t)_sg * 32u; /* its first thread */ (void)_sgl;");
     if (set_is_all(set)) {
-        cpu_line(em, "const uint32_t _lanes = _n - _sgl >= 32u ? ENK_FULL : (1u << (_n - _sgl)) - 1u; /* the whole group: every lane below _n */");
+        cpu_line(em, "/* the whole group: every lane below _n */");
+        cpu_line(em, "const uint32_t _lanes = _n - _sgl >= 32u ? ENK_FULL : (1u << (_n - _sgl)) - 1u;");
     } else {
         const char *in = set.lo ? cpu_S(em, "_l >= %s && _l < %s", set.lo, set.hi) : "1";
         if (set.mask) in = cpu_S(em, "%s && %s[_l]", in, set.mask);

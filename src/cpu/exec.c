@@ -10,15 +10,16 @@
  * tail still balances and a worker that never starts loses nothing. A slice keeps each
  * worker on one stream of memory: handing out runs from one shared counter interleaved the
  * workers' runs, and a core that skips over the other's pages streams at about half speed
- * (the hardware prefetcher stops at each skip). The pool is created on the first dispatch that can use it
- * and reused, so a dispatch creates no threads; a one-threadgroup dispatch runs on the
- * caller without waking anyone. The calling thread always works too. */
+ * (the hardware prefetcher stops at each skip). The pool is created on the first dispatch
+ * that can use it and reused, so a dispatch creates no threads; a one-threadgroup dispatch
+ * runs on the caller without waking anyone. The calling thread always works too. */
 #include "check_rt.h"
 #include "cpu.h"
 #include "fault.h"
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -127,7 +128,7 @@ __attribute__((noinline)) static bool claim_run(dispatch_job *job, int executor,
 
 /* g->position for the threadgroup of linear index `index`: the one after *last by a carry
  * (groups run in runs of consecutive indices), any other by division (three 64-bit
- * divisions cost a short threadgroup ~10% of its time) */
+ * divisions a group; the carry saved ~1 of 32 ns a group of the empty kernel) */
 __attribute__((noinline)) static void place_group(cpu_group *g, const en_launch *L, uint64_t index, uint64_t *last) {
     if (*last != UINT64_MAX && index == *last + 1) {
         if (++g->position[0] == L->groups[0]) {
@@ -532,10 +533,7 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
     char shortfall[256] = ""; /* checked mode that could not check everything says so */
     for (int i = 0; job.checks && i < job.executor_count && !shortfall[0]; i++) {
         const char *what = cpu_check_dispatch_shortfall(job.checks[i]);
-        size_t n = what ? strlen(what) : 0;
-        if (n >= sizeof shortfall) n = sizeof shortfall - 1;
-        memcpy(shortfall, what ? what : "", n);
-        shortfall[n] = 0;
+        if (what) snprintf(shortfall, sizeof shortfall, "%s", what);
     }
     free_checks(job.checks, job.executor_count);
     pthread_mutex_destroy(&job.watch_lock);
