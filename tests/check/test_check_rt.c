@@ -104,6 +104,16 @@ static int count_reports(fixture *f, enigma_check_kind kind, int line) {
     return n;
 }
 
+/* the first report of `kind` at `line` into *r; false (r's message "") when there is none */
+static bool report_at(fixture *f, enigma_check_kind kind, int line, enigma_check_report *r) {
+    for (int i = 0; i < en_check_sink_count(f->sink); i++) {
+        en_check_sink_get(f->sink, i, r);
+        if (r->kind == kind && r->line == line) return true;
+    }
+    *r = (enigma_check_report){.message = ""};
+    return false;
+}
+
 static void test_out_of_bounds(void) {
     fixture f;
     fixture_init(&f, 1, 64, 40 * sizeof(float), true); /* 40 floats bound */
@@ -214,14 +224,11 @@ static void test_threadgroup_ordering(void) {
     cpu_check_hooks.access_run(f.d, &run_store2, 0, 0xffffffffu, (uintptr_t)&f.tg[32], differ);
     cpu_check_hooks.access_run(f.d, &lone_read, 1, 1u << 5, (uintptr_t)&f.tg[32], NULL);
     EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 33) == 1, "the read of tile[37] races");
-    for (int i = 0; i < en_check_sink_count(f.sink); i++) {
-        enigma_check_report r;
-        en_check_sink_get(f.sink, i, &r);
-        if (r.kind != ENIGMA_CHECK_DATA_RACE || r.line != 33) continue;
-        EXPECT(strstr(r.message, "by thread (37,0,0) of threadgroup (0,0,0) [grid position (37,0,0)] conflicts with the "
+    enigma_check_report r;
+    EXPECT(report_at(&f, ENIGMA_CHECK_DATA_RACE, 33, &r) &&
+               strstr(r.message, "by thread (37,0,0) of threadgroup (0,0,0) [grid position (37,0,0)] conflicts with the "
                                  "store of it at line 32:1 by thread (5,0,0) of threadgroup (0,0,0)") != NULL,
-               "names both threads and the store's line: %s", r.message);
-    }
+           "names both threads and the store's line: %s", r.message);
     /* a new threadgroup starts with nothing written and no old records */
     group(&f, 1);
     access(&f, &load, 1, 1u, f.tg, lane_index);
@@ -242,16 +249,14 @@ static void test_many_sites(void) {
     }
     for (int i = 0; i < 64; i++) access(&f, &stores[i], 0, 1u, f.tg + i, lane_zero);
     for (int i = 0; i < 64; i++) access(&f, &loads[i], 1, 1u, f.tg + i, lane_zero);
-    int named = 0;
-    for (int i = 0; i < en_check_sink_count(f.sink); i++) {
+    int named = 0; /* the load of tile[i] at line 300 + i races with its store at line 100 + i */
+    for (int i = 0; i < 64; i++) {
         enigma_check_report r;
-        en_check_sink_get(f.sink, i, &r);
-        int elem = -1, line = -1;
-        if (r.kind == ENIGMA_CHECK_DATA_RACE &&
-            sscanf(r.message, "load of threadgroup 'tile' element %d", &elem) == 1 && strstr(r.message, "at line ")) {
-            sscanf(strstr(r.message, "at line ") + 8, "%d", &line);
-            named += line == 100 + elem;
-        }
+        char want[64];
+        snprintf(want, sizeof want, "element %d (byte offset %d)", i, 4 * i);
+        bool element = report_at(&f, ENIGMA_CHECK_DATA_RACE, 300 + i, &r) && strstr(r.message, want);
+        snprintf(want, sizeof want, "the store of it at line %d:1 ", 100 + i);
+        named += element && strstr(r.message, want) != NULL;
     }
     EXPECT(named == 64, "each of the 64 races names its store's line: %d do", named);
     fixture_free(&f);
