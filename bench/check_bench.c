@@ -18,7 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "enigma.h"
+#define BENCH_PROGRAM "check_bench"
+#include "bench.h"
 
 #ifndef ENIGMA_SOURCE_DIR
 #define ENIGMA_SOURCE_DIR "."
@@ -30,34 +31,14 @@
 static enigma_device *dev;
 static const char *kernel_dir = ENIGMA_SOURCE_DIR "/bench/kernels";
 
-static void die(const char *what, enigma_status s) {
-    fprintf(stderr, "check_bench: %s: %s: %s\n", what, enigma_status_name(s), enigma_last_error());
-    exit(1);
-}
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        enigma_status s_ = (call);                                                                 \
-        if (s_ != ENIGMA_OK) die(#call, s_);                                                       \
-    } while (0)
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
 static enigma_pipeline *load(const char *file, const char *kernel, bool checked, enigma_library **lib) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", kernel_dir, file);
     enigma_compile_options opts = {.checked = checked};
-    CHECK(enigma_library_create_from_file(dev, path, &opts, lib));
-    enigma_pipeline *p = NULL;
-    CHECK(enigma_pipeline_create(*lib, kernel, &p));
-    return p;
+    return bench_load(dev, kernel_dir, file, kernel, &opts, lib);
 }
 
 /* median seconds of REPEATS dispatches after one warm-up; `reset` runs before each */

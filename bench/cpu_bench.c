@@ -35,7 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "enigma.h"
+#define BENCH_PROGRAM "cpu_bench"
+#include "bench.h"
 
 #ifdef ENIGMA_BENCH_OPENCL
 #define CL_TARGET_OPENCL_VERSION 120
@@ -77,12 +78,6 @@ static bool wanted(const char *name) {
  * GPU-style shape (8 groups of 256 per worker) is measured too, as its own row. */
 static uint32_t reduce_groups_per_worker = 1, reduce_threads = 1024;
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* the best (smallest) of n timings; see the top comment for why not the median */
 static double best(const double *v, int n) {
     double m = v[0];
@@ -98,12 +93,6 @@ static double uniform01(void) { /* xorshift64*, seeded from the clock in main */
     rng_state ^= rng_state >> 27;
     return (double)((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
 }
-
-static void die_enigma(const char *what, enigma_status s) {
-    fprintf(stderr, "cpu_bench: %s: %s: %s\n", what, enigma_status_name(s), enigma_last_error());
-    exit(1);
-}
-#define CHECK(call) do { enigma_status s_ = (call); if (s_) die_enigma(#call, s_); } while (0)
 
 typedef struct row {
     const char *name, *figure, *goal;
@@ -125,17 +114,7 @@ static enigma_device *dev;
 static const char *kernel_dir = "bench/kernels";
 
 static enigma_pipeline *load_kernel(const char *file, const char *kernel) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", kernel_dir, file);
-    enigma_library *lib;
-    enigma_status s = enigma_library_create_from_file(dev, path, NULL, &lib);
-    if (s) {
-        fprintf(stderr, "%s", lib ? enigma_library_diagnostics_text(lib) : "");
-        die_enigma(path, s);
-    }
-    enigma_pipeline *p;
-    CHECK(enigma_pipeline_create(lib, kernel, &p));
-    return p; /* the library stays alive for the process: benchmarks exit right after */
+    return bench_load(dev, kernel_dir, file, kernel, NULL, NULL);
 }
 
 /* ---- bandwidth: OpenMP ceiling vs the simd_sum reduction ---------------------------- */
@@ -570,20 +549,7 @@ static void bench_softmax(void) {
         t[r] = paired_dispatch(&ceiling, r, cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){rows_n, 1, 1},
                                (enigma_size3){256, 1, 1});
         CHECK(enigma_buffer_read(out, 0, y, bytes));
-        for (int s = 0; s < 64; s++) {
-            uint32_t i = (uint32_t)(uniform01() * rows_n);
-            const float *xr = x + (size_t)i * cols, *yr = y + (size_t)i * cols;
-            double m = -INFINITY, sum = 0;
-            for (uint32_t j = 0; j < cols; j++) m = xr[j] > m ? xr[j] : m;
-            for (uint32_t j = 0; j < cols; j++) sum += exp((double)xr[j] - m);
-            for (uint32_t j = 0; j < cols; j++) {
-                double want = exp((double)xr[j] - m) / sum;
-                if (fabs(yr[j] - want) > 1e-5 * want + 1e-12) {
-                    fprintf(stderr, "softmax: y[%u][%u] = %g, expected %g\n", i, j, yr[j], want);
-                    exit(1);
-                }
-            }
-        }
+        for (int s = 0; s < 64; s++) bench_check_softmax_row(x, y, cols, (uint32_t)(uniform01() * rows_n));
     }
     bandwidth_row(add_row("softmax 4096 x 4096 float, a threadgroup of 256 per row, vs OpenMP", "GB/s",
                           ">= 50% of OpenMP"),

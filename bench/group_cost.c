@@ -15,41 +15,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "enigma.h"
+#define BENCH_PROGRAM "group_cost"
+#include "bench.h"
 
 static enigma_device *dev;
 static const char *kernel_dir = "bench/kernels";
 static int repeats = 400;
 
-static void die(const char *what, enigma_status s) {
-    fprintf(stderr, "group_cost: %s: %s: %s\n", what, enigma_status_name(s), enigma_last_error());
-    exit(1);
-}
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        enigma_status s_ = (call);                                                                 \
-        if (s_ != ENIGMA_OK) die(#call, s_);                                                       \
-    } while (0)
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static enigma_command *command_for(const char *file, const char *kernel) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", kernel_dir, file);
-    enigma_library *lib;
-    enigma_status s = enigma_library_create_from_file(dev, path, NULL, &lib);
-    if (s) {
-        fprintf(stderr, "%s", lib ? enigma_library_diagnostics_text(lib) : "");
-        die(path, s);
-    }
-    enigma_pipeline *p;
-    CHECK(enigma_pipeline_create(lib, kernel, &p));
     enigma_command *cmd;
-    CHECK(enigma_command_create(p, &cmd));
+    CHECK(enigma_command_create(bench_load(dev, kernel_dir, file, kernel, NULL, NULL), &cmd));
     return cmd; /* library and pipeline live as long as the process */
 }
 
@@ -105,18 +80,7 @@ static void softmax(void) {
         best = t < best ? t : best;
     }
     CHECK(enigma_buffer_read(out, 0, y, ROWS * COLS * sizeof *y));
-    int row = rand() % ROWS;
-    const float *xr = x + (size_t)row * COLS, *yr = y + (size_t)row * COLS;
-    double m = -INFINITY, sum = 0;
-    for (int j = 0; j < COLS; j++) m = xr[j] > m ? xr[j] : m;
-    for (int j = 0; j < COLS; j++) sum += exp((double)xr[j] - m);
-    for (int j = 0; j < COLS; j++) {
-        double want = exp((double)xr[j] - m) / sum;
-        if (fabs(yr[j] - want) > 1e-5 * want + 1e-12) {
-            fprintf(stderr, "group_cost: softmax y[%d][%d] = %g, expected %g\n", row, j, yr[j], want);
-            exit(1);
-        }
-    }
+    bench_check_softmax_row(x, y, COLS, (uint32_t)(rand() % ROWS));
     printf("softmax  %8.1f ns a threadgroup (a row of 4096 floats)\n", best / ROWS * 1e9);
     free(x);
     free(y);
