@@ -37,7 +37,8 @@
  *
  * Loops inside the loop over threads: a loop the same in every thread with no barrier and
  * only per-thread statements (a tiled GEMM's inner k loop) runs inside it, each thread with
- * its own counter, unrolled when its bounds are constants, four rows of threads per pass;
+ * its own counter, unrolled when its bounds are constants, eight rows of threads per pass
+ * (interleaved statement by statement where the body is straight-line);
  * gcc then vectorises across threads with the accumulators in registers. Loops over threads
  * carry GCC ivdep when the kernel has no atomics (threads racing on memory between barriers
  * is undefined in Metal), so gcc adds no run-time overlap tests. Device loads inside a
@@ -602,6 +603,23 @@ EN_INTERNAL const ir_var *wide_counted_loop(wide *w, const ir_stmt *s, long long
     return v;
 }
 
+/* thread_assign, once for each row of threads when thread_body_rows interleaves rows:
+ * each copy in a scope of its own where _y, l and the per-thread locals are its row's */
+static void assign_per_row(wide *w, const ir_expr *place, const ir_expr *value) {
+    emitter *em = w->em;
+    if (!w->rows) {
+        thread_assign(w, place, value);
+        return;
+    }
+    int n = w->row_vars.count;
+    for (int r = 0; r < w->rows; r++) {
+        OPEN("{ const uint32_t _y = _yb + %du; const size_t l = (size_t)_y * _sx + _x; (void)l;", r);
+        for (int i = 0; i < n; i++) cpu_info_of(em, w->row_vars.items[i])->cname = w->row_names[r * n + i];
+        thread_assign(w, place, value);
+        CLOSE();
+    }
+}
+
 static void thread_stmt(wide *w, const ir_stmt *s) {
     emitter *em = w->em;
     if (!s || w->failed) return;
@@ -614,13 +632,13 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
         if ((vi->kind == VK_WIDE_EXPR && !vi->cname) || !s->value) break; /* inline at each use */
         if (!w->unrolled) cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
         ir_expr place = {.kind = IR_E_VAR, .type = s->var->type, .var = s->var, .loc = s->loc};
-        thread_assign(w, &place, s->value);
+        assign_per_row(w, &place, s->value);
         break;
     }
     case IR_S_ASSIGN:
         if (!w->unrolled) cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
         if (w->staged) staged_assign(w, s);
-        else thread_assign(w, s->place, s->value);
+        else assign_per_row(w, s->place, s->value);
         break;
     case IR_S_IF: {
         if (w->assumed && wide_same_value(s->cond, w->assumed)) { /* decided outside the loop (unswitch) */
@@ -991,6 +1009,77 @@ static void thread_body(wide *w, const ir_stmt *const *stmts, int count) {
     }
 }
 
+/* Can the statements run for several rows of threads interleaved, each statement once per
+ * row before the next (thread_body_rows)? Straight-line code can, and so can the counted
+ * loops that thread_stmt unrolls into it. Running threads' statements interleaved is one of
+ * the schedules Metal allows between barriers; ifs, loops with their own counters and
+ * atomics keep one row after the other. */
+static bool interleavable(wide *w, const ir_stmt *s) {
+    long long from, to, step;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->stmt_count; i++)
+            if (!interleavable(w, s->stmts[i])) return false;
+        return true;
+    case IR_S_DECL:
+    case IR_S_ASSIGN: return !w->staged;
+    case IR_S_LOOP:
+        if (!wide_counted_loop(w, s, &from, &to, &step)) return false;
+        for (int i = 1; i < s->body->stmt_count; i++)
+            if (!interleavable(w, s->body->stmts[i])) return false;
+        return true;
+    default: return false;
+    }
+}
+
+/* thread_body for `rows` rows of threads from _yb at once, interleaved: a chain of
+ * dependent steps per thread (a GEMM's k loop, unrolled) becomes `rows` independent chains
+ * side by side, which the core overlaps (one row after the other it did not: its window
+ * holds about one row's chain). Each per-thread variable has a local per row. */
+static void thread_body_rows(wide *w, const ir_stmt *const *stmts, int count, int rows) {
+    emitter *em = w->em;
+    var_list vars = {0}, local = {0};
+    for (int i = 0; i < count; i++) vars_of_stmt(w, stmts[i], &vars);
+    for (int i = 0; i < vars.count; i++) {
+        const ir_var *v = vars.items[i];
+        bool in_slot = false; /* as in thread_body: an array indexed by a variable */
+        for (int k = 0; k < count && !in_slot && v->type->kind == IR_T_ARRAY; k++)
+            in_slot = ir_stmt_any_expr(stmts[k], indexes_variably, v);
+        if (!in_slot) EN_PUSH(&em->arena, local, v);
+    }
+    int n = local.count;
+    cpu_line(em, "/* rows _yb to _yb + %d interleaved, a statement at a time */", rows - 1);
+    const char **slot = en_alloc(&em->arena, sizeof(char *) * (size_t)(n + 1));
+    const char **names = en_alloc(&em->arena, sizeof(char *) * (size_t)(n * rows + 1));
+    bool *written = en_alloc(&em->arena, sizeof(bool) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        const ir_var *v = local.items[i];
+        var_info *vi = cpu_info_of(em, v);
+        slot[i] = vi->cname;
+        bool only_here = declared_among(v, stmts, count) && !read_outside_all(em->f->body, v, stmts, count);
+        written[i] = false;
+        for (int k = 0; k < count && !only_here; k++) written[i] |= assigns_var(stmts[k], v);
+        for (int r = 0; r < rows; r++) {
+            const char *name = names[r * n + i] = cpu_S(em, "%s_l%d", vi->cname, r);
+            if (only_here) cpu_line(em, "%s %s; /* read only here */", cpu_ctype(em, v->type), name);
+            else cpu_line(em, "%s %s = %s[(size_t)(_yb + %du) * _sx + _x];", cpu_ctype(em, v->type), name, vi->cname, r);
+        }
+        vi->kind = VK_WIDE_EXPR; /* read and written by its row's name (not uniform) */
+    }
+    w->rows = rows;
+    w->row_vars = local;
+    w->row_names = names;
+    for (int i = 0; i < count; i++) thread_stmt(w, stmts[i]);
+    w->rows = 0;
+    for (int i = 0; i < n; i++) {
+        var_info *vi = cpu_info_of(em, local.items[i]);
+        for (int r = 0; r < rows && written[i]; r++)
+            cpu_line(em, "%s[(size_t)(_yb + %du) * _sx + _x] = %s;", slot[i], r, names[r * n + i]);
+        vi->kind = VK_CONTEXT;
+        vi->cname = slot[i];
+    }
+}
+
 /* a site's index in 64 bits: B + S * _x, without the terms that are 0 or 1 */
 static const char *index_form(emitter *em, const wform_site *site) {
     const char *b = site->f.b, *st = site->f.s ? site->f.s : "0u";
@@ -1017,7 +1106,7 @@ static void row_prefetches(wide *w, const wform_sites *sites, const char *row) {
     }
 }
 
-enum { ROWS = 4 }; /* rows of threads per pass around a loop inside the loop over threads */
+enum { ROWS = 8 }; /* rows of threads per pass around a loop inside the loop over threads */
 
 static bool has_atomic(const ir_stmt *s);
 static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int count);
@@ -1058,8 +1147,9 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
         /* A loop inside the loop over threads (a GEMM's k loop) is a chain of dependent
          * steps per thread: four rows of threads in one pass give the core four
          * independent chains to overlap (and the loads they share are read once). */
-        OPEN("if (_sy %% %du == 0u) { /* %d rows at a time */", ROWS, ROWS);
-        OPEN("for (uint32_t _yb = 0; _yb < _sy; _yb += %du) {", ROWS);
+        OPEN("{ /* %d rows at a time, then the rows left one at a time */", ROWS);
+        cpu_line(em, "uint32_t _yb = 0;");
+        OPEN("for (; _yb + %du <= _sy; _yb += %du) {", ROWS, ROWS);
         cpu_line(em, "bool _fast = true;");
         cpu_line(em, "for (uint32_t _y = _yb; _y < _yb + %du; _y++) _fast = _fast && %s;", ROWS, g);
         OPEN("if (_fast) { /* no index of these rows wraps: 64-bit indices, contiguous */");
@@ -1070,16 +1160,21 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
         }
         no_dependence(w);
         OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
-        for (int r = 0; r < ROWS; r++) {
-            OPEN("{");
-            cpu_line(em, "const uint32_t _y = _yb + %du;", r);
-            cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
+        bool interleaved = true;
+        for (int i = 0; i < count; i++) interleaved = interleaved && interleavable(w, stmts[i]);
+        for (int r = 0; r < (interleaved ? 1 : ROWS); r++) {
+            if (!interleaved) {
+                OPEN("{");
+                cpu_line(em, "const uint32_t _y = _yb + %du;", r);
+                cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
+            }
             for (int i = 0; i < sites.count; i++)
                 EN_PUSH(&em->arena, em->wide_index,
                         ((memo_entry){sites.items[i].index, index_form(em, &sites.items[i])}));
-            thread_body(w, stmts, count);
+            if (interleaved) thread_body_rows(w, stmts, count, ROWS);
+            else thread_body(w, stmts, count);
             em->wide_index.count = 0;
-            CLOSE();
+            if (!interleaved) CLOSE();
         }
         CLOSE();
         em->indent--;
@@ -1093,12 +1188,9 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
         CLOSE();
         CLOSE();
         CLOSE();
-        em->indent--;
-        cpu_line(em, "} else {");
-        em->indent++;
     }
     if (!range) {
-        OPEN("for (uint32_t _y = 0; _y < _sy; _y++) {");
+        OPEN("for (uint32_t _y = %s; _y < _sy; _y++) {", blocked ? "_yb" : "0");
         OPEN("if (%s) { /* no index of this row wraps: 64-bit indices, contiguous */", g);
         row_prefetches(w, &sites, "_y");
         no_dependence(w);

@@ -47,6 +47,9 @@ typedef struct wide {
     var_list rows_read;                   /* row pointers a lock-step loop has read (next_row_prefetch) */
     const char *staged;                   /* staged_stmt: the values' array, and which loop this is: */
     bool storing;                         /* the values' (false) or the stores' (true) */
+    int rows;                             /* thread_body_rows: rows of threads interleaved, */
+    var_list row_vars;                    /* the variables with a local per row, */
+    const char **row_names;               /* and those locals, row_vars.count per row */
 } wide;
 
 /* ---- emit_wide.c ---- */

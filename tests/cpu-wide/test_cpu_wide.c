@@ -10,7 +10,8 @@
  *            taken (the exact form reads in[lid - 8])
  *   rows     a row softmax: grid-stride loops in lock step (rows shorter than the group,
  *            not a multiple of it, a start offset), two reductions, fast::exp
- *   tiled    a threadgroup-tiled GEMM on 2-D groups (an odd number of rows too)
+ *   tiled    a threadgroup-tiled GEMM on 2-D groups (an odd number of rows too): rows of
+ *            threads interleaved in blocks of 8, then the rows left one at a time
  *   diverge  a divergent if and a loop whose trip count differs per thread, between
  *            barriers (byte masks)
  *   mma      simdgroup matrices (kept once per SIMD group): a half GEMM whose A tile goes
@@ -468,6 +469,10 @@ static void check_emitted(enigma_device *dev) {
         CHECK(kernel_count(c, 11, "the step skips memory") == 1 && kernel_count(c, 11, "__builtin_prefetch((const char *)(_pa") == 2,
               "simd_mix: not one prefetch for each load of its grid stride");
         CHECK(kernel_count(c, 11, "256 threads at a time") == 1, "simd_mix: its grid-stride step is not in chunks");
+        CHECK(kernel_count(c, 4, "interleaved, a statement at a time") == 1,
+              "tiled: its unrolled k loop does not run rows of threads interleaved");
+        CHECK(kernel_count(c, 9, "interleaved, a statement at a time") == 1,
+              "colsum: rows not interleaved in its constant loop, or interleaved around its run-time one");
         CHECK(kernel_is_wide(c, 8), "kernel mma (simdgroup matrices) is not in wide mode");
         CHECK(kernel_is_wide(c, 9), "kernel colsum is not in wide mode");
         CHECK(strstr(c, "prefetch: last address per index value") != NULL, "no prefetch for mma's staged copies");
@@ -1080,9 +1085,10 @@ int main(void) {
                                              {3, 255, 0, 64},   {3, 260, 5, 64}}; /* the last step ends at cols */
     for (size_t i = 0; rows && i < sizeof row_shapes / sizeof row_shapes[0]; i++)
         run_rows(dev, rows, row_shapes[i][0], row_shapes[i][1], row_shapes[i][2], row_shapes[i][3]);
-    /* {M, N, K, group x, group y}: square groups, rows of 4 (pairs of rows), 3 rows (odd), 1-D */
+    /* {M, N, K, group x, group y}: square groups (blocks of 8 rows interleaved), 12 rows (a
+     * block and 4 rows left), rows of 4 (none in a block), 3 rows (odd), 1-D */
     static const uint32_t tiled_shapes[][5] = {{64, 64, 64, 16, 16}, {48, 40, 24, 8, 4}, {24, 30, 16, 6, 3},
-                                               {8, 64, 32, 32, 1},   {40, 24, 8, 8, 8}};
+                                               {8, 64, 32, 32, 1},   {40, 24, 8, 8, 8},   {48, 48, 24, 8, 12}};
     for (size_t i = 0; tiled && i < sizeof tiled_shapes / sizeof tiled_shapes[0]; i++)
         run_tiled(dev, tiled, tiled_shapes[i][0], tiled_shapes[i][1], tiled_shapes[i][2], tiled_shapes[i][3],
                   tiled_shapes[i][4]);
@@ -1107,7 +1113,7 @@ int main(void) {
     enigma_pipeline_destroy(mma);
     enigma_pipeline *colsum = pipeline(lib, "colsum");
     if (colsum) {
-        run_colsum(dev, colsum, 64, 7, 16, 16, 16); /* four rows at a time */
+        run_colsum(dev, colsum, 64, 7, 16, 16, 16); /* eight rows at a time */
         run_colsum(dev, colsum, 96, 5, 6, 32, 3);
     }
     enigma_pipeline_destroy(colsum);
