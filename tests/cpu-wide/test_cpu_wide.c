@@ -28,6 +28,8 @@
  *   mat_vec  ggml's matrix times vector: loops the same in every thread inside a loop
  *            whose trip count differs per thread, left by break and continue together
  *   copy4    float4s loaded and stored at float addresses (rows of 70 and 33 floats)
+ *   mma_pairs  loops of simdgroup products that share their a, run two at a time
+ *            (enk_mat_mul2), an odd count, multiply-only, and a loop not paired
  *   sg_blocks  attention's shape: a loop whose tests are the same within each SIMD group
  *            (no head; break, a continue after simd_max, a second break) around matrix
  *            operations and per-thread stores; 1-D and (32, nsg) groups
@@ -423,6 +425,34 @@ static const char *source =
     "    float s = 0.0f;\n"
     "    for (int i = 0; i < 4; i++) s += u[lid * 4 + i] * float(i + 1);\n"
     "    out[gid] = y + s;\n"
+    "}\n"
+    /* products in pairs (enk_mat_mul2): a j loop of 3 (a pair, then one) inside an i loop,
+     * a multiply-only loop on its own, and a loop whose destination is its own b (w[j] =
+     * a x w[j] + w[j]: not paired) */
+    "kernel void mma_pairs(device const half *A [[buffer(0)]], device const half *B [[buffer(1)]],\n"
+    "                      device float *C [[buffer(2)]], device float *M [[buffer(3)]], device float *W [[buffer(4)]],\n"
+    "                      ushort tid [[thread_index_in_threadgroup]]) {\n"
+    "    threadgroup half at[128];\n"
+    "    for (ushort i = tid; i < 128; i += 32) at[i] = A[i];\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    simdgroup_half8x8 a[2], b[3];\n"
+    "    for (short i = 0; i < 2; i++) simdgroup_load(a[i], at + i * 64, 8);\n"
+    "    for (short j = 0; j < 3; j++) simdgroup_load(b[j], B + j * 8, 24);\n"
+    "    simdgroup_float8x8 acc[2][3];\n"
+    "    for (short i = 0; i < 2; i++)\n"
+    "        for (short j = 0; j < 3; j++) acc[i][j] = make_filled_simdgroup_matrix<float, 8, 8>(float(i * 10 + j));\n"
+    "    for (short i = 0; i < 2; i++)\n"
+    "        for (short j = 0; j < 3; j++) simdgroup_multiply_accumulate(acc[i][j], a[i], b[j], acc[i][j]);\n"
+    "    simdgroup_float8x8 m[2], w[2];\n"
+    "    for (ushort j = 0; j < 2; j++) simdgroup_multiply(m[j], a[0], b[j]);\n"
+    "    for (short j = 0; j < 2; j++) w[j] = make_filled_simdgroup_matrix<float, 8, 8>(float(1 + j));\n"
+    "    for (short j = 0; j < 2; j++) simdgroup_multiply_accumulate(w[j], a[1], w[j], w[j]);\n"
+    "    for (short i = 0; i < 2; i++)\n"
+    "        for (short j = 0; j < 3; j++) simdgroup_store(acc[i][j], C + i * 8 * 24 + j * 8, 24);\n"
+    "    for (short j = 0; j < 2; j++) {\n"
+    "        simdgroup_store(m[j], M + j * 8, 16);\n"
+    "        simdgroup_store(w[j], W + j * 8, 16);\n"
+    "    }\n"
     "}\n";
 
 /* how often `text` stands in kernel `index`'s C */
@@ -474,6 +504,8 @@ static void check_emitted(enigma_device *dev) {
         CHECK(kernel_count(c, 9, "interleaved, a statement at a time") == 1,
               "colsum: rows not interleaved in its constant loop, or interleaved around its run-time one");
         CHECK(kernel_is_wide(c, 8), "kernel mma (simdgroup matrices) is not in wide mode");
+        CHECK(kernel_is_wide(c, 20) && kernel_count(c, 20, "two products at a time") == 2,
+              "mma_pairs: its j loops of products do not run in pairs");
         CHECK(kernel_is_wide(c, 9), "kernel colsum is not in wide mode");
         CHECK(strstr(c, "prefetch: last address per index value") != NULL, "no prefetch for mma's staged copies");
         /* rows: the second pass re-reads xr and stores nothing, so it fetches the next
@@ -1046,6 +1078,47 @@ static void run_colsum(enigma_device *dev, enigma_pipeline *p, uint32_t N, uint3
     free(B), free(out);
 }
 
+/* mma_pairs on one SIMD group: A 16 x 8 and B 8 x 24 half; C = acc (16 x 24, acc[i][j]
+ * filled with 10 i + j), M = a[0] x b[0..1] (8 x 16), W = w[j] (8 x 16, w[j] = (1 + j)(1 +
+ * row sums of a[1])) */
+static void run_mma_pairs(enigma_device *dev, enigma_pipeline *p) {
+    _Float16 A[16 * 8], B[8 * 24];
+    float C[16 * 24], M[8 * 16], W[8 * 16];
+    for (int i = 0; i < 16 * 8; i++) A[i] = (_Float16)rndf();
+    for (int i = 0; i < 8 * 24; i++) B[i] = (_Float16)rndf();
+    for (int i = 0; i < 16 * 24; i++) C[i] = 777.0f;
+    for (int i = 0; i < 8 * 16; i++) M[i] = W[i] = 777.0f;
+    slot s[] = {{A, sizeof A}, {B, sizeof B}, {C, sizeof C}, {M, sizeof M}, {W, sizeof W}};
+    dispatch(dev, p, s, 5, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){1, 1, 1}, (enigma_size3){32, 1, 1});
+    for (int r = 0; r < 16; r++)
+        for (int c = 0; c < 24; c++) {
+            double want = (r / 8) * 10 + c / 8, mag = fabs(want);
+            for (int k = 0; k < 8; k++) {
+                double t = (double)A[r * 8 + k] * (double)B[k * 24 + c];
+                want += t, mag += fabs(t);
+            }
+            if (fabs(C[r * 24 + c] - want) > 1e-6 * mag) {
+                CHECK(0, "mma_pairs: C[%d][%d] = %.9g, expected %.9g", r, c, C[r * 24 + c], want);
+                return;
+            }
+        }
+    for (int r = 0; r < 8; r++)
+        for (int c = 0; c < 16; c++) {
+            double m = 0, mag = 0, rowsum = 1, rowmag = 1;
+            for (int k = 0; k < 8; k++) {
+                double t = (double)A[r * 8 + k] * (double)B[k * 24 + c];
+                m += t, mag += fabs(t);
+                rowsum += (double)A[64 + r * 8 + k], rowmag += fabs((double)A[64 + r * 8 + k]);
+            }
+            double w = (1 + c / 8) * rowsum;
+            if (fabs(M[r * 16 + c] - m) > 1e-6 * mag + 1e-30 || fabs(W[r * 16 + c] - w) > 1e-6 * (1 + c / 8) * rowmag) {
+                CHECK(0, "mma_pairs: M[%d][%d] = %.9g (expected %.9g), W = %.9g (expected %.9g)", r, c, M[r * 16 + c], m,
+                      W[r * 16 + c], w);
+                return;
+            }
+        }
+}
+
 static enigma_pipeline *pipeline(enigma_library *lib, const char *name) {
     enigma_pipeline *p = NULL;
     OK(enigma_pipeline_create(lib, name, &p));
@@ -1111,6 +1184,9 @@ int main(void) {
     for (size_t i = 0; mma && i < sizeof mma_shapes / sizeof mma_shapes[0]; i++)
         run_mma(dev, mma, mma_shapes[i][0], mma_shapes[i][1], mma_shapes[i][2], mma_shapes[i][3], mma_shapes[i][4]);
     enigma_pipeline_destroy(mma);
+    enigma_pipeline *mma_pairs = pipeline(lib, "mma_pairs");
+    for (int i = 0; mma_pairs && i < 3; i++) run_mma_pairs(dev, mma_pairs); /* fresh inputs each time */
+    enigma_pipeline_destroy(mma_pairs);
     enigma_pipeline *colsum = pipeline(lib, "colsum");
     if (colsum) {
         run_colsum(dev, colsum, 64, 7, 16, 16, 16); /* eight rows at a time */

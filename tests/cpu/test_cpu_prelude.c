@@ -134,6 +134,32 @@ int main(void) {
     }
     /* never trap: division by zero and INT_MIN / -1 give values */
     if (enk_div_i32(5, 0) != 0 || enk_div_i32(INT32_MIN, -1) != INT32_MIN || enk_rem_i32(INT32_MIN, -1) != 0) failures++;
+    /* simdgroup products: each element c, then + a[r][j] b[j][k] for j = 0..7, one fused
+     * multiply-add a step, so bit for bit the same as the loop here; enk_mat_mul2 is two of
+     * them (c NULL: from 0) */
+    for (int trial = 0; trial < 200; trial++) {
+        float a[64], b0[64], b1[64], c0[64], c1[64], d0[64], d1[64], want0[64], want1[64];
+        for (int e = 0; e < 64; e++) {
+            a[e] = (float)(int32_t)rnd32() * 0x1p-31f, b0[e] = (float)(int32_t)rnd32() * 0x1p-30f;
+            b1[e] = (float)(int32_t)rnd32() * 0x1p-29f, c0[e] = (float)(int32_t)rnd32() * 0x1p-31f;
+            c1[e] = (float)(int32_t)rnd32() * 0x1p-28f;
+        }
+        bool with_c = trial % 2 == 0;
+        for (int r = 0; r < 8; r++)
+            for (int k = 0; k < 8; k++) {
+                float s0 = with_c ? c0[r * 8 + k] : 0.0f, s1 = with_c ? c1[r * 8 + k] : 0.0f;
+                for (int j = 0; j < 8; j++) {
+                    s0 = fmaf(a[r * 8 + j], b0[j * 8 + k], s0);
+                    s1 = fmaf(a[r * 8 + j], b1[j * 8 + k], s1);
+                }
+                want0[r * 8 + k] = s0, want1[r * 8 + k] = s1;
+            }
+        enk_mat_mul2(d0, d1, a, b0, b1, with_c ? c0 : NULL, with_c ? c1 : NULL);
+        if ((memcmp(d0, want0, sizeof d0) || memcmp(d1, want1, sizeof d1)) && failures++ < 5)
+            fprintf(stderr, "enk_mat_mul2 differs from the fused-multiply-add order\n");
+        enk_mat_mul(d0, a, b0, with_c ? c0 : NULL);
+        if (memcmp(d0, want0, sizeof d0) && failures++ < 5) fprintf(stderr, "enk_mat_mul differs from the fused-multiply-add order\n");
+    }
     fprintf(stderr, "%s\n", failures ? "FAILED" : "ok");
     return failures ? 1 : 0;
 }
