@@ -1009,6 +1009,27 @@ static bool indexes_variably(const ir_expr *e, const void *v) {
     return e->kind == IR_E_INDEX && e->args[1]->kind != IR_E_CONST && e->args[0]->kind == IR_E_VAR && e->args[0]->var == v;
 }
 
+/* An array indexed by a variable stays in its slot: an index out of range (MLX's
+ * layer_norm writes thread_x[n..] with n < 0 in threads past the row) then lands in the
+ * context block, as in the region emitter, not on this function's stack. */
+static bool stays_in_slot(const ir_var *v, const ir_stmt *const *stmts, int count) {
+    for (int k = 0; k < count && v->type->kind == IR_T_ARRAY; k++)
+        if (ir_stmt_any_expr(stmts[k], indexes_variably, v)) return true;
+    return false;
+}
+
+/* Is v declared among the statements and read nowhere else (a temporary of a lowered
+ * `c ? a : b`)? Then it lives in a local alone. Else: do the statements assign it (so the
+ * local goes back to its slot after them)? */
+static bool local_only(emitter *em, const ir_var *v, const ir_stmt *const *stmts, int count) {
+    return declared_among(v, stmts, count) && !read_outside_all(em->f->body, v, stmts, count);
+}
+static bool assigned_among(const ir_var *v, const ir_stmt *const *stmts, int count) {
+    for (int k = 0; k < count; k++)
+        if (assigns_var(stmts[k], v)) return true;
+    return false;
+}
+
 /* the statements for thread l, with their per-thread variables in locals; a variable
  * declared among them and read nowhere else (a temporary of a lowered `c ? a : b`) lives in
  * the local alone: its slot is neither read nor written */
@@ -1023,15 +1044,9 @@ static void thread_body(wide *w, const ir_stmt *const *stmts, int count) {
         var_info *vi = cpu_info_of(em, v);
         written[i] = false;
         names[i] = vi->cname;
-        /* an array indexed by a variable stays in its slot: an index out of range (MLX's
-         * layer_norm writes thread_x[n..] with n < 0 in threads past the row) then lands in
-         * the context block, as in the region emitter, not on this function's stack */
-        bool in_slot = false;
-        for (int k = 0; k < count && !in_slot && v->type->kind == IR_T_ARRAY; k++)
-            in_slot = ir_stmt_any_expr(stmts[k], indexes_variably, v);
-        if (in_slot) continue;
-        bool only_here = declared_among(v, stmts, count) && !read_outside_all(em->f->body, v, stmts, count);
-        for (int k = 0; k < count && !written[i] && !only_here; k++) written[i] = assigns_var(stmts[k], v);
+        if (stays_in_slot(v, stmts, count)) continue;
+        bool only_here = local_only(em, v, stmts, count);
+        written[i] = !only_here && assigned_among(v, stmts, count);
         const char *local = cpu_S(em, "%s_l", vi->cname);
         if (only_here) cpu_line(em, "%s %s; /* read only here */", cpu_ctype(em, v->type), local);
         else cpu_line(em, "%s %s = %s[l];", cpu_ctype(em, v->type), local, vi->cname);
@@ -1048,10 +1063,10 @@ static void thread_body(wide *w, const ir_stmt *const *stmts, int count) {
 }
 
 /* Can the statements run for several rows of threads interleaved, each statement once per
- * row before the next (thread_body_rows)? Straight-line code can, and so can the counted
- * loops that thread_stmt unrolls into it. Running threads' statements interleaved is one of
- * the schedules Metal allows between barriers; ifs, loops with their own counters and
- * atomics keep one row after the other. */
+ * row before the next (thread_body_rows)? Straight-line code can, and so can counted loops
+ * of it (a C loop, the rows interleaved in its body, which gcc unrolls). Running threads'
+ * statements interleaved is one of the schedules Metal allows between barriers; ifs, loops
+ * with per-thread counters and atomics keep one row after the other. */
 static bool interleavable(wide *w, const ir_stmt *s) {
     long long from, to, step;
     switch (s->kind) {
@@ -1078,13 +1093,8 @@ static void thread_body_rows(wide *w, const ir_stmt *const *stmts, int count, in
     emitter *em = w->em;
     var_list vars = {0}, local = {0};
     for (int i = 0; i < count; i++) vars_of_stmt(w, stmts[i], &vars);
-    for (int i = 0; i < vars.count; i++) {
-        const ir_var *v = vars.items[i];
-        bool in_slot = false; /* as in thread_body: an array indexed by a variable */
-        for (int k = 0; k < count && !in_slot && v->type->kind == IR_T_ARRAY; k++)
-            in_slot = ir_stmt_any_expr(stmts[k], indexes_variably, v);
-        if (!in_slot) EN_PUSH(&em->arena, local, v);
-    }
+    for (int i = 0; i < vars.count; i++)
+        if (!stays_in_slot(vars.items[i], stmts, count)) EN_PUSH(&em->arena, local, vars.items[i]);
     int n = local.count;
     cpu_line(em, "/* rows _yb to _yb + %d interleaved, a statement at a time */", rows - 1);
     const char **slot = en_alloc(&em->arena, sizeof(char *) * (size_t)(n + 1));
@@ -1094,9 +1104,8 @@ static void thread_body_rows(wide *w, const ir_stmt *const *stmts, int count, in
         const ir_var *v = local.items[i];
         var_info *vi = cpu_info_of(em, v);
         slot[i] = vi->cname;
-        bool only_here = declared_among(v, stmts, count) && !read_outside_all(em->f->body, v, stmts, count);
-        written[i] = false;
-        for (int k = 0; k < count && !only_here; k++) written[i] |= assigns_var(stmts[k], v);
+        bool only_here = local_only(em, v, stmts, count);
+        written[i] = !only_here && assigned_among(v, stmts, count);
         for (int r = 0; r < rows; r++) {
             const char *name = names[r * n + i] = cpu_S(em, "%s_l%d", vi->cname, r);
             if (only_here) cpu_line(em, "%s %s; /* read only here */", cpu_ctype(em, v->type), name);
