@@ -1651,8 +1651,7 @@ static bool paired_products(wide *w, const ir_stmt *loop) {
     bool acc = op->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE && op->arg_count > 2;
     OPEN("{ /* %s: two products at a time */", cpu_source_note(em, loop->loc));
     const char *a = matrix_value(w, op->args[0]);
-    long long k = from;
-    for (; k < to; k += 2 * step) {
+    for (long long k = from; k < to; k += 2 * step) {
         const char *d[2], *b[2], *c[2];
         int count = k + step < to ? 2 : 1;
         for (int h = 0; h < count; h++) {
