@@ -1135,6 +1135,12 @@ static const char *index_form(emitter *em, const wform_site *site) {
     return cpu_S(em, "((uint64_t)%s + %s)", b, step);
 }
 
+/* the sites' 64-bit index forms, for the statements emitted next (cleared after them) */
+static void push_index_forms(emitter *em, const wform_sites *sites) {
+    for (int i = 0; i < sites->count; i++)
+        EN_PUSH(&em->arena, em->wide_index, ((memo_entry){sites->items[i].index, index_form(em, &sites->items[i])}));
+}
+
 /* Inside a loop the same in every thread (a GEMM's k0 loop), a row's device loads move
  * by the same distance each step: a tracker per row and load remembers the last address
  * of the row's first thread and prefetches two steps ahead (to L2). The hardware
@@ -1209,19 +1215,20 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
         OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
         bool interleaved = true;
         for (int i = 0; i < count; i++) interleaved = interleaved && interleavable(w, stmts[i]);
-        for (int r = 0; r < (interleaved ? 1 : ROWS); r++) {
-            if (!interleaved) {
+        if (interleaved) {
+            push_index_forms(em, &sites);
+            thread_body_rows(w, stmts, count, ROWS);
+            em->wide_index.count = 0;
+        } else {
+            for (int r = 0; r < ROWS; r++) {
                 OPEN("{");
                 cpu_line(em, "const uint32_t _y = _yb + %du;", r);
                 cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
+                push_index_forms(em, &sites);
+                thread_body(w, stmts, count);
+                em->wide_index.count = 0;
+                CLOSE();
             }
-            for (int i = 0; i < sites.count; i++)
-                EN_PUSH(&em->arena, em->wide_index,
-                        ((memo_entry){sites.items[i].index, index_form(em, &sites.items[i])}));
-            if (interleaved) thread_body_rows(w, stmts, count, ROWS);
-            else thread_body(w, stmts, count);
-            em->wide_index.count = 0;
-            if (!interleaved) CLOSE();
         }
         CLOSE();
         em->indent--;
@@ -1250,9 +1257,7 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
         cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
     }
     if (set.mask) OPEN("if (%s[l]) {", set.mask);
-    for (int i = 0; i < sites.count; i++)
-        EN_PUSH(&em->arena, em->wide_index,
-                ((memo_entry){sites.items[i].index, index_form(em, &sites.items[i])}));
+    push_index_forms(em, &sites);
     thread_body(w, stmts, count);
     em->wide_index.count = 0;
     if (set.mask) CLOSE();

@@ -18,22 +18,22 @@ target_compile_definitions(cpu_test_seeds PRIVATE ENIGMA_TEST_SOURCE_DIR="${PROJ
 add_test(NAME cpu.seeds COMMAND cpu_test_seeds)
 set_tests_properties(cpu.seeds PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
   ENVIRONMENT "ENIGMA_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cpu-cache")
-add_executable(cpu_test_prelude ${CMAKE_CURRENT_LIST_DIR}/test_cpu_prelude.c)
-target_include_directories(cpu_test_prelude PRIVATE ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(cpu_test_prelude PRIVATE m)
-# the helpers are instantiated for every integer type: unsigned ones compare with 0
-target_compile_options(cpu_test_prelude PRIVATE -Wno-type-limits)
-add_test(NAME cpu.prelude COMMAND cpu_test_prelude)
+# the prelude's test, built with the given extra flags
+function(enigma_prelude_test target test)
+  add_executable(${target} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/test_cpu_prelude.c)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(${target} PRIVATE m)
+  # the helpers are instantiated for every integer type: unsigned ones compare with 0
+  target_compile_options(${target} PRIVATE -Wno-type-limits ${ARGN})
+  add_test(NAME ${test} COMMAND ${target})
+endfunction()
+enigma_prelude_test(cpu_test_prelude cpu.prelude)
 # again for this machine's own instructions, as kernels are built (-march=native): the
 # paths under #if __AVX512F__ and __F16C__ (enk_mat_mul2's 16-wide rows among them)
 include(CheckCCompilerFlag)
 check_c_compiler_flag(-march=native ENIGMA_HAS_MARCH_NATIVE)
 if(ENIGMA_HAS_MARCH_NATIVE)
-  add_executable(cpu_test_prelude_native ${CMAKE_CURRENT_LIST_DIR}/test_cpu_prelude.c)
-  target_include_directories(cpu_test_prelude_native PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(cpu_test_prelude_native PRIVATE m)
-  target_compile_options(cpu_test_prelude_native PRIVATE -Wno-type-limits -march=native)
-  add_test(NAME cpu.prelude.native COMMAND cpu_test_prelude_native)
+  enigma_prelude_test(cpu_test_prelude_native cpu.prelude.native -march=native)
 endif()
 # the same kernels with every statement outlined into a function of its own
 # (src/cpu/emit_outline.c; large kernels only, by default): the outlined C must compute
