@@ -22,8 +22,9 @@ sh scripts/deps.sh fuzz
 
 out=build-fuzz
 mkdir -p "$out"
+# EN_PP_EXPANSION_FLOOR: the preprocessor's expansion budget 16x smaller (src/front/pp.c)
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -Isrc -Iinclude -Itools -fsanitize=fuzzer,address,undefined \
-  -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+  -fno-sanitize-recover=undefined -fno-omit-frame-pointer -DEN_PP_EXPANSION_FLOOR=65536"
 front_sources="src/base/*.c src/front/*.c src/ir/*.c src/pass/*.c src/runtime/compile.c"
 all_sources="src/base/*.c src/front/*.c src/ir/*.c src/pass/*.c src/cpu/*.c src/cuda/*.c src/runtime/*.c"
 # shellcheck disable=SC2086
