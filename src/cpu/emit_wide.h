@@ -50,6 +50,12 @@ typedef struct wide {
     int rows;                             /* thread_body_rows: rows of threads interleaved, */
     var_list row_vars;                    /* the variables with a local per row, */
     const char **row_names;               /* and those locals, row_vars.count per row */
+    struct {                              /* split_lanes: a lock-step loop's i / D and i % D */
+        int d;                            /* D, or 0 */
+        const char *base;                 /* the loop's base _ibN (i = _ibN + l) */
+        EN_VEC(memo_entry) forms;         /* each such expression and its form in _q, _s */
+    } split;
+    bool in_split;                        /* emitting split_loop's body */
 } wide;
 
 /* ---- emit_wide.c ---- */

@@ -30,6 +30,10 @@
  *   copy4    float4s loaded and stored at float addresses (rows of 70 and 33 floats)
  *   mma_pairs  loops of simdgroup products that share their a, run two at a time
  *            (enk_mat_mul2), an odd count, multiply-only, and a loop not paired
+ *   runs     tile copies by `c / D` and `c % D`, run in runs of D threads where the group
+ *            size and the loop's start allow it (and not where they do not)
+ *   mma_block  the i and j loops of products as one block (enk_mat_block): 4 x 4 that
+ *            accumulates, 2 x 4 that only multiplies, 3 x 2
  *   sg_blocks  attention's shape: a loop whose tests are the same within each SIMD group
  *            (no head; break, a continue after simd_max, a second break) around matrix
  *            operations and per-thread stores; 1-D and (32, nsg) groups
@@ -453,6 +457,58 @@ static const char *source =
     "        simdgroup_store(m[j], M + j * 8, 16);\n"
     "        simdgroup_store(w[j], W + j * 8, 16);\n"
     "    }\n"
+    "}\n"
+    /* tile copies by `c / D` and `c % D` (threads in runs of D, split_lanes): a ushort
+     * index by 4 and a uint one by 8 from an offset; runs taken or not by the group size
+     * and the offset */
+    "kernel void runs(device const float4 *src [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                 constant uint &off [[buffer(2)]], ushort tid [[thread_index_in_threadgroup]],\n"
+    "                 ushort ntg [[threads_per_threadgroup]], uint grp [[threadgroup_position_in_grid]]) {\n"
+    "    threadgroup float t[640], u[640];\n"
+    "    for (ushort i = tid; i < 640; i += ntg) { t[i] = -1.0f; u[i] = -2.0f; }\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    for (ushort c = tid; c < 160; c += ntg) {\n"
+    "        ushort r = c / 4, k = (c % 4) * 4;\n"
+    "        *(threadgroup float4 *)(t + r * 16 + k) = src[grp * 160 + c];\n"
+    "    }\n"
+    "    for (uint c = tid + off; c < 160; c += ntg) {\n"
+    "        uint r = c / 8, k = (c % 8) * 4;\n"
+    "        *(threadgroup float4 *)(u + r * 32 + k) = src[grp * 160 + c] * 2.0f;\n"
+    "    }\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    for (ushort i = tid; i < 640; i += ntg) {\n"
+    "        out[grp * 1280 + i] = t[i];\n"
+    "        out[grp * 1280 + 640 + i] = u[i];\n"
+    "    }\n"
+    "}\n"
+    /* blocks of products (enk_mat_block): a 4 x 4 block that accumulates, a 2 x 4 one that
+     * only multiplies, and a 3 x 2 one (pairs only); each SIMD group its own fragments */
+    "kernel void mma_block(device const half *A [[buffer(0)]], device const half *B [[buffer(1)]],\n"
+    "                      device float *C [[buffer(2)]], device float *D [[buffer(3)]], device float *E [[buffer(4)]],\n"
+    "                      ushort tid [[thread_index_in_threadgroup]], ushort sg [[simdgroup_index_in_threadgroup]]) {\n"
+    "    threadgroup half at[512];\n"
+    "    for (ushort i = tid; i < 512; i += 64) at[i] = A[i];\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    simdgroup_half8x8 a[4], b[4];\n"
+    "    for (short i = 0; i < 4; i++) simdgroup_load(a[i], at + sg * 256 + i * 64, 8);\n"
+    "    for (short j = 0; j < 4; j++) simdgroup_load(b[j], B + sg * 256 + j * 8, 32);\n"
+    "    simdgroup_float8x8 acc[4][4], m[2][4], e[3][2];\n"
+    "    for (short i = 0; i < 4; i++)\n"
+    "        for (short j = 0; j < 4; j++) acc[i][j] = make_filled_simdgroup_matrix<float, 8, 8>(float(i * 4 + j) * 0.25f);\n"
+    "    for (short i = 0; i < 3; i++)\n"
+    "        for (short j = 0; j < 2; j++) e[i][j] = make_filled_simdgroup_matrix<float, 8, 8>(float(i - j));\n"
+    "    for (short i = 0; i < 4; i++)\n"
+    "        for (short j = 0; j < 4; j++) simdgroup_multiply_accumulate(acc[i][j], a[i], b[j], acc[i][j]);\n"
+    "    for (short i = 0; i < 2; i++)\n"
+    "        for (short j = 0; j < 4; j++) simdgroup_multiply(m[i][j], a[i + 2], b[j]);\n"
+    "    for (short i = 0; i < 3; i++)\n"
+    "        for (short j = 0; j < 2; j++) simdgroup_multiply_accumulate(e[i][j], a[i], b[j + 2], e[i][j]);\n"
+    "    for (short i = 0; i < 4; i++)\n"
+    "        for (short j = 0; j < 4; j++) {\n"
+    "            simdgroup_store(acc[i][j], C + sg * 1024 + i * 256 + j * 8, 32);\n"
+    "            if (i < 2) simdgroup_store(m[i][j], D + sg * 512 + i * 256 + j * 8, 32);\n"
+    "            if (i < 3 && j < 2) simdgroup_store(e[i][j], E + sg * 384 + i * 128 + j * 8, 16);\n"
+    "        }\n"
     "}\n";
 
 /* how often `text` stands in kernel `index`'s C */
@@ -504,8 +560,16 @@ static void check_emitted(enigma_device *dev) {
         CHECK(kernel_count(c, 9, "interleaved, a statement at a time") == 1,
               "colsum: rows not interleaved in its constant loop, or interleaved around its run-time one");
         CHECK(kernel_is_wide(c, 8), "kernel mma (simdgroup matrices) is not in wide mode");
-        CHECK(kernel_is_wide(c, 20) && kernel_count(c, 20, "two products at a time") == 2,
-              "mma_pairs: its j loops of products do not run in pairs");
+        CHECK(kernel_is_wide(c, 20) && kernel_count(c, 20, "products as one block") == 1 &&
+                  kernel_count(c, 20, "two products at a time") == 1,
+              "mma_pairs: its i and j loops of products are not a block, or its multiply-only loop not in pairs");
+        CHECK(kernel_is_wide(c, 21) && kernel_count(c, 21, "threads in runs of 4") == 1 &&
+                  kernel_count(c, 21, "threads in runs of 8") == 1,
+              "runs: its tile copies do not run in runs of 4 and of 8 threads");
+        CHECK(kernel_is_wide(c, 22) && kernel_count(c, 22, "the 4 x 4 products as one block") == 1 &&
+                  kernel_count(c, 22, "the 2 x 4 products as one block") == 1 &&
+                  kernel_count(c, 22, "the 3 x 2 products as one block") == 1,
+              "mma_block: its loops of products are not blocks");
         CHECK(kernel_is_wide(c, 9), "kernel colsum is not in wide mode");
         CHECK(strstr(c, "prefetch: last address per index value") != NULL, "no prefetch for mma's staged copies");
         /* rows: the second pass re-reads xr and stores nothing, so it fetches the next
@@ -1119,6 +1183,86 @@ static void run_mma_pairs(enigma_device *dev, enigma_pipeline *p) {
         }
 }
 
+/* runs on `groups` groups of `threads` threads with offset `off`: out's first 640 floats
+ * of a group are the 16-float rows of its 160 float4s, the next 640 twice the float4s from
+ * `off` on as 32-float rows (-2 before them) */
+static void run_runs(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t threads, uint32_t off) {
+    size_t n = (size_t)groups * 160 * 4;
+    float *src = malloc(n * sizeof(float)), *out = malloc((size_t)groups * 1280 * sizeof(float));
+    for (size_t i = 0; i < n; i++) src[i] = rndf();
+    for (size_t i = 0; i < (size_t)groups * 1280; i++) out[i] = 777.0f;
+    slot s[] = {{src, n * sizeof(float)}, {out, (size_t)groups * 1280 * sizeof(float)}, {&off, sizeof off}};
+    dispatch(dev, p, s, 3, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){threads, 1, 1});
+    for (uint32_t g = 0; g < groups; g++)
+        for (uint32_t i = 0; i < 640; i++) {
+            /* both tiles hold the float4s in order: element i is float i of the group's */
+            float t = src[g * 640 + i], u = i / 4 >= off ? 2.0f * src[g * 640 + i] : -2.0f;
+            if (out[g * 1280 + i] != t || out[g * 1280 + 640 + i] != u) {
+                CHECK(0, "runs (%u threads, offset %u): group %u element %u: t %g (expected %g), u %g (expected %g)",
+                      threads, off, g, i, out[g * 1280 + i], t, out[g * 1280 + 640 + i], u);
+                goto done;
+            }
+        }
+done:
+    free(src), free(out);
+}
+
+/* one element of a x b + c in float64: a (8 x 8 at a, row length la), b likewise */
+static double product_ref(const _Float16 *a, int la, const _Float16 *b, int lb, int r, int col, double c, double *mag) {
+    double s = c;
+    *mag = fabs(c);
+    for (int k = 0; k < 8; k++) {
+        double t = (double)a[r * la + k] * (double)b[k * lb + col];
+        s += t, *mag += fabs(t);
+    }
+    return s;
+}
+
+/* mma_block on two SIMD groups: per SIMD group g, a[i] = A[g][i] (8 x 8 each, stacked),
+ * b[j] = columns 8j.. of B[g] (8 x 32); C = acc (32 x 32), D = a[2 + i] x b[j] (16 x 32),
+ * E = a[i] x b[2 + j] + (i - j) (24 x 16) */
+static void run_mma_block(enigma_device *dev, enigma_pipeline *p) {
+    _Float16 A[512], B[512];
+    float C[2048], D[1024], E[768];
+    for (int i = 0; i < 512; i++) A[i] = (_Float16)rndf(), B[i] = (_Float16)rndf();
+    for (int i = 0; i < 2048; i++) C[i] = 777.0f;
+    for (int i = 0; i < 1024; i++) D[i] = 777.0f;
+    for (int i = 0; i < 768; i++) E[i] = 777.0f;
+    slot s[] = {{A, sizeof A}, {B, sizeof B}, {C, sizeof C}, {D, sizeof D}, {E, sizeof E}};
+    dispatch(dev, p, s, 5, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){1, 1, 1}, (enigma_size3){64, 1, 1});
+    for (int g = 0; g < 2; g++) {
+        const _Float16 *a = A + g * 256, *b = B + g * 256;
+        for (int r = 0; r < 32; r++)
+            for (int col = 0; col < 32; col++) {
+                int i = r / 8, j = col / 8;
+                double mag, want = product_ref(a + i * 64, 8, b, 32, r % 8, col, (i * 4 + j) * 0.25, &mag);
+                float got = C[g * 1024 + r * 32 + col];
+                if (fabs(got - want) > 1e-6 * mag) {
+                    CHECK(0, "mma_block: C (SIMD group %d) [%d][%d] = %.9g, expected %.9g", g, r, col, got, want);
+                    return;
+                }
+                if (r >= 16) continue;
+                want = product_ref(a + (2 + i) * 64, 8, b, 32, r % 8, col, 0.0, &mag);
+                got = D[g * 512 + r * 32 + col];
+                if (fabs(got - want) > 1e-6 * mag + 1e-30) {
+                    CHECK(0, "mma_block: D (SIMD group %d) [%d][%d] = %.9g, expected %.9g", g, r, col, got, want);
+                    return;
+                }
+                if (r >= 24 || col >= 16) continue;
+            }
+        for (int r = 0; r < 24; r++)
+            for (int col = 0; col < 16; col++) {
+                int i = r / 8, j = col / 8;
+                double mag, want = product_ref(a + i * 64, 8, b + 16, 32, r % 8, col, i - j, &mag);
+                float got = E[g * 384 + r * 16 + col];
+                if (fabs(got - want) > 1e-6 * mag + 1e-30) {
+                    CHECK(0, "mma_block: E (SIMD group %d) [%d][%d] = %.9g, expected %.9g", g, r, col, got, want);
+                    return;
+                }
+            }
+    }
+}
+
 static enigma_pipeline *pipeline(enigma_library *lib, const char *name) {
     enigma_pipeline *p = NULL;
     OK(enigma_pipeline_create(lib, name, &p));
@@ -1187,6 +1331,16 @@ int main(void) {
     enigma_pipeline *mma_pairs = pipeline(lib, "mma_pairs");
     for (int i = 0; mma_pairs && i < 3; i++) run_mma_pairs(dev, mma_pairs); /* fresh inputs each time */
     enigma_pipeline_destroy(mma_pairs);
+    enigma_pipeline *runs = pipeline(lib, "runs");
+    /* {groups, threads, offset}: runs of 4 and 8 (64 threads), of 4 only (36: 36 % 8 != 0),
+     * none (30), an offset that breaks the runs of 8 (3) and one that keeps them (8) */
+    static const uint32_t runs_shapes[][3] = {{3, 64, 0}, {2, 36, 0}, {2, 30, 0}, {2, 64, 3}, {2, 64, 8}, {1, 128, 5}};
+    for (size_t i = 0; runs && i < sizeof runs_shapes / sizeof runs_shapes[0]; i++)
+        run_runs(dev, runs, runs_shapes[i][0], runs_shapes[i][1], runs_shapes[i][2]);
+    enigma_pipeline_destroy(runs);
+    enigma_pipeline *mma_block = pipeline(lib, "mma_block");
+    for (int i = 0; mma_block && i < 3; i++) run_mma_block(dev, mma_block);
+    enigma_pipeline_destroy(mma_block);
     enigma_pipeline *colsum = pipeline(lib, "colsum");
     if (colsum) {
         run_colsum(dev, colsum, 64, 7, 16, 16, 16); /* eight rows at a time */

@@ -160,6 +160,32 @@ int main(void) {
         enk_mat_mul(d0, a, b0, with_c ? c0 : NULL);
         if (memcmp(d0, want0, sizeof d0) && failures++ < 5) fprintf(stderr, "enk_mat_mul differs from the fused-multiply-add order\n");
     }
+    /* blocks of products: d[i][j] = a[i] x b[j] (+ d[i][j]) for 3 x 4 (the four-column
+     * path), 2 x 3 (a pair, then one column) and 1 x 6, bit for bit enk_mat_mul's */
+    static const int block_shapes[][2] = {{3, 4}, {2, 3}, {1, 6}, {2, 8}};
+    for (int trial = 0; trial < 80; trial++) {
+        int ni = block_shapes[trial % 4][0], nj = block_shapes[trial % 4][1];
+        bool with_c = trial % 8 < 4;
+        float a[3][64], b[8][64], d[24][64], want[24][64];
+        float *dp[24];
+        const float *ap[3], *bp[8];
+        for (int i = 0; i < ni; i++) {
+            ap[i] = a[i];
+            for (int e = 0; e < 64; e++) a[i][e] = (float)(int32_t)rnd32() * 0x1p-31f;
+        }
+        for (int j = 0; j < nj; j++) {
+            bp[j] = b[j];
+            for (int e = 0; e < 64; e++) b[j][e] = (float)(int32_t)rnd32() * 0x1p-30f;
+        }
+        for (int x = 0; x < ni * nj; x++) {
+            dp[x] = d[x];
+            for (int e = 0; e < 64; e++) d[x][e] = (float)(int32_t)rnd32() * 0x1p-29f;
+            enk_mat_mul(want[x], a[x / nj], b[x % nj], with_c ? d[x] : NULL);
+        }
+        enk_mat_block(dp, ap, bp, ni, nj, with_c);
+        if (memcmp(d, want, sizeof(float) * 64 * (size_t)(ni * nj)) && failures++ < 5)
+            fprintf(stderr, "enk_mat_block %d x %d differs from enk_mat_mul\n", ni, nj);
+    }
     fprintf(stderr, "%s\n", failures ? "FAILED" : "ok");
     return failures ? 1 : 0;
 }
