@@ -1223,7 +1223,6 @@ static bool split_lanes(wide *w, const ir_stmt *loop, int first, const ir_var *i
     if (f.d <= 0) return false;
     w->split.d = f.d;
     w->split.base = base;
-    w->split.forms.count = 0;
     for (int k = 0; k < f.found.count; k++) {
         const ir_expr *e = f.found.items[k];
         const char *form = e->op == IR_OP_DIV ? cpu_S(em, "((%s)(%s / %du + _q))", cpu_ctype(em, e->type), base, f.d)
@@ -2485,12 +2484,12 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         wset full = {set.lo, set.hi, NULL};
         w->stride_key = ivi->cname;
         if (!chunked_step(w, loop, first, &si, set, id)) {
-            int outer_split = w->split.d;
-            w->split.d = 0;
+            wide_split outer = w->split; /* a lock-step loop inside has its own */
+            w->split = (wide_split){0};
             if (!signed_index) split_lanes(w, loop, first, si.var, cpu_S(em, "_ib%d", id));
             for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], full);
             flush_batch(w);
-            w->split.d = outer_split;
+            w->split = outer;
         }
         w->stride_key = NULL;
         next_row_prefetch(w, loop, si.var, limit, set, id);

@@ -16,6 +16,12 @@ typedef struct wset { /* the threads a statement runs for: l in [lo, hi) with ma
 
 typedef EN_VEC(const ir_var *) var_list;
 
+typedef struct wide_split { /* a lock-step loop's step in runs of D threads (split_loop) */
+    int d;                    /* D, or 0 */
+    const char *base;         /* the loop's base _ibN (its index is _ibN + l) */
+    EN_VEC(memo_entry) forms; /* each `i / D` and `i % D` and its C form in _q and _s */
+} wide_split;
+
 typedef struct wide {
     emitter *em;
     bool failed;
@@ -50,11 +56,7 @@ typedef struct wide {
     int rows;                             /* thread_body_rows: rows of threads interleaved, */
     var_list row_vars;                    /* the variables with a local per row, */
     const char **row_names;               /* and those locals, row_vars.count per row */
-    struct {                              /* split_lanes: a lock-step loop's i / D and i % D */
-        int d;                            /* D, or 0 */
-        const char *base;                 /* the loop's base _ibN (i = _ibN + l) */
-        EN_VEC(memo_entry) forms;         /* each such expression and its form in _q, _s */
-    } split;
+    wide_split split;                     /* split_lanes: a lock-step loop's i / D and i % D */
     bool in_split;                        /* emitting split_loop's body */
 } wide;
 
