@@ -188,9 +188,11 @@ typedef enum access_kind {
     ACCESS_LOAD, ACCESS_STORE, ACCESS_ATOMIC, ACCESS_ATOMIC_LOAD, ACCESS_ATOMIC_STORE, ACCESS_UNIFORM_LOAD
 } access_kind;
 
-/* a line of output at the current indent; OPEN and CLOSE bracket an indented block */
+/* a line of output at the current indent; OPEN and CLOSE bracket an indented block, ELSE
+ * closes one and opens the next */
 #define OPEN(...) (cpu_line(em, __VA_ARGS__), em->indent++)
 #define CLOSE() (em->indent--, cpu_line(em, "}"))
+#define ELSE() (em->indent--, cpu_line(em, "} else {"), em->indent++)
 
 /* ---- emit.c: output, C types, variables ---------------------------------------------- */
 EN_INTERNAL const char *cpu_S(emitter *em, const char *fmt, ...) EN_PRINTF(2, 3);

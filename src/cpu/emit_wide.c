@@ -677,9 +677,7 @@ static void thread_stmt(wide *w, const ir_stmt *s) {
         OPEN("if (%s) { /* %s */", c, cpu_source_note(em, s->loc));
         thread_stmt(w, s->then_s);
         if (s->else_s) {
-            em->indent--;
-            cpu_line(em, "} else {");
-            em->indent++;
+            ELSE();
             thread_stmt(w, s->else_s);
         }
         CLOSE();
@@ -1251,9 +1249,7 @@ static void split_loop(wide *w, const ir_stmt *const *stmts, int count) {
     em->wide_index.count = 0;
     CLOSE();
     CLOSE();
-    em->indent--;
-    cpu_line(em, "} else {");
-    em->indent++;
+    ELSE();
 }
 
 /* the loop over threads for `stmts`, twice when some index has a form: the 64-bit
@@ -1314,9 +1310,7 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
             }
         }
         CLOSE();
-        em->indent--;
-        cpu_line(em, "} else {");
-        em->indent++;
+        ELSE();
         OPEN("for (uint32_t _y = _yb; _y < _yb + %du; _y++) for (uint32_t _x = 0; _x < _sx; _x++) {", ROWS);
         cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
         w->exact = true; /* rarely taken: kept short (no unrolling) */
@@ -1345,9 +1339,7 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
     em->wide_index.count = 0;
     if (set.mask) CLOSE();
     CLOSE();
-    em->indent--;
-    cpu_line(em, "} else {");
-    em->indent++;
+    ELSE();
     if (!range) {
         OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
         cpu_line(em, "const size_t l = (size_t)_y * _sx + _x; /* 64-bit: no wrap, so w_x[l] is affine */");
@@ -1478,9 +1470,7 @@ static void flush_threads(wide *w) {
     w->assumed = test;
     w->assumed_true = true;
     thread_loop(w, set, w->batch.items, w->batch_count_was);
-    em->indent--;
-    cpu_line(em, "} else {");
-    em->indent++;
+    ELSE();
     w->assumed_true = false;
     thread_loop(w, set, w->batch.items, w->batch_count_was);
     w->assumed = NULL;
@@ -2531,9 +2521,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
         flush_batch(w);
         if (!strided) group_list(w, loop->latch, full);
         flush_batch(w);
-        em->indent--;
-        cpu_line(em, "} else {");
-        em->indent++;
+        ELSE();
         if (strided) ivi->cname = wrapped;
     }
     for (int i = first; i < b->stmt_count; i++) group_stmt(w, b->stmts[i], inner);
@@ -2624,9 +2612,7 @@ static void divergent_if(wide *w, const ir_stmt *s, wset set) {
     if (set.mask) OPEN("if (%s[l]) {", set.mask);
     cpu_line(em, "_then%d[l] = (%s) != 0; _else%d[l] = !_then%d[l];", id, c, id, id);
     if (set.mask) {
-        em->indent--;
-        cpu_line(em, "} else {");
-        em->indent++;
+        ELSE();
         cpu_line(em, "_then%d[l] = _else%d[l] = 0; /* not in the set */", id, id);
         CLOSE();
     }
@@ -2780,9 +2766,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         group_list(w, s->then_s, set);
         flush_batch(w);
         if (s->else_s) {
-            em->indent--;
-            cpu_line(em, "} else {");
-            em->indent++;
+            ELSE();
             group_list(w, s->else_s, set);
             flush_batch(w);
         }
