@@ -63,6 +63,7 @@
  * threadgroups. */
 #include "emit_wide.h"
 
+#include <limits.h>
 #include <string.h>
 
 static void wfail(wide *w) { w->failed = true; }
@@ -1671,93 +1672,27 @@ static int matrix_one(wide *w, const ir_stmt *s, const ir_stmt *next) {
     return fused ? 2 : 1;
 }
 
-/* ---- products in pairs ---------------------------------------------------------------
- * A loop of `d[..][j] = a x b[j] + c[..][j]` with a the same in every step (the 4 x 4
- * fragment loops of MLX's steel GEMM and llama.cpp's mul_mm: `for j: mma(acc[i][j], a[i],
- * b[j], acc[i][j])`) runs two steps at a time as one enk_mat_mul2: the two products share
- * the broadcasts of a's elements, and with AVX-512 a row of both (16 floats) is one
- * register. Half-precision GEMM, one core: 326 -> 269 us a threadgroup. */
+/* ---- loops of products as blocks ------------------------------------------------------
+ * A GEMM's fragment step is a loop (or two) of simdgroup products, each step `d = a x b +
+ * d` on elements of matrix arrays that the counters pick: MLX's and the bench's `for i:
+ * for j: mma(acc[i][j], a[i], b[j], acc[i][j])`, llama.cpp's `for i < 8: mma(mc[i],
+ * mb[i/4], ma[i%4], mc[i])`. When every step writes a matrix of its own that no step reads
+ * as a or b, the steps are independent and may run in any order; grouped by their a (the
+ * distinct a's a_0..a_ni-1, each with the same b's b_0..b_nj-1), they are one
+ * enk_mat_block: with AVX-512 four b's stay in registers for every a, and four rows of d
+ * at a time are eight chains of fused multiply-adds (pairs of b's, then single ones, where
+ * fewer are left). Half GEMM, one core: 326 (one product at a time) -> 269 (pairs) -> 208
+ * us (blocks) a threadgroup. */
 
-/* the variable a place is part of (v, v[i], v[i][j]), else NULL */
-static const ir_var *place_root(const ir_expr *e) {
-    while (e->kind == IR_E_INDEX) e = e->args[0];
-    return e->kind == IR_E_VAR ? e->var : NULL;
-}
-
-/* is e the counter j itself, or j converted (a non-negative counter below 4096: exact)? */
-static bool is_counter(const ir_expr *e, const ir_var *j) {
-    while (e->kind == IR_E_CONVERT) e = e->args[0];
-    return e->kind == IR_E_VAR && e->var == j;
-}
-
-/* The product and destination of a loop the pairs can run: its body (after the head) is
- * `t = mma(a, b, c); d = t` (t a float matrix); d is x[..][j], a reads no j, and d's
- * variable is neither a's nor b's nor (unless c is d itself) c's: the two steps' products
- * then neither read nor write what the other writes, so computing them at once is running
- * them in order. */
-static bool pairable_product(wide *w, const ir_stmt *loop, const ir_var *j, const ir_stmt **op, const ir_stmt **move) {
-    int first;
-    if (!wide_loop_head(loop, &first)) return false;
-    const ir_stmt *const *body = (const ir_stmt *const *)loop->body->stmts;
-    int n = loop->body->stmt_count, k = first;
-    if (k < n && body[k]->kind == IR_S_DECL && !body[k]->value) k++; /* the temporary's declaration */
-    if (n - k != 2 || body[k]->kind != IR_S_INTRINSIC) return false;
-    const ir_stmt *s = body[k];
-    if (s->intrinsic != IR_I_MATRIX_MULTIPLY_ACCUMULATE && s->intrinsic != IR_I_MATRIX_MULTIPLY) return false;
-    if (!s->result || s->result->type->elem->kind != IR_T_F32 || !result_moves_to(w, s, body[k + 1])) return false;
-    const ir_expr *d = body[k + 1]->place, *a = s->args[0], *b = s->args[1];
-    const ir_expr *c = s->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE && s->arg_count > 2 ? s->args[2] : NULL;
-    if (d->kind != IR_E_INDEX || !is_counter(d->args[1], j) || wide_expr_reads(d->args[0], j) || wide_expr_reads(a, j))
-        return false;
-    const ir_var *dv = place_root(d);
-    if (!dv || dv == place_root(a) || dv == place_root(b)) return false;
-    if (c && !wide_same_value(c, d) && dv == place_root(c)) return false;
-    *op = s;
-    *move = body[k + 1];
-    return true;
-}
-
-/* emits the loop as pairs of products (and a last single one), true; else nothing, false */
-static bool paired_products(wide *w, const ir_stmt *loop) {
-    emitter *em = w->em;
-    long long from, to, step;
-    const ir_var *j = counted_loop(w, loop, &from, &to, &step, true);
+/* The loop nest of products: one counted loop, or a counted loop whose body is only a
+ * counted loop (and its counter's declaration), around `t = mma(a, b, c); d = t`. */
+typedef struct product_nest {
+    int depth;               /* 1 or 2 */
+    const ir_var *ctr[2];    /* the counters, outer first */
+    long long from[2], step[2];
+    int count[2];            /* each loop's steps */
     const ir_stmt *op, *move;
-    if (!j || to - from < 2 * step || !pairable_product(w, loop, j, &op, &move)) return false;
-    var_info *vi = cpu_info_of(em, j);
-    const char *counter = vi->cname, *ct = cpu_ctype(em, j->type);
-    bool acc = op->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE && op->arg_count > 2;
-    OPEN("{ /* %s: two products at a time */", cpu_source_note(em, loop->loc));
-    const char *a = matrix_value(w, op->args[0]);
-    for (long long k = from; k < to; k += 2 * step) {
-        const char *d[2], *b[2], *c[2];
-        int count = k + step < to ? 2 : 1;
-        for (int h = 0; h < count; h++) {
-            vi->cname = cpu_S(em, "((%s)%lld)", ct, k + h * step);
-            d[h] = matrix_place(w, move->place);
-            b[h] = matrix_value(w, op->args[1]);
-            c[h] = acc ? matrix_value(w, op->args[2]) : "NULL";
-        }
-        if (count == 2) cpu_line(em, "enk_mat_mul2(%s, %s, %s, %s, %s, %s, %s);", d[0], d[1], a, b[0], b[1], c[0], c[1]);
-        else cpu_line(em, "enk_mat_mul(%s, %s, %s, %s);", d[0], a, b[0], c[0]);
-    }
-    vi->cname = counter;
-    cpu_line(em, "%s = (%s)%lld; /* as the loop leaves it */", counter, ct, from + (to - from + step - 1) / step * step);
-    CLOSE();
-    return !w->failed;
-}
-
-/* ---- blocks of products ---------------------------------------------------------------
- * The loops around the pairs, `for i: for j: mma(acc[i][j], a[i], b[j], acc[i][j])` (the
- * whole 4 x 4 fragment step of a GEMM), run as one enk_mat_block: with AVX-512 four of b's
- * matrices stay in registers for every i, and four rows of acc at a time are eight chains
- * of fused multiply-adds. Half GEMM, one core: 283 -> 208 us a threadgroup. */
-
-/* is e `x[i]`, x reading neither counter (d[i][j]: a matrix of its own for each i and j) */
-static bool indexed_by(const ir_expr *e, const ir_var *i, const ir_var *j) {
-    return e->kind == IR_E_INDEX && is_counter(e->args[1], i) && !wide_expr_reads(e->args[0], i) &&
-           !wide_expr_reads(e->args[0], j);
-}
+} product_nest;
 
 /* The inner loop of an i loop whose body (after its head) is only `j = constant` and a j
  * loop: that loop, else NULL. */
@@ -1773,42 +1708,165 @@ static const ir_stmt *only_inner_loop(wide *w, const ir_stmt *loop) {
     return inner;
 }
 
-/* emits the two loops as one enk_mat_block, true; else nothing, false. The products write
- * distinct matrices d[i][j] that no a or b is, so running them at once is running them in
- * order. */
+/* a counted loop's counter and range into level `level` of n; false if it is not one */
+static bool nest_level(wide *w, const ir_stmt *loop, product_nest *n, int level) {
+    long long to;
+    n->ctr[level] = counted_loop(w, loop, &n->from[level], &to, &n->step[level], true);
+    n->count[level] = n->ctr[level] ? (int)((to - n->from[level] + n->step[level] - 1) / n->step[level]) : 0;
+    return n->count[level] > 0;
+}
+
+static bool product_nest_of(wide *w, const ir_stmt *loop, product_nest *n) {
+    const ir_stmt *inner = only_inner_loop(w, loop);
+    n->depth = inner ? 2 : 1;
+    if (!nest_level(w, loop, n, 0) || (inner && !nest_level(w, inner, n, 1))) return false;
+    const ir_stmt *body_loop = inner ? inner : loop;
+    int first;
+    if (!wide_loop_head(body_loop, &first)) return false;
+    const ir_stmt *const *body = (const ir_stmt *const *)body_loop->body->stmts;
+    int count = body_loop->body->stmt_count, k = first;
+    if (k < count && body[k]->kind == IR_S_DECL && !body[k]->value) k++; /* the temporary's declaration */
+    if (count - k != 2 || body[k]->kind != IR_S_INTRINSIC) return false;
+    const ir_stmt *s = body[k];
+    if (s->intrinsic != IR_I_MATRIX_MULTIPLY_ACCUMULATE && s->intrinsic != IR_I_MATRIX_MULTIPLY) return false;
+    if (!s->result || s->result->type->elem->kind != IR_T_F32 || !result_moves_to(w, s, body[k + 1])) return false;
+    if (s->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE && s->arg_count > 2 && !wide_same_value(s->args[2], body[k + 1]->place))
+        return false;
+    n->op = s;
+    n->move = body[k + 1];
+    return (n->depth == 1 ? n->count[0] : n->count[0] * n->count[1]) <= 64;
+}
+
+/* does e read a counter of n? */
+static bool reads_counter(const product_nest *n, const ir_expr *e) {
+    for (int c = 0; c < n->depth; c++)
+        if (wide_expr_reads(e, n->ctr[c])) return true;
+    return false;
+}
+
+/* does v fit integer type t? */
+static bool fits(const ir_type *t, long long v) {
+    int bits = (int)t->size * 8;
+    if (bits >= 64) return ir_is_signed(t) || v >= 0;
+    return ir_is_signed(t) ? v >= -(1LL << (bits - 1)) && v < (1LL << (bits - 1)) : v >= 0 && v < (1LL << bits);
+}
+
+/* The value of integer expression e in the step where the counters are k: constants, the
+ * counters, conversions and + - * / % << >> & | of them, each value within its type and
+ * no division of or by a negative value; false for anything else. */
+static bool step_value(const product_nest *n, const long long *k, const ir_expr *e, long long *v) {
+    if (!ir_is_integer(e->type)) return false;
+    long long x, y;
+    switch (e->kind) {
+    case IR_E_CONST: *v = int_const(e); return true;
+    case IR_E_VAR:
+        for (int c = 0; c < n->depth; c++)
+            if (e->var == n->ctr[c]) return *v = k[c], true;
+        return false;
+    case IR_E_CONVERT:
+        if (!step_value(n, k, e->args[0], &x) || !fits(e->type, x)) return false;
+        *v = x;
+        return true;
+    case IR_E_BINARY:
+        if (!step_value(n, k, e->args[0], &x) || !step_value(n, k, e->args[1], &y)) return false;
+        switch (e->op) {
+        case IR_OP_ADD: *v = x + y; break;
+        case IR_OP_SUB: *v = x - y; break;
+        case IR_OP_MUL: *v = x * y; break;
+        case IR_OP_DIV: if (x < 0 || y <= 0) return false; *v = x / y; break;
+        case IR_OP_REM: if (x < 0 || y <= 0) return false; *v = x % y; break;
+        case IR_OP_SHL: if (x < 0 || y < 0 || y > 30) return false; *v = x << y; break;
+        case IR_OP_SHR: if (x < 0 || y < 0 || y > 62) return false; *v = x >> y; break;
+        case IR_OP_AND: *v = x & y; break;
+        case IR_OP_OR: *v = x | y; break;
+        default: return false;
+        }
+        return fits(e->type, *v);
+    default: return false;
+    }
+}
+
+/* Which matrix a step's operand is: its variable, and the index at each level of the
+ * arrays over it (an index no counter moves is the same in every step: LLONG_MIN). */
+typedef struct matrix_key {
+    const ir_var *root;
+    int levels;
+    long long at[4];
+} matrix_key;
+
+static bool matrix_key_of(const product_nest *n, const long long *k, const ir_expr *e, matrix_key *key) {
+    key->levels = 0;
+    for (; e->kind == IR_E_INDEX; e = e->args[0]) {
+        if (key->levels == 4 || e->args[0]->type->kind != IR_T_ARRAY) return false;
+        long long *at = &key->at[key->levels++];
+        if (!reads_counter(n, e->args[1])) *at = LLONG_MIN;
+        else if (!step_value(n, k, e->args[1], at)) return false;
+    }
+    key->root = e->kind == IR_E_VAR ? e->var : NULL;
+    return key->root != NULL;
+}
+
+static bool same_key(const matrix_key *x, const matrix_key *y) {
+    return x->root == y->root && x->levels == y->levels && !memcmp(x->at, y->at, sizeof(long long) * (size_t)x->levels);
+}
+
+/* emits the nest as one enk_mat_block, true; else nothing, false */
 static bool block_products(wide *w, const ir_stmt *loop) {
     emitter *em = w->em;
-    long long fi, ti, si, fj, tj, sj;
-    const ir_var *i = counted_loop(w, loop, &fi, &ti, &si, true);
-    const ir_stmt *inner = i ? only_inner_loop(w, loop) : NULL;
-    const ir_var *j = inner ? counted_loop(w, inner, &fj, &tj, &sj, true) : NULL;
-    const ir_stmt *op, *move;
-    if (!j || !pairable_product(w, inner, j, &op, &move)) return false;
-    const ir_expr *d = move->place, *a = op->args[0], *b = op->args[1]; /* a any matrix of i (a[i + 2]) */
-    bool acc = op->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE && op->arg_count > 2;
-    if ((acc && !wide_same_value(op->args[2], d)) || !indexed_by(d->args[0], i, j) || wide_expr_reads(b, i)) return false;
-    int ni = (int)((ti - fi + si - 1) / si), nj = (int)((tj - fj + sj - 1) / sj);
-    if (ni < 1 || nj < 2) return false;
-    var_info *vi = cpu_info_of(em, i), *vj = cpu_info_of(em, j);
-    const char *ci = vi->cname, *cj = vj->cname, *ti_c = cpu_ctype(em, i->type), *tj_c = cpu_ctype(em, j->type);
-    en_buf ds = {0}, as = {0}, bs = {0};
-    for (int x = 0; x < ni; x++) {
-        vi->cname = cpu_S(em, "((%s)%lld)", ti_c, fi + x * si);
-        en_buf_printf(&as, "%s%s", x ? ", " : "", matrix_value(w, a));
-        for (int y = 0; y < nj; y++) {
-            vj->cname = cpu_S(em, "((%s)%lld)", tj_c, fj + y * sj);
-            en_buf_printf(&ds, "%s%s", x || y ? ", " : "", matrix_place(w, d));
-            if (!x) en_buf_printf(&bs, "%s%s", y ? ", " : "", matrix_value(w, b));
-        }
+    product_nest n = {0};
+    if (!product_nest_of(w, loop, &n)) return false;
+    const ir_expr *d = n.move->place, *a = n.op->args[0], *b = n.op->args[1];
+    int steps = n.depth == 1 ? n.count[0] : n.count[0] * n.count[1];
+    matrix_key dk[64], ak[64], bk[64];
+    int group[64], ni = 0, first_of[64]; /* each step's a among the distinct ones */
+    for (int s = 0; s < steps; s++) {
+        long long k[2] = {n.from[0] + (n.depth == 1 ? s : s / n.count[1]) * n.step[0],
+                          n.depth == 2 ? n.from[1] + s % n.count[1] * n.step[1] : 0};
+        if (!matrix_key_of(&n, k, d, &dk[s]) || !matrix_key_of(&n, k, a, &ak[s]) || !matrix_key_of(&n, k, b, &bk[s]))
+            return false;
+        if (dk[s].root == ak[s].root || dk[s].root == bk[s].root) return false; /* d is never an operand */
+        for (int t = 0; t < s; t++)
+            if (same_key(&dk[t], &dk[s])) return false; /* every step its own d */
+        group[s] = -1;
+        for (int g = 0; g < ni && group[s] < 0; g++)
+            if (same_key(&ak[first_of[g]], &ak[s])) group[s] = g;
+        if (group[s] < 0) first_of[group[s] = ni++] = s;
     }
-    vi->cname = ci;
-    vj->cname = cj;
-    OPEN("{ /* %s and the loop inside: the %d x %d products as one block */", cpu_source_note(em, loop->loc), ni, nj);
+    /* each a with the b's of the first, in the first's order (steps are independent) */
+    int first_b[64], nj = 0, order[64];
+    for (int s = 0; s < steps; s++)
+        if (group[s] == 0) first_b[nj++] = s;
+    if (nj < 2 || ni * nj != steps) return false;
+    for (int g = 0; g < ni; g++)
+        for (int y = 0; y < nj; y++) {
+            int hits = 0;
+            for (int s = 0; s < steps; s++)
+                if (group[s] == g && same_key(&bk[s], &bk[first_b[y]])) order[g * nj + y] = s, hits++;
+            if (hits != 1) return false;
+        }
+    var_info *vc[2] = {cpu_info_of(em, n.ctr[0]), n.depth == 2 ? cpu_info_of(em, n.ctr[1]) : NULL};
+    const char *saved[2] = {vc[0]->cname, vc[1] ? vc[1]->cname : NULL};
+    en_buf ds = {0}, as = {0}, bs = {0};
+    for (int x = 0; x < ni * nj; x++) {
+        int s = order[x];
+        long long k[2] = {n.from[0] + (n.depth == 1 ? s : s / n.count[1]) * n.step[0],
+                          n.depth == 2 ? n.from[1] + s % n.count[1] * n.step[1] : 0};
+        for (int c = 0; c < n.depth; c++) vc[c]->cname = cpu_S(em, "((%s)%lld)", cpu_ctype(em, n.ctr[c]->type), k[c]);
+        en_buf_printf(&ds, "%s%s", x ? ", " : "", matrix_place(w, d));
+        if (x % nj == 0) en_buf_printf(&as, "%s%s", x ? ", " : "", matrix_value(w, a));
+        if (x < nj) en_buf_printf(&bs, "%s%s", x ? ", " : "", matrix_value(w, b));
+    }
+    bool acc = n.op->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE && n.op->arg_count > 2;
+    OPEN("{ /* %s%s: the %d x %d products as one block */", cpu_source_note(em, loop->loc),
+         n.depth == 2 ? " and the loop inside" : "", ni, nj);
     cpu_line(em, "enk_mat_block((float *const[]){%s},", ds.data);
     cpu_line(em, "              (const float *const[]){%s},", as.data);
     cpu_line(em, "              (const float *const[]){%s}, %d, %d, %s);", bs.data, ni, nj, acc ? "true" : "false");
-    cpu_line(em, "%s = (%s)%lld; /* as the loops leave them */", ci, ti_c, fi + ni * si);
-    cpu_line(em, "%s = (%s)%lld;", cj, tj_c, fj + nj * sj);
+    for (int c = 0; c < n.depth; c++) {
+        vc[c]->cname = saved[c];
+        cpu_line(em, "%s = (%s)%lld;%s", saved[c], cpu_ctype(em, n.ctr[c]->type), n.from[c] + n.count[c] * n.step[c],
+                 c ? "" : " /* as the loops leave them */");
+    }
     CLOSE();
     en_buf_free(&ds);
     en_buf_free(&as);
@@ -1924,7 +1982,7 @@ static void close_each_sg(wide *w) {
  * follow each other with no loop control between them. */
 static void matrix_loop(wide *w, const ir_stmt *loop, wset set) {
     open_each_sg(w, loop, "this loop");
-    if (!block_products(w, loop) && !paired_products(w, loop)) uniform_loop(w, loop, set);
+    if (!block_products(w, loop)) uniform_loop(w, loop, set);
     close_each_sg(w);
 }
 
@@ -2780,7 +2838,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         if (loop_uniform(w, s) && !w->per_sg && !w->divergent && set_is_all(set) && has_matrix_stmt(s) &&
             matrix_only(w, s) && exits_inside(s, loops, 0))
             matrix_loop(w, s, set);
-        else if (w->per_sg && (block_products(w, s) || paired_products(w, s))) { /* emitted as blocks or pairs of products */ }
+        else if (w->per_sg && block_products(w, s)) { /* emitted as a block of products */ }
         else if (loop_uniform(w, s)) uniform_loop(w, s, set);
         else if (head && !cpu_has_barrier(s)) lockstep_loop(w, s, set, head, first);
         else wfail(w);

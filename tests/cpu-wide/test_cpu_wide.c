@@ -28,12 +28,13 @@
  *   mat_vec  ggml's matrix times vector: loops the same in every thread inside a loop
  *            whose trip count differs per thread, left by break and continue together
  *   copy4    float4s loaded and stored at float addresses (rows of 70 and 33 floats)
- *   mma_pairs  loops of simdgroup products that share their a, run two at a time
- *            (enk_mat_mul2), an odd count, multiply-only, and a loop not paired
+ *   mma_pairs  loops of simdgroup products that share their a: an odd count (a 2 x 3
+ *            block), multiply-only (1 x 2), and a loop whose d is its b (not a block)
  *   runs     tile copies by `c / D` and `c % D`, run in runs of D threads where the group
  *            size and the loop's start allow it (and not where they do not)
- *   mma_block  the i and j loops of products as one block (enk_mat_block): 4 x 4 that
- *            accumulates, 2 x 4 that only multiplies, 3 x 2
+ *   mma_block  loops of products as one block (enk_mat_block): i and j loops of 4 x 4
+ *            that accumulate, 2 x 4 that only multiply, 3 x 2; one loop of 12 by i / 4 and
+ *            i % 4 (3 x 4); and one that writes each matrix twice (not a block)
  *   sg_blocks  attention's shape: a loop whose tests are the same within each SIMD group
  *            (no head; break, a continue after simd_max, a second break) around matrix
  *            operations and per-thread stores; 1-D and (32, nsg) groups
@@ -430,9 +431,9 @@ static const char *source =
     "    for (int i = 0; i < 4; i++) s += u[lid * 4 + i] * float(i + 1);\n"
     "    out[gid] = y + s;\n"
     "}\n"
-    /* products in pairs (enk_mat_mul2): a j loop of 3 (a pair, then one) inside an i loop,
-     * a multiply-only loop on its own, and a loop whose destination is its own b (w[j] =
-     * a x w[j] + w[j]: not paired) */
+    /* products sharing their a: a j loop of 3 (a pair, then one) inside an i loop, a
+     * multiply-only loop on its own, and a loop whose destination is its own b (w[j] = a x
+     * w[j] + w[j]: not a block) */
     "kernel void mma_pairs(device const half *A [[buffer(0)]], device const half *B [[buffer(1)]],\n"
     "                      device float *C [[buffer(2)]], device float *M [[buffer(3)]], device float *W [[buffer(4)]],\n"
     "                      ushort tid [[thread_index_in_threadgroup]]) {\n"
@@ -482,9 +483,13 @@ static const char *source =
     "    }\n"
     "}\n"
     /* blocks of products (enk_mat_block): a 4 x 4 block that accumulates, a 2 x 4 one that
-     * only multiplies, and a 3 x 2 one (pairs only); each SIMD group its own fragments */
+     * only multiplies, a 3 x 2 one (pairs only), llama.cpp's one loop (`f[i] = a[i / 4] x
+     * b[i % 4] + f[i]`: 3 x 4), and a loop whose a's and b's would make a 2 x 2 block but
+     * that adds two products into each h[i % 2] (no block: each h is written twice, in
+     * order); each SIMD group its own fragments */
     "kernel void mma_block(device const half *A [[buffer(0)]], device const half *B [[buffer(1)]],\n"
     "                      device float *C [[buffer(2)]], device float *D [[buffer(3)]], device float *E [[buffer(4)]],\n"
+    "                      device float *F [[buffer(5)]], device float *H [[buffer(6)]],\n"
     "                      ushort tid [[thread_index_in_threadgroup]], ushort sg [[simdgroup_index_in_threadgroup]]) {\n"
     "    threadgroup half at[512];\n"
     "    for (ushort i = tid; i < 512; i += 64) at[i] = A[i];\n"
@@ -503,6 +508,13 @@ static const char *source =
     "        for (short j = 0; j < 4; j++) simdgroup_multiply(m[i][j], a[i + 2], b[j]);\n"
     "    for (short i = 0; i < 3; i++)\n"
     "        for (short j = 0; j < 2; j++) simdgroup_multiply_accumulate(e[i][j], a[i], b[j + 2], e[i][j]);\n"
+    "    simdgroup_float8x8 f[12], h[2];\n"
+    "    for (short i = 0; i < 12; i++) f[i] = make_filled_simdgroup_matrix<float, 8, 8>(float(i) * 0.5f);\n"
+    "    for (short i = 0; i < 2; i++) h[i] = make_filled_simdgroup_matrix<float, 8, 8>(1.0f);\n"
+    "    for (short i = 0; i < 12; i++) simdgroup_multiply_accumulate(f[i], a[i / 4], b[i % 4], f[i]);\n"
+    "    for (short i = 0; i < 4; i++) simdgroup_multiply_accumulate(h[i % 2], a[i / 2], b[i % 2], h[i % 2]);\n"
+    "    for (short i = 0; i < 12; i++) simdgroup_store(f[i], F + sg * 768 + i * 64, 8);\n"
+    "    for (short i = 0; i < 2; i++) simdgroup_store(h[i], H + sg * 128 + i * 64, 8);\n"
     "    for (short i = 0; i < 4; i++)\n"
     "        for (short j = 0; j < 4; j++) {\n"
     "            simdgroup_store(acc[i][j], C + sg * 1024 + i * 256 + j * 8, 32);\n"
@@ -560,15 +572,18 @@ static void check_emitted(enigma_device *dev) {
         CHECK(kernel_count(c, 9, "interleaved, a statement at a time") == 1,
               "colsum: rows not interleaved in its constant loop, or interleaved around its run-time one");
         CHECK(kernel_is_wide(c, 8), "kernel mma (simdgroup matrices) is not in wide mode");
-        CHECK(kernel_is_wide(c, 20) && kernel_count(c, 20, "products as one block") == 1 &&
-                  kernel_count(c, 20, "two products at a time") == 1,
-              "mma_pairs: its i and j loops of products are not a block, or its multiply-only loop not in pairs");
+        CHECK(kernel_is_wide(c, 20) && kernel_count(c, 20, "the 2 x 3 products as one block") == 1 &&
+                  kernel_count(c, 20, "the 1 x 2 products as one block") == 1 &&
+                  kernel_count(c, 20, "products as one block") == 2,
+              "mma_pairs: its i and j loops or its multiply-only loop are not a block, or its w loop is");
         CHECK(kernel_is_wide(c, 21) && kernel_count(c, 21, "threads in runs of 4") == 1 &&
                   kernel_count(c, 21, "threads in runs of 8") == 1,
               "runs: its tile copies do not run in runs of 4 and of 8 threads");
         CHECK(kernel_is_wide(c, 22) && kernel_count(c, 22, "the 4 x 4 products as one block") == 1 &&
                   kernel_count(c, 22, "the 2 x 4 products as one block") == 1 &&
-                  kernel_count(c, 22, "the 3 x 2 products as one block") == 1,
+                  kernel_count(c, 22, "the 3 x 2 products as one block") == 1 &&
+                  kernel_count(c, 22, "the 3 x 4 products as one block") == 1 &&
+                  kernel_count(c, 22, "products as one block") == 4,
               "mma_block: its loops of products are not blocks");
         CHECK(kernel_is_wide(c, 9), "kernel colsum is not in wide mode");
         CHECK(strstr(c, "prefetch: last address per index value") != NULL, "no prefetch for mma's staged copies");
@@ -1220,16 +1235,18 @@ static double product_ref(const _Float16 *a, int la, const _Float16 *b, int lb, 
 
 /* mma_block on two SIMD groups: per SIMD group g, a[i] = A[g][i] (8 x 8 each, stacked),
  * b[j] = columns 8j.. of B[g] (8 x 32); C = acc (32 x 32), D = a[2 + i] x b[j] (16 x 32),
- * E = a[i] x b[2 + j] + (i - j) (24 x 16) */
+ * E = a[i] x b[2 + j] + (i - j) (24 x 16), F = f[0..11] and H = h[0..1] (8 x 8 each) */
 static void run_mma_block(enigma_device *dev, enigma_pipeline *p) {
     _Float16 A[512], B[512];
-    float C[2048], D[1024], E[768];
+    float C[2048], D[1024], E[768], F[1536], H[256];
     for (int i = 0; i < 512; i++) A[i] = (_Float16)rndf(), B[i] = (_Float16)rndf();
     for (int i = 0; i < 2048; i++) C[i] = 777.0f;
     for (int i = 0; i < 1024; i++) D[i] = 777.0f;
     for (int i = 0; i < 768; i++) E[i] = 777.0f;
-    slot s[] = {{A, sizeof A}, {B, sizeof B}, {C, sizeof C}, {D, sizeof D}, {E, sizeof E}};
-    dispatch(dev, p, s, 5, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){1, 1, 1}, (enigma_size3){64, 1, 1});
+    for (int i = 0; i < 1536; i++) F[i] = 777.0f;
+    for (int i = 0; i < 256; i++) H[i] = 777.0f;
+    slot s[] = {{A, sizeof A}, {B, sizeof B}, {C, sizeof C}, {D, sizeof D}, {E, sizeof E}, {F, sizeof F}, {H, sizeof H}};
+    dispatch(dev, p, s, 7, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){1, 1, 1}, (enigma_size3){64, 1, 1});
     for (int g = 0; g < 2; g++) {
         const _Float16 *a = A + g * 256, *b = B + g * 256;
         for (int r = 0; r < 32; r++)
@@ -1257,6 +1274,27 @@ static void run_mma_block(enigma_device *dev, enigma_pipeline *p) {
                 float got = E[g * 384 + r * 16 + col];
                 if (fabs(got - want) > 1e-6 * mag + 1e-30) {
                     CHECK(0, "mma_block: E (SIMD group %d) [%d][%d] = %.9g, expected %.9g", g, r, col, got, want);
+                    return;
+                }
+            }
+        /* f[i] = a[i / 4] x b[i % 4] + i / 2; h[q] = 1 + a[0] x b[q] + a[1] x b[q] */
+        for (int i = 0; i < 12; i++)
+            for (int e = 0; e < 64; e++) {
+                double mag, want = product_ref(a + (i / 4) * 64, 8, b + (i % 4) * 8, 32, e / 8, e % 8, i * 0.5, &mag);
+                float got = F[g * 768 + i * 64 + e];
+                if (fabs(got - want) > 1e-6 * mag + 1e-30) {
+                    CHECK(0, "mma_block: f[%d] (SIMD group %d) element %d = %.9g, expected %.9g", i, g, e, got, want);
+                    return;
+                }
+            }
+        for (int q = 0; q < 2; q++)
+            for (int e = 0; e < 64; e++) {
+                double mag0, mag1;
+                double want = product_ref(a, 8, b + q * 8, 32, e / 8, e % 8, 1.0, &mag0) +
+                              product_ref(a + 64, 8, b + q * 8, 32, e / 8, e % 8, 0.0, &mag1);
+                float got = H[g * 128 + q * 64 + e];
+                if (fabs(got - want) > 1e-6 * (mag0 + mag1)) {
+                    CHECK(0, "mma_block: h[%d] (SIMD group %d) element %d = %.9g, expected %.9g", q, g, e, got, want);
                     return;
                 }
             }
