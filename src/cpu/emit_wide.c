@@ -1810,6 +1810,12 @@ static bool same_key(const matrix_key *x, const matrix_key *y) {
     return x->root == y->root && x->levels == y->levels && !memcmp(x->at, y->at, sizeof(long long) * (size_t)x->levels);
 }
 
+/* the counters' values in step s of the nest (the inner loop's steps run fastest) */
+static void step_counters(const product_nest *n, int s, long long *k) {
+    k[0] = n->from[0] + (n->depth == 1 ? s : s / n->count[1]) * n->step[0];
+    k[1] = n->depth == 2 ? n->from[1] + s % n->count[1] * n->step[1] : 0;
+}
+
 /* emits the nest as one enk_mat_block, true; else nothing, false */
 static bool block_products(wide *w, const ir_stmt *loop) {
     emitter *em = w->em;
@@ -1820,8 +1826,8 @@ static bool block_products(wide *w, const ir_stmt *loop) {
     matrix_key dk[64], ak[64], bk[64];
     int group[64], ni = 0, first_of[64]; /* each step's a among the distinct ones */
     for (int s = 0; s < steps; s++) {
-        long long k[2] = {n.from[0] + (n.depth == 1 ? s : s / n.count[1]) * n.step[0],
-                          n.depth == 2 ? n.from[1] + s % n.count[1] * n.step[1] : 0};
+        long long k[2];
+        step_counters(&n, s, k);
         if (!matrix_key_of(&n, k, d, &dk[s]) || !matrix_key_of(&n, k, a, &ak[s]) || !matrix_key_of(&n, k, b, &bk[s]))
             return false;
         if (dk[s].root == ak[s].root || dk[s].root == bk[s].root) return false; /* d is never an operand */
@@ -1846,22 +1852,28 @@ static bool block_products(wide *w, const ir_stmt *loop) {
         }
     var_info *vc[2] = {cpu_info_of(em, n.ctr[0]), n.depth == 2 ? cpu_info_of(em, n.ctr[1]) : NULL};
     const char *saved[2] = {vc[0]->cname, vc[1] ? vc[1]->cname : NULL};
+    const char *rows[64]; /* d's row for each a, in the C */
     en_buf ds = {0}, as = {0}, bs = {0};
     for (int x = 0; x < ni * nj; x++) {
-        int s = order[x];
-        long long k[2] = {n.from[0] + (n.depth == 1 ? s : s / n.count[1]) * n.step[0],
-                          n.depth == 2 ? n.from[1] + s % n.count[1] * n.step[1] : 0};
+        long long k[2];
+        step_counters(&n, order[x], k);
         for (int c = 0; c < n.depth; c++) vc[c]->cname = cpu_S(em, "((%s)%lld)", cpu_ctype(em, n.ctr[c]->type), k[c]);
-        en_buf_printf(&ds, "%s%s", x ? ", " : "", matrix_place(w, d));
+        en_buf_printf(&ds, "%s%s", x % nj ? ", " : "", matrix_place(w, d));
+        if (x % nj == nj - 1) {
+            rows[x / nj] = cpu_S(em, "%s", ds.data ? ds.data : "");
+            ds.len = 0;
+        }
         if (x % nj == 0) en_buf_printf(&as, "%s%s", x ? ", " : "", matrix_value(w, a));
         if (x < nj) en_buf_printf(&bs, "%s%s", x ? ", " : "", matrix_value(w, b));
     }
     bool acc = n.op->intrinsic == IR_I_MATRIX_MULTIPLY_ACCUMULATE && n.op->arg_count > 2;
     OPEN("{ /* %s%s: the %d x %d products as one block */", cpu_source_note(em, loop->loc),
          n.depth == 2 ? " and the loop inside" : "", ni, nj);
-    cpu_line(em, "enk_mat_block((float *const[]){%s},", ds.data);
-    cpu_line(em, "              (const float *const[]){%s},", as.data);
-    cpu_line(em, "              (const float *const[]){%s}, %d, %d, %s);", bs.data, ni, nj, acc ? "true" : "false");
+    cpu_line(em, "enk_mat_block((float *const[]){ /* d: a row for each a */");
+    for (int g = 0; g < ni; g++) cpu_line(em, "                  %s%s", rows[g], g + 1 < ni ? "," : "},");
+    cpu_line(em, "              (const float *const[]){%s}, /* a */", as.data);
+    cpu_line(em, "              (const float *const[]){%s}, /* b */", bs.data);
+    cpu_line(em, "              %d, %d, %s);", ni, nj, acc ? "true" : "false");
     for (int c = 0; c < n.depth; c++) {
         vc[c]->cname = saved[c];
         cpu_line(em, "%s = (%s)%lld;%s", saved[c], cpu_ctype(em, n.ctr[c]->type), n.from[c] + n.count[c] * n.step[c],
