@@ -63,7 +63,6 @@
  * threadgroups. */
 #include "emit_wide.h"
 
-#include <limits.h>
 #include <string.h>
 
 static void wfail(wide *w) { w->failed = true; }
@@ -1744,70 +1743,42 @@ static bool reads_counter(const product_nest *n, const ir_expr *e) {
     return false;
 }
 
-/* does v fit integer type t? */
-static bool fits(const ir_type *t, long long v) {
-    int bits = (int)t->size * 8;
-    if (bits >= 64) return ir_is_signed(t) || v >= 0;
-    return ir_is_signed(t) ? v >= -(1LL << (bits - 1)) && v < (1LL << (bits - 1)) : v >= 0 && v < (1LL << bits);
-}
+/* a step's counters, for ir_eval_int: the nest and the counters' values there */
+typedef struct step_at {
+    const product_nest *n;
+    const long long *k;
+} step_at;
 
-/* The value of integer expression e in the step where the counters are k: constants, the
- * counters, conversions and + - * / % << >> & | of them, each value within its type and
- * no division of or by a negative value; false for anything else. */
-static bool step_value(const product_nest *n, const long long *k, const ir_expr *e, long long *v) {
-    if (!ir_is_integer(e->type)) return false;
-    long long x, y;
-    switch (e->kind) {
-    case IR_E_CONST: *v = int_const(e); return true;
-    case IR_E_VAR:
-        for (int c = 0; c < n->depth; c++)
-            if (e->var == n->ctr[c]) return *v = k[c], true;
-        return false;
-    case IR_E_CONVERT:
-        if (!step_value(n, k, e->args[0], &x) || !fits(e->type, x)) return false;
-        *v = x;
-        return true;
-    case IR_E_BINARY:
-        if (!step_value(n, k, e->args[0], &x) || !step_value(n, k, e->args[1], &y)) return false;
-        switch (e->op) {
-        case IR_OP_ADD: *v = x + y; break;
-        case IR_OP_SUB: *v = x - y; break;
-        case IR_OP_MUL: *v = x * y; break;
-        case IR_OP_DIV: if (x < 0 || y <= 0) return false; *v = x / y; break;
-        case IR_OP_REM: if (x < 0 || y <= 0) return false; *v = x % y; break;
-        case IR_OP_SHL: if (x < 0 || y < 0 || y > 30) return false; *v = x << y; break;
-        case IR_OP_SHR: if (x < 0 || y < 0 || y > 62) return false; *v = x >> y; break;
-        case IR_OP_AND: *v = x & y; break;
-        case IR_OP_OR: *v = x | y; break;
-        default: return false;
-        }
-        return fits(e->type, *v);
-    default: return false;
-    }
+static bool counter_value(const void *ctx, const ir_var *v, int64_t *out) {
+    const step_at *at = ctx;
+    for (int c = 0; c < at->n->depth; c++)
+        if (v == at->n->ctr[c]) return *out = at->k[c], true;
+    return false;
 }
 
 /* Which matrix a step's operand is: its variable, and the index at each level of the
- * arrays over it (an index no counter moves is the same in every step: LLONG_MIN). */
+ * arrays over it, as the emitted C computes it (ir_eval_int; an index no counter moves is
+ * the same in every step: INT64_MIN). */
 typedef struct matrix_key {
     const ir_var *root;
     int levels;
-    long long at[4];
+    int64_t at[4];
 } matrix_key;
 
 static bool matrix_key_of(const product_nest *n, const long long *k, const ir_expr *e, matrix_key *key) {
     key->levels = 0;
     for (; e->kind == IR_E_INDEX; e = e->args[0]) {
         if (key->levels == 4 || e->args[0]->type->kind != IR_T_ARRAY) return false;
-        long long *at = &key->at[key->levels++];
-        if (!reads_counter(n, e->args[1])) *at = LLONG_MIN;
-        else if (!step_value(n, k, e->args[1], at)) return false;
+        int64_t *at = &key->at[key->levels++];
+        if (!reads_counter(n, e->args[1])) *at = INT64_MIN;
+        else if (!ir_eval_int(e->args[1], counter_value, &(step_at){n, k}, at)) return false;
     }
     key->root = e->kind == IR_E_VAR ? e->var : NULL;
     return key->root != NULL;
 }
 
 static bool same_key(const matrix_key *x, const matrix_key *y) {
-    return x->root == y->root && x->levels == y->levels && !memcmp(x->at, y->at, sizeof(long long) * (size_t)x->levels);
+    return x->root == y->root && x->levels == y->levels && !memcmp(x->at, y->at, sizeof(int64_t) * (size_t)x->levels);
 }
 
 /* the counters' values in step s of the nest (the inner loop's steps run fastest) */

@@ -96,10 +96,6 @@ EN_INTERNAL int en_cuda_mad_plan(ir_stmt *const *stmts, int count, int at, en_ar
  * operation on its own, in program order): the statements it covers, 0 when it does not
  * qualify (wgmma.c reads it) */
 EN_INTERNAL int en_cuda_mad_nest(ir_stmt *const *stmts, int count, int at, en_arena *arena, en_mad_plan *plan);
-/* an integer expression on constants, with value_of giving the variables it reads (false:
- * unknown, and so is the expression): true and *out when it evaluates */
-typedef bool (*en_var_value)(const void *ctx, const ir_var *v, int64_t *out);
-EN_INTERNAL bool en_cuda_eval_int(const ir_expr *e, en_var_value value_of, const void *ctx, int64_t *out);
 
 /* ---- wgmma.c ------------------------------------------------------------------------------- */
 /* A threadgroup GEMM that one warpgroup's wgmma.mma_async.m64n64k16 does (wgmma.c says when). */

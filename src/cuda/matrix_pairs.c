@@ -68,78 +68,6 @@ static int decl_of(const walker *w, const ir_var *v) {
     return -1;
 }
 
-/* ---- integer expressions on constants ----------------------------------------------------- */
-/* v as a value of type t: wrapped to its width, sign-extended when signed */
-static int64_t wrap(int64_t v, const ir_type *t) {
-    if (t->kind == IR_T_BOOL) return v != 0;
-    int bits = (int)t->size * 8;
-    if (bits >= 64) return v;
-    uint64_t m = (1ull << bits) - 1, u = (uint64_t)v & m;
-    if (ir_is_signed(t) && (u >> (bits - 1)) & 1u) u |= ~m;
-    return (int64_t)u;
-}
-
-static bool is_int_like(const ir_type *t) { return t && (ir_is_integer(t) || t->kind == IR_T_BOOL); }
-
-bool en_cuda_eval_int(const ir_expr *e, en_var_value value_of, const void *ctx, int64_t *out) {
-    int64_t a, b, c;
-    const ir_type *t = e->type;
-    if (!is_int_like(t)) return false;
-    switch (e->kind) {
-    case IR_E_CONST: *out = ir_is_signed(t) ? e->c.i : (int64_t)e->c.u; return true;
-    case IR_E_VAR: return value_of(ctx, e->var, out);
-    case IR_E_CONVERT:
-        if (!is_int_like(e->args[0]->type) || !en_cuda_eval_int(e->args[0], value_of, ctx, &a)) return false;
-        *out = t->kind == IR_T_BOOL ? a != 0 : wrap(a, t);
-        return true;
-    case IR_E_UNARY:
-        if (!en_cuda_eval_int(e->args[0], value_of, ctx, &a)) return false;
-        switch (e->op) {
-        case IR_OP_NEG: *out = wrap((int64_t)(0 - (uint64_t)a), t); return true;
-        case IR_OP_NOT: *out = !a; return true;
-        case IR_OP_BITNOT: *out = wrap(~a, t); return true;
-        default: return false;
-        }
-    case IR_E_SELECT:
-        if (!en_cuda_eval_int(e->args[0], value_of, ctx, &c)) return false;
-        return en_cuda_eval_int(e->args[c ? 1 : 2], value_of, ctx, out);
-    case IR_E_BINARY: {
-        if (!en_cuda_eval_int(e->args[0], value_of, ctx, &a) || !en_cuda_eval_int(e->args[1], value_of, ctx, &b)) return false;
-        const ir_type *ot = e->args[0]->type;
-        bool sgn = ir_is_signed(ot);
-        uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-        int bits = (int)ot->size * 8;
-        switch (e->op) {
-        case IR_OP_ADD: *out = wrap((int64_t)(ua + ub), t); return true;
-        case IR_OP_SUB: *out = wrap((int64_t)(ua - ub), t); return true;
-        case IR_OP_MUL: *out = wrap((int64_t)(ua * ub), t); return true;
-        case IR_OP_DIV: case IR_OP_REM:
-            if (b == 0 || (sgn && b == -1)) return false; /* leave the edge cases to the GPU */
-            if (sgn) *out = wrap(e->op == IR_OP_DIV ? a / b : a % b, t);
-            else *out = wrap((int64_t)(e->op == IR_OP_DIV ? ua / ub : ua % ub), t);
-            return true;
-        case IR_OP_SHL: *out = wrap((int64_t)(ua << (ub % (uint64_t)bits)), t); return true;
-        case IR_OP_SHR:
-            *out = wrap(sgn ? a >> (ub % (uint64_t)bits) : (int64_t)(ua >> (ub % (uint64_t)bits)), t);
-            return true;
-        case IR_OP_AND: *out = wrap(a & b, t); return true;
-        case IR_OP_OR: *out = wrap(a | b, t); return true;
-        case IR_OP_XOR: *out = wrap(a ^ b, t); return true;
-        case IR_OP_EQ: *out = a == b; return true;
-        case IR_OP_NE: *out = a != b; return true;
-        case IR_OP_LT: *out = sgn ? a < b : ua < ub; return true;
-        case IR_OP_LE: *out = sgn ? a <= b : ua <= ub; return true;
-        case IR_OP_GT: *out = sgn ? a > b : ua > ub; return true;
-        case IR_OP_GE: *out = sgn ? a >= b : ua >= ub; return true;
-        case IR_OP_LOGAND: *out = a && b; return true;
-        case IR_OP_LOGOR: *out = a || b; return true;
-        default: return false;
-        }
-    }
-    default: return false;
-    }
-}
-
 /* the value of a loop variable of the nest, where this point of the unrolling binds it */
 static bool bound_value(const void *walker_, const ir_var *v, int64_t *out) {
     const walker *w = walker_;
@@ -149,7 +77,7 @@ static bool bound_value(const void *walker_, const ir_var *v, int64_t *out) {
     return true;
 }
 
-static bool eval(const walker *w, const ir_expr *e, int64_t *out) { return en_cuda_eval_int(e, bound_value, w, out); }
+static bool eval(const walker *w, const ir_expr *e, int64_t *out) { return ir_eval_int(e, bound_value, w, out); }
 
 /* ---- the places multiplies read and write, named with constant indices ------------------- */
 /* "v12[3][1].2", "v7#1[2]" for copy 1 of a variable declared in the nest: NULL when the
@@ -308,7 +236,7 @@ static void collect_loop(walker *w, const ir_stmt *decl, const ir_stmt *loop) {
     const ir_stmt *body = loop->body;
     const ir_expr *step = step_of(loop->latch, v);
     int s = slot_of(w, v); /* an inner loop runs once per iteration of the outer ones */
-    if (!is_int_like(v->type) || v->address_taken || v->storage != IR_VAR_LOCAL || !step || !body ||
+    if (!ir_is_int_like(v->type) || v->address_taken || v->storage != IR_VAR_LOCAL || !step || !body ||
         body->kind != IR_S_BLOCK || body->stmt_count < 1 || (s >= 0 && w->bound[s]) ||
         (s < 0 && w->var_count == EN_MAD_MAX_VARS)) {
         w->ok = false;
@@ -327,7 +255,7 @@ static void collect_loop(walker *w, const ir_stmt *decl, const ir_stmt *loop) {
     }
     int64_t x;
     if (!eval(w, decl->value, &x)) { w->ok = false; return; }
-    w->values[s] = wrap(x, v->type);
+    w->values[s] = ir_int_wrap(x, v->type);
     w->bound[s] = true;
     for (int iterations = 0; w->ok; iterations++) {
         int64_t leave;
@@ -335,7 +263,7 @@ static void collect_loop(walker *w, const ir_stmt *decl, const ir_stmt *loop) {
         if (leave) break;
         collect_seq(w, body->stmts + 1, body->stmt_count - 1);
         if (!eval(w, step, &x)) { w->ok = false; break; }
-        w->values[s] = wrap(x, v->type);
+        w->values[s] = ir_int_wrap(x, v->type);
     }
     w->bound[s] = false;
 }

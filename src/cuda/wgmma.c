@@ -89,7 +89,7 @@ static bool group_value(const void *ctx, const ir_var *v, int64_t *out) {
     const ir_expr *init = initializer_of(fd->f, v);
     if (!init) return false;
     fd->depth++;
-    bool ok = en_cuda_eval_int(init, group_value, fd, out);
+    bool ok = ir_eval_int(init, group_value, fd, out);
     fd->depth--;
     return ok;
 }
@@ -195,7 +195,7 @@ static bool pointer_offset(finder *fd, const en_wg_pointer *p, int64_t *out) {
     *out = 0;
     for (int i = 0; i < p->term_count; i++) {
         int64_t t;
-        if (!en_cuda_eval_int(p->terms[i], group_value, fd, &t)) return false;
+        if (!ir_eval_int(p->terms[i], group_value, fd, &t)) return false;
         *out += t;
     }
     return true;

@@ -115,15 +115,15 @@ static bool trips_of(const ir_stmt *init, const ir_stmt *loop, site *out) {
     for (int i = 1; i < body->stmt_count; i++)
         if (ir_stmt_jumps_to(body->stmts[i], loop) || assigns(body->stmts[i], u)) return false;
     one_var o = {u, 0};
-    if (!en_cuda_eval_int(init->value, value_of_one, &(one_var){NULL, 0}, &o.value)) return false;
+    if (!ir_eval_int(init->value, value_of_one, &(one_var){NULL, 0}, &o.value)) return false;
     out->trip_count = 0;
     for (;;) {
         int64_t stop, next;
-        if (!en_cuda_eval_int(test->cond, value_of_one, &o, &stop)) return false;
+        if (!ir_eval_int(test->cond, value_of_one, &o, &stop)) return false;
         if (stop) return true;
         if (out->trip_count == MAX_TRIPS) return false;
         out->trips[out->trip_count++] = o.value;
-        if (!en_cuda_eval_int(latch->value, value_of_one, &o, &next)) return false;
+        if (!ir_eval_int(latch->value, value_of_one, &o, &next)) return false;
         o.value = next;
     }
 }
@@ -226,7 +226,7 @@ static bool place_value(const void *ctx, const ir_var *v, int64_t *out) {
     if (!d) d = kernel_decl(c, v);
     if (!d || !d->value || v->is_assigned) return false;
     c->depth++;
-    bool ok = en_cuda_eval_int(d->value, place_value, c, out);
+    bool ok = ir_eval_int(d->value, place_value, c, out);
     c->depth--;
     return ok;
 }
@@ -376,7 +376,7 @@ static bool apart(const ir_func *f, const en_wg_plan *plan, const ir_stmt *k_bod
                 int64_t off = 0;
                 for (int j = 0; j < copies[k].to->term_count; j++) {
                     int64_t v;
-                    if (!en_cuda_eval_int(copies[k].to->terms[j], place_value, &c, &v)) return false;
+                    if (!ir_eval_int(copies[k].to->terms[j], place_value, &c, &v)) return false;
                     off += v;
                 }
                 for (int j = 0; j < m; j++)

@@ -381,4 +381,13 @@ EN_INTERNAL void ir_print_func_flags(const ir_module *m, const ir_func *f, en_bu
  * verifier: ..." diagnostics at the offending node; returns true when the module is sound */
 EN_INTERNAL bool ir_verify(const ir_module *m, en_diags *d, const char *after_pass);
 
+/* ---- eval.c: integer expressions whose variables are known ---------------------------- */
+/* v as a value of integer type t: wrapped to its width, sign-extended when signed */
+EN_INTERNAL int64_t ir_int_wrap(int64_t v, const ir_type *t);
+EN_INTERNAL bool ir_is_int_like(const ir_type *t); /* an integer type or bool */
+/* an integer expression on constants, with value_of giving the variables it reads (false:
+ * unknown, and so is the expression): true and *out when it evaluates */
+typedef bool (*ir_var_value)(const void *ctx, const ir_var *v, int64_t *out);
+EN_INTERNAL bool ir_eval_int(const ir_expr *e, ir_var_value value_of, const void *ctx, int64_t *out);
+
 #endif

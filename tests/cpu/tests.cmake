@@ -29,7 +29,8 @@ function(enigma_prelude_test target test)
 endfunction()
 enigma_prelude_test(cpu_test_prelude cpu.prelude)
 # again for this machine's own instructions, as kernels are built (-march=native): the
-# paths under #if __AVX512F__ and __F16C__ (enk_mat_mul2's 16-wide rows among them)
+# paths under #if __AVX512F__ and __F16C__ (enk_mat_block's and enk_mat_mul2's 16-wide rows
+# among them)
 include(CheckCCompilerFlag)
 check_c_compiler_flag(-march=native ENIGMA_HAS_MARCH_NATIVE)
 if(ENIGMA_HAS_MARCH_NATIVE)
