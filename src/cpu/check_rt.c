@@ -44,9 +44,10 @@
  * threadgroup and epoch, and a read from an earlier threadgroup. Information that does not
  * fit is dropped, which can only hide a race, never invent one. Threadgroup memory
  * records carry their threadgroup, so a new threadgroup sees them as stale without any
- * clearing; a per-byte tag says which threadgroup last wrote the byte: a read none of
- * whose bytes this threadgroup wrote is an uninitialized read. Buffers that the kernel only reads through const pointers get bounds checks
- * only: they cannot race. */
+ * clearing; per cell, the threadgroup that last wrote into it and which of its bytes it
+ * wrote say whether this threadgroup wrote a byte: a read none of whose bytes this
+ * threadgroup wrote is an uninitialized read. Buffers that the kernel only reads through
+ * const pointers get bounds checks only: they cannot race. */
 #include "check_rt.h"
 
 #include <inttypes.h>
@@ -82,8 +83,11 @@ typedef struct region {
     bool written;      /* some object of the kernel may write it (buffers) */
     shadow_cell *cells;
     size_t cell_count;
-    uint32_t *init;    /* threadgroup: per byte, the group that last wrote it */
-    size_t init_count;
+    /* threadgroup: per cell, the threadgroup that last wrote into it (written_group) and
+     * which of its bytes that group wrote (written_bytes): a byte is this group's when both
+     * say so (init_mark, init_any) */
+    uint32_t *written_group;
+    uint8_t *written_bytes;
     /* Threadgroup memory races only within one threadgroup's barrier epoch, so a cell's
      * records from earlier epochs can never conflict. Per cell: the stamp (the dispatch
      * state's epoch serial, cpu_check_dispatch.serial) of its newest access, and that
@@ -259,11 +263,13 @@ cpu_check_dispatch *cpu_check_dispatch_new(const en_launch *launch, bool apart) 
 
 static void region_free(region *r) {
     free(r->cells);
-    free(r->init);
+    free(r->written_group);
+    free(r->written_bytes);
     free(r->stamp);
     free(r->lite_info);
     r->cells = NULL;
-    r->init = NULL;
+    r->written_group = NULL;
+    r->written_bytes = NULL;
     r->stamp = NULL;
     r->lite_info = NULL;
 }
@@ -294,12 +300,12 @@ static bool region_shadow(cpu_check_dispatch *d, region *r) {
     r->cell_count = (r->size + 3) / 4;
     r->cells = calloc(r->cell_count, sizeof *r->cells);
     if (r->threadgroup) {
-        r->init_count = r->size;
-        r->init = calloc(r->init_count, sizeof *r->init);
+        r->written_group = calloc(r->cell_count, sizeof *r->written_group);
+        r->written_bytes = calloc(r->cell_count, sizeof *r->written_bytes);
         r->stamp = calloc(r->cell_count, sizeof *r->stamp);
         r->lite_info = calloc(r->cell_count, sizeof *r->lite_info);
     }
-    if (!r->cells || (r->threadgroup && (!r->init || !r->stamp || !r->lite_info))) {
+    if (!r->cells || (r->threadgroup && (!r->written_group || !r->written_bytes || !r->stamp || !r->lite_info))) {
         region_free(r);
         r->track = false;
         d->out_of_memory = true;
@@ -307,7 +313,7 @@ static bool region_shadow(cpu_check_dispatch *d, region *r) {
             snprintf(d->shortfall, sizeof d->shortfall, "the shadow of %s '%s' (%zu bytes for its %zu): it was not "
                      "checked for races%s", r->threadgroup ? "threadgroup memory" : "buffer", r->name ? r->name : "?",
                      r->cell_count * sizeof(shadow_cell) +
-                         (r->threadgroup ? r->size * sizeof(uint32_t) + r->cell_count * (4 + sizeof(uint64_t)) : 0),
+                         (r->threadgroup ? r->cell_count * (4 + 1 + 4 + sizeof(uint64_t)) : 0),
                      r->size,
                      r->threadgroup ? " or uninitialized reads" : "");
         return false;
@@ -810,6 +816,33 @@ static inline __attribute__((always_inline)) bool cell_access(cpu_check_dispatch
     return reported;
 }
 
+/* threadgroup memory's written bytes (region.written_group, written_bytes): cell c's part
+ * of the bytes [off, off + size), as the cell's byte mask */
+static inline uint8_t cell_bytes(size_t c, size_t off, size_t size) {
+    size_t lo = c * 4 > off ? c * 4 : off, hi = c * 4 + 4 < off + size ? c * 4 + 4 : off + size;
+    return (uint8_t)(((1u << (hi - lo)) - 1u) << (lo - c * 4));
+}
+
+/* the running threadgroup (`group`) writes the bytes [off, off + size) */
+static void init_mark(region *rg, size_t off, size_t size, uint32_t group) {
+    for (size_t c = off / 4; c <= (off + size - 1) / 4; c++) {
+        uint8_t bytes = cell_bytes(c, off, size);
+        if (rg->written_group[c] != group) { /* an earlier group's bytes are not this one's */
+            rg->written_group[c] = group;
+            rg->written_bytes[c] = bytes;
+        } else {
+            rg->written_bytes[c] |= bytes;
+        }
+    }
+}
+
+/* has `group` written any of the bytes [off, off + size)? */
+static bool init_any(const region *rg, size_t off, size_t size, uint32_t group) {
+    for (size_t c = off / 4; c <= (off + size - 1) / 4; c++)
+        if (rg->written_group[c] == group && (rg->written_bytes[c] & cell_bytes(c, off, size))) return true;
+    return false;
+}
+
 /* records one lane's in-bounds access in the region's shadow; addr and values are the
  * hook's (values: NULL unless a plain store) */
 static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_site *s, uint32_t tid, uintptr_t a,
@@ -819,58 +852,63 @@ static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_sit
     if (!region_shadow(d, rg)) return;
     bool reads = op_reads(s->op), writes = op_writes(s->op);
     if (rg->threadgroup) {
-        if (reads) {
-            /* uninitialized when no byte of it was written: a float3 stored by component
-             * leaves its padding unwritten, and a whole-vector load of it is still fine */
-            bool any = false;
-            for (size_t b = off; b < off + size && !any; b++) any = rg->init[b] == d->group;
-            if (!any) report_uninit(d, rg, s, tid, a);
-        }
-        if (writes)
-            for (size_t b = off; b < off + size; b++) rg->init[b] = d->group;
+        /* uninitialized when no byte of it was written: a float3 stored by component
+         * leaves its padding unwritten, and a whole-vector load of it is still fine */
+        if (reads && !init_any(rg, off, size, d->group)) report_uninit(d, rg, s, tid, a);
+        if (writes) init_mark(rg, off, size, d->group);
     }
     shadow_rec x = {.site = s, .group = d->group, .epoch = d->epoch, .op = d->op, .tid = (uint16_t)tid,
                     .flags = op_atomic(s->op) ? REC_ATOMIC : 0};
     if (op_atomic(s->op) && !rg->threadgroup) atomic_release_order(d, s, tid, a);
     bool reported = false;
     for (size_t c = off / 4; c <= (off + size - 1) / 4 && c < rg->cell_count; c++) {
-        size_t lo = c * 4 > off ? c * 4 : off, hi = c * 4 + 4 < off + size ? c * 4 + 4 : off + size;
-        x.bytes = (uint8_t)(((1u << (hi - lo)) - 1u) << (lo - c * 4));
+        x.bytes = cell_bytes(c, off, size);
         reported = cell_access(d, rg, &rg->cells[c], s, &x, writes, reported, a, lanes, values);
     }
 }
 
-/* threadgroup memory, all 32 lanes of a SIMD group at consecutive cells from `first`: when
- * no cell has an access of this epoch yet (the common case: a tree level's stores, a
- * tile's loads), each lane's access is its cell's first of the epoch and is kept short,
- * in loops over the 32 cells that vectorise; false (nothing done) otherwise */
-static bool first_in_epoch_run(cpu_check_dispatch *d, region *rg, const cpu_check_site *s, uint32_t sg, uintptr_t first,
-                               bool writes) {
-    size_t c0 = (first - rg->base) / 4;
+/* threadgroup memory, lanes l0 .. l0 + n - 1 of a SIMD group (every one of them active) at
+ * consecutive cells, lane l's at `first` + 4 l: when no cell has an access of this epoch
+ * yet (the common case: a tree level's stores, a tile's loads), each lane's access is its
+ * cell's first of the epoch and is kept short, in loops over the cells that vectorise;
+ * false (nothing done) otherwise */
+static inline __attribute__((always_inline)) bool first_in_epoch_cells(cpu_check_dispatch *d, region *rg,
+                                                                       const cpu_check_site *s, uint32_t sg,
+                                                                       uintptr_t first, int l0, int n, bool writes) {
+    uintptr_t start = first + (uintptr_t)l0 * 4u;
+    size_t c0 = (start - rg->base) / 4;
     const uint32_t now = d->serial, group = d->group;
     /* restrict: distinct arrays, so gcc vectorises without overlap tests (-O2 makes none) */
-    uint32_t *__restrict stamp = rg->stamp + c0, *__restrict init = rg->init + c0 * 4;
+    uint32_t *__restrict stamp = rg->stamp + c0, *__restrict wgroup = rg->written_group + c0;
+    uint8_t *__restrict wbytes = rg->written_bytes + c0;
     uint64_t *__restrict lite = rg->lite_info + c0, info;
     if (!lite_word(d, s, writes, &info)) return false;
     uint32_t seen = 0;
-    for (int l = 0; l < 32; l++) seen |= stamp[l] == now;
+    for (int i = 0; i < n; i++) seen |= stamp[i] == now;
     if (seen) return false;
     if (writes) {
-        for (int k = 0; k < 128; k++) init[k] = group;
+        for (int i = 0; i < n; i++) wgroup[i] = group;
+        for (int i = 0; i < n; i++) wbytes[i] = 0xf;
     } else {
-        uint32_t unwritten = 0; /* cells none of whose bytes this threadgroup wrote */
-        for (int l = 0; l < 32; l++)
-            unwritten |= (uint32_t)(init[4 * l] != group && init[4 * l + 1] != group && init[4 * l + 2] != group &&
-                                    init[4 * l + 3] != group) << l;
-        for (uint32_t m = unwritten; m; m &= m - 1) {
-            int l = __builtin_ctz(m);
-            report_uninit(d, rg, s, sg * 32 + (uint32_t)l, first + (uintptr_t)l * 4u);
-        }
+        /* cells none of whose bytes this threadgroup wrote: a write leaves its group with at
+         * least one byte, so those of another group */
+        uint32_t unwritten = 0; /* counted first: a count vectorises, a mask of bits does not */
+        for (int i = 0; i < n; i++) unwritten += wgroup[i] != group;
+        for (int i = 0; unwritten && i < n; i++)
+            if (wgroup[i] != group) report_uninit(d, rg, s, sg * 32 + (uint32_t)(l0 + i), start + (uintptr_t)i * 4u);
     }
-    info |= (uint64_t)(sg * 32) << LITE_TID_SHIFT;
-    for (int l = 0; l < 32; l++) stamp[l] = now;
-    for (uint64_t l = 0; l < 32; l++) lite[l] = info + (l << LITE_TID_SHIFT); /* 64-bit l: no widening */
+    info |= (uint64_t)(sg * 32 + (uint32_t)l0) << LITE_TID_SHIFT;
+    for (int i = 0; i < n; i++) stamp[i] = now;
+    for (uint64_t i = 0; i < (uint64_t)n; i++) lite[i] = info + (i << LITE_TID_SHIFT); /* 64-bit i: no widening */
     return true;
+}
+
+static __attribute__((noinline)) bool first_in_epoch_run(cpu_check_dispatch *d, region *rg, const cpu_check_site *s,
+                                                         uint32_t sg, uintptr_t first,
+                               int l0, int n, bool writes) {
+    /* a whole SIMD group with n a constant: loops of a fixed count, which vectorise fully */
+    if (n == 32) return first_in_epoch_cells(d, rg, s, sg, first, 0, 32, writes);
+    return first_in_epoch_cells(d, rg, s, sg, first, l0, n, writes);
 }
 
 /* shadow_access for the lanes of one operation that are all in bounds, when each lane's
@@ -885,7 +923,12 @@ static bool shadow_access_cells(cpu_check_dispatch *d, region *rg, const cpu_che
     bool writes = s->op == CPU_CHECK_STORE;
     const uintptr_t *addr = lanes->addr; /* copies the stores below cannot be taken to change */
     uintptr_t first = lanes->first;
-    if (rg->threadgroup && !addr && mask == 0xffffffffu && first_in_epoch_run(d, rg, s, sg, first, writes)) return true;
+    if (rg->threadgroup && !addr) { /* consecutive lanes: the active ones one run (a tree level's lid < s)? */
+        int l0 = __builtin_ctz(mask);
+        uint32_t run = mask >> l0;
+        if ((run & (run + 1)) == 0 && first_in_epoch_run(d, rg, s, sg, first, l0, 32 - __builtin_clz(run), writes))
+            return true;
+    }
     shadow_rec x = {.site = s, .group = d->group, .epoch = d->epoch, .op = d->op, .bytes = 0xf};
     const uint32_t now = d->serial;
     uint64_t info = 0;
@@ -896,11 +939,14 @@ static bool shadow_access_cells(cpu_check_dispatch *d, region *rg, const cpu_che
         size_t off = a - rg->base;
         x.tid = (uint16_t)(sg * 32 + (uint32_t)l);
         if (rg->threadgroup) {
-            uint32_t *init = &rg->init[off], group = d->group;
-            if (writes) init[0] = init[1] = init[2] = init[3] = group;
-            else if (init[0] != group && init[1] != group && init[2] != group && init[3] != group)
-                report_uninit(d, rg, s, x.tid, a);
             size_t c = off / 4;
+            uint32_t group = d->group;
+            if (writes) {
+                rg->written_group[c] = group;
+                rg->written_bytes[c] = 0xf;
+            } else if (rg->written_group[c] != group) {
+                report_uninit(d, rg, s, x.tid, a);
+            }
             if (short_form && rg->stamp[c] != now) { /* the epoch's first access to the cell: kept short */
                 rg->stamp[c] = now;
                 rg->lite_info[c] = info | (uint64_t)x.tid << LITE_TID_SHIFT;

@@ -822,18 +822,20 @@ static void emit_prefetch(emitter *em, const char *addr) {
 
 /* open_affine_access in checked mode: the 32 lanes consecutive (both halves' runs one run)
  * take the hook for consecutive addresses (access_run: no address array, a range test in
- * O(1)) and a vector move, or a per-lane one for the lanes the hook lets through. */
+ * O(1)) and a vector move, or a per-lane one for the lanes the hook lets through. Any mask:
+ * the lanes that do not run have addresses too (the form's), which the hook does not look
+ * at, so a tree level's `if (lid < s)` takes it as well as a full SIMD group. */
 static bool open_checked_run(emitter *em, const ir_expr *place, const ir_type *t, bool is_store, const char *temp,
                              const addr_form *f) {
     const char *ct = cpu_ctype(em, t), *at = cpu_access_ctype(em, t);
     const char *site = access_site(em, place, is_store ? CPU_CHECK_STORE : CPU_CHECK_LOAD, ct);
     if (!site) return false;
     int id = cpu_fresh(em);
-    OPEN("if (%s == ENK_FULL%s && (%s *)%s == (%s *)%s + 16) { /* lane-affine address: one run of 32 elements */",
-         em->mask, f->guard, at, f->ptr[1], at, f->ptr[0]);
+    OPEN("if ((%s *)%s == (%s *)%s + 16%s) { /* lane-affine address: one run of 32 elements */", at, f->ptr[1], at,
+         f->ptr[0], f->guard);
     cpu_line(em, "%s *_p%d = (%s *)%s;", at, id, at, f->ptr[0]);
-    cpu_line(em, "uint32_t _k%d = _cg->api->access_run(_cg->state, %s, _sg, ENK_FULL, (uintptr_t)_p%d, %s);", id, site, id,
-             is_store ? temp : "NULL");
+    cpu_line(em, "uint32_t _k%d = _cg->api->access_run(_cg->state, %s, _sg, %s, (uintptr_t)_p%d, %s);", id, site,
+             em->mask, id, is_store ? temp : "NULL");
     if (!is_store && f->device && (em->loops.count > 0 || em->interleaving))
         emit_prefetch(em, cpu_S(em, "(uintptr_t)_p%d", id));
     if (is_store) {
