@@ -32,6 +32,8 @@ const char cpu_check_prelude[] =
     "                  uint64_t length);\n"
     "    uint32_t (*access_run)(void *state, const enk_check_site *site, uint32_t sg, uint32_t mask, uintptr_t first,\n"
     "                           const void *values);\n"
+    "    int (*access_span)(void *state, const enk_check_site *site, uint32_t lo, uint32_t hi, const uint8_t *set,\n"
+    "                       const uintptr_t *addr, int consecutive, const void *values, uint8_t *ok);\n"
     "} enk_check_api;\n"
     "typedef struct enk_check_group { enk_group group; const enk_check_api *api; void *state; } enk_check_group;\n"
     "enum { ENK_CHK_LOAD = 1, ENK_CHK_STORE = 2, ENK_CHK_ATOMIC_LOAD = 3, ENK_CHK_ATOMIC_STORE = 4,\n"

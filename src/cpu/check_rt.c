@@ -57,6 +57,7 @@
 
 enum { REC_ATOMIC = 1 };
 #define ENK_LANE_ON(m, l) (((m) >> (l)) & 1u)
+#define ENK_FULL_MASK 0xffffffffu
 
 typedef struct shadow_rec {
     const cpu_check_site *site; /* NULL: empty */
@@ -1054,6 +1055,111 @@ static uint32_t hook_access_run(void *state, const cpu_check_site *s, uint32_t s
     return check_access(state, s, sg, mask, &lanes, values);
 }
 
+/* A whole span at consecutive addresses, every thread of it in bounds, in one pass: a
+ * buffer the kernel only reads needs nothing more; threadgroup memory none of whose cells
+ * has an access of this epoch yet keeps each thread's access short (first_in_epoch_run's
+ * records, the operation numbered per SIMD group as the region code's hooks number them).
+ * False when the span needs the SIMD-group path (nothing done then). */
+static __attribute__((noinline)) bool span_at_once(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t lo,
+                                                   uint32_t hi, uintptr_t first, uint8_t *ok) {
+    uint32_t size = s->size, n = hi - lo, nsg = (hi - 1) / 32 - lo / 32 + 1;
+    if ((s->op != CPU_CHECK_LOAD && s->op != CPU_CHECK_STORE) || size == 0 || s->object < 0 ||
+        s->object >= d->object_count || (d->out_of_memory && d->object_count == 0))
+        return false;
+    const resolved_object *r = &d->resolved[s->object];
+    uintptr_t end = first + (uintptr_t)n * size; /* one past the last byte */
+    if (first < r->base || end < first || end - r->base > r->size) return false;
+    region *rg = r->rg && r->rg->track ? r->rg : NULL;
+    if (!rg) { /* bounds only: read-only buffers, constants */
+        d->op += nsg;
+        memset(ok + lo, 1, n);
+        return true;
+    }
+    /* SIMD groups whole from the first (lo a multiple of 32): a run of 32 cells per SIMD
+     * group, loops of a fixed count that vectorise */
+    if (!rg->threadgroup || size != 4 || lo % 32 != 0 || (first | rg->base) % 4 != 0 || r->base < rg->base ||
+        r->base - rg->base + r->size > rg->size || !region_shadow(d, rg))
+        return false;
+    bool writes = s->op == CPU_CHECK_STORE;
+    uint32_t id;
+    if (!site_number(d, s, &id)) return false;
+    size_t c0 = (first - rg->base) / 4;
+    const uint32_t now = d->serial, group = d->group;
+    uint32_t *__restrict stamp = rg->stamp + c0, *__restrict wgroup = rg->written_group + c0;
+    uint8_t *__restrict wbytes = rg->written_bytes + c0;
+    uint64_t *__restrict lite = rg->lite_info + c0;
+    uint32_t full = n / 32 * 32, seen = 0;
+    for (uint32_t c = 0; c < full; c += 32)
+        for (uint32_t i = 0; i < 32; i++) seen |= stamp[c + i] == now;
+    for (uint32_t i = full; i < n; i++) seen |= stamp[i] == now;
+    if (seen) return false;
+    if (writes) {
+        for (uint32_t c = 0; c < full; c += 32)
+            for (uint32_t i = 0; i < 32; i++) wgroup[c + i] = group;
+        for (uint32_t i = full; i < n; i++) wgroup[i] = group;
+        memset(wbytes, 0xf, n);
+    } else {
+        uint32_t unwritten = 0;
+        for (uint32_t c = 0; c < full; c += 32)
+            for (uint32_t i = 0; i < 32; i++) unwritten += wgroup[c + i] != group;
+        for (uint32_t i = full; i < n; i++) unwritten += wgroup[i] != group;
+        for (uint32_t i = 0; unwritten && i < n; i++)
+            if (wgroup[i] != group) report_uninit(d, rg, s, lo + i, first + (uintptr_t)i * 4u);
+    }
+    for (uint32_t c = 0; c < full; c += 32)
+        for (uint32_t i = 0; i < 32; i++) stamp[c + i] = now;
+    for (uint32_t i = full; i < n; i++) stamp[i] = now;
+    /* SIMD group k of the span: operation d->op + 1 + k, as the region code numbers them */
+    uint64_t word = (uint64_t)id << LITE_SITE_SHIFT | (writes ? LITE_STORE : 0) | 1u;
+    for (uint32_t c = 0; c < n; c += 32) {
+        uint64_t info = word | (uint64_t)(d->op + 1 + c / 32) << 32 | (uint64_t)(lo + c) << LITE_TID_SHIFT;
+        if (c + 32 <= n)
+            for (uint64_t i = 0; i < 32; i++) lite[c + i] = info + (i << LITE_TID_SHIFT);
+        else
+            for (uint64_t i = 0; i < n - c; i++) lite[c + i] = info + (i << LITE_TID_SHIFT);
+    }
+    d->op += nsg;
+    memset(ok + lo, 1, n);
+    return true;
+}
+
+/* wide mode: the span's threads SIMD group by SIMD group, as the region code's hooks see
+ * them (one operation each); a SIMD group's active lanes at consecutive addresses take the
+ * run form, whose tests are O(1) and whose threadgroup-memory cells go in vector loops */
+static int hook_access_span(void *state, const cpu_check_site *s, uint32_t lo, uint32_t hi, const uint8_t *set,
+                            const uintptr_t *addr, int consecutive, const void *values, uint8_t *ok) {
+    cpu_check_dispatch *d = state;
+    uint32_t size = s->size;
+    if (lo >= hi) return 1;
+    if (consecutive && !set && span_at_once(d, s, lo, hi, addr[lo], ok)) return 1;
+    int all = 1;
+    for (uint32_t sg = lo / 32; sg * 32 < hi; sg++) {
+        uint32_t t0 = sg * 32;
+        /* the span's lanes of this SIMD group: [max(lo, t0), min(hi, t0 + 32)) */
+        uint32_t first = lo > t0 ? lo - t0 : 0, end = hi - t0 < 32 ? hi - t0 : 32;
+        uint32_t mask = (end == 32 ? ENK_FULL_MASK : (1u << end) - 1u) & ~((1u << first) - 1u);
+        if (set)
+            for (uint32_t l = first; l < end; l++) mask &= ~((uint32_t)(set[t0 + l] == 0) << l);
+        if (!mask) continue;
+        const uintptr_t *a = addr + t0;
+        /* consecutive: lane l's address is lane 0's (of the run) + l * size */
+        bool run = consecutive && size != 0;
+        lane_addrs lanes = {run ? NULL : a, run ? addr[lo] + (uintptr_t)(t0 - lo) * size : 0, run ? size : 0};
+        const char *v = values ? (const char *)values + (size_t)t0 * size : NULL;
+        uint32_t k = check_access(d, s, sg, mask, &lanes, v);
+        if (k == ENK_FULL_MASK) {
+            memset(ok + t0, 1, 32);
+        } else {
+            for (uint32_t m = mask; m; m &= m - 1) {
+                int l = __builtin_ctz(m);
+                ok[t0 + (uint32_t)l] = (uint8_t)((k >> l) & 1u);
+            }
+        }
+        all &= k == mask;
+    }
+    return all;
+}
+
 /* ---- barriers ------------------------------------------------------------------------- */
 static uint32_t group_threads(const cpu_check_dispatch *d) {
     return d->g->size[0] * d->g->size[1] * d->g->size[2];
@@ -1158,4 +1264,5 @@ const cpu_check_api cpu_check_hooks = {
     .fence = hook_fence,
     .index = hook_index,
     .access_run = hook_access_run,
+    .access_span = hook_access_span,
 };

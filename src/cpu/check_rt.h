@@ -16,6 +16,11 @@
  *                 those and loads zero for the others
  *   access_run    the same for a load or store whose lane l reads or writes first + l *
  *                 site->size (the generated code has tested that the lanes are consecutive)
+ *   access_span   wide mode's access hook: one access by a span of the group's threads
+ *                 (lo .. hi - 1, those a set of flags holds), a thread's address (and a
+ *                 plain store's value) per thread; it sets a flag per thread, 1 where the
+ *                 thread may touch memory, and the code loads zero or drops the store for
+ *                 the others (the same checks as `access`, SIMD group by SIMD group)
  *   barrier       every threadgroup_barrier, with the threads that arrive and those that
  *                 have returned, per SIMD group
  *   simd_barrier  every simdgroup_barrier, likewise within the SIMD group
@@ -101,6 +106,12 @@ typedef struct cpu_check_api {
                   uint64_t length);
     uint32_t (*access_run)(void *state, const cpu_check_site *site, uint32_t sg, uint32_t mask, uintptr_t first,
                            const void *values);
+    /* set: a flag per thread (NULL: every thread of the span); addr, values (NULL unless a
+     * plain store) and ok are indexed by thread; consecutive: the code has tested that
+     * addr[t] is addr[lo] + (t - lo) * site->size for every t of the span; returns whether
+     * every thread of the set is ok */
+    int (*access_span)(void *state, const cpu_check_site *site, uint32_t lo, uint32_t hi, const uint8_t *set,
+                       const uintptr_t *addr, int consecutive, const void *values, uint8_t *ok);
 } cpu_check_api;
 
 /* what a checked kernel receives: g first, so that it is also a plain cpu_group */

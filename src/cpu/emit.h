@@ -235,6 +235,10 @@ EN_INTERNAL const char *cpu_c_string(emitter *em, const char *text);
 EN_INTERNAL const char *cpu_site_ref(emitter *em, en_loc loc, int op, int space, int object, const char *size,
                                    const char *what);
 EN_INTERNAL const char *cpu_root_name(const ir_expr *e);
+/* checked mode's site of an access to `place` (op CPU_CHECK_LOAD or _STORE), of an atomic
+ * operation through pointer ptr (op CPU_CHECK_ATOMIC_*); NULL where thread memory needs none */
+EN_INTERNAL const char *cpu_access_site(emitter *em, const ir_expr *place, int op, const char *ctype_name);
+EN_INTERNAL const char *cpu_atomic_site(emitter *em, const ir_expr *ptr, const ir_type *t, int op);
 EN_INTERNAL int cpu_pointer_object(emitter *em, const ir_expr *e);
 EN_INTERNAL void cpu_pointer_sources(emitter *em, const ir_func *f);
 EN_INTERNAL const char *cpu_access_lanes(emitter *em, const ir_expr *site, const ir_type *t, const char *addrs,

@@ -342,7 +342,7 @@ EN_INTERNAL void cpu_pointer_sources(emitter *em, const ir_func *f) {
 }
 
 /* the site of a memory access to `place`, or NULL when it needs no check (thread memory) */
-static const char *access_site(emitter *em, const ir_expr *place, int op, const char *ctype_name) {
+EN_INTERNAL const char *cpu_access_site(emitter *em, const ir_expr *place, int op, const char *ctype_name) {
     if (!em->checked || !place) return NULL;
     ir_space space = cpu_place_space(place);
     if (space == IR_SPACE_THREAD) return NULL;
@@ -518,6 +518,14 @@ static const char *thread_index_lanes(emitter *em, const ir_expr *place, int op)
     return lanes ? lanes : em->mask;
 }
 
+/* the site of an atomic operation (op: CPU_CHECK_ATOMIC_*) on a t through pointer ptr, or
+ * NULL when it needs no check (thread memory) */
+EN_INTERNAL const char *cpu_atomic_site(emitter *em, const ir_expr *ptr, const ir_type *t, int op) {
+    if (ptr->type->kind != IR_T_PTR || ptr->type->space == IR_SPACE_THREAD) return NULL;
+    return cpu_site_ref(em, ptr->loc, op, (int)ptr->type->space, cpu_pointer_object(em, ptr),
+                        cpu_S(em, "sizeof(%s)", cpu_ctype(em, t)), cpu_root_name(ptr));
+}
+
 /* Checked mode: `site` is the place accessed, or for atomics the pointer; a uniform load
  * has one address (addrs[1]), given to the hook for every lane; em->store_values are a
  * store's 32 values (NULL otherwise). */
@@ -529,16 +537,15 @@ EN_INTERNAL const char *cpu_access_lanes(emitter *em, const ir_expr *site, const
     bool atomic = kind == ACCESS_ATOMIC || kind == ACCESS_ATOMIC_LOAD || kind == ACCESS_ATOMIC_STORE;
     const char *where;
     if (atomic) {
-        if (site->type->kind != IR_T_PTR || site->type->space == IR_SPACE_THREAD) return em->mask;
-        where = cpu_site_ref(em, site->loc,
-                           kind == ACCESS_ATOMIC_LOAD ? CPU_CHECK_ATOMIC_LOAD
-                           : kind == ACCESS_ATOMIC_STORE ? CPU_CHECK_ATOMIC_STORE : CPU_CHECK_ATOMIC_RMW,
-                           (int)site->type->space, cpu_pointer_object(em, site), cpu_S(em, "sizeof(%s)", cpu_ctype(em, t)),
-                           cpu_root_name(site));
+        where = cpu_atomic_site(em, site, t,
+                                kind == ACCESS_ATOMIC_LOAD    ? CPU_CHECK_ATOMIC_LOAD
+                                : kind == ACCESS_ATOMIC_STORE ? CPU_CHECK_ATOMIC_STORE
+                                                              : CPU_CHECK_ATOMIC_RMW);
+        if (!where) return em->mask;
     } else {
         int op = kind == ACCESS_STORE ? CPU_CHECK_STORE : CPU_CHECK_LOAD;
         if (site && cpu_place_space(site) == IR_SPACE_THREAD) return thread_index_lanes(em, site, op);
-        where = access_site(em, site, op, cpu_ctype(em, t));
+        where = cpu_access_site(em, site, op, cpu_ctype(em, t));
         if (!where) return em->mask;
     }
     int id = cpu_fresh(em);
@@ -828,7 +835,7 @@ static void emit_prefetch(emitter *em, const char *addr) {
 static bool open_checked_run(emitter *em, const ir_expr *place, const ir_type *t, bool is_store, const char *temp,
                              const addr_form *f) {
     const char *ct = cpu_ctype(em, t), *at = cpu_access_ctype(em, t);
-    const char *site = access_site(em, place, is_store ? CPU_CHECK_STORE : CPU_CHECK_LOAD, ct);
+    const char *site = cpu_access_site(em, place, is_store ? CPU_CHECK_STORE : CPU_CHECK_LOAD, ct);
     if (!site) return false;
     int id = cpu_fresh(em);
     OPEN("if ((%s *)%s == (%s *)%s + 16%s) { /* lane-affine address: one run of 32 elements */", at, f->ptr[1], at,

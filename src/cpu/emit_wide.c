@@ -56,7 +56,13 @@
  * (sg_region). A loop with no head that threads leave on their own (an inlined function's
  * early return) runs whole inside the loop over threads.
  *
- * Not taken (the region emitter runs them): checked builds, quad-group functions,
+ * Checked builds take a part of it (checked_stmt): statements that assign or store, and
+ * atomics, each its own loops over the threads (its values, then its stores), every access
+ * through the access_span hook, uniform control flow and barriers as above, and divergent
+ * ifs; not lock-step loops, loops inside a thread, SIMD-group functions, matrices, loads in
+ * uniform values or addresses, or thread memory indexed at run time.
+ *
+ * Not taken (the region emitter runs them): quad-group functions,
  * returns, a barrier under divergent control, a matrix operation under per-thread
  * control, a uniform variable's assignment there unless no statement outside that
  * divergent one reads it, breaks that leave a lock-step loop early per thread, 3-D
@@ -221,6 +227,13 @@ static bool per_thread_shape(wide *w, const ir_stmt *s) {
 /* a statement the batch can take: per thread, and no thread's access meets another's */
 static bool batchable(wide *w, const ir_stmt *s) { return per_thread_shape(w, s) && !wide_needs_lock_step(w, NULL, 0, s); }
 
+/* checked mode: a statement checked_stmt runs (an assignment or store per thread, an
+ * atomic); anything else per thread (ifs, loops inside a thread) is not taken */
+static bool checked_shape(wide *w, const ir_stmt *s) {
+    if (s->kind == IR_S_INTRINSIC) return ir_intrinsic_class_of(s->intrinsic) == IR_IC_ATOMIC && thread_ok(w, s, NULL);
+    return (s->kind == IR_S_DECL || s->kind == IR_S_ASSIGN) && thread_ok(w, s, NULL);
+}
+
 /* ---- expressions ------------------------------------------------------------------- */
 /* the same value in every thread of the group (no per-thread variable, attribute or load
  * through one), or (simd: inside an sg_region) of each SIMD group by the uniformity pass,
@@ -247,6 +260,7 @@ EN_INTERNAL bool wide_uniform(wide *w, const ir_expr *e) { return wide_uniform_i
  * store (-fno-strict-aliasing), and a loop that stores cannot vectorise. */
 static const char *constant_scalar(wide *w, const ir_expr *e) {
     emitter *em = w->em;
+    if (w->checked) return NULL; /* a load like any other: its buffer's bounds are checked */
     /* a scalar field of `constant S &args` (ggml's and MLX's argument structs): the struct
      * is read once, the field taken from the copy */
     const ir_expr *field = NULL;
@@ -305,8 +319,29 @@ static void inline_loads(wide *w, const ir_expr *e) {
             wfail(w);
             return;
         }
-        EN_PUSH(&em->arena, em->memos, ((memo_entry){e, cpu_S(em, "(%s)", memory_place(em, e, cpu_lvalue(em, e)))}));
+        const char *lv = memory_place(em, e, cpu_lvalue(em, e)), *flags = NULL;
+        for (int i = 0; w->chk_guarded && i < w->chk_flags.count; i++)
+            if (w->chk_flags.items[i].expr == e) flags = w->chk_flags.items[i].temp;
+        const char *memo = flags ? cpu_S(em, "(%s[l] ? (%s) : (%s){0})", flags, lv, cpu_ctype(em, e->type))
+                                 : cpu_S(em, "(%s)", lv);
+        EN_PUSH(&em->arena, em->memos, ((memo_entry){e, memo}));
     }
+}
+
+/* a value read from memory: a scalar or vector place in memory (an array or struct place
+ * is only the base of an element's address) */
+static bool is_load(const ir_expr *e) {
+    return ir_is_place(e) && e->kind != IR_E_SWIZZLE && (ir_is_scalar(e->type) || e->type->kind == IR_T_VEC) &&
+           cpu_needs_access(e);
+}
+
+/* does e load from memory (what inline_loads reads in place)? */
+static bool reads_memory(const ir_expr *e) {
+    if (!e) return false;
+    if (is_load(e)) return true;
+    for (int i = 0; i < e->arg_count; i++)
+        if (reads_memory(e->args[i])) return true;
+    return false;
 }
 
 /* cpu_ex / cpu_lvalue for wide code: they must emit nothing (else the form is not one we
@@ -465,7 +500,10 @@ static void staged_assign(wide *w, const ir_stmt *s) {
         else wfail(w);
     } else {
         for (int i = 0; i < place->arg_count; i++) inline_loads(w, place->args[i]);
-        cpu_line(em, "%s = %s[l];", wlvalue(w, place), w->staged);
+        if (w->chk_store_flags) /* checked: the threads the hook let through */
+            cpu_line(em, "if (%s[l]) %s = %s[l];", w->chk_store_flags, wlvalue(w, place), w->staged);
+        else
+            cpu_line(em, "%s = %s[l];", wlvalue(w, place), w->staged);
     }
     em->memos.count = 0;
 }
@@ -2048,7 +2086,7 @@ static int exit_level(wide *w, const ir_stmt *s) {
 /* is s an if or loop whose control is the same within each SIMD group but not in the
  * group, around what per-thread control cannot hold (matrices, exits)? */
 static bool sg_candidate(wide *w, const ir_stmt *s, wset set) {
-    if ((s->kind != IR_S_IF && s->kind != IR_S_LOOP) || w->sg_region || w->per_sg || w->divergent || !set_is_all(set))
+    if ((s->kind != IR_S_IF && s->kind != IR_S_LOOP) || w->checked || w->sg_region || w->per_sg || w->divergent || !set_is_all(set))
         return false;
     const ir_stmt *loops[32];
     if (cpu_has_barrier(s) || !exits_inside(s, loops, 0)) return false;
@@ -2254,6 +2292,7 @@ static bool find_stride_index(wide *w, const ir_stmt *loop, stride_index *si) {
 }
 
 static const char *uniform_value(wide *w, const ir_expr *e) {
+    if (w->checked && reads_memory(e)) wfail(w); /* a load by the group, for no thread: unchecked */
     w->em->memos.count = 0;
     inline_loads(w, e);
     const char *r = wex(w, e, -1);
@@ -2450,6 +2489,10 @@ static bool chunked_step(wide *w, const ir_stmt *loop, int first, const stride_i
 /* a loop whose exit differs per thread, with no barrier: lock step over the threads */
 static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr *head, int first) {
     emitter *em = w->em;
+    if (w->checked) {
+        wfail(w);
+        return;
+    }
     const ir_stmt *b = loop->body;
     for (int i = first; i < b->stmt_count; i++) /* no other way out of the loop */
         if (!exits_inside(b->stmts[i], (const ir_stmt *[32]){0}, 0)) {
@@ -2589,7 +2632,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
 static void simd_function(wide *w, const ir_stmt *s, wset set) {
     emitter *em = w->em;
     var_info *ri = s->result ? cpu_info_of(em, s->result) : NULL;
-    if (s->arg_count > 4 || (ri && ri->kind != VK_CONTEXT)) {
+    if (s->arg_count > 4 || (ri && ri->kind != VK_CONTEXT) || w->checked) {
         wfail(w);
         return;
     }
@@ -2638,6 +2681,25 @@ static void simd_function(wide *w, const ir_stmt *s, wset set) {
  * computed once, into byte masks, before either runs */
 static void divergent_if(wide *w, const ir_stmt *s, wset set) {
     emitter *em = w->em;
+    if (w->checked && reads_memory(s->cond)) { /* its loads would go unchecked */
+        wfail(w);
+        return;
+    }
+    if (w->checked && !s->else_s && !set.mask) { /* on the thread index: a narrower range */
+        const char *lo = set.lo ? set.lo : "0u", *hi = set.lo ? set.hi : "_n", *new_lo = lo;
+        cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
+        const char *r = range_bound(w, s->cond, lo, hi, &new_lo);
+        if (r) {
+            w->divergent++;
+            const ir_stmt *was_at = w->divergent_at;
+            w->divergent_at = s;
+            group_list(w, s->then_s, (wset){new_lo, r, NULL});
+            flush_batch(w);
+            w->divergent_at = was_at;
+            w->divergent--;
+            return;
+        }
+    }
     int id = cpu_fresh(em);
     OPEN("{ /* the threads part: %s */", cpu_source_note(em, s->loc));
     cpu_line(em, "uint8_t _then%d[1024], _else%d[1024];", id, id);
@@ -2722,12 +2784,175 @@ static void staged_stmt(wide *w, const ir_stmt *s, const ir_stmt *assign, wset s
     CLOSE();
 }
 
+/* ---- checked mode ------------------------------------------------------------------------
+ * A statement runs as loops over its threads with the hook between them, as the lanes of a
+ * SIMD group in lock step would: every thread's addresses (no address may load: its load
+ * would go unchecked), then access_span for each load, which sets a flag per thread (0: out
+ * of bounds, the load gives zero); a store's values, then its access_span (which compares
+ * a racing store's value), then the stores of the threads it lets through. While every
+ * flag is set the loops read memory directly; else they test the flags. The runtime sees
+ * each SIMD group's access as the region code's hooks give it (one operation a SIMD group),
+ * so its reports are theirs. */
+
+typedef struct checked_access {
+    const ir_expr *e;    /* the place loaded or stored, or an atomic's pointer */
+    const char *site;
+    int id;              /* _waN (addresses), _wkN (flags) */
+    bool pointer;        /* e is the address itself (an atomic's), not a place */
+} checked_access;
+typedef EN_VEC(checked_access) checked_accesses;
+
+/* the loads of e, innermost first (inline_loads' order), each with its site; false when
+ * one is not checkable here (thread memory, an address that loads) */
+static bool collect_loads(wide *w, const ir_expr *e, checked_accesses *acc) {
+    if (!e) return true;
+    emitter *em = w->em;
+    for (int i = 0; i < e->arg_count; i++)
+        if (!collect_loads(w, e->args[i], acc)) return false;
+    if (!is_load(e)) {
+        if (ir_is_place(e) && e->kind != IR_E_SWIZZLE && cpu_needs_access(e) && e->type->kind != IR_T_ARRAY)
+            return false; /* a struct read whole: not checked here */
+        return true;
+    }
+    for (int i = 0; i < e->arg_count; i++)
+        if (reads_memory(e->args[i])) return false;
+    const char *site = cpu_access_site(em, e, CPU_CHECK_LOAD, cpu_ctype(em, e->type));
+    if (!site) return false;
+    EN_PUSH(&em->arena, *acc, ((checked_access){e, site, cpu_fresh(em), false}));
+    return true;
+}
+
+/* every thread's address of each access (the range's threads, set or not: no address
+ * loads, and division by a value needs checked mode's own test, which takes the kernel out
+ * of wide mode), then the hook; _wok: all of them may touch memory */
+static void checked_hooks(wide *w, wset set, const checked_accesses *acc, const char *values, bool store) {
+    emitter *em = w->em;
+    if (!acc->count) return;
+    for (int i = 0; i < acc->count; i++)
+        cpu_line(em, "uintptr_t _wa%d[%d]; uint8_t _wk%d[%d];", acc->items[i].id, CPU_MAX_THREADS, acc->items[i].id,
+                 CPU_MAX_THREADS);
+    wset all = {set.lo, set.hi, NULL};
+    open_threads(w, all);
+    for (int i = 0; i < acc->count; i++) {
+        const ir_expr *e = acc->items[i].e;
+        const char *a = acc->items[i].pointer ? wex(w, e, -1) : cpu_S(em, "&%s", wlvalue(w, e));
+        cpu_line(em, "_wa%d[l] = (uintptr_t)(%s);", acc->items[i].id, a);
+    }
+    close_threads(w, all);
+    const char *lo = set.lo ? set.lo : "0u", *hi = set.lo ? set.hi : "_n";
+    for (int i = 0; i < acc->count; i++) {
+        /* consecutive elements (a tree level, a tile row): the hook tests a SIMD group in O(1) */
+        const checked_access *c = &acc->items[i];
+        const ir_type *t = c->pointer ? c->e->type->elem : c->e->type;
+        if (t && t->kind == IR_T_ATOMIC) t = t->elem;
+        cpu_line(em, "uintptr_t _wc%d = 0; /* 0: consecutive */", c->id);
+        cpu_line(em, "for (size_t l = %s; l < %s; l++) _wc%d |= _wa%d[l] ^ (_wa%d[%s] + (l - %s) * sizeof(%s));", lo, hi,
+                 c->id, c->id, c->id, lo, lo, cpu_ctype(em, t));
+        cpu_line(em, "%s &= _cg->api->access_span(_cg->state, %s, %s, %s, %s, _wa%d, _wc%d == 0, %s, _wk%d);",
+                 store ? "_wos" : "_wok", c->site, lo, hi, set.mask ? set.mask : "NULL", c->id, c->id,
+                 values ? values : "NULL", c->id);
+    }
+}
+
+/* the statement's loop over the threads, twice: loads read directly (every flag set), and
+ * loads that read only where their thread's flag is set */
+static void checked_loops(wide *w, wset set, const ir_stmt *s, const checked_accesses *loads, const char *guard) {
+    emitter *em = w->em;
+    int versions = loads->count ? 2 : 1;
+    for (int guarded = 0; guarded < versions; guarded++) {
+        if (versions == 2 && !guarded) OPEN("if (_wok) { /* every load in bounds */");
+        if (guarded) ELSE();
+        w->chk_guarded = guarded;
+        w->chk_flags.count = 0;
+        for (int i = 0; i < loads->count; i++)
+            EN_PUSH(&em->arena, w->chk_flags, ((memo_entry){loads->items[i].e, cpu_S(em, "_wk%d", loads->items[i].id)}));
+        if (guard) { /* an atomic: only where its own flag is set */
+            open_threads(w, set);
+            OPEN("if (%s[l]) {", guard);
+            thread_body(w, &s, 1);
+            CLOSE();
+            close_threads(w, set);
+        } else {
+            thread_loop_for(w, set, &s, 1); /* indices that cannot wrap in 64 bits: it vectorises */
+        }
+    }
+    if (versions == 2) CLOSE();
+    w->chk_guarded = false;
+    w->chk_flags.count = 0;
+}
+
+static void checked_stmt(wide *w, const ir_stmt *s, wset set) {
+    emitter *em = w->em;
+    flush_batch(w);
+    if (s->kind == IR_S_DECL && !s->value) return;
+    checked_accesses loads = {0}, store = {0};
+    bool ok = true;
+    const ir_expr *place = s->kind == IR_S_ASSIGN ? s->place : NULL;
+    if (s->kind == IR_S_INTRINSIC) { /* an atomic: its pointer is the access, its operands may load */
+        for (int k = 1; k < s->arg_count && ok; k++) ok = collect_loads(w, s->args[k], &loads);
+        const ir_type *at = s->args[0]->type->elem;
+        const ir_type *t = at && at->kind == IR_T_ATOMIC ? at->elem : at;
+        const char *site = !ok || reads_memory(s->args[0]) || !t ? NULL
+                           : cpu_atomic_site(em, s->args[0], t,
+                                             s->intrinsic == IR_I_ATOMIC_LOAD    ? CPU_CHECK_ATOMIC_LOAD
+                                             : s->intrinsic == IR_I_ATOMIC_STORE ? CPU_CHECK_ATOMIC_STORE
+                                                                                 : CPU_CHECK_ATOMIC_RMW);
+        if (!site) ok = false;
+        else EN_PUSH(&em->arena, store, ((checked_access){s->args[0], site, cpu_fresh(em), true}));
+    } else {
+        ok = collect_loads(w, s->value, &loads);
+        if (ok && place && (place->kind != IR_E_VAR || cpu_needs_access(place))) { /* memory, or a thread's own */
+            bool memory = ir_is_place(place) && place->kind != IR_E_SWIZZLE && cpu_needs_access(place);
+            for (int i = 0; i < place->arg_count && ok; i++) ok = !reads_memory(place->args[i]);
+            const char *site = ok && memory ? cpu_access_site(em, place, CPU_CHECK_STORE, cpu_ctype(em, place->type)) : NULL;
+            if (!site || !ir_is_scalar(place->type)) ok = false; /* thread memory, a swizzle, an aggregate */
+            else EN_PUSH(&em->arena, store, ((checked_access){place, site, cpu_fresh(em), false}));
+        }
+    }
+    if (!ok) {
+        wfail(w);
+        return;
+    }
+    OPEN("{ /* checked (access_span): %s */", cpu_source_note(em, s->loc));
+    cpu_line(em, "int _wok = 1, _wos = 1; (void)_wok; (void)_wos;");
+    checked_hooks(w, set, &loads, NULL, false);
+    if (s->kind == IR_S_INTRINSIC) {
+        checked_hooks(w, set, &store, NULL, true);
+        /* the loads' flags, then the atomic's own (a thread out of bounds does not run it) */
+        checked_loops(w, set, s, &loads, cpu_S(em, "_wk%d", store.items[0].id));
+    } else if (store.count) {
+        int id = cpu_fresh(em);
+        cpu_line(em, "_Alignas(64) %s _wv%d[%d]; /* every thread's value first: lanes in lock step */",
+                 cpu_ctype(em, place->type), id, CPU_MAX_THREADS);
+        w->staged = cpu_S(em, "_wv%d", id);
+        w->storing = false;
+        checked_loops(w, set, s, &loads, NULL);
+        checked_hooks(w, set, &store, w->staged, true);
+        w->storing = true;
+        const char *flags = cpu_S(em, "_wk%d", store.items[0].id);
+        OPEN("if (_wos) {");
+        thread_loop_for(w, set, &s, 1);
+        ELSE();
+        w->chk_store_flags = flags;
+        open_threads(w, set);
+        thread_body(w, &s, 1);
+        close_threads(w, set);
+        w->chk_store_flags = NULL;
+        CLOSE();
+        w->staged = NULL;
+        w->storing = false;
+    } else {
+        checked_loops(w, set, s, &loads, NULL);
+    }
+    CLOSE();
+}
+
 static void group_stmt(wide *w, const ir_stmt *s, wset set) {
     emitter *em = w->em;
     if (!s || w->failed) return;
     if (matrix_stmt(s)) { /* uniform over each SIMD group: so its threads all run it */
         if (s->kind == IR_S_DECL && !s->value) return; /* storage comes with the first use */
-        if (w->divergent || !set_is_whole(w, set)) {
+        if (w->divergent || !set_is_whole(w, set) || w->checked) {
             wfail(w);
             return;
         }
@@ -2740,13 +2965,18 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         sg_region(w, s);
         return;
     }
-    const ir_stmt *staged = s->kind != IR_S_LOOP && per_thread_shape(w, s) ? wide_stageable(w, s) : NULL;
+    if (w->checked && checked_shape(w, s)) {
+        checked_stmt(w, s, set);
+        return;
+    }
+    const ir_stmt *staged =
+        !w->checked && s->kind != IR_S_LOOP && per_thread_shape(w, s) ? wide_stageable(w, s) : NULL;
     if (staged && wide_needs_lock_step(w, NULL, 0, s)) {
         flush_batch(w);
         staged_stmt(w, s, staged, set);
         return;
     }
-    if (batchable(w, s)) {
+    if (!w->checked && batchable(w, s)) {
         flush_matrices(w);
         if (w->batch.count && (w->batch_set.lo != set.lo || w->batch_set.mask != set.mask)) flush_batch(w);
         if (w->batch.count && wide_needs_lock_step(w, w->batch.items, w->batch.count, s)) flush_batch(w);
@@ -2778,6 +3008,10 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
          * elsewhere) that the uniformity pass found the same in every thread here: the first
          * thread of the set computes it, as the region emitter's first lane does */
         bool first_thread = value && v->uniform && !wide_uniform(w, value) && !w->per_sg;
+        if (w->checked && (local || first_thread)) { /* the runtime would see one thread's accesses */
+            wfail(w);
+            break;
+        }
         if ((w->divergent && !local) || (!set_is_whole(w, set) && !local) || !value ||
             (!wide_uniform_in(w, value, false) && !first_thread)) {
             if (s->kind == IR_S_DECL && !value && (!w->divergent || local)) break;
@@ -2842,10 +3076,21 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
                 break;
             }
             cpu_line(em, "/* %s: every thread has run the loops above */", cpu_source_note(em, s->loc));
+            if (w->checked) /* all arrive (wide mode takes no divergent barrier): a new epoch */
+                cpu_line(em, "_cg->api->barrier(_cg->state, %s, _wall, _chk_ret, _nsg);",
+                         cpu_site_ref(em, s->loc, CPU_CHECK_BARRIER, 0, -1, NULL, "threadgroup_barrier"));
             break;
         }
         if (s->intrinsic == IR_I_BARRIER_SIMDGROUP) {
             cpu_line(em, "/* %s: every thread of the set has run the loops above */", cpu_source_note(em, s->loc));
+            if (w->checked) {
+                if (w->divergent || !set_is_all(set)) {
+                    wfail(w);
+                    break;
+                }
+                cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _cg->api->simd_barrier(_cg->state, %s, _sg, _wall[_sg], 0);",
+                         cpu_site_ref(em, s->loc, CPU_CHECK_SIMD_BARRIER, 0, -1, NULL, "simdgroup_barrier"));
+            }
             break;
         }
         if (ir_intrinsic_class_of(s->intrinsic) == IR_IC_SIMD) {
@@ -2966,12 +3211,13 @@ static bool atomic_stmt(const ir_stmt *s) {
 static bool has_atomic(const ir_stmt *s) { return ir_stmt_any(s, atomic_stmt); }
 
 EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
-    if (em->checked || !cpu_has_barrier(f->body) || ir_stmt_any(f->body, not_taken_stmt)) return false;
+    if (!cpu_has_barrier(f->body) || ir_stmt_any(f->body, not_taken_stmt)) return false;
     /* wide mode changes the classification: keep the region emitter's to restore */
     var_info *saved = en_alloc(&em->arena, sizeof(var_info) * (size_t)em->var_count);
     memcpy(saved, em->vars, sizeof(var_info) * (size_t)em->var_count);
     wide ws = {0}, *w = &ws;
     w->em = em;
+    w->checked = em->checked;
     w->has_atomics = has_atomic(f->body);
     en_buf own_fields = {0}, body = {0};
     w->fields = &own_fields;
@@ -2984,6 +3230,10 @@ EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
         em->out = &body;
         em->indent = indent + 1;
         em->wide = true;
+        if (w->checked) { /* wide mode's barriers: every thread arrives */
+            cpu_line(em, "uint32_t _wall[32]; /* checked: the threads of each SIMD group */");
+            cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _wall[_sg] = _n - _sg * 32u >= 32u ? ENK_FULL : (1u << (_n - _sg * 32u)) - 1u;");
+        }
         for (int k = 0; k < f->param_count; k++) { /* assigned parameters: their copies per thread */
             const ir_var *v = f->params[k];
             var_info *vi = cpu_info_of(em, v), *was = &saved[v->id];

@@ -427,6 +427,72 @@ static void test_barriers_lanes_division(void) {
     fixture_free(&f);
 }
 
+
+/* wide mode's hook: flags per thread, the span in one pass or SIMD group by SIMD group, with
+ * the same reports as the per-SIMD-group hooks */
+static void test_access_span(void) {
+    fixture f;
+    fixture_init(&f, 1, 64, 40 * sizeof(float), true); /* 40 floats of data bound */
+    group(&f, 0);
+    uintptr_t addr[64];
+    uint8_t ok[64], set[64];
+    /* device loads of elements 0..63 by threads 0..63: 0..39 in bounds */
+    cpu_check_site load = site(30, CPU_CHECK_LOAD, IR_SPACE_DEVICE, 0);
+    for (int t = 0; t < 64; t++) addr[t] = (uintptr_t)&f.data[t];
+    memset(ok, 7, sizeof ok);
+    int all = cpu_check_hooks.access_span(f.d, &load, 0, 64, NULL, addr, 1, NULL, ok);
+    int bad = 0;
+    for (int t = 0; t < 64; t++) bad += ok[t] != (t < 40);
+    EXPECT(!all && bad == 0, "elements 0..39 allowed, 40..63 refused (%d flags wrong)", bad);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_OUT_OF_BOUNDS, 30) == 1, "one out-of-bounds report");
+    /* the first 40 in one pass: all allowed */
+    all = cpu_check_hooks.access_span(f.d, &load, 0, 40, NULL, addr, 1, NULL, ok);
+    EXPECT(all == 1, "a span in bounds is allowed");
+    /* threadgroup memory: threads 0..63 store tile[t] (one pass), after the barrier threads
+     * 0..31 read tile[t + 32] and threads 32..63 store tile[t - 32]: no race (other cells) */
+    cpu_check_site store = site(31, CPU_CHECK_STORE, IR_SPACE_THREADGROUP, 1);
+    cpu_check_site read = site(32, CPU_CHECK_LOAD, IR_SPACE_THREADGROUP, 1);
+    float values[64] = {0};
+    for (int t = 0; t < 64; t++) addr[t] = (uintptr_t)&f.tg[t];
+    all = cpu_check_hooks.access_span(f.d, &store, 0, 64, NULL, addr, 1, values, ok);
+    EXPECT(all == 1, "tile[0..63] stored");
+    uint32_t arrived[2] = {0xffffffffu, 0xffffffffu}, returned[2] = {0, 0};
+    cpu_check_site barrier = site(33, CPU_CHECK_BARRIER, 0, -1);
+    cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
+    for (int t = 0; t < 32; t++) addr[t] = (uintptr_t)&f.tg[t + 32];
+    all = cpu_check_hooks.access_span(f.d, &read, 0, 32, NULL, addr, 1, NULL, ok);
+    EXPECT(all == 1 && en_check_sink_count(f.sink) == 1, "tile[32..63] read after the barrier");
+    /* threads 32..63 of the second SIMD group store tile[0..31], which nobody read: fine;
+     * then threads 0..31 read tile[0..31] as the other SIMD group's store left it: a race */
+    for (int t = 32; t < 64; t++) addr[t] = (uintptr_t)&f.tg[t - 32];
+    all = cpu_check_hooks.access_span(f.d, &store, 32, 64, NULL, addr, 1, values, ok);
+    EXPECT(all == 1 && en_check_sink_count(f.sink) == 1, "tile[0..31] stored by the second SIMD group");
+    for (int t = 0; t < 32; t++) addr[t] = (uintptr_t)&f.tg[t];
+    cpu_check_hooks.access_span(f.d, &read, 0, 32, NULL, addr, 1, NULL, ok);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 32) == 1, "the read races with the other SIMD group's store");
+    /* the same SIMD group's earlier store, a different operation: ordered (warp-synchronous);
+     * threads 0..7 only (a set), at scattered addresses (the SIMD-group path) */
+    cpu_check_hooks.barrier(f.d, &barrier, arrived, returned, 2);
+    for (int t = 0; t < 64; t++) set[t] = t < 8;
+    for (int t = 0; t < 32; t++) addr[t] = (uintptr_t)&f.tg[(t * 5) % 32];
+    cpu_check_hooks.access_span(f.d, &store, 0, 32, set, addr, 0, values, ok);
+    cpu_check_hooks.access_span(f.d, &read, 0, 32, set, addr, 0, NULL, ok);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 32) == 1, "a SIMD group reading its own stores does not race");
+    bad = 0;
+    for (int t = 0; t < 8; t++) bad += ok[t] != 1;
+    EXPECT(bad == 0, "the set's threads are allowed");
+    /* those stores went to tile[0, 5, 10, ... 30, 3]: thread 32 reading tile[10] races, and
+     * reading tile[7] (where a run from tile[0] would have put thread 7's) does not */
+    cpu_check_site other = site(34, CPU_CHECK_LOAD, IR_SPACE_THREADGROUP, 1);
+    addr[32] = (uintptr_t)&f.tg[7];
+    cpu_check_hooks.access_span(f.d, &other, 32, 33, NULL, addr, 1, NULL, ok);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 34) == 0, "tile[7] was not stored");
+    addr[32] = (uintptr_t)&f.tg[10];
+    cpu_check_hooks.access_span(f.d, &other, 32, 33, NULL, addr, 1, NULL, ok);
+    EXPECT(count_reports(&f, ENIGMA_CHECK_DATA_RACE, 34) == 1, "tile[10], thread 2's store, races");
+    fixture_free(&f);
+}
+
 int main(void) {
     test_out_of_bounds();
     test_threadgroup_ordering();
@@ -435,6 +501,7 @@ int main(void) {
     test_fence_hand_off_is_per_group();
     test_release_sequence_ends_at_a_plain_store();
     test_barriers_lanes_division();
+    test_access_span();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
