@@ -328,16 +328,23 @@ static void inline_loads(wide *w, const ir_expr *e) {
     }
 }
 
-/* a value read from memory: a scalar or vector place in memory (an array or struct place
- * is only the base of an element's address) */
+/* a value read from memory: a place in memory that is not an array or struct (those are
+ * the bases of an element's or field's address; a whole one read is not taken in checked
+ * mode, checked_stmt) */
 static bool is_load(const ir_expr *e) {
-    return ir_is_place(e) && e->kind != IR_E_SWIZZLE && (ir_is_scalar(e->type) || e->type->kind == IR_T_VEC) &&
+    return ir_is_place(e) && e->kind != IR_E_SWIZZLE && e->type->kind != IR_T_ARRAY && e->type->kind != IR_T_STRUCT &&
            cpu_needs_access(e);
 }
 
-/* does e load from memory (what inline_loads reads in place)? */
+/* does e load from memory (what inline_loads reads in place)? `&place` reads only what
+ * the place's address does */
 static bool reads_memory(const ir_expr *e) {
     if (!e) return false;
+    if (e->kind == IR_E_ADDR && ir_is_place(e->args[0])) {
+        for (int i = 0; i < e->args[0]->arg_count; i++)
+            if (reads_memory(e->args[0]->args[i])) return true;
+        return false;
+    }
     if (is_load(e)) return true;
     for (int i = 0; i < e->arg_count; i++)
         if (reads_memory(e->args[i])) return true;
@@ -2807,13 +2814,14 @@ typedef EN_VEC(checked_access) checked_accesses;
 static bool collect_loads(wide *w, const ir_expr *e, checked_accesses *acc) {
     if (!e) return true;
     emitter *em = w->em;
-    for (int i = 0; i < e->arg_count; i++)
-        if (!collect_loads(w, e->args[i], acc)) return false;
-    if (!is_load(e)) {
-        if (ir_is_place(e) && e->kind != IR_E_SWIZZLE && cpu_needs_access(e) && e->type->kind != IR_T_ARRAY)
-            return false; /* a struct read whole: not checked here */
+    if (e->kind == IR_E_ADDR && ir_is_place(e->args[0])) { /* an address: no load of the place */
+        for (int i = 0; i < e->args[0]->arg_count; i++)
+            if (!collect_loads(w, e->args[0]->args[i], acc)) return false;
         return true;
     }
+    for (int i = 0; i < e->arg_count; i++)
+        if (!collect_loads(w, e->args[i], acc)) return false;
+    if (!is_load(e)) return true;
     for (int i = 0; i < e->arg_count; i++)
         if (reads_memory(e->args[i])) return false;
     const char *site = cpu_access_site(em, e, CPU_CHECK_LOAD, cpu_ctype(em, e->type));
@@ -2873,7 +2881,7 @@ static void checked_loops(wide *w, wset set, const ir_stmt *s, const checked_acc
             CLOSE();
             close_threads(w, set);
         } else {
-            thread_loop_for(w, set, &s, 1); /* indices that cannot wrap in 64 bits: it vectorises */
+            thread_loop(w, set, &s, 1); /* indices that cannot wrap in 64 bits: it vectorises */
         }
     }
     if (versions == 2) CLOSE();
@@ -2900,7 +2908,9 @@ static void checked_stmt(wide *w, const ir_stmt *s, wset set) {
         if (!site) ok = false;
         else EN_PUSH(&em->arena, store, ((checked_access){s->args[0], site, cpu_fresh(em), true}));
     } else {
-        ok = collect_loads(w, s->value, &loads);
+        const ir_type *vt = s->value ? s->value->type : NULL;
+        /* an array or struct copied whole: not taken */
+        ok = !(vt && (vt->kind == IR_T_ARRAY || vt->kind == IR_T_STRUCT)) && collect_loads(w, s->value, &loads);
         if (ok && place && (place->kind != IR_E_VAR || cpu_needs_access(place))) { /* memory, or a thread's own */
             bool memory = ir_is_place(place) && place->kind != IR_E_SWIZZLE && cpu_needs_access(place);
             for (int i = 0; i < place->arg_count && ok; i++) ok = !reads_memory(place->args[i]);
@@ -2931,7 +2941,7 @@ static void checked_stmt(wide *w, const ir_stmt *s, wset set) {
         w->storing = true;
         const char *flags = cpu_S(em, "_wk%d", store.items[0].id);
         OPEN("if (_wos) {");
-        thread_loop_for(w, set, &s, 1);
+        thread_loop(w, set, &s, 1);
         ELSE();
         w->chk_store_flags = flags;
         open_threads(w, set);
