@@ -868,48 +868,67 @@ static void shadow_access(cpu_check_dispatch *d, region *rg, const cpu_check_sit
     }
 }
 
-/* threadgroup memory, lanes l0 .. l0 + n - 1 of a SIMD group (every one of them active) at
- * consecutive cells, lane l's at `first` + 4 l: when no cell has an access of this epoch
- * yet (the common case: a tree level's stores, a tile's loads), each lane's access is its
- * cell's first of the epoch and is kept short, in loops over the cells that vectorise;
- * false (nothing done) otherwise */
+/* Threadgroup memory: threads tid0 .. tid0 + n - 1 at consecutive cells, thread t's at
+ * start + 4 (t - tid0), each thread's access operation op0 + t / 32 - tid0 / 32 (the
+ * threads lie in one SIMD group, or are whole SIMD groups from a multiple of 32). When no
+ * cell has an access of this epoch yet (the common case: a tree level's stores, a tile's
+ * loads), each thread's access is its cell's first of the epoch and is kept short, in loops
+ * over 32 cells at a time that vectorise; false (nothing done) otherwise. */
 static inline __attribute__((always_inline)) bool first_in_epoch_cells(cpu_check_dispatch *d, region *rg,
-                                                                       const cpu_check_site *s, uint32_t sg,
-                                                                       uintptr_t first, int l0, int n, bool writes) {
-    uintptr_t start = first + (uintptr_t)l0 * 4u;
+                                                                       const cpu_check_site *s, uintptr_t start,
+                                                                       uint32_t tid0, uint32_t n, uint32_t op0,
+                                                                       bool writes) {
+    uint32_t id;
+    if (!site_number(d, s, &id)) return false;
     size_t c0 = (start - rg->base) / 4;
     const uint32_t now = d->serial, group = d->group;
     /* restrict: distinct arrays, so gcc vectorises without overlap tests (-O2 makes none) */
     uint32_t *__restrict stamp = rg->stamp + c0, *__restrict wgroup = rg->written_group + c0;
     uint8_t *__restrict wbytes = rg->written_bytes + c0;
-    uint64_t *__restrict lite = rg->lite_info + c0, info;
-    if (!lite_word(d, s, writes, &info)) return false;
-    uint32_t seen = 0;
-    for (int i = 0; i < n; i++) seen |= stamp[i] == now;
+    uint64_t *__restrict lite = rg->lite_info + c0;
+    uint32_t full = n / 32 * 32, seen = 0; /* loops of 32, then the rest */
+    for (uint32_t c = 0; c < full; c += 32)
+        for (uint32_t i = 0; i < 32; i++) seen |= stamp[c + i] == now;
+    for (uint32_t i = full; i < n; i++) seen |= stamp[i] == now;
     if (seen) return false;
     if (writes) {
-        for (int i = 0; i < n; i++) wgroup[i] = group;
-        for (int i = 0; i < n; i++) wbytes[i] = 0xf;
+        for (uint32_t c = 0; c < full; c += 32)
+            for (uint32_t i = 0; i < 32; i++) wgroup[c + i] = group;
+        for (uint32_t i = full; i < n; i++) wgroup[i] = group;
+        memset(wbytes, 0xf, n);
     } else {
         /* cells none of whose bytes this threadgroup wrote: a write leaves its group with at
-         * least one byte, so those of another group */
-        uint32_t unwritten = 0; /* counted first: a count vectorises, a mask of bits does not */
-        for (int i = 0; i < n; i++) unwritten += wgroup[i] != group;
-        for (int i = 0; unwritten && i < n; i++)
-            if (wgroup[i] != group) report_uninit(d, rg, s, sg * 32 + (uint32_t)(l0 + i), start + (uintptr_t)i * 4u);
+         * least one byte, so those of another group; counted first (a count vectorises, a
+         * mask of bits does not) */
+        uint32_t unwritten = 0;
+        for (uint32_t c = 0; c < full; c += 32)
+            for (uint32_t i = 0; i < 32; i++) unwritten += wgroup[c + i] != group;
+        for (uint32_t i = full; i < n; i++) unwritten += wgroup[i] != group;
+        for (uint32_t i = 0; unwritten && i < n; i++)
+            if (wgroup[i] != group) report_uninit(d, rg, s, tid0 + i, start + (uintptr_t)i * 4u);
     }
-    info |= (uint64_t)(sg * 32 + (uint32_t)l0) << LITE_TID_SHIFT;
-    for (int i = 0; i < n; i++) stamp[i] = now;
-    for (uint64_t i = 0; i < (uint64_t)n; i++) lite[i] = info + (i << LITE_TID_SHIFT); /* 64-bit i: no widening */
+    for (uint32_t c = 0; c < full; c += 32)
+        for (uint32_t i = 0; i < 32; i++) stamp[c + i] = now;
+    for (uint32_t i = full; i < n; i++) stamp[i] = now;
+    uint64_t word = (uint64_t)id << LITE_SITE_SHIFT | (writes ? LITE_STORE : 0) | 1u;
+    for (uint32_t c = 0; c < n; c += 32) { /* 64-bit i below: no widening */
+        uint64_t info = word | (uint64_t)(op0 + c / 32) << 32 | (uint64_t)(tid0 + c) << LITE_TID_SHIFT;
+        if (c + 32 <= n)
+            for (uint64_t i = 0; i < 32; i++) lite[c + i] = info + (i << LITE_TID_SHIFT);
+        else
+            for (uint64_t i = 0; i < n - c; i++) lite[c + i] = info + (i << LITE_TID_SHIFT);
+    }
     return true;
 }
 
+/* lanes l0 .. l0 + n - 1 of SIMD group sg, every one active, lane l's cell at first + 4 l,
+ * in the operation check_access has just numbered */
 static __attribute__((noinline)) bool first_in_epoch_run(cpu_check_dispatch *d, region *rg, const cpu_check_site *s,
-                                                         uint32_t sg, uintptr_t first,
-                               int l0, int n, bool writes) {
+                                                         uint32_t sg, uintptr_t first, int l0, int n, bool writes) {
     /* a whole SIMD group with n a constant: loops of a fixed count, which vectorise fully */
-    if (n == 32) return first_in_epoch_cells(d, rg, s, sg, first, 0, 32, writes);
-    return first_in_epoch_cells(d, rg, s, sg, first, l0, n, writes);
+    if (n == 32) return first_in_epoch_cells(d, rg, s, first, sg * 32, 32, d->op, writes);
+    return first_in_epoch_cells(d, rg, s, first + (uintptr_t)l0 * 4u, sg * 32 + (uint32_t)l0, (uint32_t)n, d->op,
+                                writes);
 }
 
 /* shadow_access for the lanes of one operation that are all in bounds, when each lane's
@@ -1057,9 +1076,9 @@ static uint32_t hook_access_run(void *state, const cpu_check_site *s, uint32_t s
 
 /* A whole span at consecutive addresses, every thread of it in bounds, in one pass: a
  * buffer the kernel only reads needs nothing more; threadgroup memory none of whose cells
- * has an access of this epoch yet keeps each thread's access short (first_in_epoch_run's
- * records, the operation numbered per SIMD group as the region code's hooks number them).
- * False when the span needs the SIMD-group path (nothing done then). */
+ * has an access of this epoch yet keeps each thread's access short (first_in_epoch_cells,
+ * the operation numbered per SIMD group as the region code's hooks number them). False
+ * when the span needs the SIMD-group path (nothing done then). */
 static __attribute__((noinline)) bool span_at_once(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t lo,
                                                    uint32_t hi, uintptr_t first, uint8_t *ok) {
     uint32_t size = s->size, n = hi - lo, nsg = (hi - 1) / 32 - lo / 32 + 1;
@@ -1070,55 +1089,12 @@ static __attribute__((noinline)) bool span_at_once(cpu_check_dispatch *d, const 
     uintptr_t end = first + (uintptr_t)n * size; /* one past the last byte */
     if (first < r->base || end < first || end - r->base > r->size) return false;
     region *rg = r->rg && r->rg->track ? r->rg : NULL;
-    if (!rg) { /* bounds only: read-only buffers, constants */
-        d->op += nsg;
-        memset(ok + lo, 1, n);
-        return true;
-    }
-    /* SIMD groups whole from the first (lo a multiple of 32): a run of 32 cells per SIMD
-     * group, loops of a fixed count that vectorise */
-    if (!rg->threadgroup || size != 4 || lo % 32 != 0 || (first | rg->base) % 4 != 0 || r->base < rg->base ||
-        r->base - rg->base + r->size > rg->size || !region_shadow(d, rg))
+    /* threadgroup memory: SIMD groups whole from the first (lo a multiple of 32) */
+    if (rg && (!rg->threadgroup || size != 4 || lo % 32 != 0 || (first | rg->base) % 4 != 0 || r->base < rg->base ||
+               r->base - rg->base + r->size > rg->size || !region_shadow(d, rg) ||
+               !first_in_epoch_cells(d, rg, s, first, lo, n, d->op + 1, s->op == CPU_CHECK_STORE)))
         return false;
-    bool writes = s->op == CPU_CHECK_STORE;
-    uint32_t id;
-    if (!site_number(d, s, &id)) return false;
-    size_t c0 = (first - rg->base) / 4;
-    const uint32_t now = d->serial, group = d->group;
-    uint32_t *__restrict stamp = rg->stamp + c0, *__restrict wgroup = rg->written_group + c0;
-    uint8_t *__restrict wbytes = rg->written_bytes + c0;
-    uint64_t *__restrict lite = rg->lite_info + c0;
-    uint32_t full = n / 32 * 32, seen = 0;
-    for (uint32_t c = 0; c < full; c += 32)
-        for (uint32_t i = 0; i < 32; i++) seen |= stamp[c + i] == now;
-    for (uint32_t i = full; i < n; i++) seen |= stamp[i] == now;
-    if (seen) return false;
-    if (writes) {
-        for (uint32_t c = 0; c < full; c += 32)
-            for (uint32_t i = 0; i < 32; i++) wgroup[c + i] = group;
-        for (uint32_t i = full; i < n; i++) wgroup[i] = group;
-        memset(wbytes, 0xf, n);
-    } else {
-        uint32_t unwritten = 0;
-        for (uint32_t c = 0; c < full; c += 32)
-            for (uint32_t i = 0; i < 32; i++) unwritten += wgroup[c + i] != group;
-        for (uint32_t i = full; i < n; i++) unwritten += wgroup[i] != group;
-        for (uint32_t i = 0; unwritten && i < n; i++)
-            if (wgroup[i] != group) report_uninit(d, rg, s, lo + i, first + (uintptr_t)i * 4u);
-    }
-    for (uint32_t c = 0; c < full; c += 32)
-        for (uint32_t i = 0; i < 32; i++) stamp[c + i] = now;
-    for (uint32_t i = full; i < n; i++) stamp[i] = now;
-    /* SIMD group k of the span: operation d->op + 1 + k, as the region code numbers them */
-    uint64_t word = (uint64_t)id << LITE_SITE_SHIFT | (writes ? LITE_STORE : 0) | 1u;
-    for (uint32_t c = 0; c < n; c += 32) {
-        uint64_t info = word | (uint64_t)(d->op + 1 + c / 32) << 32 | (uint64_t)(lo + c) << LITE_TID_SHIFT;
-        if (c + 32 <= n)
-            for (uint64_t i = 0; i < 32; i++) lite[c + i] = info + (i << LITE_TID_SHIFT);
-        else
-            for (uint64_t i = 0; i < n - c; i++) lite[c + i] = info + (i << LITE_TID_SHIFT);
-    }
-    d->op += nsg;
+    d->op += nsg; /* rg NULL: bounds only (read-only buffers, constants) */
     memset(ok + lo, 1, n);
     return true;
 }

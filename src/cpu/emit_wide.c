@@ -260,7 +260,7 @@ EN_INTERNAL bool wide_uniform(wide *w, const ir_expr *e) { return wide_uniform_i
  * store (-fno-strict-aliasing), and a loop that stores cannot vectorise. */
 static const char *constant_scalar(wide *w, const ir_expr *e) {
     emitter *em = w->em;
-    if (w->checked) return NULL; /* a load like any other: its buffer's bounds are checked */
+    if (w->em->checked) return NULL; /* a load like any other: its buffer's bounds are checked */
     /* a scalar field of `constant S &args` (ggml's and MLX's argument structs): the struct
      * is read once, the field taken from the copy */
     const ir_expr *field = NULL;
@@ -2093,7 +2093,7 @@ static int exit_level(wide *w, const ir_stmt *s) {
 /* is s an if or loop whose control is the same within each SIMD group but not in the
  * group, around what per-thread control cannot hold (matrices, exits)? */
 static bool sg_candidate(wide *w, const ir_stmt *s, wset set) {
-    if ((s->kind != IR_S_IF && s->kind != IR_S_LOOP) || w->checked || w->sg_region || w->per_sg || w->divergent || !set_is_all(set))
+    if ((s->kind != IR_S_IF && s->kind != IR_S_LOOP) || w->em->checked || w->sg_region || w->per_sg || w->divergent || !set_is_all(set))
         return false;
     const ir_stmt *loops[32];
     if (cpu_has_barrier(s) || !exits_inside(s, loops, 0)) return false;
@@ -2299,7 +2299,7 @@ static bool find_stride_index(wide *w, const ir_stmt *loop, stride_index *si) {
 }
 
 static const char *uniform_value(wide *w, const ir_expr *e) {
-    if (w->checked && reads_memory(e)) wfail(w); /* a load by the group, for no thread: unchecked */
+    if (w->em->checked && reads_memory(e)) wfail(w); /* a load by the group, for no thread: unchecked */
     w->em->memos.count = 0;
     inline_loads(w, e);
     const char *r = wex(w, e, -1);
@@ -2496,7 +2496,7 @@ static bool chunked_step(wide *w, const ir_stmt *loop, int first, const stride_i
 /* a loop whose exit differs per thread, with no barrier: lock step over the threads */
 static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr *head, int first) {
     emitter *em = w->em;
-    if (w->checked) {
+    if (w->em->checked) {
         wfail(w);
         return;
     }
@@ -2639,7 +2639,7 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
 static void simd_function(wide *w, const ir_stmt *s, wset set) {
     emitter *em = w->em;
     var_info *ri = s->result ? cpu_info_of(em, s->result) : NULL;
-    if (s->arg_count > 4 || (ri && ri->kind != VK_CONTEXT) || w->checked) {
+    if (s->arg_count > 4 || (ri && ri->kind != VK_CONTEXT) || w->em->checked) {
         wfail(w);
         return;
     }
@@ -2688,11 +2688,11 @@ static void simd_function(wide *w, const ir_stmt *s, wset set) {
  * computed once, into byte masks, before either runs */
 static void divergent_if(wide *w, const ir_stmt *s, wset set) {
     emitter *em = w->em;
-    if (w->checked && reads_memory(s->cond)) { /* its loads would go unchecked */
+    if (w->em->checked && reads_memory(s->cond)) { /* its loads would go unchecked */
         wfail(w);
         return;
     }
-    if (w->checked && !s->else_s && !set.mask) { /* on the thread index: a narrower range */
+    if (w->em->checked && !s->else_s && !set.mask) { /* on the thread index: a narrower range */
         const char *lo = set.lo ? set.lo : "0u", *hi = set.lo ? set.hi : "_n", *new_lo = lo;
         cpu_line(em, "/* %s */", cpu_source_note(em, s->loc));
         const char *r = range_bound(w, s->cond, lo, hi, &new_lo);
@@ -2962,7 +2962,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
     if (!s || w->failed) return;
     if (matrix_stmt(s)) { /* uniform over each SIMD group: so its threads all run it */
         if (s->kind == IR_S_DECL && !s->value) return; /* storage comes with the first use */
-        if (w->divergent || !set_is_whole(w, set) || w->checked) {
+        if (w->divergent || !set_is_whole(w, set) || w->em->checked) {
             wfail(w);
             return;
         }
@@ -2975,18 +2975,18 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
         sg_region(w, s);
         return;
     }
-    if (w->checked && checked_shape(w, s)) {
+    if (w->em->checked && checked_shape(w, s)) {
         checked_stmt(w, s, set);
         return;
     }
     const ir_stmt *staged =
-        !w->checked && s->kind != IR_S_LOOP && per_thread_shape(w, s) ? wide_stageable(w, s) : NULL;
+        !w->em->checked && s->kind != IR_S_LOOP && per_thread_shape(w, s) ? wide_stageable(w, s) : NULL;
     if (staged && wide_needs_lock_step(w, NULL, 0, s)) {
         flush_batch(w);
         staged_stmt(w, s, staged, set);
         return;
     }
-    if (!w->checked && batchable(w, s)) {
+    if (!w->em->checked && batchable(w, s)) {
         flush_matrices(w);
         if (w->batch.count && (w->batch_set.lo != set.lo || w->batch_set.mask != set.mask)) flush_batch(w);
         if (w->batch.count && wide_needs_lock_step(w, w->batch.items, w->batch.count, s)) flush_batch(w);
@@ -3018,7 +3018,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
          * elsewhere) that the uniformity pass found the same in every thread here: the first
          * thread of the set computes it, as the region emitter's first lane does */
         bool first_thread = value && v->uniform && !wide_uniform(w, value) && !w->per_sg;
-        if (w->checked && (local || first_thread)) { /* the runtime would see one thread's accesses */
+        if (w->em->checked && (local || first_thread)) { /* the runtime would see one thread's accesses */
             wfail(w);
             break;
         }
@@ -3086,14 +3086,14 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
                 break;
             }
             cpu_line(em, "/* %s: every thread has run the loops above */", cpu_source_note(em, s->loc));
-            if (w->checked) /* all arrive (wide mode takes no divergent barrier): a new epoch */
+            if (w->em->checked) /* all arrive (wide mode takes no divergent barrier): a new epoch */
                 cpu_line(em, "_cg->api->barrier(_cg->state, %s, _wall, _chk_ret, _nsg);",
                          cpu_site_ref(em, s->loc, CPU_CHECK_BARRIER, 0, -1, NULL, "threadgroup_barrier"));
             break;
         }
         if (s->intrinsic == IR_I_BARRIER_SIMDGROUP) {
             cpu_line(em, "/* %s: every thread of the set has run the loops above */", cpu_source_note(em, s->loc));
-            if (w->checked) {
+            if (w->em->checked) {
                 if (w->divergent || !set_is_all(set)) {
                     wfail(w);
                     break;
@@ -3227,7 +3227,6 @@ EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
     memcpy(saved, em->vars, sizeof(var_info) * (size_t)em->var_count);
     wide ws = {0}, *w = &ws;
     w->em = em;
-    w->checked = em->checked;
     w->has_atomics = has_atomic(f->body);
     en_buf own_fields = {0}, body = {0};
     w->fields = &own_fields;
@@ -3240,7 +3239,7 @@ EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields) {
         em->out = &body;
         em->indent = indent + 1;
         em->wide = true;
-        if (w->checked) { /* wide mode's barriers: every thread arrives */
+        if (w->em->checked) { /* wide mode's barriers: every thread arrives */
             cpu_line(em, "uint32_t _wall[32]; /* checked: the threads of each SIMD group */");
             cpu_line(em, "for (uint32_t _sg = 0; _sg < _nsg; _sg++) _wall[_sg] = _n - _sg * 32u >= 32u ? ENK_FULL : (1u << (_n - _sg * 32u)) - 1u;");
         }

@@ -58,7 +58,6 @@ typedef struct wide {
     const char **row_names;               /* and those locals, row_vars.count per row */
     wide_split split;                     /* split_lanes: a lock-step loop's i / D and i % D */
     bool in_split;                        /* emitting split_loop's body */
-    bool checked;                         /* checked mode: every access through access_span (checked_stmt) */
     EN_VEC(memo_entry) chk_flags;         /* checked_stmt: each load and the flags array of its threads */
     bool chk_guarded;                     /* inline_loads: a load reads only where its thread's flag is set */
     const char *chk_store_flags;          /* staged_assign's stores: only where these flags are set */
