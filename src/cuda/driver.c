@@ -110,8 +110,10 @@ typedef struct cuda_buffer {
 
 typedef struct cuda_kernel {
     const ir_func *f;
-    CUfunction fn[3];         /* the general entry point, the fast one, the warpgroup's or NULL (internal.h) */
-    int dynamic_limit[3];     /* MAX_DYNAMIC_SHARED_SIZE_BYTES as set now (48 KiB default) */
+    CUfunction fn[4];         /* the general entry point, the fast one, the warpgroup's or NULL, a
+                               * quad's or NULL (internal.h) */
+    int dynamic_limit[4];     /* MAX_DYNAMIC_SHARED_SIZE_BYTES as set now (48 KiB default) */
+    uint32_t quad_shared;     /* the quad's staging, dynamic shared memory (wgmma_merge.c) */
     int static_shared;        /* bytes of static __shared__ (the larger of the two) */
     int max_threads;          /* the functions' own bound (registers; the smaller) */
     bool whole_warps;         /* launched in whole warps (en_cuda_apple_lanes) */
@@ -545,6 +547,17 @@ enigma_status en_cuda_buffer_read(en_device *dev, void *handle, size_t offset, v
 }
 
 /* ---- programs ---------------------------------------------------------------------------------- */
+/* the dynamic shared memory of kernel f's quad entry point (wgmma_merge.c), 0 if it has
+ * none: the plan again, as emit.c made it */
+static uint32_t quad_shared_bytes(const ir_func *f) {
+    en_arena arena;
+    en_arena_init(&arena);
+    en_wg_plan plan;
+    uint32_t bytes = en_cuda_wgmma_plan(f, &arena, &plan) && plan.merge ? en_cuda_quad_shared_bytes(&plan) : 0;
+    en_arena_free(&arena);
+    return bytes;
+}
+
 /* loads (or reloads, after a reset) the module and looks up every kernel (lock held or
  * program not yet shared) */
 static enigma_status load_module(en_cuda_device *d, en_program *p, en_buf *err) {
@@ -555,21 +568,29 @@ static enigma_status load_module(en_cuda_device *d, en_program *p, en_buf *err) 
         cuda_kernel *k = &p->kernels[i];
         k->static_shared = 0;
         k->max_threads = 1024;
-        for (int v = 0; v < 3; v++) {
+        for (int v = 0; v < 4; v++) {
             char symbol[512];
             snprintf(symbol, sizeof symbol, "%s%s", en_cuda_kernel_symbol(k->f),
-                     v == 1 ? EN_CUDA_FAST_SUFFIX : v == 2 ? EN_CUDA_WARPGROUP_SUFFIX : "");
+                     v == 1 ? EN_CUDA_FAST_SUFFIX : v == 2 ? EN_CUDA_WARPGROUP_SUFFIX : v == 3 ? EN_CUDA_QUAD_SUFFIX : "");
             int shared = 0, threads = 0;
             k->fn[v] = NULL;
-            /* the warpgroup's entry point only where emit.c made one and NVRTC built for sm_90a */
-            if (v == 2 && cu->cuModuleGetFunction(&k->fn[v], p->module, symbol) != CUDA_SUCCESS) {
+            /* the warpgroup's and the quad's entry points only where emit.c made them and NVRTC
+             * built for sm_90a */
+            if (v >= 2 && cu->cuModuleGetFunction(&k->fn[v], p->module, symbol) != CUDA_SUCCESS) {
                 k->fn[v] = NULL;
                 continue;
             }
             /* its threadgroups are few registers and ~20 KB of shared memory each: all of the
              * SM's shared memory for them (a hint; the driver may keep more L1), so that as
              * many fit as the registers allow (__launch_bounds__(128, 7), emit.c) */
-            if (v == 2) (void)cu->cuFuncSetAttribute(k->fn[v], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
+            if (v >= 2) (void)cu->cuFuncSetAttribute(k->fn[v], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
+            /* a quad's block is four threadgroups: its memory and size are not a threadgroup's;
+             * its staging is dynamic shared memory, sized by the plan emit.c made */
+            if (v == 3) {
+                k->quad_shared = quad_shared_bytes(k->f);
+                if (!k->quad_shared) k->fn[v] = NULL;
+                continue;
+            }
             if ((v < 2 && EN_CU(cu, err, cuModuleGetFunction(&k->fn[v], p->module, symbol))) ||
                 EN_CU(cu, err, cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn[v])) ||
                 EN_CU(cu, err, cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn[v])))
@@ -577,7 +598,7 @@ static enigma_status load_module(en_cuda_device *d, en_program *p, en_buf *err) 
             if (shared > k->static_shared) k->static_shared = shared;
             if (threads < k->max_threads) k->max_threads = threads;
         }
-        for (int v = 0; v < 3; v++) k->dynamic_limit[v] = 48 * 1024 - k->static_shared;
+        for (int v = 0; v < 4; v++) k->dynamic_limit[v] = 48 * 1024 - k->static_shared;
     }
     p->generation = d->generation;
     return ENIGMA_OK;
@@ -767,6 +788,16 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
     if (st == ENIGMA_OK && k->fn[2] && l->group_size[0] == 128 && l->group_size[1] == 1 && l->group_size[2] == 1 &&
         !edges && !k->whole_warps)
         variant = 2;
+    /* four threadgroups a block where they share their staging (internal.h,
+     * EN_CUDA_QUAD_SUFFIX): an even number of them along x and y */
+    uint32_t grid[3] = {l->groups[0], l->groups[1], l->groups[2]};
+    if (variant == 2 && k->fn[3] && grid[0] % 2 == 0 && grid[1] % 2 == 0 && en_cuda_wgmma_merge_enabled()) {
+        variant = 3;
+        grid[0] /= 2;
+        grid[1] /= 2;
+        block = 512;
+        shared = k->quad_shared;
+    }
     CUfunction fn = k->fn[variant];
     if (st == ENIGMA_OK && (int64_t)shared > k->dynamic_limit[variant]) {
         /* beyond the default 48 KiB a function must opt in; set once, kept for later */
@@ -794,7 +825,7 @@ enigma_status en_cuda_dispatch(en_device *dev, en_program *p, en_launch *l, en_b
     }
     if (st == ENIGMA_OK) {
         en_buf why = {0};
-        int r = EN_CU(cu, &why, cuLaunchKernel(fn, l->groups[0], l->groups[1], l->groups[2], block, 1, 1,
+        int r = EN_CU(cu, &why, cuLaunchKernel(fn, grid[0], grid[1], grid[2], block, 1, 1,
                                                 (unsigned)shared, d->stream, args, NULL));
         if (r == 0) {
             d->last_kernel = f->name;

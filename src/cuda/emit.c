@@ -75,6 +75,7 @@ typedef struct emitter {
     const en_wg_plan *wg; /* while emitting the warpgroup form of a kernel (wgmma.c), its plan */
     bool wg_swizzle;      /* ... with its staging swizzled (wg_swizzles) */
     bool wg_pipe;         /* ... its copy-then-multiply form pipelined (wgmma_pipe.c) */
+    bool wg_merge;        /* the kernel has a quad's entry point (wgmma_merge.c) */
     bool wg_in_k_loop;    /* ... inside its K loop */
     bool wg_pipe_inside;  /* ... emitting the copy statements the pipeline runs: as written */
     const char *wg_copy_buffer; /* ... the buffer a copy or the nest uses, when not the kernel's */
@@ -916,8 +917,13 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
         if (e->wg && s->intrinsic == IR_I_BARRIER_THREADGROUP) {
             /* the asynchronous copies landed (before the proxy fence: they are this thread's
              * stores that the MMAs will read) */
-            if (e->wg->copy_count || e->wg_pipe) put(e, "en_wg_copy_wait(); ");
-            put(e, "en_wg_wait(en_wg_d); en_wg_proxy_fence(); ");
+            if (e->wg_pipe && e->wg_merge && e->wg_in_k_loop) {
+                /* the next step's slice landed; the MMAs of the steps before this one done */
+                put(e, "en_wg_copy_wait_group<en_ahead - 1>(); en_wg_wait_group<en_mma_depth>(en_wg_d); en_wg_proxy_fence(); ");
+            } else {
+                if (e->wg->copy_count || e->wg_pipe) put(e, "en_wg_copy_wait(); ");
+                put(e, "en_wg_wait(en_wg_d); en_wg_proxy_fence(); ");
+            }
         }
         if (s->intrinsic == IR_I_BARRIER_THREADGROUP)
             put(e, flags & IR_MEM_DEVICE ? "EN_BARRIER_DEVICE();\n" : "EN_BARRIER();\n");
@@ -1517,17 +1523,69 @@ static bool wg_swizzles(const emitter *e, const en_wg_plan *plan) {
            e->shared.static_bytes + 2 * 1024 + EN_WG_SCRATCH_BYTES <= EN_CUDA_STATIC_SHARED_LIMIT;
 }
 
+/* how a quad shares staging array v (wgmma_merge.c) */
+static int wg_shared(const en_wg_plan *plan, const ir_var *v) {
+    return v == plan->a.array ? plan->a_shared : plan->b_shared;
+}
+
+/* the buffers of a staging array in the wgmma entry point: the kernel's own count, or two
+ * where the compiler pipelines a single one (wgmma_pipe.c) */
+static int wg_buffers(const emitter *e, const ir_var *v) {
+    const ir_type *t = v->type;
+    return t->elem && t->elem->kind == IR_T_ARRAY ? (int)t->count : e->wg_pipe ? 2 : 1;
+}
+
+/* the count of a staging array's buffers as the declaration writes it: en_stages where the
+ * compiler pipelines a kernel that has a quad's entry point (two, or the quad's stages:
+ * wgmma_merge.c) */
+static const char *wg_buffers_text(emitter *e, const ir_var *v) {
+    const ir_type *t = v->type;
+    if (!(t->elem && t->elem->kind == IR_T_ARRAY) && e->wg_pipe && e->wg_merge) return "en_stages";
+    return en_fmt(&e->arena, "%d", wg_buffers(e, v));
+}
+
 /* a staging array's declaration in a warpgroup kernel: in the wgmma entry point swizzled
- * buffers of rows x RB bytes on 1024 bytes, in the others the kernel's own array */
+ * buffers of rows x RB bytes on 1024 bytes, in the others the kernel's own array. In a
+ * kernel whose quads share their staging (wgmma_merge.c) the declaration is one array per
+ * threadgroup row or column of the quad (the quad's entry point; one in the others), and
+ * the kernel's name a reference to this threadgroup's */
 static void emit_wg_staging_decl(emitter *e, const en_wg_plan *plan, const ir_var *v) {
     const ir_type *t = v->type, *buffers = t->elem && t->elem->kind == IR_T_ARRAY ? t : NULL;
     const ir_type *elem = buffers ? t->elem->elem : t->elem;
     const int count = wg_rows(plan, v) * wg_row_bytes(plan, v) / (int)elem->size;
-    const char *swizzled = buffers   ? en_fmt(&e->arena, "en_array<en_array<%s, %d>, %u>", type_name(e, elem), count, t->count)
-                           : e->wg_pipe ? en_fmt(&e->arena, "en_array<en_array<%s, %d>, 2>", type_name(e, elem), count)
-                                        : en_fmt(&e->arena, "en_array<%s, %d>", type_name(e, elem), count);
-    en_buf_printf(e->out, "__shared__ alignas(EN_WG ? 1024 : 16) typename en_pick<EN_WG, %s, %s>::type %s; // wgmma: swizzled\n",
-                  swizzled, type_name(e, t), var_name(e, v));
+    const char *swizzled = wg_buffers(e, v) > 1 || buffers
+                               ? en_fmt(&e->arena, "en_array<en_array<%s, %d>, %s>", type_name(e, elem), count, wg_buffers_text(e, v))
+                               : en_fmt(&e->arena, "en_array<%s, %d>", type_name(e, elem), count);
+    if (!e->wg_merge) {
+        en_buf_printf(e->out, "__shared__ alignas(EN_WG ? 1024 : 16) typename en_pick<(EN_WG > 0), %s, %s>::type %s; // wgmma: swizzled\n",
+                      swizzled, type_name(e, t), var_name(e, v));
+        return;
+    }
+    /* a quad's: in the dynamic shared memory (prelude: en_wg_staging), one copy a row or a
+     * column of the quad, or one for all four (wgmma_merge.c) */
+    const int shared = wg_shared(plan, v);
+    const char *n = var_name(e, v);
+    en_buf_printf(e->out, "typedef %s en_staging_%s; // wgmma: swizzled\n", swizzled, n);
+    line_start(e);
+    en_buf_printf(e->out, "__shared__ alignas(EN_WG == 1 ? 1024 : 16) typename en_pick<(EN_WG == 2), en_array<unsigned char, 16>, "
+                          "typename en_pick<(EN_WG > 0), en_staging_%s, %s>::type>::type %s_en_own;\n",
+                  n, type_name(e, t), n);
+    line_start(e);
+    en_buf_printf(e->out, "auto &%s = en_wg_staging<EN_WG, en_staging_%s>(%s_en_own, %uu + (%s) * (unsigned)sizeof(en_staging_%s)); // in a quad, %s\n",
+                  n, n, n, en_cuda_quad_offset(plan, v),
+                  shared == EN_WG_SHARED_X ? "en_q >> 1" : shared == EN_WG_SHARED_Y ? "en_q & 1u" : "0u", n,
+                  shared == EN_WG_SHARED_X ? "one a row of it" : shared == EN_WG_SHARED_Y ? "one a column of it" : "one for all four");
+}
+
+/* the static shared memory of a quad's block: every threadgroup variable but the staging
+ * (which is in dynamic memory) and the accumulators' scratch once per threadgroup */
+static uint64_t wg_quad_static_bytes(const ir_func *f, const en_wg_plan *plan) {
+    uint64_t bytes = 4u * EN_WG_SCRATCH_BYTES;
+    for (int i = 0; i < f->threadgroup_vars.count; i++) {
+        const ir_var *v = f->threadgroup_vars.items[i];
+        bytes += v == plan->a.array || v == plan->b.array ? 16u : 4u * ((v->type->size + 15u) / 16u * 16u);
+    }
+    return bytes;
 }
 
 /* the start of a staging buffer: &X, or &X[b] of an array of buffers */
@@ -1561,10 +1619,17 @@ static void emit_wg_place_call(emitter *e, const char *fn, const en_wg_pointer *
     }
 }
 
+/* in a quad, only one of the threadgroups that share a staging array fills it (prelude:
+ * en_wg_copier): `if (...) ` before its chunk stores and copies */
+static void emit_wg_copier(emitter *e, const ir_var *array) {
+    if (e->wg_merge) en_buf_printf(e->out, "if (en_wg_copier<EN_WG, %d>(en_q)) ", wg_shared(e->wg, array));
+}
+
 /* a chunk store: the same 16 bytes, at their place in the wgmma layout (prelude:
  * en_wg_store_sw, en_wg_store) */
 static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to) {
     line_start(e);
+    emit_wg_copier(e, to->array);
     if (e->wg_pipe) { /* the device load it stores, copied asynchronously (wgmma_pipe.c) */
         emit_wg_place_call(e, "en_wg_copy", to);
         put(e, ", ");
@@ -1592,6 +1657,7 @@ static void emit_wg_copy(emitter *e, const en_wg_copy *copy) {
     for (int i = 1; i < copy->store_at; i++)
         if (copy->store_body->stmts[i]->kind == IR_S_DECL) emit_stmt(e, copy->store_body->stmts[i]);
     line_start(e);
+    emit_wg_copier(e, to->array);
     emit_wg_place_call(e, "en_wg_copy", to);
     put(e, ", ");
     emit_expr(e, copy->load->value->args[0]);
@@ -1694,8 +1760,8 @@ static void emit_wg_nest(emitter *e) {
 /* the buffer of the counter's slice: steps counted from its first value (en_k_first) */
 static const char *wg_pipe_buffer(emitter *e, int ahead) {
     const en_wg_plan *wg = e->wg;
-    return en_fmt(&e->arena, "((%s - en_k_first) / (%s) + %du) %% 2u", var_name(e, wg->k_var), expr_text(e, wg->k_step),
-                  ahead);
+    return en_fmt(&e->arena, "((%s - en_k_first) / (%s) + %du) %% %s", var_name(e, wg->k_var), expr_text(e, wg->k_step),
+                  ahead, e->wg_merge ? "en_stages" : "2u");
 }
 
 /* the copy statements, where the loop would run: their chunk stores as cp.async into the
@@ -1731,15 +1797,35 @@ static bool emit_wg_pipe_stmt(emitter *e, const ir_stmt *s) {
         e->wg_pipe_inside = false;
         line_start(e);
         en_buf_printf(e->out, "const %s en_k_first = %s; // wgmma: K steps counted from here (wgmma_pipe.c)\n", type, k);
+        if (!e->wg_merge) {
+            line_start(e);
+            put(e, "{ // wgmma: slice 0 into buffer 0 before the loop\n");
+            e->indent++;
+            emit_wg_pipe_copy(e);
+            e->indent--;
+            line_start(e);
+            put(e, "}\n");
+            line_start(e);
+            put(e, "en_wg_copy_wait(); en_wg_proxy_fence(); EN_BARRIER();\n");
+            return true;
+        }
+        /* as many slices ahead as the buffers allow less one, a group of copies each (the
+         * loop's waits count them: en_wg_copy_wait_group) */
         line_start(e);
-        put(e, "{ // wgmma: slice 0 into buffer 0 before the loop\n");
+        put(e, "#pragma unroll\n");
+        line_start(e);
+        put(e, "for (unsigned en_s = 0; en_s < en_ahead; en_s++) { // wgmma: slices 0 .. en_ahead - 1 into their buffers before the loop\n");
         e->indent++;
+        line_start(e);
+        en_buf_printf(e->out, "const %s %s = en_k_first + en_s * (%s);\n", type, k, expr_text(e, wg->k_step));
         emit_wg_pipe_copy(e);
+        line_start(e);
+        put(e, "en_wg_copy_commit();\n");
         e->indent--;
         line_start(e);
         put(e, "}\n");
         line_start(e);
-        put(e, "en_wg_copy_wait(); en_wg_proxy_fence(); EN_BARRIER();\n");
+        put(e, "en_wg_copy_wait_group<en_ahead - 1>(); en_wg_proxy_fence(); EN_BARRIER();\n");
         return true;
     }
     if (s == wg->k_loop) {
@@ -1752,16 +1838,26 @@ static bool emit_wg_pipe_stmt(emitter *e, const ir_stmt *s) {
     if (!e->wg_in_k_loop) return false;
     if (s == body->stmts[wg->pipe_from]) {
         line_start(e);
-        put(e, "{ // wgmma: the copy statements as at the next step: slice k + 1 into buffer (k + 1) % 2\n");
+        if (e->wg_merge)
+            put(e, "{ // wgmma: the copy statements as at step k + en_ahead, into its buffer\n");
+        else
+            put(e, "{ // wgmma: the copy statements as at the next step: slice k + 1 into buffer (k + 1) % 2\n");
         e->indent++;
         line_start(e);
-        en_buf_printf(e->out, "const %s en_k_next = %s + (%s);\n", type, k, expr_text(e, wg->k_step));
+        if (e->wg_merge)
+            en_buf_printf(e->out, "const %s en_k_next = %s + en_ahead * (%s);\n", type, k, expr_text(e, wg->k_step));
+        else
+            en_buf_printf(e->out, "const %s en_k_next = %s + (%s);\n", type, k, expr_text(e, wg->k_step));
         line_start(e);
         en_buf_printf(e->out, "const %s %s = en_k_next;\n", type, k);
         emit_wg_pipe_copy(e);
         e->indent--;
         line_start(e);
         put(e, "}\n");
+        if (e->wg_merge) {
+            line_start(e);
+            put(e, "en_wg_copy_commit();\n");
+        }
         return true;
     }
     for (int i = wg->pipe_from + 1; i < wg->pipe_to; i++)
@@ -1876,21 +1972,29 @@ en_cuda_shared_layout en_cuda_shared_layout_of(const ir_func *k) {
 }
 
 /* the value of a position attribute, one expression per component */
-static void attr_components(ir_attr a, const char *c[3]) {
+/* quad: the kernel has a quad's entry point, whose block is not one threadgroup: the
+ * threadgroup's position and the grid's size in threadgroups are en_b and en_g (emit_kernel) */
+static void attr_components(ir_attr a, bool quad, const char *c[3]) {
     static const char *const zero = "0u";
     c[1] = c[2] = zero;
     switch (a) {
     case IR_ATTR_THREAD_POSITION_IN_GRID:
-        c[0] = "blockIdx.x * en_p.group[0] + en_t.pos[0]";
-        c[1] = "blockIdx.y * en_p.group[1] + en_t.pos[1]";
-        c[2] = "blockIdx.z * en_p.group[2] + en_t.pos[2]";
+        c[0] = quad ? "en_b.x * en_p.group[0] + en_t.pos[0]" : "blockIdx.x * en_p.group[0] + en_t.pos[0]";
+        c[1] = quad ? "en_b.y * en_p.group[1] + en_t.pos[1]" : "blockIdx.y * en_p.group[1] + en_t.pos[1]";
+        c[2] = quad ? "en_b.z * en_p.group[2] + en_t.pos[2]" : "blockIdx.z * en_p.group[2] + en_t.pos[2]";
         return;
     case IR_ATTR_THREADS_PER_GRID: c[0] = "en_p.grid[0]"; c[1] = "en_p.grid[1]"; c[2] = "en_p.grid[2]"; return;
     case IR_ATTR_THREAD_POSITION_IN_THREADGROUP: c[0] = "en_t.pos[0]"; c[1] = "en_t.pos[1]"; c[2] = "en_t.pos[2]"; return;
     case IR_ATTR_THREADS_PER_THREADGROUP: c[0] = "en_t.edge[0]"; c[1] = "en_t.edge[1]"; c[2] = "en_t.edge[2]"; return;
     case IR_ATTR_DISPATCH_THREADS_PER_THREADGROUP: c[0] = "en_p.group[0]"; c[1] = "en_p.group[1]"; c[2] = "en_p.group[2]"; return;
-    case IR_ATTR_THREADGROUP_POSITION_IN_GRID: c[0] = "blockIdx.x"; c[1] = "blockIdx.y"; c[2] = "blockIdx.z"; return;
-    case IR_ATTR_THREADGROUPS_PER_GRID: c[0] = "gridDim.x"; c[1] = "gridDim.y"; c[2] = "gridDim.z"; return;
+    case IR_ATTR_THREADGROUP_POSITION_IN_GRID:
+        if (quad) { c[0] = "en_b.x"; c[1] = "en_b.y"; c[2] = "en_b.z"; }
+        else { c[0] = "blockIdx.x"; c[1] = "blockIdx.y"; c[2] = "blockIdx.z"; }
+        return;
+    case IR_ATTR_THREADGROUPS_PER_GRID:
+        if (quad) { c[0] = "en_g.x"; c[1] = "en_g.y"; c[2] = "en_g.z"; }
+        else { c[0] = "gridDim.x"; c[1] = "gridDim.y"; c[2] = "gridDim.z"; }
+        return;
     case IR_ATTR_THREAD_INDEX_IN_THREADGROUP: c[0] = "en_t.l"; return;
     case IR_ATTR_THREAD_INDEX_IN_SIMDGROUP: c[0] = "(en_t.l & 31u)"; return;
     case IR_ATTR_SIMDGROUP_INDEX_IN_THREADGROUP: c[0] = "(en_t.l >> 5)"; return;
@@ -1908,7 +2012,7 @@ static void attr_components(ir_attr a, const char *c[3]) {
 
 static void emit_attr(emitter *e, const ir_var *v) {
     const char *c[3];
-    attr_components(v->attr, c);
+    attr_components(v->attr, e->wg_merge, c);
     const char *tn = type_name(e, v->type);
     /* a kernel may write its own copy (ggml: `tgpig.z = 0;`) */
     const char *cq = v->is_assigned ? "" : "const ";
@@ -2013,15 +2117,41 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     if (warpgroup) emit_wg_blocks(e, &wg);
     e->wg_swizzle = warpgroup && wg_swizzles(e, &wg);
     e->wg_pipe = e->wg_swizzle && wg.pipe;
-    /* the body, once, as a template; the two entry points after it instantiate it */
+    /* a quad of threadgroups as one block (wgmma_merge.c): where the compiler pipelines the
+     * copy into swizzled staging (its buffers, and so their count, are the compiler's), with
+     * the other threadgroup variables in static shared memory */
+    e->wg_merge = e->wg_pipe && wg.merge && !e->shared.static_in_dynamic &&
+                  wg_quad_static_bytes(f, &wg) <= EN_CUDA_STATIC_SHARED_LIMIT &&
+                  wg_quad_static_bytes(f, &wg) + en_cuda_quad_shared_bytes(&wg) <= EN_CUDA_QUAD_SHARED_LIMIT;
+    /* the body, once, as a template; the entry points after it instantiate it (EN_WG: 0 the
+     * kernel as written, 1 the warpgroup form, 2 the warpgroup form of a quad's threadgroup) */
     en_buf_printf(e->out, "template <bool EN_FAST%s> static __device__ __forceinline__ void en_kernel_%s(const en_dispatch &en_p",
-                  warpgroup ? ", bool EN_WG" : "", sym);
+                  warpgroup ? ", int EN_WG" : "", sym);
     emit_params(e, f, true);
     put(e, ") {\n");
     e->indent = 1;
     if (dynamic) {
         line_start(e);
         put(e, "extern __shared__ __align__(16) unsigned char en_dynamic_shared[];\n");
+    }
+    if (e->wg_merge) {
+        /* which threadgroup of the block this thread's is: x + 2 y in a quad (EN_WG 2, a block
+         * of 512 threads, the quad's threadgroups one after another), else 0; its position */
+        line_start(e);
+        put(e, "const unsigned en_q = EN_WG == 2 ? threadIdx.x >> 7 : 0u; // this thread's threadgroup in a quad\n");
+        line_start(e);
+        put(e, "const ::uint3 en_b = en_wg_group_position<EN_WG>(), en_g = en_wg_groups<EN_WG>(); // its position, the grid's groups\n");
+        if (e->wg_pipe) {
+            line_start(e);
+            /* a quad: S buffers, S - 2 slices copied ahead and one step's MMAs left running
+             * past the step's end (they read the buffer the copy S - 2 steps on does not
+             * write); a single threadgroup: two buffers, one slice ahead, the MMAs waited for */
+            const int stages = en_cuda_quad_stages();
+            en_buf_printf(e->out, "constexpr unsigned en_stages = EN_WG == 2 ? %du : 2u, en_ahead = EN_WG == 2 ? %du : 1u; "
+                                  "// staging buffers, slices copied ahead (wgmma_merge.c)\n", stages, stages - 2);
+            line_start(e);
+            put(e, "constexpr int en_mma_depth = EN_WG == 2 ? 1 : 0; // steps of MMAs running past a step's end\n");
+        }
     }
     /* kernel-scope threadgroup variables */
     uint64_t offset = 0;
@@ -2035,7 +2165,11 @@ static void emit_kernel(emitter *e, const ir_func *f) {
                           type_name(e, v->type), var_name(e, v), type_name(e, v->type), (unsigned long long)offset);
         else if (e->wg_swizzle && (v == wg.a.array || v == wg.b.array))
             emit_wg_staging_decl(e, &wg, v);
-        else
+        else if (e->wg_merge) { /* each threadgroup of a quad its own */
+            en_buf_printf(e->out, "__shared__ __align__(16) %s %s_en_quad[EN_WG == 2 ? 4 : 1];\n", type_name(e, v->type), var_name(e, v));
+            line_start(e);
+            en_buf_printf(e->out, "%s &%s = %s_en_quad[en_q];\n", type_name(e, v->type), var_name(e, v), var_name(e, v));
+        } else
             en_buf_printf(e->out, "__shared__ __align__(16) %s %s;\n", type_name(e, v->type), var_name(e, v));
         offset += v->type->size;
     }
@@ -2054,7 +2188,10 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     line_start(e);
     put(e, "en_thread en_t;\n");
     line_start(e);
-    put(e, "if (!(EN_FAST ? en_locate_1d(en_p, en_t) : en_locate(en_p, en_t))) return; // past the edge of a dispatch by threads\n");
+    if (e->wg_merge)
+        put(e, "if (!(EN_WG == 2 ? en_locate_quad(en_t) : EN_FAST ? en_locate_1d(en_p, en_t) : en_locate(en_p, en_t))) return; // past the edge of a dispatch by threads\n");
+    else
+        put(e, "if (!(EN_FAST ? en_locate_1d(en_p, en_t) : en_locate(en_p, en_t))) return; // past the edge of a dispatch by threads\n");
     for (int i = 0; i < f->param_count; i++) {
         const ir_var *p = f->params[i];
         if (p->param_kind == IR_PARAM_ATTR) emit_attr(e, p);
@@ -2086,7 +2223,13 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         put(e, "if constexpr (EN_WG) {\n");
         e->indent++;
         line_start(e);
-        en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch[4][32]; // the accumulators between layouts, 4 blocks at a time (%d bytes)\n", EN_WG_SCRATCH_BYTES);
+        if (e->wg_merge) {
+            en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch_en_quad[EN_WG == 2 ? 4 : 1][4][32]; // the accumulators between layouts, 4 blocks at a time (%d bytes a threadgroup)\n", EN_WG_SCRATCH_BYTES);
+            line_start(e);
+            put(e, "auto &en_wg_scratch = en_wg_scratch_en_quad[en_q];\n");
+        } else {
+            en_buf_printf(e->out, "__shared__ __align__(16) ::float2 en_wg_scratch[4][32]; // the accumulators between layouts, 4 blocks at a time (%d bytes)\n", EN_WG_SCRATCH_BYTES);
+        }
         line_start(e);
         put(e, "float en_wg_d[32] = {}; // this thread's part of the 64x64 tile, in wgmma's accumulator layout\n");
         /* the entry point runs only whole 128-thread groups (driver.c): said to nvcc, the
@@ -2120,24 +2263,27 @@ static void emit_kernel(emitter *e, const ir_func *f) {
      * threadgroups whose constant references all arrive by value, and, for a warpgroup GEMM
      * built for sm_90a, EN_CUDA_WARPGROUP_SUFFIX for whole threadgroups of 128 threads
      * (driver.c picks) */
-    for (int entry = 0; entry < (warpgroup ? 3 : 2); entry++) {
-        if (entry == 2) put(e, "#ifdef EN_WGMMA\n");
+    for (int entry = 0; entry < (e->wg_merge ? 4 : warpgroup ? 3 : 2); entry++) {
+        if (entry >= 2) put(e, "#ifdef EN_WGMMA\n");
         put(e, "extern \"C\" __global__ void ");
         if (entry == 2) /* 7 threadgroups an SM: at most 72 registers (the form needs ~64-74);
                          * 8 (at most 64) where the next slice's copy is asynchronous and no
                          * register holds it (ptxas -v: 64, no spills; 72 and spills without) */
             en_buf_printf(e->out, "__launch_bounds__(128, %d) ", wg.copy_count || e->wg_pipe ? 8 : 7);
+        else if (entry == 3) /* a quad: the same 64 registers, two blocks an SM (one block of
+                              * 80 registers measured 5% slower: bench/RESULTS.md) */
+            put(e, "__launch_bounds__(512, 2) ");
         else if (f->max_total_threads_per_threadgroup)
             en_buf_printf(e->out, "__launch_bounds__(%u) ", e->apple_lanes ? (f->max_total_threads_per_threadgroup + 31u) / 32u * 32u
                                                                            : f->max_total_threads_per_threadgroup);
         en_buf_printf(e->out, "%s%s(const en_dispatch en_p", sym,
-                      entry == 1 ? EN_CUDA_FAST_SUFFIX : entry == 2 ? EN_CUDA_WARPGROUP_SUFFIX : "");
+                      entry == 1 ? EN_CUDA_FAST_SUFFIX : entry == 2 ? EN_CUDA_WARPGROUP_SUFFIX : entry == 3 ? EN_CUDA_QUAD_SUFFIX : "");
         emit_params(e, f, true);
         en_buf_printf(e->out, ") {\n    en_kernel_%s<%s%s>(en_p", sym, entry == 1 ? "true" : "false",
-                      !warpgroup ? "" : entry == 2 ? ", true" : ", false");
+                      !warpgroup ? "" : entry == 2 ? ", 1" : entry == 3 ? ", 2" : ", 0");
         emit_params(e, f, false);
         put(e, ");\n}\n");
-        if (entry == 2) put(e, "#endif\n");
+        if (entry >= 2) put(e, "#endif\n");
     }
 }
 

@@ -36,6 +36,10 @@ EN_INTERNAL bool en_cuda_param_by_value(const ir_var *p);
  * dispatch whose threadgroups all have exactly 128 threads, 1-D (driver.c); the other two keep
  * the kernel as written (and their registers). */
 #define EN_CUDA_WARPGROUP_SUFFIX "__en_wg"
+/* ... and where wgmma_merge.c proves that four threadgroups (2x2 in the grid) may share their
+ * staged operands, a fourth: the name + EN_CUDA_QUAD_SUFFIX runs such a quad as one block of
+ * 512 threads (driver.c: for threadgroups of 128 threads, an even number along x and y). */
+#define EN_CUDA_QUAD_SUFFIX "__en_wq"
 /* A module that calls thread_elements() numbers Metal's lanes so that Apple's layout of
  * simdgroup matrices is the tensor cores' (prelude.cuh: lane numbering); its blocks are then
  * launched in whole warps (the surplus threads leave at once, as at a dispatch's edge).
@@ -48,6 +52,9 @@ EN_INTERNAL const char *en_cuda_kernel_symbol(const ir_func *kernel);
  * a block gets without opting in; beyond that, they are carved from the dynamic shared
  * memory at offsets [0, static_bytes), ahead of the [[threadgroup(n)]] parameters. */
 #define EN_CUDA_STATIC_SHARED_LIMIT (48u * 1024u)
+/* a quad's block (EN_CUDA_QUAD_SUFFIX): its static and dynamic shared memory together, at
+ * most half an H100's SM (228 KiB), so that two blocks fit */
+#define EN_CUDA_QUAD_SHARED_LIMIT (112u * 1024u)
 typedef struct en_cuda_shared_layout {
     uint64_t static_bytes;   /* all kernel-scope threadgroup variables, laid out in order */
     bool static_in_dynamic;  /* true when static_bytes > EN_CUDA_STATIC_SHARED_LIMIT */
@@ -151,7 +158,12 @@ typedef struct en_wg_plan {
     const ir_var *k_var;          /* ... the K counter */
     const ir_expr *k_step;        /* ... its step */
     const ir_expr *k_test;        /* ... and the loop's condition */
+    bool merge;                   /* a 2x2 quad of threadgroups may run as one block (wgmma_merge.c) */
+    int a_shared, b_shared;       /* ... sharing A's and B's staging along (EN_WG_SHARED_*) */
 } en_wg_plan;
+/* the threadgroups of a quad whose staged bytes of an array are the same: those of a row of
+ * the quad (x differs), of a column (y differs), or all four */
+enum { EN_WG_SHARED_NONE = 0, EN_WG_SHARED_X = 1, EN_WG_SHARED_Y = 2, EN_WG_SHARED_XY = 3 };
 /* false when $ENIGMA_CUDA_WGMMA is 0: no plans, and sm_90 builds for sm_90 (nvrtc.c) */
 EN_INTERNAL bool en_cuda_wgmma_enabled(void);
 /* the plan for kernel f (false: none; also when $ENIGMA_CUDA_WGMMA is 0) */
@@ -177,6 +189,19 @@ EN_INTERNAL const ir_expr *en_cuda_wgmma_copied_from(const ir_stmt *store);
 /* the copy whose load s is, or NULL; whether s is a copy's store (left out) */
 EN_INTERNAL const en_wg_copy *en_cuda_wgmma_copy_load(const en_wg_plan *plan, const ir_stmt *s);
 EN_INTERNAL bool en_cuda_wgmma_copy_store(const en_wg_plan *plan, const ir_stmt *s);
+
+/* ---- wgmma_merge.c ---------------------------------------------------------------------- */
+/* false when $ENIGMA_CUDA_WGMMA_MERGE is 0: one threadgroup a block (A/B timing) */
+EN_INTERNAL bool en_cuda_wgmma_merge_enabled(void);
+/* sets plan->merge, a_shared and b_shared (wgmma_merge.c says when) */
+EN_INTERNAL void en_cuda_wgmma_merge(const ir_func *f, en_arena *arena, en_wg_plan *plan);
+/* a quad's staging buffers: EN_WG_QUAD_STAGES ($ENIGMA_CUDA_QUAD_STAGES) where the compiler
+ * pipelines the copy, else the kernel's own count */
+EN_INTERNAL int en_cuda_quad_stages(void);
+EN_INTERNAL int en_cuda_quad_buffers(const en_wg_plan *plan, const ir_var *array);
+/* where a staging array's copies start in the quad's dynamic shared memory, and its size */
+EN_INTERNAL uint32_t en_cuda_quad_offset(const en_wg_plan *plan, const ir_var *array);
+EN_INTERNAL uint32_t en_cuda_quad_shared_bytes(const en_wg_plan *plan);
 
 /* ---- align.c ---------------------------------------------------------------------------- */
 /* What a kernel guarantees about alignment: the largest power of two (at most 16) that

@@ -1065,6 +1065,49 @@ __device__ __forceinline__ void en_matrix_multiply_accumulate1k(en_matrix<D> &d1
 }
 
 // ---- a threadgroup GEMM on one Hopper warpgroup: wgmma (wgmma.c, emit.c) -------------------
+// A quad (wgmma_merge.c): four threadgroups of 128 threads, 2x2 in the grid, as one block of
+// 512 (EN_WG 2; the other entry points have EN_WG 0 or 1 and a block per threadgroup). The
+// block's threads are the quad's threadgroups one after another, q = x + 2 y; the driver
+// launches it for threadgroups of 128 threads, an even number along x and y, none at an edge.
+template <int EN_WG> __device__ __forceinline__ ::uint3 en_wg_group_position() {
+    if constexpr (EN_WG == 2)
+        return ::make_uint3(2u * blockIdx.x + ((threadIdx.x >> 7) & 1u), 2u * blockIdx.y + (threadIdx.x >> 8), blockIdx.z);
+    else
+        return ::make_uint3(blockIdx.x, blockIdx.y, blockIdx.z);
+}
+template <int EN_WG> __device__ __forceinline__ ::uint3 en_wg_groups() {
+    return EN_WG == 2 ? ::make_uint3(2u * gridDim.x, 2u * gridDim.y, gridDim.z) : ::make_uint3(gridDim.x, gridDim.y, gridDim.z);
+}
+// en_locate for a threadgroup of a quad: whole 1-D groups of 128
+__device__ __forceinline__ bool en_locate_quad(en_thread &t) {
+    t.l = threadIdx.x & 127u;
+    t.group_volume = t.size = 128u;
+    t.edge[0] = 128u; t.edge[1] = 1; t.edge[2] = 1;
+    t.pos[0] = t.l; t.pos[1] = 0; t.pos[2] = 0;
+    return true;
+}
+// A staging array Q of a quad's threadgroup (EN_WG 2): in the block's dynamic shared memory
+// from its first 1024-byte boundary (the swizzle modes' alignment; driver.c gives 1 KB more),
+// at offset; elsewhere the static array of its own.
+template <int EN_WG, class Q, class Own> __device__ __forceinline__ auto &en_wg_staging(Own &own, unsigned offset) {
+    if constexpr (EN_WG == 2) {
+        extern __shared__ __align__(16) unsigned char en_quad_shared[];
+        const unsigned start = (unsigned)__cvta_generic_to_shared(en_quad_shared);
+        return *reinterpret_cast<Q *>(en_quad_shared + ((1024u - (start & 1023u)) & 1023u) + offset);
+    } else {
+        return own;
+    }
+}
+// Which threadgroup of a quad fills a staging array the quad shares (SHARE, internal.h
+// EN_WG_SHARED_*): along x (a row's two threadgroups stage the same bytes: A), the one on
+// the quad's diagonal, x == y; along y (B), the other one, x != y, so that each of the four
+// fills one array; shared by all four, threadgroup 0. Outside a quad, each its own.
+template <int EN_WG, int SHARE> __device__ __forceinline__ bool en_wg_copier(unsigned q) {
+    if constexpr (EN_WG != 2) return true;
+    else if constexpr (SHARE == 1) return (q & 1u) == (q >> 1);
+    else if constexpr (SHARE == 2) return (q & 1u) != (q >> 1);
+    else return q == 0;
+}
 // Compiled for sm_90a (nvrtc.c) a kernel that wgmma.c proved a 64x64 GEMM runs its multiply
 // nest as wgmma.mma_async.m64n64k16 (PTX ISA "Asynchronous Warpgroup Level Matrix
 // Instructions") when its threadgroup is exactly one warpgroup; elsewhere, as before.
@@ -1135,6 +1178,10 @@ template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void e
     en_wg_copy_in<en_wg_cores<ROW, CORES, CS>>(base, e, src);
 }
 __device__ __forceinline__ void en_wg_copy_wait() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+// the copies issued since the last commit as one group; wait until at most N groups are in
+// flight (a quad's pipeline: wgmma_merge.c)
+__device__ __forceinline__ void en_wg_copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void en_wg_copy_wait_group() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 // a shared-memory matrix descriptor: start address, leading and stride byte offsets, and
 // the swizzle (bits 62-63: 0 none, 1 128-byte, 2 64-byte, 3 32-byte)
 __device__ __forceinline__ unsigned long long en_wg_desc(const void *p, unsigned lead, unsigned stride,
@@ -1231,6 +1278,13 @@ __device__ __forceinline__ void en_wg_wait(float (&d)[32]) {
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     en_wg_fence_operands(d);
 }
+// the MMAs issued before the last N commits are done (a quad's pipeline, wgmma_merge.c,
+// leaves one step's running: N = 1)
+template <int N> __device__ __forceinline__ void en_wg_wait_group(float (&d)[32]) {
+    __syncwarp();
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+    en_wg_fence_operands(d);
+}
 // a thread's stores to shared memory, made visible to the MMAs' (async proxy) reads; before
 // each barrier of the kernel
 __device__ __forceinline__ void en_wg_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
@@ -1245,7 +1299,7 @@ __device__ __forceinline__ void en_wg_proxy_fence() { asm volatile("fence.proxy.
 // column 8j + 2(l%4) + e, the lane's pair of block (2w + h) 8 + j: warps 2(q%2) and
 // 2(q%2)+1 take part in round q, with j = q/2.
 __device__ __forceinline__ void en_wg_to_registers(float (&d)[32], ::float2 (*scratch)[32], int q) {
-    const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31u;
+    const unsigned w = (threadIdx.x >> 5) & 3u, l = threadIdx.x & 31u; // the warp in its warpgroup (a quad has four)
     if ((w >> 1) != (unsigned)(q & 1)) return;
     const int j = q >> 1;
 #pragma unroll
@@ -1255,7 +1309,7 @@ __device__ __forceinline__ void en_wg_to_registers(float (&d)[32], ::float2 (*sc
     }
 }
 __device__ __forceinline__ void en_wg_from_registers(const float (&d)[32], ::float2 (*scratch)[32], int q) {
-    const unsigned w = threadIdx.x >> 5, l = threadIdx.x & 31u;
+    const unsigned w = (threadIdx.x >> 5) & 3u, l = threadIdx.x & 31u; // the warp in its warpgroup (a quad has four)
     if ((w >> 1) != (unsigned)(q & 1)) return;
     const int j = q >> 1;
 #pragma unroll

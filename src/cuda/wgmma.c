@@ -587,6 +587,7 @@ bool en_cuda_wgmma_plan(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
             if (!p.copy_overlaps && !p.pipe && !every) continue;
             p.packed = strcmp(mode, "packed") == 0;
             en_cuda_wgmma_copies(f, arena, &p);
+            en_cuda_wgmma_merge(f, arena, &p);
             *plan = p;
             return true;
         }

@@ -213,7 +213,8 @@ def run_gemm(tmp_path, t, m, n, k, tile="quarters", peek=False, src=None, pad=8,
     return a, b, got
 
 
-SIZES = [(64, 64, 32), (128, 192, 96), (256, 256, 512)]
+# grids of 1x1, 3x2 (one threadgroup a block), 4x4 and 4x2 (quads: wgmma_merge.c)
+SIZES = [(64, 64, 32), (128, 192, 96), (256, 256, 512), (128, 256, 64)]
 
 
 @pytest.mark.parametrize("t", ["half", "bfloat"])
@@ -384,9 +385,9 @@ def test_wgmma_swizzled_staging(tmp_path, bk, a_bytes):
     others; the stores and the descriptors say the same row bytes"""
     cuda = emit_cuda(tmp_path, gemm_source("half", bk=bk), ENIGMA_CUDA_CPASYNC="0").split("// ---- end of prelude")[1]
     a_elems, b_elems = 64 * a_bytes // 2, bk * 64
-    assert ("__shared__ alignas(EN_WG ? 1024 : 16) typename en_pick<EN_WG, en_array<half, %d>, "
+    assert ("__shared__ alignas(EN_WG ? 1024 : 16) typename en_pick<(EN_WG > 0), en_array<half, %d>, "
             "en_array<half, %d>>::type As;" % (a_elems, 64 * (bk + 8))) in cuda
-    assert ("typename en_pick<EN_WG, en_array<half, %d>, en_array<half, %d>>::type Bs;"
+    assert ("typename en_pick<(EN_WG > 0), en_array<half, %d>, en_array<half, %d>>::type Bs;"
             % (b_elems, bk * 72)) in cuda
     assert "en_wg_store_sw<%d, %d, 64>(&As" % (bk + 8, a_bytes) in cuda
     assert "en_wg_store_sw<72, 128, %d>(&Bs" % bk in cuda
@@ -399,10 +400,11 @@ def test_wgmma_pipelines_copy_then_multiply(tmp_path, t):
     swizzled buffers for the kernel's one, the copy statements once before the loop (slice 0,
     then a wait and a barrier) and in the loop as at the next step, guarded by the loop's own
     condition one step on, ahead of the multiplies of this step's buffer; the barrier between
-    copy and multiplies left out (wgmma_pipe.c); the mma.sync entry points keep the kernel"""
-    cuda = emit_cuda(tmp_path, gemm_source(t)).split("// ---- end of prelude")[1]
+    copy and multiplies left out (wgmma_pipe.c); the mma.sync entry points keep the kernel
+    (one threadgroup a block: test_quad_* cover the quads' deeper pipeline)"""
+    cuda = emit_cuda(tmp_path, gemm_source(t), ENIGMA_CUDA_WGMMA_MERGE="0").split("// ---- end of prelude")[1]
     elem = "half" if t == "half" else "bfloat"
-    assert "typename en_pick<EN_WG, en_array<en_array<%s, 2048>, 2>, en_array<%s, 2560>>::type As;" % (elem, elem) in cuda
+    assert "typename en_pick<(EN_WG > 0), en_array<en_array<%s, 2048>, 2>, en_array<%s, 2560>>::type As;" % (elem, elem) in cuda
     wg = cuda.split("if constexpr (EN_WG) {")[1].split("} else")[0]
     before, loop = wg.split("while ((k0 < (*K)))", 1)
     assert "const uint en_k_first = k0;" in before
@@ -456,10 +458,10 @@ def test_wgmma_entry_point(tmp_path):
     written"""
     cuda = emit_cuda(tmp_path, pipelined_source("half"), ENIGMA_CUDA_CPASYNC="0").split("// ---- end of prelude")[1]
     entry = cuda.split('extern "C" __global__ void __launch_bounds__(128, 7) gemm__en_wg(')[1].split("}")[0]
-    assert "en_kernel_gemm<false, true>(" in entry
+    assert "en_kernel_gemm<false, 1>(" in entry
     assert cuda.rindex("#ifdef EN_WGMMA") < cuda.index("gemm__en_wg(") < cuda.rindex("#endif")
-    assert 'void gemm(' in cuda and "en_kernel_gemm<false, false>(" in cuda
-    assert 'void gemm__en_fast(' in cuda and "en_kernel_gemm<true, false>(" in cuda
+    assert 'void gemm(' in cuda and "en_kernel_gemm<false, 0>(" in cuda
+    assert 'void gemm__en_fast(' in cuda and "en_kernel_gemm<true, 0>(" in cuda
     assert "if constexpr (EN_WG) {" in cuda
 
 
@@ -636,3 +638,107 @@ def test_wgmma_compiles_for_sm90a(tmp_path):
     r = subprocess.run([str(cli_path()), "compile", str(path), "--backend", "cuda"], capture_output=True, text=True,
                        timeout=300, env=env)
     assert r.returncode == 0 and "compiled by NVRTC for sm_90:" in r.stdout, r.stdout + r.stderr
+
+
+# quads: four threadgroups (2x2 in the grid) as one block that stages each slice once
+# (src/cuda/wgmma_merge.c); the cuda driver takes them for an even number of threadgroups
+# along x and y (the 4x4 and 4x2 grids of SIZES), one threadgroup a block otherwise (3x2)
+def transposed_raster(src):
+    """the tile's row from tg.x and its column from tg.y: A's slices are those of a column of
+    the grid, B's those of a row (the quad shares them the other way round)"""
+    return src.replace("const uint row0 = tg.y * 64, col0 = tg.x * 64;", "const uint row0 = tg.x * 64, col0 = tg.y * 64;")
+
+
+def diagonal_raster(src):
+    """the tile's column from tg.x + tg.y: B's slices differ along both x and y, so no quad"""
+    return src.replace("const uint row0 = tg.y * 64, col0 = tg.x * 64;",
+                       "const uint row0 = tg.y * 64, col0 = ((tg.x + tg.y) % (N / 64)) * 64;")
+
+
+def quad_entry(cuda):
+    """the quad's entry point of kernel gemm, or None"""
+    body = cuda.split("// ---- end of prelude")[1]
+    head = 'extern "C" __global__ void __launch_bounds__(512, 2) gemm__en_wq('
+    return body.split(head)[1].split("}")[0] if head in body else None
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+def test_quad_stages_each_slice_once(tmp_path, t):
+    """the copy-then-multiply form has a quad's entry point: A's staging one a row of the
+    quad (x + 2 y = en_q: en_q >> 1), B's one a column (en_q & 1), in dynamic shared memory,
+    filled by the threadgroup on the quad's diagonal (A) and off it (B); four buffers, two
+    slices copied ahead, one step's MMAs left running (a single threadgroup keeps two
+    buffers, one slice ahead, the MMAs waited for)"""
+    cuda = emit_cuda(tmp_path, gemm_source(t))
+    entry = quad_entry(cuda)
+    assert entry is not None and "en_kernel_gemm<false, 2>(" in entry
+    body = cuda.split("// ---- end of prelude")[1]
+    assert "auto &As = en_wg_staging<EN_WG, en_staging_As>(As_en_own, 0u + (en_q >> 1) * (unsigned)sizeof(en_staging_As));" in body
+    assert "auto &Bs = en_wg_staging<EN_WG, en_staging_Bs>(Bs_en_own, 32768u + (en_q & 1u) * (unsigned)sizeof(en_staging_Bs));" in body
+    assert "constexpr unsigned en_stages = EN_WG == 2 ? 4u : 2u, en_ahead = EN_WG == 2 ? 2u : 1u;" in body
+    assert "constexpr int en_mma_depth = EN_WG == 2 ? 1 : 0;" in body
+    wg = body.split("if constexpr (EN_WG) {")[1].split("} else")[0]
+    assert wg.count("if (en_wg_copier<EN_WG, 1>(en_q)) en_wg_copy_sw<40, 64, 64>(&As[") == 2  # before and in the loop
+    assert wg.count("if (en_wg_copier<EN_WG, 2>(en_q)) en_wg_copy_sw<72, 128, 32>(&Bs[") == 2
+    loop = wg.split("while ((k0 < (*K)))", 1)[1]
+    assert "const uint en_k_next = k0 + en_ahead * (32u);" in loop
+    assert ("en_wg_copy_wait_group<en_ahead - 1>(); en_wg_wait_group<en_mma_depth>(en_wg_d); en_wg_proxy_fence(); "
+            "EN_BARRIER();") in loop
+    # the position attributes in a quad: the threadgroup's own, not the block's
+    assert "const uint2 tg = uint2{(uint)(en_b.x), (uint)(en_b.y)};" in body
+
+
+def test_quad_shares_along_the_kernels_axes(tmp_path):
+    """with the tile's row from tg.x, A's slices are shared by a column of the quad and B's by
+    a row: which threadgroups share is found, not assumed"""
+    body = emit_cuda(tmp_path, transposed_raster(gemm_source("half"))).split("// ---- end of prelude")[1]
+    assert "(As_en_own, 0u + (en_q & 1u) * " in body and "(Bs_en_own, 32768u + (en_q >> 1) * " in body
+    assert "en_wg_copier<EN_WG, 2>(en_q)) en_wg_copy_sw<40, 64, 64>(&As[" in body
+
+
+def barrier_under_position(src):
+    """a barrier after the K loop that only the threadgroups of even x pass"""
+    return src.replace("    for (short i = 0; i < 4; i++)\n        for (short j = 0; j < 4; j++)\n            simdgroup_store(",
+                       "    if (tg.x % 2 == 0) threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+                       "    for (short i = 0; i < 4; i++)\n        for (short j = 0; j < 4; j++)\n            simdgroup_store(", 1)
+
+
+def device_store_first(src):
+    """a device store before the K loop: another threadgroup's loads could see it"""
+    return src.replace("    for (uint k0 = 0; k0 < K; k0 += BK) {{".replace("{{", "{"),
+                       "    if (tid == 0) C[(tg.y * (N / 64) + tg.x)] = 0.0f;\n    for (uint k0 = 0; k0 < K; k0 += BK) {", 1)
+
+
+@pytest.mark.parametrize("change,why", [
+    (diagonal_raster, "B's slices differ along x and y"),
+    (barrier_under_position, "a barrier under a condition on the position"),
+    (device_store_first, "a device store before the K loop ends"),
+])
+def test_quad_not_proven(tmp_path, change, why):
+    """the warpgroup form stays, one threadgroup a block, where a quad's proof fails: %s"""
+    src = change(gemm_source("half"))
+    assert src != gemm_source("half"), why
+    cuda = emit_cuda(tmp_path, src)
+    assert "gemm__en_wg(" in cuda, why
+    assert quad_entry(cuda) is None and "en_wg_copier" not in cuda.split("// ---- end of prelude")[1], why
+
+
+def test_quad_not_for_the_hand_pipelined_form_or_when_switched_off(tmp_path):
+    """the hand-pipelined form keeps its own two buffers and one threadgroup a block (as a
+    quad it measured slower); ENIGMA_CUDA_WGMMA_MERGE=0 keeps every kernel so"""
+    assert quad_entry(emit_cuda(tmp_path, pipelined_source("half"))) is None
+    assert "gemm__en_wg(" in emit_cuda(tmp_path, pipelined_source("half"))
+    assert quad_entry(emit_cuda(tmp_path, gemm_source("half"), ENIGMA_CUDA_WGMMA_MERGE="0")) is None
+
+
+@pytest.mark.parametrize("raster", [transposed_raster, diagonal_raster])
+@pytest.mark.parametrize("m,n,k", [(256, 128, 96), (128, 128, 64)])
+def test_gemm_rasters(tmp_path, raster, m, n, k):
+    """the GEMM with its tiles placed by other rasters: transposed (a quad shares A along y),
+    diagonal (no quad); exact on every backend"""
+    rng = new_rng()
+    a, b = sixteenths(rng, (m, k)), sixteenths(rng, (k, n))
+    ins = {"A": stored("half", a), "B": stored("half", b), "C": garbage(rng, (m, n)), "M": str(m), "N": str(n), "K": str(k)}
+    groups = (m // 64, n // 64, 1) if raster is transposed_raster else (n // 64, m // 64, 1)
+    got = run(tmp_path, raster(gemm_source("half")), ins, ["C"], threadgroups=groups, threads=128)
+    exact(got["C"], (a @ b).astype(np.float32), "C")
