@@ -1570,11 +1570,14 @@ static void emit_wg_staging_decl(emitter *e, const en_wg_plan *plan, const ir_va
     en_buf_printf(e->out, "__shared__ alignas(EN_WG == 1 ? 1024 : 16) typename en_pick<(EN_WG == 2), en_array<unsigned char, 16>, "
                           "typename en_pick<(EN_WG > 0), en_staging_%s, %s>::type>::type %s_en_own;\n",
                   n, type_name(e, t), n);
+    const char *offset = en_fmt(&e->arena, "%uu + (%s) * (unsigned)sizeof(en_staging_%s)", en_cuda_quad_offset(plan, v),
+                                shared == EN_WG_SHARED_X ? "en_q >> 1" : shared == EN_WG_SHARED_Y ? "en_q & 1u" : "0u", n);
     line_start(e);
-    en_buf_printf(e->out, "auto &%s = en_wg_staging<EN_WG, en_staging_%s>(%s_en_own, %uu + (%s) * (unsigned)sizeof(en_staging_%s)); // in a quad, %s\n",
-                  n, n, n, en_cuda_quad_offset(plan, v),
-                  shared == EN_WG_SHARED_X ? "en_q >> 1" : shared == EN_WG_SHARED_Y ? "en_q & 1u" : "0u", n,
+    en_buf_printf(e->out, "auto &%s = en_wg_staging<EN_WG, en_staging_%s>(%s_en_own, %s); // in a quad, %s\n", n, n, n, offset,
                   shared == EN_WG_SHARED_X ? "one a row of it" : shared == EN_WG_SHARED_Y ? "one a column of it" : "one for all four");
+    line_start(e);
+    en_buf_printf(e->out, "const en_smem en_smem_%s = en_wg_staging_smem<EN_WG>(%s_en_own, %s); // its shared-window address\n", n, n,
+                  offset);
 }
 
 /* the static shared memory of a quad's block: every threadgroup variable but the staging
@@ -1588,17 +1591,19 @@ static uint64_t wg_quad_static_bytes(const ir_func *f, const en_wg_plan *plan) {
     return bytes;
 }
 
-/* the start of a staging buffer: &X, or &X[b] of an array of buffers */
+/* the start of a staging buffer, as its shared-window address (prelude: en_smem): the
+ * array's, en_smem_X (emit_kernel takes it once), plus b buffers of an array of them */
 static void emit_wg_buffer(emitter *e, const ir_var *array, const ir_expr *buffer) {
-    en_buf_printf(e->out, "&%s", var_name(e, array));
+    const char *n = var_name(e, array);
     if (e->wg_copy_buffer) { /* the pipeline's buffer (wgmma_pipe.c) */
-        en_buf_printf(e->out, "[%s]", e->wg_copy_buffer);
+        en_buf_printf(e->out, "en_smem_%s + (unsigned)(%s) * (unsigned)sizeof(%s[0])", n, e->wg_copy_buffer, n);
         return;
     }
+    en_buf_printf(e->out, "en_smem_%s", n);
     if (!buffer) return;
-    put(e, "[");
+    put(e, " + (unsigned)(");
     emit_expr(e, buffer);
-    put(e, "]");
+    en_buf_printf(e->out, ") * (unsigned)sizeof(%s[0])", n);
 }
 
 /* `fn<layout>(&X[b], offset terms, `: the call of a prelude function fn (en_wg_store,
@@ -2232,6 +2237,11 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         }
         line_start(e);
         put(e, "float en_wg_d[32] = {}; // this thread's part of the 64x64 tile, in wgmma's accumulator layout\n");
+        if (!e->wg_merge) { /* a quad's are taken with its declarations */
+            line_start(e);
+            en_buf_printf(e->out, "const en_smem en_smem_%s = en_smem_of(&%s), en_smem_%s = en_smem_of(&%s); // the staging's shared-window addresses\n",
+                          var_name(e, wg.a.array), var_name(e, wg.a.array), var_name(e, wg.b.array), var_name(e, wg.b.array));
+        }
         /* the entry point runs only whole 128-thread groups (driver.c): said to nvcc, the
          * copy-then-multiply form's loops over a group's chunks from the thread index (`for
          * (c = tid; c < 256; c += 128)`), which the pipeline runs twice, have a known trip

@@ -1065,6 +1065,13 @@ __device__ __forceinline__ void en_matrix_multiply_accumulate1k(en_matrix<D> &d1
 }
 
 // ---- a threadgroup GEMM on one Hopper warpgroup: wgmma (wgmma.c, emit.c) -------------------
+// A staging buffer by its 32-bit address in the shared window: emit.c takes each staging
+// array's once, before the kernel's body (en_smem_of), so the copies' places and the MMAs'
+// descriptors in the K loop are that address plus offsets (from generic pointers nvcc
+// recomputed the window's base at every step).
+struct en_smem { unsigned a; };
+__device__ __forceinline__ en_smem en_smem_of(const void *p) { return en_smem{(unsigned)__cvta_generic_to_shared(p)}; }
+__device__ __forceinline__ en_smem operator+(en_smem s, unsigned bytes) { return en_smem{s.a + bytes}; }
 // A quad (wgmma_merge.c): four threadgroups of 128 threads, 2x2 in the grid, as one block of
 // 512 (EN_WG 2; the other entry points have EN_WG 0 or 1 and a block per threadgroup). The
 // block's threads are the quad's threadgroups one after another, q = x + 2 y; the driver
@@ -1096,6 +1103,17 @@ template <int EN_WG, class Q, class Own> __device__ __forceinline__ auto &en_wg_
         return *reinterpret_cast<Q *>(en_quad_shared + ((1024u - (start & 1023u)) & 1023u) + offset);
     } else {
         return own;
+    }
+}
+// ... and its shared-window address, from the dynamic memory's own (a constant of the kernel,
+// so the copies' places and the descriptors fold to offsets from it)
+template <int EN_WG, class Own> __device__ __forceinline__ en_smem en_wg_staging_smem(Own &own, unsigned offset) {
+    if constexpr (EN_WG == 2) {
+        extern __shared__ __align__(16) unsigned char en_quad_shared[];
+        const unsigned start = (unsigned)__cvta_generic_to_shared(en_quad_shared);
+        return en_smem{start + ((1024u - (start & 1023u)) & 1023u) + offset};
+    } else {
+        return en_smem_of(&own);
     }
 }
 // Which threadgroup of a quad fills a staging array the quad shares (SHARE, internal.h
@@ -1141,40 +1159,43 @@ template <int ROW, int CORES, int CS> struct en_wg_cores {
 // chunk of the layout (8 elements from a multiple of 8, which the 16-byte alignment of the
 // store gives), element by element. (An element offset of a threadgroup array fits 32 bits:
 // the division by the row length stays 32-bit.)
-template <class L, class V> __device__ __forceinline__ void en_wg_store_in(void *base, long long e, V v) {
+template <class L, class V> __device__ __forceinline__ void en_wg_store_in(en_smem base, long long e, V v) {
     static_assert(sizeof(V) == 16, "a 16-byte chunk");
     const unsigned u = (unsigned)e;
     unsigned at;
     if ((u & 7) == 0) {
-        if (L::place(u, at)) *(V *)((char *)base + at) = v;
+        unsigned w[4];
+        memcpy(w, &v, 16);
+        if (L::place(u, at))
+            asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(base.a + at), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+                         : "memory");
         return;
     }
     unsigned short h[8];
     memcpy(h, &v, 16);
     for (int i = 0; i < 8; i++)
-        if (L::place(u + i, at)) *(unsigned short *)((char *)base + at) = h[i];
+        if (L::place(u + i, at)) asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(base.a + at), "h"(h[i]) : "memory");
 }
 // A next-slice chunk load and the chunk store it fed, as one asynchronous copy issued at the
 // load (wgmma_copy.c proves the place free and the register unused otherwise; wgmma_pipe.c
 // copies a store's own load): the 16 bytes at src to chunk e's place, by cp.async where src
 // is 16-byte aligned and e a whole chunk; else loaded and stored here. Elements no multiply
 // reads are not copied. en_wg_copy_wait before each barrier.
-template <class L, class V> __device__ __forceinline__ void en_wg_copy_in(void *base, long long e, const V *src) {
+template <class L, class V> __device__ __forceinline__ void en_wg_copy_in(en_smem base, long long e, const V *src) {
     static_assert(sizeof(V) == 16, "a 16-byte chunk");
     const unsigned u = (unsigned)e;
     unsigned at;
     if ((u & 7) == 0 && ((size_t)src & 15) == 0) {
         if (!L::place(u, at)) return;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared((char *)base + at)),
-                     "l"(src) : "memory");
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base.a + at), "l"(src) : "memory");
         return;
     }
     en_wg_store_in<L>(base, e, en_vload_u(src));
 }
-template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_store(void *base, long long e, V v) {
+template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_store(en_smem base, long long e, V v) {
     en_wg_store_in<en_wg_cores<ROW, CORES, CS>>(base, e, v);
 }
-template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_copy(void *base, long long e, const V *src) {
+template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_copy(en_smem base, long long e, const V *src) {
     en_wg_copy_in<en_wg_cores<ROW, CORES, CS>>(base, e, src);
 }
 __device__ __forceinline__ void en_wg_copy_wait() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
@@ -1184,11 +1205,13 @@ __device__ __forceinline__ void en_wg_copy_commit() { asm volatile("cp.async.com
 template <int N> __device__ __forceinline__ void en_wg_copy_wait_group() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 // a shared-memory matrix descriptor: start address, leading and stride byte offsets, and
 // the swizzle (bits 62-63: 0 none, 1 128-byte, 2 64-byte, 3 32-byte)
-__device__ __forceinline__ unsigned long long en_wg_desc(const void *p, unsigned lead, unsigned stride,
-                                                         unsigned swizzle = 0) {
-    const unsigned long long a = (unsigned long long)__cvta_generic_to_shared(p);
-    return ((a & 0x3FFFFull) >> 4) | ((unsigned long long)((lead & 0x3FFFFu) >> 4) << 16) |
-           ((unsigned long long)((stride & 0x3FFFFu) >> 4) << 32) | ((unsigned long long)swizzle << 62);
+// (Shared addresses are below 2^18 (228 KB an SM): the start field, address / 16, fits 14 bits,
+// so adding the other fields equals or-ing them; from the start already / 16, a k16 step's
+// descriptor is the step's first one plus a constant.)
+__device__ __forceinline__ unsigned long long en_wg_desc16(unsigned start16, unsigned lead, unsigned stride,
+                                                           unsigned swizzle = 0) {
+    return (unsigned long long)(start16 + ((lead >> 4) << 16)) | ((unsigned long long)((stride & 0x3FFFFu) >> 4) << 32) |
+           ((unsigned long long)swizzle << 62);
 }
 // Swizzled staging (the default; wgmma.c, emit.c): each row the multiplies read keeps its RB
 // bytes together (RB = 16 x its 8-element chunks: 32, 64 or 128), rows back to back, and
@@ -1210,10 +1233,10 @@ template <int ROW, int RB, int ROWS> struct en_wg_swizzle {
         return r < ROWS && c < RB / 2;
     }
 };
-template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en_wg_store_sw(void *base, long long e, V v) {
+template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en_wg_store_sw(en_smem base, long long e, V v) {
     en_wg_store_in<en_wg_swizzle<ROW, RB, ROWS>>(base, e, v);
 }
-template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en_wg_copy_sw(void *base, long long e, const V *src) {
+template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en_wg_copy_sw(en_smem base, long long e, const V *src) {
     en_wg_copy_in<en_wg_swizzle<ROW, RB, ROWS>>(base, e, src);
 }
 // the descriptor's swizzle mode for RB-byte rows
@@ -1244,14 +1267,14 @@ template <bool BF16> __device__ __forceinline__ void en_wg_mma(float (&d)[32], u
 // threadgroup barrier of the warpgroup form (a store into the buffers a nest reads comes
 // after a barrier: wgmma.c) and after the K loop.
 template <int ROW_A, int CS_A, int ROW_B, int CS_B, int STEPS, bool BF16>
-__device__ __forceinline__ void en_wg_multiply(float (&d)[32], const void *a, const void *b) {
+__device__ __forceinline__ void en_wg_multiply(float (&d)[32], en_smem a, en_smem b) {
     __syncwarp(); // .aligned: every lane of the warp at the same instruction
     en_wg_fence_operands(d);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
     for (int t = 0; t < STEPS; t++)
-        en_wg_mma<BF16>(d, en_wg_desc((const char *)a + 2 * CS_A * t, CS_A, ROW_A * 16),
-                        en_wg_desc((const char *)b + 32 * ROW_B * t, ROW_B * 16, CS_B));
+        en_wg_mma<BF16>(d, en_wg_desc16((a.a >> 4) + 2 * CS_A * t / 16, CS_A, ROW_A * 16),
+                        en_wg_desc16((b.a >> 4) + 2 * ROW_B * t, ROW_B * 16, CS_B));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     en_wg_fence_operands(d);
 }
@@ -1261,14 +1284,14 @@ __device__ __forceinline__ void en_wg_multiply(float (&d)[32], const void *a, co
 // rows on. The leading byte offsets (the next swizzle width along K for A, along N for B)
 // are not used: A's rows are one width, B's 64 columns one 128-byte width.
 template <int RB_A, int STEPS, bool BF16>
-__device__ __forceinline__ void en_wg_multiply_sw(float (&d)[32], const void *a, const void *b) {
+__device__ __forceinline__ void en_wg_multiply_sw(float (&d)[32], en_smem a, en_smem b) {
     __syncwarp(); // .aligned: every lane of the warp at the same instruction
     en_wg_fence_operands(d);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
     for (int t = 0; t < STEPS; t++)
-        en_wg_mma<BF16>(d, en_wg_desc((const char *)a + 32 * t, 16, 8 * RB_A, en_wg_swizzle_mode<RB_A>()),
-                        en_wg_desc((const char *)b + 16 * 128 * t, 16, 8 * 128, en_wg_swizzle_mode<128>()));
+        en_wg_mma<BF16>(d, en_wg_desc16((a.a >> 4) + 2 * t, 16, 8 * RB_A, en_wg_swizzle_mode<RB_A>()),
+                        en_wg_desc16((b.a >> 4) + 128 * t, 16, 8 * 128, en_wg_swizzle_mode<128>()));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     en_wg_fence_operands(d);
 }

@@ -357,7 +357,7 @@ def test_wgmma_chosen_pipelined(tmp_path, next_buffer, chosen):
     """the next slice into the other buffer while this one is multiplied: wgmma only where the
     compiler sees the buffers differ (`cur`: the same buffer, a race the kernel would have)"""
     cuda = emit_cuda(tmp_path, pipelined_source("half", next_buffer))
-    assert ("en_wg_multiply_sw<64, 2, false>(en_wg_d, &As[cur], &Bs[cur])" in cuda) == chosen
+    assert ("en_wg_multiply_sw<64, 2, false>(en_wg_d, en_smem_As + (unsigned)(cur) * (unsigned)sizeof(As[0]), en_smem_Bs + (unsigned)(cur) * (unsigned)sizeof(Bs[0]))" in cuda) == chosen
 
 
 @pytest.mark.parametrize("pad,a_store,b_store", [
@@ -389,9 +389,9 @@ def test_wgmma_swizzled_staging(tmp_path, bk, a_bytes):
             "en_array<half, %d>>::type As;" % (a_elems, 64 * (bk + 8))) in cuda
     assert ("typename en_pick<(EN_WG > 0), en_array<half, %d>, en_array<half, %d>>::type Bs;"
             % (b_elems, bk * 72)) in cuda
-    assert "en_wg_store_sw<%d, %d, 64>(&As" % (bk + 8, a_bytes) in cuda
-    assert "en_wg_store_sw<72, 128, %d>(&Bs" % bk in cuda
-    assert "en_wg_multiply_sw<%d, %d, false>(en_wg_d, &As, &Bs)" % (a_bytes, bk // 16) in cuda
+    assert "en_wg_store_sw<%d, %d, 64>(en_smem_As" % (bk + 8, a_bytes) in cuda
+    assert "en_wg_store_sw<72, 128, %d>(en_smem_Bs" % bk in cuda
+    assert "en_wg_multiply_sw<%d, %d, false>(en_wg_d, en_smem_As, en_smem_Bs)" % (a_bytes, bk // 16) in cuda
 
 
 @pytest.mark.parametrize("t", ["half", "bfloat"])
@@ -408,13 +408,13 @@ def test_wgmma_pipelines_copy_then_multiply(tmp_path, t):
     wg = cuda.split("if constexpr (EN_WG) {")[1].split("} else")[0]
     before, loop = wg.split("while ((k0 < (*K)))", 1)
     assert "const uint en_k_first = k0;" in before
-    assert before.count("en_wg_copy_sw<") == 2 and before.count("% 2u]") == 2
+    assert before.count("en_wg_copy_sw<") == 2 and before.count("% 2u) * (unsigned)sizeof(") == 2
     assert "en_wg_copy_wait(); en_wg_proxy_fence(); EN_BARRIER();" in before
     ahead = loop.split("// wgmma: the copy statements as at the next step")[1].split("en_wg_multiply_sw<")[0]
     assert "const uint en_k_next = k0 + (32u);" in ahead and "const uint k0 = en_k_next;" in ahead
     assert "if ((k0 < (*K)))" in ahead and ahead.count("en_wg_copy_sw<") == 2
     assert "the barrier before the multiplies" in ahead and "EN_BARRIER" not in ahead
-    assert "en_wg_multiply_sw<64, 2, %s>(en_wg_d, &As[((k0 - en_k_first) / (32u) + 0u) %% 2u]" % (
+    assert "en_wg_multiply_sw<64, 2, %s>(en_wg_d, en_smem_As + (unsigned)(((k0 - en_k_first) / (32u) + 0u) %% 2u) * (unsigned)sizeof(As[0])" % (
         "true" if t == "bfloat" else "false") in loop
     # the kernel as written in the other entry points: its own barrier between copy and multiply
     plain = cuda.split("} else")[1]
@@ -469,7 +469,7 @@ def test_wgmma_entry_point(tmp_path):
 def copies(cuda):
     """the asynchronous copies of the warpgroup form: (array, count), and the left-out stores"""
     body = cuda.split("// ---- end of prelude")[1]
-    return (body.count("en_wg_copy_sw<40, 64, 64>(&As["), body.count("en_wg_copy_sw<72, 128, 32>(&Bs["),
+    return (body.count("en_wg_copy_sw<40, 64, 64>(en_smem_As + (unsigned)("), body.count("en_wg_copy_sw<72, 128, 32>(en_smem_Bs + (unsigned)("),
             body.count("// wgmma: copied asynchronously at its load"))
 
 
@@ -480,7 +480,7 @@ def test_cpasync_pipelined(tmp_path):
     cuda = emit_cuda(tmp_path, pipelined_source("half"))
     assert copies(cuda) == (1, 1, 2)
     body = cuda.split("// ---- end of prelude")[1]
-    assert "en_wg_copy_sw<40, 64, 64>(&As[(cur ^ 1u)]" in body
+    assert "en_wg_copy_sw<40, 64, 64>(en_smem_As + (unsigned)((cur ^ 1u)) * (unsigned)sizeof(As[0])" in body
     # issued before the nest, the place computed from the store loop's index bound to the load's
     before_nest = body.split("en_wg_multiply_sw<")[0].split("if constexpr (EN_WG) {")[1]
     assert before_nest.count("en_wg_copy_sw<") == 2
@@ -503,7 +503,7 @@ def test_cpasync_register_read_elsewhere(tmp_path):
     cuda = emit_cuda(tmp_path, pipelined_source("half", peek_register=True))
     assert "en_wg_multiply" in cuda.split("// ---- end of prelude")[1]
     assert copies(cuda) == (0, 1, 1)
-    assert cuda.split("// ---- end of prelude")[1].count("en_wg_store_sw<40, 64, 64>(&As[(cur ^ 1u)]") == 1
+    assert cuda.split("// ---- end of prelude")[1].count("en_wg_store_sw<40, 64, 64>(en_smem_As + (unsigned)((cur ^ 1u)) * (unsigned)sizeof(As[0])") == 1
 
 
 def test_cpasync_not_where_chunks_overlap(tmp_path):
@@ -673,13 +673,13 @@ def test_quad_stages_each_slice_once(tmp_path, t):
     entry = quad_entry(cuda)
     assert entry is not None and "en_kernel_gemm<false, 2>(" in entry
     body = cuda.split("// ---- end of prelude")[1]
-    assert "auto &As = en_wg_staging<EN_WG, en_staging_As>(As_en_own, 0u + (en_q >> 1) * (unsigned)sizeof(en_staging_As));" in body
-    assert "auto &Bs = en_wg_staging<EN_WG, en_staging_Bs>(Bs_en_own, 32768u + (en_q & 1u) * (unsigned)sizeof(en_staging_Bs));" in body
+    assert "auto &As = en_wg_staging<EN_WG, en_staging_As>(As_en_own, 0u + (en_q >> 1) * (unsigned)sizeof(en_staging_As)); // in a quad, one a row of it" in body
+    assert "auto &Bs = en_wg_staging<EN_WG, en_staging_Bs>(Bs_en_own, 32768u + (en_q & 1u) * (unsigned)sizeof(en_staging_Bs)); // in a quad, one a column of it" in body
     assert "constexpr unsigned en_stages = EN_WG == 2 ? 4u : 2u, en_ahead = EN_WG == 2 ? 2u : 1u;" in body
     assert "constexpr int en_mma_depth = EN_WG == 2 ? 1 : 0;" in body
     wg = body.split("if constexpr (EN_WG) {")[1].split("} else")[0]
-    assert wg.count("if (en_wg_copier<EN_WG, 1>(en_q)) en_wg_copy_sw<40, 64, 64>(&As[") == 2  # before and in the loop
-    assert wg.count("if (en_wg_copier<EN_WG, 2>(en_q)) en_wg_copy_sw<72, 128, 32>(&Bs[") == 2
+    assert wg.count("if (en_wg_copier<EN_WG, 1>(en_q)) en_wg_copy_sw<40, 64, 64>(en_smem_As + (unsigned)(") == 2  # before and in the loop
+    assert wg.count("if (en_wg_copier<EN_WG, 2>(en_q)) en_wg_copy_sw<72, 128, 32>(en_smem_Bs + (unsigned)(") == 2
     loop = wg.split("while ((k0 < (*K)))", 1)[1]
     assert "const uint en_k_next = k0 + en_ahead * (32u);" in loop
     assert ("en_wg_copy_wait_group<en_ahead - 1>(); en_wg_wait_group<en_mma_depth>(en_wg_d); en_wg_proxy_fence(); "
@@ -693,7 +693,7 @@ def test_quad_shares_along_the_kernels_axes(tmp_path):
     a row: which threadgroups share is found, not assumed"""
     body = emit_cuda(tmp_path, transposed_raster(gemm_source("half"))).split("// ---- end of prelude")[1]
     assert "(As_en_own, 0u + (en_q & 1u) * " in body and "(Bs_en_own, 32768u + (en_q >> 1) * " in body
-    assert "en_wg_copier<EN_WG, 2>(en_q)) en_wg_copy_sw<40, 64, 64>(&As[" in body
+    assert "en_wg_copier<EN_WG, 2>(en_q)) en_wg_copy_sw<40, 64, 64>(en_smem_As + (unsigned)(" in body
 
 
 def barrier_under_position(src):
