@@ -905,6 +905,8 @@ static void emit_result_prefix(emitter *e, const ir_stmt *s) {
     if (s->result) en_buf_printf(e->out, "%s = ", var_name(e, s->result));
 }
 
+static const char *expr_text(emitter *e, const ir_expr *x);
+
 static void emit_intrinsic(emitter *e, const ir_stmt *s) {
     ir_intrinsic_class cls = ir_intrinsic_class_of(s->intrinsic);
     const char *name = ir_intrinsic_name(s->intrinsic);
@@ -918,8 +920,13 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
             /* the asynchronous copies landed (before the proxy fence: they are this thread's
              * stores that the MMAs will read) */
             if (e->wg_pipe && e->wg_merge && e->wg_in_k_loop) {
-                /* the next step's slice landed; the MMAs of the steps before this one done */
-                put(e, "en_wg_copy_wait_group<en_ahead - 1>(); en_wg_wait_group<en_mma_depth>(en_wg_d); en_wg_proxy_fence(); ");
+                /* every en_steps steps: the slices of the next en_steps steps landed, the MMAs
+                 * of the steps before this one done, then the barrier */
+                en_buf_printf(e->out, "if (en_steps == 1u || (%s - en_k_first) / (%s) %% en_steps == en_steps - 1u) { ",
+                              var_name(e, e->wg->k_var), expr_text(e, e->wg->k_step));
+                put(e, "en_wg_copy_wait_group<en_ahead - en_steps>(); en_wg_wait_group<en_mma_depth>(en_wg_d); en_wg_proxy_fence(); ");
+                put(e, flags & IR_MEM_DEVICE ? "EN_BARRIER_DEVICE(); }\n" : "EN_BARRIER(); }\n");
+                return;
             } else {
                 if (e->wg->copy_count || e->wg_pipe) put(e, "en_wg_copy_wait(); ");
                 put(e, "en_wg_wait(en_wg_d); en_wg_proxy_fence(); ");
@@ -1830,7 +1837,7 @@ static bool emit_wg_pipe_stmt(emitter *e, const ir_stmt *s) {
         line_start(e);
         put(e, "}\n");
         line_start(e);
-        put(e, "en_wg_copy_wait_group<en_ahead - 1>(); en_wg_proxy_fence(); EN_BARRIER();\n");
+        put(e, "en_wg_copy_wait_group<en_ahead - en_steps>(); en_wg_proxy_fence(); EN_BARRIER();\n");
         return true;
     }
     if (s == wg->k_loop) {
@@ -2148,14 +2155,16 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         put(e, "const ::uint3 en_b = en_wg_group_position<EN_WG>(), en_g = en_wg_groups<EN_WG>(); // its position, the grid's groups\n");
         if (e->wg_pipe) {
             line_start(e);
-            /* a quad: S buffers, S - 2 slices copied ahead and one step's MMAs left running
-             * past the step's end (they read the buffer the copy S - 2 steps on does not
-             * write); a single threadgroup: two buffers, one slice ahead, the MMAs waited for */
+            /* a quad: S buffers, a barrier every second step, S - 3 slices copied ahead and one
+             * step's MMAs left running past a barrier (the copies of the next two steps write
+             * neither the buffers those MMAs read nor the two the steps multiply); a single
+             * threadgroup: two buffers, a barrier a step, one slice ahead, the MMAs waited for */
             const int stages = en_cuda_quad_stages();
-            en_buf_printf(e->out, "constexpr unsigned en_stages = EN_WG == 2 ? %du : 2u, en_ahead = EN_WG == 2 ? %du : 1u; "
-                                  "// staging buffers, slices copied ahead (wgmma_merge.c)\n", stages, stages - 2);
+            en_buf_printf(e->out, "constexpr unsigned en_stages = EN_WG == 2 ? %du : 2u, en_ahead = EN_WG == 2 ? %du : 1u, "
+                                  "en_steps = EN_WG == 2 ? 2u : 1u; // staging buffers, slices copied ahead, steps a barrier (wgmma_merge.c)\n",
+                          stages, stages - 3);
             line_start(e);
-            put(e, "constexpr int en_mma_depth = EN_WG == 2 ? 1 : 0; // steps of MMAs running past a step's end\n");
+            put(e, "constexpr int en_mma_depth = EN_WG == 2 ? 1 : 0; // steps of MMAs running past a barrier\n");
         }
     }
     /* kernel-scope threadgroup variables */

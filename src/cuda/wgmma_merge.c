@@ -37,7 +37,11 @@
  *        block's barrier is each one's;
  *     4. no break or continue leaves a loop under a position-dependent condition unless the
  *        loop holds no barrier and no staging store (rule 1 and 3 see the loop's exits);
- *     5. the compiler pipelines the copy (plan->pipe), and $ENIGMA_CUDA_WGMMA_MERGE is not 0.
+ *     5. the compiler pipelines the copy (plan->pipe), and $ENIGMA_CUDA_WGMMA_MERGE is not 0;
+ *     6. the K loop's body is the exit test, the copy, its barrier, the multiply nest and one
+ *        barrier at its end, nothing else: that last barrier orders only the staging, so the
+ *        quad passes it every second step (emit.c: the two slices of the next two steps are
+ *        waited for and published together).
  *   Dependence is a flow-insensitive taint: a local depends on everything any assignment to
  *   it reads and on the conditions of the ifs and loop exits it is assigned under, to a fixed
  *   point; the position attributes are its sources, component by component.
@@ -264,6 +268,9 @@ void en_cuda_wgmma_merge(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
     plan->merge = false;
     plan->a_shared = plan->b_shared = EN_WG_SHARED_NONE;
     if (!en_cuda_wgmma_merge_enabled() || !plan->pipe) return;
+    const ir_stmt *k_body = plan->k_loop->body;
+    if (k_body->stmt_count != plan->pipe_to + 4 || !en_cuda_is_threadgroup_barrier(k_body->stmts[plan->pipe_to + 3]))
+        return;
     const ir_stmt *body = f->body;
     for (int i = 0; i < body->stmt_count; i++) {
         if (ir_stmt_any(body->stmts[i], writes_device)) return;
@@ -289,16 +296,17 @@ void en_cuda_wgmma_merge(const ir_func *f, en_arena *arena, en_wg_plan *plan) {
  * SM where eight single threadgroups ran: with the kernel's two buffers, the bytes in flight
  * per SM (and so, at L2's latency, the rate) stay those of the single threadgroups. Where
  * the compiler pipelines the copy (wgmma_pipe.c) it owns the buffers, so a quad gets
- * EN_WG_QUAD_STAGES of them: that many minus two slices in flight during each multiply, and
- * the multiplies of one step still running while the next step starts (emit.c). The
+ * EN_WG_QUAD_STAGES of them (emit.c): a barrier every second step (rule 6), S - 3 slices
+ * copied ahead, the multiplies of one step still running past a barrier; S buffers hold the
+ * slices being copied, the two being multiplied and the one whose multiplies still run. The
  * staging then passes the 48 KiB of static shared memory, so a quad's staging arrays are in
  * dynamic shared memory (emit.c, prelude en_wg_staging), sized here for driver.c too. */
-#define EN_WG_QUAD_STAGES 4
+#define EN_WG_QUAD_STAGES 6
 
 int en_cuda_quad_stages(void) {
-    const char *v = getenv("ENIGMA_CUDA_QUAD_STAGES"); /* A/B timing: 3 to 6 */
+    const char *v = getenv("ENIGMA_CUDA_QUAD_STAGES"); /* A/B timing: 5 or 6 */
     int n = v ? atoi(v) : EN_WG_QUAD_STAGES;
-    return n < 3 ? 3 : n > 6 ? 6 : n;
+    return n < 5 ? 5 : n > 6 ? 6 : n;
 }
 
 int en_cuda_quad_buffers(const en_wg_plan *plan, const ir_var *array) {

@@ -666,24 +666,27 @@ def quad_entry(cuda):
 def test_quad_stages_each_slice_once(tmp_path, t):
     """the copy-then-multiply form has a quad's entry point: A's staging one a row of the
     quad (x + 2 y = en_q: en_q >> 1), B's one a column (en_q & 1), in dynamic shared memory,
-    filled by the threadgroup on the quad's diagonal (A) and off it (B); four buffers, two
-    slices copied ahead, one step's MMAs left running (a single threadgroup keeps two
-    buffers, one slice ahead, the MMAs waited for)"""
+    filled by the threadgroup on the quad's diagonal (A) and off it (B); six buffers, a barrier
+    every second step, three slices copied ahead, one step's MMAs left running past a barrier
+    (a single threadgroup keeps two buffers, a barrier a step, one slice ahead, the MMAs
+    waited for)"""
     cuda = emit_cuda(tmp_path, gemm_source(t))
     entry = quad_entry(cuda)
     assert entry is not None and "en_kernel_gemm<false, 2>(" in entry
     body = cuda.split("// ---- end of prelude")[1]
     assert "auto &As = en_wg_staging<EN_WG, en_staging_As>(As_en_own, 0u + (en_q >> 1) * (unsigned)sizeof(en_staging_As)); // in a quad, one a row of it" in body
-    assert "auto &Bs = en_wg_staging<EN_WG, en_staging_Bs>(Bs_en_own, 32768u + (en_q & 1u) * (unsigned)sizeof(en_staging_Bs)); // in a quad, one a column of it" in body
-    assert "constexpr unsigned en_stages = EN_WG == 2 ? 4u : 2u, en_ahead = EN_WG == 2 ? 2u : 1u;" in body
+    assert "auto &Bs = en_wg_staging<EN_WG, en_staging_Bs>(Bs_en_own, 49152u + (en_q & 1u) * (unsigned)sizeof(en_staging_Bs)); // in a quad, one a column of it" in body
+    assert ("constexpr unsigned en_stages = EN_WG == 2 ? 6u : 2u, en_ahead = EN_WG == 2 ? 3u : 1u, "
+            "en_steps = EN_WG == 2 ? 2u : 1u;") in body
     assert "constexpr int en_mma_depth = EN_WG == 2 ? 1 : 0;" in body
     wg = body.split("if constexpr (EN_WG) {")[1].split("} else")[0]
     assert wg.count("if (en_wg_copier<EN_WG, 1>(en_q)) en_wg_copy_sw<40, 64, 64>(en_smem_As + (unsigned)(") == 2  # before and in the loop
     assert wg.count("if (en_wg_copier<EN_WG, 2>(en_q)) en_wg_copy_sw<72, 128, 32>(en_smem_Bs + (unsigned)(") == 2
     loop = wg.split("while ((k0 < (*K)))", 1)[1]
     assert "const uint en_k_next = k0 + en_ahead * (32u);" in loop
-    assert ("en_wg_copy_wait_group<en_ahead - 1>(); en_wg_wait_group<en_mma_depth>(en_wg_d); en_wg_proxy_fence(); "
-            "EN_BARRIER();") in loop
+    assert ("if (en_steps == 1u || (k0 - en_k_first) / (32u) % en_steps == en_steps - 1u) { "
+            "en_wg_copy_wait_group<en_ahead - en_steps>(); en_wg_wait_group<en_mma_depth>(en_wg_d); en_wg_proxy_fence(); "
+            "EN_BARRIER(); }") in loop
     # the position attributes in a quad: the threadgroup's own, not the block's
     assert "const uint2 tg = uint2{(uint)(en_b.x), (uint)(en_b.y)};" in body
 
@@ -692,7 +695,7 @@ def test_quad_shares_along_the_kernels_axes(tmp_path):
     """with the tile's row from tg.x, A's slices are shared by a column of the quad and B's by
     a row: which threadgroups share is found, not assumed"""
     body = emit_cuda(tmp_path, transposed_raster(gemm_source("half"))).split("// ---- end of prelude")[1]
-    assert "(As_en_own, 0u + (en_q & 1u) * " in body and "(Bs_en_own, 32768u + (en_q >> 1) * " in body
+    assert "(As_en_own, 0u + (en_q & 1u) * " in body and "(Bs_en_own, 49152u + (en_q >> 1) * " in body
     assert "en_wg_copier<EN_WG, 2>(en_q)) en_wg_copy_sw<40, 64, 64>(en_smem_As + (unsigned)(" in body
 
 
@@ -741,4 +744,24 @@ def test_gemm_rasters(tmp_path, raster, m, n, k):
     ins = {"A": stored("half", a), "B": stored("half", b), "C": garbage(rng, (m, n)), "M": str(m), "N": str(n), "K": str(k)}
     groups = (m // 64, n // 64, 1) if raster is transposed_raster else (n // 64, m // 64, 1)
     got = run(tmp_path, raster(gemm_source("half")), ins, ["C"], threadgroups=groups, threads=128)
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+def step_counted(src):
+    """a statement of the K loop beside the copy and the nest (a step count the C store reads):
+    the quad's barrier every second step is proven only for a loop of nothing else"""
+    src = src.replace("    for (uint k0 = 0; k0 < K; k0 += BK) {", "    uint steps = 0;\n    for (uint k0 = 0; k0 < K; k0 += BK) {", 1)
+    src = src.replace("        \n        threadgroup_barrier(mem_flags::mem_threadgroup);\n    }",
+                      "        steps += 1;\n        threadgroup_barrier(mem_flags::mem_threadgroup);\n    }", 1)
+    return src.replace("col0 + sc + j * 8, N);", "col0 + sc + j * 8 + (steps - K / BK), N);", 1)
+
+
+def test_quad_needs_a_loop_of_copy_and_multiplies(tmp_path):
+    """rule 6 of wgmma_merge.c: with another statement in the K loop no quad (the warpgroup
+    form stays), and the kernel runs exact"""
+    src = step_counted(gemm_source("half"))
+    assert "steps += 1;" in src and "(steps - K / BK)" in src
+    cuda = emit_cuda(tmp_path, src)
+    assert "gemm__en_wg(" in cuda and quad_entry(cuda) is None
+    a, b, got = run_gemm(tmp_path, "half", 128, 128, 96, src=src)
     exact(got["C"], (a @ b).astype(np.float32), "C")
