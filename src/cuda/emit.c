@@ -927,10 +927,9 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
                 put(e, "en_wg_copy_wait_group<en_ahead - en_steps>(); en_wg_wait_group<en_mma_depth>(en_wg_d); en_wg_proxy_fence(); ");
                 put(e, flags & IR_MEM_DEVICE ? "EN_BARRIER_DEVICE(); }\n" : "EN_BARRIER(); }\n");
                 return;
-            } else {
-                if (e->wg->copy_count || e->wg_pipe) put(e, "en_wg_copy_wait(); ");
-                put(e, "en_wg_wait(en_wg_d); en_wg_proxy_fence(); ");
             }
+            if (e->wg->copy_count || e->wg_pipe) put(e, "en_wg_copy_wait(); ");
+            put(e, "en_wg_wait(en_wg_d); en_wg_proxy_fence(); ");
         }
         if (s->intrinsic == IR_I_BARRIER_THREADGROUP)
             put(e, flags & IR_MEM_DEVICE ? "EN_BARRIER_DEVICE();\n" : "EN_BARRIER();\n");
@@ -1821,8 +1820,8 @@ static bool emit_wg_pipe_stmt(emitter *e, const ir_stmt *s) {
             put(e, "en_wg_copy_wait(); en_wg_proxy_fence(); EN_BARRIER();\n");
             return true;
         }
-        /* as many slices ahead as the buffers allow less one, a group of copies each (the
-         * loop's waits count them: en_wg_copy_wait_group) */
+        /* en_ahead slices before the loop, a group of copies each (the loop's waits count
+         * them: en_wg_copy_wait_group), then the first en_steps of them waited for */
         line_start(e);
         put(e, "#pragma unroll\n");
         line_start(e);
