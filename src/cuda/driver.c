@@ -570,8 +570,7 @@ static enigma_status load_module(en_cuda_device *d, en_program *p, en_buf *err) 
         k->max_threads = 1024;
         for (int v = 0; v < 4; v++) {
             char symbol[512];
-            snprintf(symbol, sizeof symbol, "%s%s", en_cuda_kernel_symbol(k->f),
-                     v == 1 ? EN_CUDA_FAST_SUFFIX : v == 2 ? EN_CUDA_WARPGROUP_SUFFIX : v == 3 ? EN_CUDA_QUAD_SUFFIX : "");
+            snprintf(symbol, sizeof symbol, "%s%s", en_cuda_kernel_symbol(k->f), en_cuda_entry_suffix(v));
             int shared = 0, threads = 0;
             k->fn[v] = NULL;
             /* the warpgroup's and the quad's entry points only where emit.c made them and NVRTC

@@ -919,7 +919,7 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
         if (e->wg && s->intrinsic == IR_I_BARRIER_THREADGROUP) {
             /* the asynchronous copies landed (before the proxy fence: they are this thread's
              * stores that the MMAs will read) */
-            if (e->wg_pipe && e->wg_merge && e->wg_in_k_loop) {
+            if (e->wg_merge && e->wg_in_k_loop) {
                 /* every en_steps steps: the slices of the next en_steps steps landed, the MMAs
                  * of the steps before this one done, then the barrier */
                 en_buf_printf(e->out, "if (en_steps == 1u || (%s - en_k_first) / (%s) %% en_steps == en_steps - 1u) { ",
@@ -1541,12 +1541,12 @@ static int wg_buffers(const emitter *e, const ir_var *v) {
     return t->elem && t->elem->kind == IR_T_ARRAY ? (int)t->count : e->wg_pipe ? 2 : 1;
 }
 
-/* the count of a staging array's buffers as the declaration writes it: en_stages where the
- * compiler pipelines a kernel that has a quad's entry point (two, or the quad's stages:
- * wgmma_merge.c) */
+/* the count of a staging array's buffers as the declaration writes it: en_stages in a kernel
+ * that has a quad's entry point (the compiler pipelines it: two buffers, or the quad's
+ * stages: wgmma_merge.c) */
 static const char *wg_buffers_text(emitter *e, const ir_var *v) {
     const ir_type *t = v->type;
-    if (!(t->elem && t->elem->kind == IR_T_ARRAY) && e->wg_pipe && e->wg_merge) return "en_stages";
+    if (!(t->elem && t->elem->kind == IR_T_ARRAY) && e->wg_merge) return "en_stages";
     return en_fmt(&e->arena, "%d", wg_buffers(e, v));
 }
 
@@ -2131,9 +2131,9 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     /* a quad of threadgroups as one block (wgmma_merge.c): where the compiler pipelines the
      * copy into swizzled staging (its buffers, and so their count, are the compiler's), with
      * the other threadgroup variables in static shared memory */
-    e->wg_merge = e->wg_pipe && wg.merge && !e->shared.static_in_dynamic &&
-                  wg_quad_static_bytes(f, &wg) <= EN_CUDA_STATIC_SHARED_LIMIT &&
-                  wg_quad_static_bytes(f, &wg) + en_cuda_quad_shared_bytes(&wg) <= EN_CUDA_QUAD_SHARED_LIMIT;
+    const uint64_t quad_static = e->wg_pipe && wg.merge ? wg_quad_static_bytes(f, &wg) : 0;
+    e->wg_merge = e->wg_pipe && wg.merge && !e->shared.static_in_dynamic && quad_static <= EN_CUDA_STATIC_SHARED_LIMIT &&
+                  quad_static + en_cuda_quad_shared_bytes(&wg) <= EN_CUDA_QUAD_SHARED_LIMIT;
     /* the body, once, as a template; the entry points after it instantiate it (EN_WG: 0 the
      * kernel as written, 1 the warpgroup form, 2 the warpgroup form of a quad's threadgroup) */
     en_buf_printf(e->out, "template <bool EN_FAST%s> static __device__ __forceinline__ void en_kernel_%s(const en_dispatch &en_p",
@@ -2152,19 +2152,17 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         put(e, "const unsigned en_q = EN_WG == 2 ? threadIdx.x >> 7 : 0u; // this thread's threadgroup in a quad\n");
         line_start(e);
         put(e, "const ::uint3 en_b = en_wg_group_position<EN_WG>(), en_g = en_wg_groups<EN_WG>(); // its position, the grid's groups\n");
-        if (e->wg_pipe) {
-            line_start(e);
-            /* a quad: S buffers, a barrier every second step, S - 3 slices copied ahead and one
-             * step's MMAs left running past a barrier (the copies of the next two steps write
-             * neither the buffers those MMAs read nor the two the steps multiply); a single
-             * threadgroup: two buffers, a barrier a step, one slice ahead, the MMAs waited for */
-            const int stages = en_cuda_quad_stages();
-            en_buf_printf(e->out, "constexpr unsigned en_stages = EN_WG == 2 ? %du : 2u, en_ahead = EN_WG == 2 ? %du : 1u, "
-                                  "en_steps = EN_WG == 2 ? 2u : 1u; // staging buffers, slices copied ahead, steps a barrier (wgmma_merge.c)\n",
-                          stages, stages - 3);
-            line_start(e);
-            put(e, "constexpr int en_mma_depth = EN_WG == 2 ? 1 : 0; // steps of MMAs running past a barrier\n");
-        }
+        /* a quad: S buffers, a barrier every second step, S - 3 slices copied ahead and one
+         * step's MMAs left running past a barrier (the copies of the next two steps write
+         * neither the buffers those MMAs read nor the two the steps multiply); a single
+         * threadgroup: two buffers, a barrier a step, one slice ahead, the MMAs waited for */
+        const int stages = en_cuda_quad_stages();
+        line_start(e);
+        en_buf_printf(e->out, "constexpr unsigned en_stages = EN_WG == 2 ? %du : 2u, en_ahead = EN_WG == 2 ? %du : 1u, "
+                              "en_steps = EN_WG == 2 ? 2u : 1u; // staging buffers, slices copied ahead, steps a barrier (wgmma_merge.c)\n",
+                      stages, stages - 3);
+        line_start(e);
+        put(e, "constexpr int en_mma_depth = EN_WG == 2 ? 1 : 0; // steps of MMAs running past a barrier\n");
     }
     /* kernel-scope threadgroup variables */
     uint64_t offset = 0;
@@ -2294,8 +2292,7 @@ static void emit_kernel(emitter *e, const ir_func *f) {
         else if (f->max_total_threads_per_threadgroup)
             en_buf_printf(e->out, "__launch_bounds__(%u) ", e->apple_lanes ? (f->max_total_threads_per_threadgroup + 31u) / 32u * 32u
                                                                            : f->max_total_threads_per_threadgroup);
-        en_buf_printf(e->out, "%s%s(const en_dispatch en_p", sym,
-                      entry == 1 ? EN_CUDA_FAST_SUFFIX : entry == 2 ? EN_CUDA_WARPGROUP_SUFFIX : entry == 3 ? EN_CUDA_QUAD_SUFFIX : "");
+        en_buf_printf(e->out, "%s%s(const en_dispatch en_p", sym, en_cuda_entry_suffix(entry));
         emit_params(e, f, true);
         en_buf_printf(e->out, ") {\n    en_kernel_%s<%s%s>(en_p", sym, entry == 1 ? "true" : "false",
                       !warpgroup ? "" : entry == 2 ? ", 1" : entry == 3 ? ", 2" : ", 0");

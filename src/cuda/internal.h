@@ -40,6 +40,11 @@ EN_INTERNAL bool en_cuda_param_by_value(const ir_var *p);
  * staged operands, a fourth: the name + EN_CUDA_QUAD_SUFFIX runs such a quad as one block of
  * 512 threads (driver.c: for threadgroups of 128 threads, an even number along x and y). */
 #define EN_CUDA_QUAD_SUFFIX "__en_wq"
+/* the suffix of entry point v: 0 the general one, 1 EN_CUDA_FAST_SUFFIX, 2 the warpgroup's, 3
+ * the quad's (emit.c writes them, driver.c looks them up) */
+static inline const char *en_cuda_entry_suffix(int v) {
+    return v == 1 ? EN_CUDA_FAST_SUFFIX : v == 2 ? EN_CUDA_WARPGROUP_SUFFIX : v == 3 ? EN_CUDA_QUAD_SUFFIX : "";
+}
 /* A module that calls thread_elements() numbers Metal's lanes so that Apple's layout of
  * simdgroup matrices is the tensor cores' (prelude.cuh: lane numbering); its blocks are then
  * launched in whole warps (the surplus threads leave at once, as at a dispatch's edge).
@@ -195,10 +200,8 @@ EN_INTERNAL bool en_cuda_wgmma_copy_store(const en_wg_plan *plan, const ir_stmt 
 EN_INTERNAL bool en_cuda_wgmma_merge_enabled(void);
 /* sets plan->merge, a_shared and b_shared (wgmma_merge.c says when) */
 EN_INTERNAL void en_cuda_wgmma_merge(const ir_func *f, en_arena *arena, en_wg_plan *plan);
-/* a quad's staging buffers: EN_WG_QUAD_STAGES ($ENIGMA_CUDA_QUAD_STAGES) where the compiler
- * pipelines the copy, else the kernel's own count */
+/* a quad's staging buffers: EN_WG_QUAD_STAGES, or $ENIGMA_CUDA_QUAD_STAGES */
 EN_INTERNAL int en_cuda_quad_stages(void);
-EN_INTERNAL int en_cuda_quad_buffers(const en_wg_plan *plan, const ir_var *array);
 /* where a staging array's copies start in the quad's dynamic shared memory, and its size */
 EN_INTERNAL uint32_t en_cuda_quad_offset(const en_wg_plan *plan, const ir_var *array);
 EN_INTERNAL uint32_t en_cuda_quad_shared_bytes(const en_wg_plan *plan);

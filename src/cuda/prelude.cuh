@@ -1093,25 +1093,32 @@ __device__ __forceinline__ bool en_locate_quad(en_thread &t) {
     t.pos[0] = t.l; t.pos[1] = 0; t.pos[2] = 0;
     return true;
 }
-// A staging array Q of a quad's threadgroup (EN_WG 2): in the block's dynamic shared memory
-// from its first 1024-byte boundary (the swizzle modes' alignment; driver.c gives 1 KB more),
-// at offset; elsewhere the static array of its own.
+// A quad's staging (EN_WG 2) is the block's dynamic shared memory from its first 1024-byte
+// boundary (the swizzle modes' alignment; driver.c gives 1 KB more): that boundary as a
+// generic pointer, and as a shared-window address in `aligned` (constants of the kernel)
+__device__ __forceinline__ unsigned char *en_wg_quad_memory(unsigned &aligned) {
+    extern __shared__ __align__(16) unsigned char en_quad_shared[];
+    const unsigned start = (unsigned)__cvta_generic_to_shared(en_quad_shared);
+    aligned = start + ((1024u - (start & 1023u)) & 1023u);
+    return en_quad_shared + (aligned - start);
+}
+// A staging array Q of a quad's threadgroup: at offset in that memory; elsewhere the static
+// array of its own.
 template <int EN_WG, class Q, class Own> __device__ __forceinline__ auto &en_wg_staging(Own &own, unsigned offset) {
     if constexpr (EN_WG == 2) {
-        extern __shared__ __align__(16) unsigned char en_quad_shared[];
-        const unsigned start = (unsigned)__cvta_generic_to_shared(en_quad_shared);
-        return *reinterpret_cast<Q *>(en_quad_shared + ((1024u - (start & 1023u)) & 1023u) + offset);
+        unsigned aligned;
+        return *reinterpret_cast<Q *>(en_wg_quad_memory(aligned) + offset);
     } else {
         return own;
     }
 }
-// ... and its shared-window address, from the dynamic memory's own (a constant of the kernel,
-// so the copies' places and the descriptors fold to offsets from it)
+// ... and its shared-window address (from the window address itself, not the generic pointer,
+// so the copies' places and the descriptors fold to offsets from a constant)
 template <int EN_WG, class Own> __device__ __forceinline__ en_smem en_wg_staging_smem(Own &own, unsigned offset) {
     if constexpr (EN_WG == 2) {
-        extern __shared__ __align__(16) unsigned char en_quad_shared[];
-        const unsigned start = (unsigned)__cvta_generic_to_shared(en_quad_shared);
-        return en_smem{start + ((1024u - (start & 1023u)) & 1023u) + offset};
+        unsigned aligned;
+        (void)en_wg_quad_memory(aligned);
+        return en_smem{aligned + offset};
     } else {
         return en_smem_of(&own);
     }

@@ -309,7 +309,9 @@ int en_cuda_quad_stages(void) {
     return n < 5 ? 5 : n > 6 ? 6 : n;
 }
 
-int en_cuda_quad_buffers(const en_wg_plan *plan, const ir_var *array) {
+/* the buffers of a quad's staging array: the quad's stages where the compiler pipelines the
+ * copy (the only quads made: rule 5), else the kernel's own count */
+static int quad_buffers(const en_wg_plan *plan, const ir_var *array) {
     const ir_type *t = array->type;
     return t->elem && t->elem->kind == IR_T_ARRAY ? (int)t->count : plan->pipe ? en_cuda_quad_stages() : 1;
 }
@@ -322,11 +324,11 @@ static uint32_t copies(int shared) { return shared == EN_WG_SHARED_XY ? 1u : 2u;
 
 uint32_t en_cuda_quad_offset(const en_wg_plan *plan, const ir_var *array) {
     if (array == plan->a.array) return 0;
-    return copies(plan->a_shared) * (uint32_t)en_cuda_quad_buffers(plan, plan->a.array) * buffer_bytes(plan);
+    return copies(plan->a_shared) * (uint32_t)quad_buffers(plan, plan->a.array) * buffer_bytes(plan);
 }
 
 uint32_t en_cuda_quad_shared_bytes(const en_wg_plan *plan) {
     return en_cuda_quad_offset(plan, plan->b.array) +
-           copies(plan->b_shared) * (uint32_t)en_cuda_quad_buffers(plan, plan->b.array) * buffer_bytes(plan) +
+           copies(plan->b_shared) * (uint32_t)quad_buffers(plan, plan->b.array) * buffer_bytes(plan) +
            1024u; /* to align the dynamic memory's start on 1024 bytes (prelude: en_wg_staging) */
 }
