@@ -183,7 +183,10 @@ int main(int argc, char **argv) {
     random_values(b, 22);
     const Case cases[] = {{"gemm_f16", "f16 ", 2}, {"gemm_bf16", "bf16", 2}, {"gemm_f32", "f32 ", 4}};
     bool all_ok = true;
+    // $GEMM_ONLY: one case (gemm_f16, gemm_bf16 or gemm_f32) in the issue's form only, for A/B runs of a setting
+    const char *only = getenv("GEMM_ONLY");
     for (const Case &c : cases) {
+        if (only && strcmp(only, c.kernel) != 0) continue;
         std::vector<uint16_t> a16, b16;
         const void *ha = a.data(), *hb = b.data();
         const bool half = strcmp(c.kernel, "gemm_f16") == 0;
@@ -248,7 +251,7 @@ int main(int argc, char **argv) {
         struct Form { const char *suffix; uint32_t tile, threads; };
         const Form forms[] = {{"", 64, 128}, {"_pipelined", 64, 128}, {"_prefetch2", 64, 128}, {"_wide", 128, 256}};
         for (const Form &form : forms) {
-            if (form.tile != 64 && c.elem_size != 2) continue;
+            if ((form.tile != 64 && c.elem_size != 2) || (only && form.suffix[0])) continue;
             std::string kernel = std::string(c.kernel) + form.suffix;
             enigma_pipeline *p;
             EN(enigma_pipeline_create(lib, kernel.c_str(), &p));
