@@ -3,6 +3,8 @@
 //
 //   bench_gemm KERNEL_DIR [SIZE] [RESULTS_FILE]       (SIZE: M = N = K, default 4096)
 //   GEMM_PROFILE=1: one dispatch of each enigma kernel, nothing else (for ncu)
+//   GEMM_ONLY=gemm_f16 (or gemm_bf16, gemm_f32): that case alone, in the issue's form only
+//   (no _pipelined, _prefetch2, _wide), for A/B runs of one setting
 //
 // Figures, each against its reference measured in the same run (device time per call: the
 // median of 10 after 3 warm-ups, events around each call):
@@ -183,7 +185,7 @@ int main(int argc, char **argv) {
     random_values(b, 22);
     const Case cases[] = {{"gemm_f16", "f16 ", 2}, {"gemm_bf16", "bf16", 2}, {"gemm_f32", "f32 ", 4}};
     bool all_ok = true;
-    // $GEMM_ONLY: one case (gemm_f16, gemm_bf16 or gemm_f32) in the issue's form only, for A/B runs of a setting
+    // $GEMM_ONLY (header)
     const char *only = getenv("GEMM_ONLY");
     for (const Case &c : cases) {
         if (only && strcmp(only, c.kernel) != 0) continue;
