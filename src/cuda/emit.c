@@ -79,6 +79,8 @@ typedef struct emitter {
     bool wg_in_k_loop;    /* ... inside its K loop */
     bool wg_pipe_inside;  /* ... emitting the copy statements the pipeline runs: as written */
     const char *wg_copy_buffer; /* ... the buffer a copy or the nest uses, when not the kernel's */
+    enum { WG_COPY_TESTED, WG_COPY_NOTED, WG_COPY_UNTESTED } wg_copy_form; /* a steady copy's chunks
+                             (wgmma_pipe.c): tested each, noted (before the loop), or not tested */
 } emitter;
 
 static void fail(emitter *e, en_loc loc, const char *what) {
@@ -1642,10 +1644,11 @@ static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to)
     line_start(e);
     emit_wg_copier(e, to->array);
     if (e->wg_pipe) { /* the device load it stores, copied asynchronously (wgmma_pipe.c) */
-        emit_wg_place_call(e, "en_wg_copy", to);
+        emit_wg_place_call(e, e->wg_copy_form == WG_COPY_NOTED ? "en_wg_copy_note"
+                              : e->wg_copy_form == WG_COPY_UNTESTED ? "en_wg_copy_untested" : "en_wg_copy", to);
         put(e, ", ");
         emit_expr(e, en_cuda_wgmma_copied_from(s));
-        put(e, ");\n");
+        put(e, e->wg_copy_form == WG_COPY_NOTED ? ", en_copy_ok);\n" : ");\n");
         return;
     }
     emit_wg_place_call(e, "en_wg_store", to);
@@ -1808,6 +1811,12 @@ static bool emit_wg_pipe_stmt(emitter *e, const ir_stmt *s) {
         e->wg_pipe_inside = false;
         line_start(e);
         en_buf_printf(e->out, "const %s en_k_first = %s; // wgmma: K steps counted from here (wgmma_pipe.c)\n", type, k);
+        if (wg->copy_steady) { /* the first slices' chunks tell whether the loop may skip their tests */
+            line_start(e);
+            put(e, "bool en_copy_ok = true; // wgmma: so far, this thread's chunks whole, read by the multiplies, from aligned sources (wgmma_pipe.c: steady)\n");
+            e->wg_copy_form = WG_COPY_NOTED;
+        }
+        const char *publish = wg->copy_steady ? "const bool en_copy_fast = __syncthreads_and(en_copy_ok);\n" : "EN_BARRIER();\n";
         if (!e->wg_merge) {
             line_start(e);
             put(e, "{ // wgmma: slice 0 into buffer 0 before the loop\n");
@@ -1817,7 +1826,9 @@ static bool emit_wg_pipe_stmt(emitter *e, const ir_stmt *s) {
             line_start(e);
             put(e, "}\n");
             line_start(e);
-            put(e, "en_wg_copy_wait(); en_wg_proxy_fence(); EN_BARRIER();\n");
+            put(e, "en_wg_copy_wait(); en_wg_proxy_fence(); ");
+            put(e, publish);
+            e->wg_copy_form = WG_COPY_TESTED;
             return true;
         }
         /* en_ahead slices before the loop, a group of copies each (the loop's waits count
@@ -1836,13 +1847,32 @@ static bool emit_wg_pipe_stmt(emitter *e, const ir_stmt *s) {
         line_start(e);
         put(e, "}\n");
         line_start(e);
-        put(e, "en_wg_copy_wait_group<en_ahead - en_steps>(); en_wg_proxy_fence(); EN_BARRIER();\n");
+        put(e, "en_wg_copy_wait_group<en_ahead - en_steps>(); en_wg_proxy_fence(); ");
+        put(e, publish);
+        e->wg_copy_form = WG_COPY_TESTED;
         return true;
     }
     if (s == wg->k_loop) {
         emit_source_comment(e, s->loc);
         e->wg_in_k_loop = true;
-        emit_loop(e, s);
+        if (wg->copy_steady) { /* the block's chunks all passed: the loop without their tests */
+            line_start(e);
+            put(e, "if (en_copy_fast) { // wgmma: every chunk whole, read by the multiplies, from an aligned source at every step\n");
+            e->indent++;
+            e->wg_copy_form = WG_COPY_UNTESTED;
+            emit_loop(e, s);
+            e->wg_copy_form = WG_COPY_TESTED;
+            e->indent--;
+            line_start(e);
+            put(e, "} else { // wgmma: each chunk tested\n");
+            e->indent++;
+            emit_loop(e, s);
+            e->indent--;
+            line_start(e);
+            put(e, "}\n");
+        } else {
+            emit_loop(e, s);
+        }
         e->wg_in_k_loop = false;
         return true;
     }

@@ -159,6 +159,8 @@ typedef struct en_wg_plan {
     int copy_count;
     bool pipe;                    /* the copy-then-multiply form pipelined (wgmma_pipe.c) */
     int pipe_from, pipe_to;       /* ... the K loop body's copy statements */
+    bool copy_steady;             /* ... whose chunks keep their places and their sources'
+                                     alignment from step to step (wgmma_pipe.c) */
     const ir_stmt *pipe_barrier;  /* ... and the barrier after them, left out */
     const ir_var *k_var;          /* ... the K counter */
     const ir_expr *k_step;        /* ... its step */

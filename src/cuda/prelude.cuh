@@ -1199,6 +1199,23 @@ template <class L, class V> __device__ __forceinline__ void en_wg_copy_in(en_sme
     }
     en_wg_store_in<L>(base, e, en_vload_u(src));
 }
+// A steady copy (wgmma_pipe.c, plan->copy_steady: each thread's chunks keep their places and
+// their sources' address modulo 16 from step to step): the slices before the loop note whether
+// each of this thread's chunks is whole, at a place some multiply reads and from a 16-byte
+// aligned source (en_wg_copy_note_in), and where every thread's are (__syncthreads_and) the
+// block runs the loop whose copies test nothing (en_wg_copy_untested_in): the same cp.async
+// without the branches, which let nvcc keep a thread's chunks together.
+template <class L, class V> __device__ __forceinline__ void en_wg_copy_note_in(en_smem base, long long e, const V *src, bool &ok) {
+    unsigned at;
+    ok = ok && ((unsigned)e & 7) == 0 && ((size_t)src & 15) == 0 && L::place((unsigned)e, at);
+    en_wg_copy_in<L>(base, e, src);
+}
+template <class L, class V> __device__ __forceinline__ void en_wg_copy_untested_in(en_smem base, long long e, const V *src) {
+    static_assert(sizeof(V) == 16, "a 16-byte chunk");
+    unsigned at;
+    (void)L::place((unsigned)e, at);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base.a + at), "l"(src) : "memory");
+}
 template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_store(en_smem base, long long e, V v) {
     en_wg_store_in<en_wg_cores<ROW, CORES, CS>>(base, e, v);
 }
@@ -1245,6 +1262,13 @@ template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en
 }
 template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en_wg_copy_sw(en_smem base, long long e, const V *src) {
     en_wg_copy_in<en_wg_swizzle<ROW, RB, ROWS>>(base, e, src);
+}
+template <int ROW, int RB, int ROWS, class V>
+__device__ __forceinline__ void en_wg_copy_note_sw(en_smem base, long long e, const V *src, bool &ok) {
+    en_wg_copy_note_in<en_wg_swizzle<ROW, RB, ROWS>>(base, e, src, ok);
+}
+template <int ROW, int RB, int ROWS, class V> __device__ __forceinline__ void en_wg_copy_untested_sw(en_smem base, long long e, const V *src) {
+    en_wg_copy_untested_in<en_wg_swizzle<ROW, RB, ROWS>>(base, e, src);
 }
 // the descriptor's swizzle mode for RB-byte rows
 template <int RB> __device__ __forceinline__ constexpr unsigned en_wg_swizzle_mode() {

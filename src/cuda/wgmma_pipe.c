@@ -36,7 +36,23 @@
  *        to threadgroup memory): the bytes copied ahead are those the next step would copy;
  *     4. copies are enabled ($ENIGMA_CUDA_CPASYNC is not 0).
  *   The guard of the copy ahead is the loop's own condition with k one step on: the last
- *   step copies nothing (the kernel's copy is unguarded: it runs only inside the loop). */
+ *   step copies nothing (the kernel's copy is unguarded: it runs only inside the loop).
+ * Also gives plan->copy_steady: each thread copies the same chunks to the same places at
+ *   every step, and each chunk's source address is the same modulo 16 bytes at every step, so
+ *   what the first slice's chunks show (a whole chunk, at a place some multiply reads, from a
+ *   16-byte aligned source) holds for all of them, and the loop may copy without testing it
+ *   (emit.c: the slices before the loop note it, the block takes that loop when every thread's
+ *   chunks showed it). It holds when:
+ *     a. k's step is a constant multiple of 16;
+ *     b. the copy reads k only in its chunk stores' source addresses: not in a declaration,
+ *        a condition, a counter's step or a place, so the chunks and places are the same at
+ *        every step;
+ *     c. in a source address k stands only under pointer offsets, pointer casts, integer
+ *        conversions (not to bool) and integer +, - and * (and << by a constant): the address
+ *        is then a polynomial in k with integer coefficients, in any width of 8 bits or more,
+ *        and P(k + 16 m) - P(k) is a multiple of 16 (P(x + h) - P(x) = h Q(x, h)), which
+ *        wrapping, truncation and extension to 8 bits or more keep;
+ *     d. $ENIGMA_CUDA_STEADY_COPY is not 0 (to time the difference). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,8 +127,62 @@ static void check_copy_stmt(const ir_stmt *s, void *ctx) {
     }
 }
 
+/* ---- steady chunks (plan->copy_steady) -------------------------------------------------- */
+static bool reads_var(const ir_expr *e, const void *ctx) { return e->kind == IR_E_VAR && e->var == ctx; }
+static bool reads_k(const ir_expr *e, const ir_var *k) { return e && ir_expr_any(e, reads_var, k); }
+
+/* rule c: k only under ring operations (pointer offsets and casts, integer conversions, +, -,
+ * *, << by a constant) */
+static bool ring_in_k(const ir_expr *e, const ir_var *k) {
+    if (!reads_k(e, k)) return true;
+    switch (e->kind) {
+    case IR_E_VAR: return e->var == k;
+    case IR_E_PTRCAST: return ring_in_k(e->args[0], k);
+    case IR_E_PTR_OFFSET: return ring_in_k(e->args[0], k) && ring_in_k(e->args[1], k);
+    case IR_E_CONVERT: return ir_is_integer(e->type) && ir_is_integer(e->args[0]->type) && ring_in_k(e->args[0], k);
+    case IR_E_BINARY:
+        if (!ir_is_integer(e->type)) return false;
+        if (e->op == IR_OP_SHL) return e->args[1]->kind == IR_E_CONST && ring_in_k(e->args[0], k);
+        return (e->op == IR_OP_ADD || e->op == IR_OP_SUB || e->op == IR_OP_MUL) && ring_in_k(e->args[0], k) &&
+               ring_in_k(e->args[1], k);
+    default: return false;
+    }
+}
+
+typedef struct steady_ctx {
+    const en_wg_plan *plan;
+    const ir_var *k;
+    bool steady;
+} steady_ctx;
+
+/* rules b and c for one statement of the copy (its nested ones are visited on their own) */
+static void check_steady_stmt(const ir_stmt *s, void *ctx) {
+    steady_ctx *c = ctx;
+    switch (s->kind) {
+    case IR_S_DECL: c->steady &= !reads_k(s->value, c->k); break;
+    case IR_S_IF: c->steady &= !reads_k(s->cond, c->k); break;
+    case IR_S_ASSIGN:
+        if (is_chunk_store(c->plan, s))
+            c->steady &= !reads_k(s->place->args[0], c->k) && ring_in_k(en_cuda_wgmma_copied_from(s), c->k);
+        else
+            c->steady &= !reads_k(s->value, c->k);
+        break;
+    default: break;
+    }
+}
+
+static bool copy_steady(const en_wg_plan *plan, const ir_stmt *body, int from, int to, const ir_var *k, const ir_expr *step) {
+    const char *off = getenv("ENIGMA_CUDA_STEADY_COPY"); /* 0: every chunk tested (A/B timing) */
+    if ((off && strcmp(off, "0") == 0) || step->kind != IR_E_CONST || !ir_is_integer(step->type)) return false;
+    const int64_t s = ir_is_signed(step->type) ? step->c.i : (int64_t)step->c.u;
+    if (s <= 0 || s % 16 != 0) return false;
+    steady_ctx c = {.plan = plan, .k = k, .steady = true};
+    for (int i = from; i < to && c.steady; i++) ir_stmt_each(body->stmts[i], check_steady_stmt, &c);
+    return c.steady;
+}
+
 void en_cuda_wgmma_pipeline(en_wg_plan *plan) {
-    plan->pipe = false;
+    plan->pipe = plan->copy_steady = false;
     if (plan->copy_overlaps || !en_cuda_wgmma_copies_enabled() || plan->a.buffer || plan->b.buffer) return;
     /* 1: the counter, its step, the exit test */
     const ir_stmt *decl = plan->k_decl, *latch = plan->k_loop->latch, *body = plan->k_loop->body;
@@ -148,4 +218,5 @@ void en_cuda_wgmma_pipeline(en_wg_plan *plan) {
     plan->k_var = decl->var;
     plan->k_step = add->args[1];
     plan->k_test = test->cond->args[0];
+    plan->copy_steady = copy_steady(plan, body, 1, bar, decl->var, add->args[1]);
 }

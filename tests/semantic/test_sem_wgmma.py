@@ -405,20 +405,28 @@ def test_wgmma_pipelines_copy_then_multiply(tmp_path, t):
     cuda = emit_cuda(tmp_path, gemm_source(t), ENIGMA_CUDA_WGMMA_MERGE="0").split("// ---- end of prelude")[1]
     elem = "half" if t == "half" else "bfloat"
     assert "typename en_pick<(EN_WG > 0), en_array<en_array<%s, 2048>, 2>, en_array<%s, 2560>>::type As;" % (elem, elem) in cuda
-    wg = cuda.split("if constexpr (EN_WG) {")[1].split("} else")[0]
+    wg = cuda.split("if constexpr (EN_WG) {")[1].split(WG_END)[0]
     before, loop = wg.split("while ((k0 < (*K)))", 1)
     assert "const uint en_k_first = k0;" in before
-    assert before.count("en_wg_copy_sw<") == 2 and before.count("% 2u) * (unsigned)sizeof(") == 2
-    assert "en_wg_copy_wait(); en_wg_proxy_fence(); EN_BARRIER();" in before
-    ahead = loop.split("// wgmma: the copy statements as at the next step")[1].split("en_wg_multiply_sw<")[0]
-    assert "const uint en_k_next = k0 + (32u);" in ahead and "const uint k0 = en_k_next;" in ahead
-    assert "if ((k0 < (*K)))" in ahead and ahead.count("en_wg_copy_sw<") == 2
-    assert "the barrier before the multiplies" in ahead and "EN_BARRIER" not in ahead
-    assert "en_wg_multiply_sw<64, 2, %s>(en_wg_d, en_smem_As + (unsigned)(((k0 - en_k_first) / (32u) + 0u) %% 2u) * (unsigned)sizeof(As[0])" % (
-        "true" if t == "bfloat" else "false") in loop
+    # the copy is steady (wgmma_pipe.c): slice 0 notes its chunks, the block picks a loop
+    assert before.count("en_wg_copy_note_sw<") == 2 and before.count("% 2u) * (unsigned)sizeof(") == 2
+    assert "en_wg_copy_wait(); en_wg_proxy_fence(); const bool en_copy_fast = __syncthreads_and(en_copy_ok);" in before
+    untested, tested = loop.split("} else { // wgmma: each chunk tested")
+    assert "if (en_copy_fast) {" in before.split("\n")[-2] + before.split("\n")[-1]
+    for part, copy in ((untested, "en_wg_copy_untested_sw<"), (tested, "en_wg_copy_sw<")):
+        ahead = part.split("// wgmma: the copy statements as at the next step")[1].split("en_wg_multiply_sw<")[0]
+        assert "const uint en_k_next = k0 + (32u);" in ahead and "const uint k0 = en_k_next;" in ahead
+        assert "if ((k0 < (*K)))" in ahead and ahead.count(copy) == 2 and ahead.count("en_wg_copy") == 2
+        assert "the barrier before the multiplies" in ahead and "EN_BARRIER" not in ahead
+        assert "en_wg_multiply_sw<64, 2, %s>(en_wg_d, en_smem_As + (unsigned)(((k0 - en_k_first) / (32u) + 0u) %% 2u) * (unsigned)sizeof(As[0])" % (
+            "true" if t == "bfloat" else "false") in part
     # the kernel as written in the other entry points: its own barrier between copy and multiply
-    plain = cuda.split("} else")[1]
+    plain = cuda.split(WG_END)[1]
     assert plain.count("EN_BARRIER();") >= 2 and "en_wg_" not in plain.split("// wgmma: en_wg_blocks")[0]
+
+
+# where the warpgroup form's branch of a kernel ends and the kernel as written begins
+WG_END = "} else\n#endif"
 
 
 def swizzled(offset, row_bytes):
@@ -543,7 +551,8 @@ def test_bench_pipelined_kernels_copy_asynchronously():
         assert "__launch_bounds__(128, 8) %s__en_wg(" % name in r.stdout
     for name in ["gemm_f16", "gemm_bf16"]: # the copy-then-multiply form, pipelined by the compiler
         template = r.stdout.split("void en_kernel_%s(" % name)[1].split("template <bool EN_FAST")[0]
-        assert template.count("en_wg_copy_sw<") == 4, name  # before the loop and a step ahead
+        # before the loop (noting the chunks), and a step ahead in each loop (untested, tested)
+        assert [template.count(f) for f in ("en_wg_copy_note_sw<", "en_wg_copy_untested_sw<", "en_wg_copy_sw<")] == [2, 2, 2], name
         assert "__launch_bounds__(128, 8) %s__en_wg(" % name in r.stdout
     r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
                        timeout=300, env={**default, "ENIGMA_CUDA_CPASYNC": "0"})
@@ -679,11 +688,14 @@ def test_quad_stages_each_slice_once(tmp_path, t):
     assert ("constexpr unsigned en_stages = EN_WG == 2 ? 6u : 2u, en_ahead = EN_WG == 2 ? 3u : 1u, "
             "en_steps = EN_WG == 2 ? 2u : 1u;") in body
     assert "constexpr int en_mma_depth = EN_WG == 2 ? 1 : 0;" in body
-    wg = body.split("if constexpr (EN_WG) {")[1].split("} else")[0]
-    assert wg.count("if (en_wg_copier<EN_WG, 1>(en_q)) en_wg_copy_sw<40, 64, 64>(en_smem_As + (unsigned)(") == 2  # before and in the loop
-    assert wg.count("if (en_wg_copier<EN_WG, 2>(en_q)) en_wg_copy_sw<72, 128, 32>(en_smem_Bs + (unsigned)(") == 2
+    wg = body.split("if constexpr (EN_WG) {")[1].split(WG_END)[0]
+    for form in ("note", "untested", ""):  # before the loop, in the untested loop and in the tested one
+        name = "en_wg_copy_%s_sw" % form if form else "en_wg_copy_sw"
+        assert wg.count("if (en_wg_copier<EN_WG, 1>(en_q)) %s<40, 64, 64>(en_smem_As + (unsigned)(" % name) == 1, form
+        assert wg.count("if (en_wg_copier<EN_WG, 2>(en_q)) %s<72, 128, 32>(en_smem_Bs + (unsigned)(" % name) == 1, form
     loop = wg.split("while ((k0 < (*K)))", 1)[1]
     assert "const uint en_k_next = k0 + en_ahead * (32u);" in loop
+    assert "en_wg_copy_wait_group<en_ahead - en_steps>(); en_wg_proxy_fence(); const bool en_copy_fast = __syncthreads_and(en_copy_ok);" in body
     assert ("if (en_steps == 1u || (k0 - en_k_first) / (32u) % en_steps == en_steps - 1u) { "
             "en_wg_copy_wait_group<en_ahead - en_steps>(); en_wg_wait_group<en_mma_depth>(en_wg_d); en_wg_proxy_fence(); "
             "EN_BARRIER(); }") in loop
@@ -764,4 +776,76 @@ def test_quad_needs_a_loop_of_copy_and_multiplies(tmp_path):
     cuda = emit_cuda(tmp_path, src)
     assert "gemm__en_wg(" in cuda and quad_entry(cuda) is None
     a, b, got = run_gemm(tmp_path, "half", 128, 128, 96, src=src)
+    exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+# ---- steady copies (wgmma_pipe.c: plan->copy_steady) ------------------------------------------
+A_SOURCE = "*(device const uint4 *)(A + (row0 + r) * K + k0 + k);"
+B_LOOP = "for (ushort c = tid; c < BK * 64 / PER_CHUNK; c += 128) {"
+
+
+def a_rows_apart(src, stride):
+    """A's rows `stride` elements apart (K + 4: every other row's chunks 8 bytes off 16)"""
+    out = src.replace(A_SOURCE, "*(device const uint4 *)(A + (row0 + r) * (%s) + k0 + k);" % stride, 1)
+    assert out != src
+    return out
+
+
+def a_through_min(src):
+    """the same addresses through min(k0, K - BK): k0 under a call, not a polynomial in it"""
+    out = src.replace(A_SOURCE, "*(device const uint4 *)(A + (row0 + r) * K + min(k0, K - BK) + k);", 1)
+    assert out != src
+    return out
+
+
+def b_loop_reads_k(src):
+    """B's copy loop bounded by an expression of k0 (always 256 here): the chunks could change"""
+    out = src.replace(B_LOOP, "for (ushort c = tid; c < min(BK * 64 / PER_CHUNK, int(K - k0) + 256); c += 128) {", 1)
+    assert out != src
+    return out
+
+
+def steady(cuda):
+    """whether the warpgroup form notes the first slices' chunks and has the untested loop"""
+    wg = cuda.split("// ---- end of prelude")[1].split("if constexpr (EN_WG) {")[1].split(WG_END)[0]
+    noted = "__syncthreads_and(en_copy_ok)" in wg and "en_wg_copy_note_sw<" in wg
+    assert noted == ("if (en_copy_fast) {" in wg) == ("en_wg_copy_untested_sw<" in wg)
+    return noted
+
+
+@pytest.mark.parametrize("change,is_steady", [
+    (lambda s: s, True),
+    (lambda s: a_rows_apart(s, "K + 4u"), True),  # steady; the slices before the loop find them unaligned
+    (a_through_min, False),
+    (b_loop_reads_k, False),
+])
+def test_steady_copy_rules(tmp_path, change, is_steady):
+    """a copy is steady where k0 is read only by the chunks' sources, as a polynomial in it (its
+    step, BK 16 or 32, a multiple of 16, as every wgmma slice's is); else each chunk is tested
+    at every step"""
+    for bk in (16, 32):
+        assert steady(emit_cuda(tmp_path, change(gemm_source("half", bk=bk)))) == is_steady, bk
+
+
+@pytest.mark.parametrize("t", ["half", "bfloat"])
+@pytest.mark.parametrize("m,n,k", [(128, 128, 96), (64, 192, 64)])
+def test_gemm_unaligned_rows(tmp_path, t, m, n, k):
+    """A's rows K + 4 elements apart: every other row's 16-byte chunks unaligned, which the
+    slices before the loop find, so the tested loop runs; exact on every backend"""
+    rng = new_rng()
+    a = sixteenths(rng, (m, k + 4))
+    b = sixteenths(rng, (k, n))
+    ins = {"A": stored(t, a), "B": stored(t, b), "C": garbage(rng, (m, n)), "M": str(m), "N": str(n), "K": str(k)}
+    got = run(tmp_path, a_rows_apart(gemm_source(t), "K + 4u"), ins, ["C"], threadgroups=(n // 64, m // 64, 1), threads=128)
+    exact(got["C"], (a[:, :k] @ b).astype(np.float32), "C")
+
+
+@pytest.mark.parametrize("change", [a_through_min, b_loop_reads_k])
+def test_gemm_unsteady_copies(tmp_path, change):
+    """the copies that are not steady give the same products (each chunk tested at every step)"""
+    m, n, k = 128, 128, 96
+    rng = new_rng()
+    a, b = sixteenths(rng, (m, k)), sixteenths(rng, (k, n))
+    ins = {"A": stored("half", a), "B": stored("half", b), "C": garbage(rng, (m, n)), "M": str(m), "N": str(n), "K": str(k)}
+    got = run(tmp_path, change(gemm_source("half")), ins, ["C"], threadgroups=(n // 64, m // 64, 1), threads=128)
     exact(got["C"], (a @ b).astype(np.float32), "C")
