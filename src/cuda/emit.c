@@ -81,6 +81,8 @@ typedef struct emitter {
     const char *wg_copy_buffer; /* ... the buffer a copy or the nest uses, when not the kernel's */
     enum { WG_COPY_TESTED, WG_COPY_NOTED, WG_COPY_UNTESTED } wg_copy_form; /* a steady copy's chunks
                              (wgmma_pipe.c): tested each, noted (before the loop), or not tested */
+    const ir_var *wg_copy_role; /* ... in a quad's loop for the threadgroups that fill this
+                                   staging array and not the other: its copies only, ungated */
 } emitter;
 
 static void fail(emitter *e, en_loc loc, const char *what) {
@@ -1641,8 +1643,9 @@ static void emit_wg_copier(emitter *e, const ir_var *array) {
 /* a chunk store: the same 16 bytes, at their place in the wgmma layout (prelude:
  * en_wg_store_sw, en_wg_store) */
 static void emit_wg_store(emitter *e, const ir_stmt *s, const en_wg_pointer *to) {
+    if (e->wg_copy_role && to->array != e->wg_copy_role) return; /* the other role's copy */
     line_start(e);
-    emit_wg_copier(e, to->array);
+    if (!e->wg_copy_role) emit_wg_copier(e, to->array);
     if (e->wg_pipe) { /* the device load it stores, copied asynchronously (wgmma_pipe.c) */
         emit_wg_place_call(e, e->wg_copy_form == WG_COPY_NOTED ? "en_wg_copy_note"
                               : e->wg_copy_form == WG_COPY_UNTESTED ? "en_wg_copy_untested" : "en_wg_copy", to);
@@ -1798,6 +1801,31 @@ static void emit_wg_pipe_copy(emitter *e) {
     put(e, "}\n");
 }
 
+/* A quad whose staging arrays are filled by disjoint threadgroups (A's by the quad's
+ * diagonal, B's by the others: wg_shared X and Y, en_wg_copier) runs, where its copy is
+ * steady, a loop for each role: with both in one loop nvcc predicates the two roles' address
+ * arithmetic into one stream that every warp issues (96 SASS instructions a step against 79 for
+ * one role). $ENIGMA_CUDA_STEADY_COPY=1 keeps one untested loop (to time the difference). */
+static bool wg_copy_roles(const emitter *e) {
+    const char *v = getenv("ENIGMA_CUDA_STEADY_COPY");
+    const int a = wg_shared(e->wg, e->wg->a.array), b = wg_shared(e->wg, e->wg->b.array);
+    return e->wg_merge && !(v && strcmp(v, "1") == 0) &&
+           ((a == EN_WG_SHARED_X && b == EN_WG_SHARED_Y) || (a == EN_WG_SHARED_Y && b == EN_WG_SHARED_X));
+}
+
+/* `<keyword> (EN_WG == 2 && en_copy_fast && this threadgroup fills `mine`) {` and the loop
+ * with mine's copies only (the threadgroups that fill `other` fill none of mine) */
+static void emit_wg_copy_role(emitter *e, const ir_stmt *loop, const ir_var *mine, const ir_var *other, const char *keyword) {
+    line_start(e);
+    en_buf_printf(e->out, "%s (EN_WG == 2 && en_copy_fast && en_wg_copier<EN_WG, %d>(en_q)) { // wgmma: the threadgroups that fill %s (not %s)\n",
+                  keyword, wg_shared(e->wg, mine), var_name(e, mine), var_name(e, other));
+    e->indent++;
+    e->wg_copy_role = mine;
+    emit_loop(e, loop);
+    e->wg_copy_role = NULL;
+    e->indent--;
+}
+
 /* the statements the pipeline changes: the K counter's declaration (then slice 0 before the
  * loop), the K loop (its waits), its copy statements (as at the next step) and the barrier
  * after them (left out); false for every other statement */
@@ -1856,10 +1884,17 @@ static bool emit_wg_pipe_stmt(emitter *e, const ir_stmt *s) {
         emit_source_comment(e, s->loc);
         e->wg_in_k_loop = true;
         if (wg->copy_steady) { /* the block's chunks all passed: the loop without their tests */
-            line_start(e);
-            put(e, "if (en_copy_fast) { // wgmma: every chunk whole, read by the multiplies, from an aligned source at every step\n");
-            e->indent++;
             e->wg_copy_form = WG_COPY_UNTESTED;
+            if (wg_copy_roles(e)) { /* in a quad, a loop for each copier's role (emit_wg_copy_role) */
+                emit_wg_copy_role(e, s, wg->a.array, wg->b.array, "if");
+                emit_wg_copy_role(e, s, wg->b.array, wg->a.array, "} else if");
+                line_start(e);
+                put(e, "} else if (en_copy_fast) { // wgmma: every chunk whole, read by the multiplies, from an aligned source at every step\n");
+            } else {
+                line_start(e);
+                put(e, "if (en_copy_fast) { // wgmma: every chunk whole, read by the multiplies, from an aligned source at every step\n");
+            }
+            e->indent++;
             emit_loop(e, s);
             e->wg_copy_form = WG_COPY_TESTED;
             e->indent--;

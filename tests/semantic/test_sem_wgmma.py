@@ -551,8 +551,9 @@ def test_bench_pipelined_kernels_copy_asynchronously():
         assert "__launch_bounds__(128, 8) %s__en_wg(" % name in r.stdout
     for name in ["gemm_f16", "gemm_bf16"]: # the copy-then-multiply form, pipelined by the compiler
         template = r.stdout.split("void en_kernel_%s(" % name)[1].split("template <bool EN_FAST")[0]
-        # before the loop (noting the chunks), and a step ahead in each loop (untested, tested)
-        assert [template.count(f) for f in ("en_wg_copy_note_sw<", "en_wg_copy_untested_sw<", "en_wg_copy_sw<")] == [2, 2, 2], name
+        # before the loop (noting the chunks), and a step ahead in each loop: untested in the
+        # quad's two copier roles (one copy each) and for both, tested
+        assert [template.count(f) for f in ("en_wg_copy_note_sw<", "en_wg_copy_untested_sw<", "en_wg_copy_sw<")] == [2, 4, 2], name
         assert "__launch_bounds__(128, 8) %s__en_wg(" % name in r.stdout
     r = subprocess.run([str(cli_path()), "compile", str(bench), "--emit", "cuda"], capture_output=True, text=True,
                        timeout=300, env={**default, "ENIGMA_CUDA_CPASYNC": "0"})
@@ -849,3 +850,28 @@ def test_gemm_unsteady_copies(tmp_path, change):
     ins = {"A": stored("half", a), "B": stored("half", b), "C": garbage(rng, (m, n)), "M": str(m), "N": str(n), "K": str(k)}
     got = run(tmp_path, change(gemm_source("half")), ins, ["C"], threadgroups=(n // 64, m // 64, 1), threads=128)
     exact(got["C"], (a @ b).astype(np.float32), "C")
+
+
+def role_loop(cuda, share):
+    """the K loop a quad runs for the threadgroups that fill one staging array (share: its
+    en_wg_copier's), or None"""
+    head = "(EN_WG == 2 && en_copy_fast && en_wg_copier<EN_WG, %d>(en_q)) { // wgmma: the threadgroups that fill " % share
+    wg = cuda.split("// ---- end of prelude")[1].split("if constexpr (EN_WG) {")[1].split(WG_END)[0]
+    return wg.split(head)[1].split("} else if")[0] if head in wg else None
+
+
+@pytest.mark.parametrize("raster,a_share,b_share", [(lambda s: s, 1, 2), (transposed_raster, 2, 1)])
+def test_steady_copy_roles(tmp_path, raster, a_share, b_share):
+    """a quad whose A and B are filled by different threadgroups runs a loop for each role, with
+    that role's copies only and no copier test (nvcc would predicate both roles into one stream);
+    the loop for both stays (a single threadgroup's), and $ENIGMA_CUDA_STEADY_COPY=1 keeps it alone"""
+    cuda = emit_cuda(tmp_path, raster(gemm_source("half")))
+    a_loop, b_loop = role_loop(cuda, a_share), role_loop(cuda, b_share)
+    assert a_loop is not None and b_loop is not None
+    assert a_loop.count("en_wg_copy_untested_sw<40, 64, 64>(en_smem_As") == 1 and "en_smem_Bs + " not in a_loop.split("en_wg_multiply_sw")[0]
+    assert b_loop.count("en_wg_copy_untested_sw<72, 128, 32>(en_smem_Bs") == 1 and "en_smem_As + " not in b_loop.split("en_wg_multiply_sw")[0]
+    assert "en_wg_copier" not in a_loop + b_loop
+    assert "} else if (en_copy_fast) {" in cuda
+    one = emit_cuda(tmp_path, raster(gemm_source("half")), ENIGMA_CUDA_STEADY_COPY="1")
+    assert role_loop(one, a_share) is None and role_loop(one, b_share) is None and steady(one)
+    assert not steady(emit_cuda(tmp_path, raster(gemm_source("half")), ENIGMA_CUDA_STEADY_COPY="0"))
