@@ -1814,7 +1814,11 @@ static bool wg_copy_roles(const emitter *e) {
 }
 
 /* `<keyword> (EN_WG == 2 && en_copy_fast && this threadgroup fills `mine`) {` and the loop
- * with mine's copies only (the threadgroups that fill `other` fill none of mine) */
+ * with mine's copies only (the threadgroups that fill `other` fill none of mine). The quad's
+ * threadgroups then run different copies of the loop, which pass the same barriers the same
+ * number of times: bar.sync is aligned per warp (PTX ISA: every thread of a warp at the same
+ * instruction), and each warp is in one threadgroup, so warps may meet at barrier 0 from
+ * different loops. */
 static void emit_wg_copy_role(emitter *e, const ir_stmt *loop, const ir_var *mine, const ir_var *other, const char *keyword) {
     line_start(e);
     en_buf_printf(e->out, "%s (EN_WG == 2 && en_copy_fast && en_wg_copier<EN_WG, %d>(en_q)) { // wgmma: the threadgroups that fill %s (not %s)\n",
