@@ -929,7 +929,10 @@ static void emit_intrinsic(emitter *e, const ir_stmt *s) {
                 en_buf_printf(e->out, "if (en_steps == 1u || (%s - en_k_first) / (%s) %% en_steps == en_steps - 1u) { ",
                               var_name(e, e->wg->k_var), expr_text(e, e->wg->k_step));
                 put(e, "en_wg_copy_wait_group<en_ahead - en_steps>(); en_wg_wait_group<en_mma_depth>(en_wg_d); en_wg_proxy_fence(); ");
-                put(e, flags & IR_MEM_DEVICE ? "EN_BARRIER_DEVICE(); }\n" : "EN_BARRIER(); }\n");
+                if (e->wg_copy_role) /* the quad's warps meet here from different loops (emit_wg_copy_role) */
+                    put(e, flags & IR_MEM_DEVICE ? "__threadfence(); EN_BARRIER_DIVERGENT(); }\n" : "EN_BARRIER_DIVERGENT(); }\n");
+                else
+                    put(e, flags & IR_MEM_DEVICE ? "EN_BARRIER_DEVICE(); }\n" : "EN_BARRIER(); }\n");
                 return;
             }
             if (e->wg->copy_count || e->wg_pipe) put(e, "en_wg_copy_wait(); ");
@@ -1816,9 +1819,8 @@ static bool wg_copy_roles(const emitter *e) {
 /* `<keyword> (EN_WG == 2 && en_copy_fast && this threadgroup fills `mine`) {` and the loop
  * with mine's copies only (the threadgroups that fill `other` fill none of mine). The quad's
  * threadgroups then run different copies of the loop, which pass the same barriers the same
- * number of times: bar.sync is aligned per warp (PTX ISA: every thread of a warp at the same
- * instruction), and each warp is in one threadgroup, so warps may meet at barrier 0 from
- * different loops. */
+ * number of times, each as barrier.sync without .aligned (prelude EN_BARRIER_DIVERGENT): the
+ * aligned form (__syncthreads) wants every thread of the block at the same instruction. */
 static void emit_wg_copy_role(emitter *e, const ir_stmt *loop, const ir_var *mine, const ir_var *other, const char *keyword) {
     line_start(e);
     en_buf_printf(e->out, "%s (EN_WG == 2 && en_copy_fast && en_wg_copier<EN_WG, %d>(en_q)) { // wgmma: the threadgroups that fill %s (not %s)\n",

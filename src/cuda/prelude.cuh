@@ -740,6 +740,11 @@ template <class T, class V> __device__ __forceinline__ T en_atomic_fetch_xor(T *
 // so device-memory writes before it are seen by the group's threads after it
 #define EN_BARRIER_DEVICE() do { __threadfence(); __syncthreads(); } while (0)
 #define EN_BARRIER() __syncthreads()
+// the block's barrier where its warps may reach it from different code (a quad's loops per
+// copier role, emit.c): __syncthreads is bar.sync, which PTX defines as barrier.sync.aligned,
+// whose threads must all execute the same instruction; barrier.sync without .aligned counts
+// each warp's arrival wherever it is (PTX ISA, "barrier"), with the same memory ordering
+#define EN_BARRIER_DIVERGENT() asm volatile("barrier.sync 0;\n" ::: "memory")
 
 // ---- simdgroup_matrix on tensor cores ---------------------------------------------------------
 // Storage: lane c of the warp holds row c/4, columns 2(c%4) and 2(c%4)+1 of the 8x8 matrix (in

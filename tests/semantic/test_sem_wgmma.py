@@ -871,6 +871,8 @@ def test_steady_copy_roles(tmp_path, raster, a_share, b_share):
     assert a_loop.count("en_wg_copy_untested_sw<40, 64, 64>(en_smem_As") == 1 and "en_smem_Bs + " not in a_loop.split("en_wg_multiply_sw")[0]
     assert b_loop.count("en_wg_copy_untested_sw<72, 128, 32>(en_smem_Bs") == 1 and "en_smem_As + " not in b_loop.split("en_wg_multiply_sw")[0]
     assert "en_wg_copier" not in a_loop + b_loop
+    # the warps of the quad meet at the barrier from different loops: barrier.sync, not the aligned form
+    assert "EN_BARRIER_DIVERGENT(); }" in a_loop and "EN_BARRIER_DIVERGENT(); }" in b_loop and "EN_BARRIER()" not in a_loop + b_loop
     assert "} else if (en_copy_fast) {" in cuda
     one = emit_cuda(tmp_path, raster(gemm_source("half")), ENIGMA_CUDA_STEADY_COPY="1")
     assert role_loop(one, a_share) is None and role_loop(one, b_share) is None and steady(one)
