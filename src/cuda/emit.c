@@ -1810,9 +1810,8 @@ static void emit_wg_pipe_copy(emitter *e) {
  * arithmetic into one stream that every warp issues (96 SASS instructions a step against 79 for
  * one role). $ENIGMA_CUDA_STEADY_COPY=1 keeps one untested loop (to time the difference). */
 static bool wg_copy_roles(const emitter *e) {
-    const char *v = getenv("ENIGMA_CUDA_STEADY_COPY");
     const int a = wg_shared(e->wg, e->wg->a.array), b = wg_shared(e->wg, e->wg->b.array);
-    return e->wg_merge && !(v && strcmp(v, "1") == 0) &&
+    return e->wg_merge && en_cuda_steady_copy_setting() == EN_STEADY_COPY_ROLES &&
            ((a == EN_WG_SHARED_X && b == EN_WG_SHARED_Y) || (a == EN_WG_SHARED_Y && b == EN_WG_SHARED_X));
 }
 

@@ -189,6 +189,10 @@ EN_INTERNAL const ir_stmt *en_cuda_wgmma_decl_of(const ir_stmt *s, const ir_var 
 EN_INTERNAL int en_cuda_wgmma_uses(const ir_stmt *s, const ir_var *v);
 /* s is a threadgroup_barrier (wgmma_copy.c) */
 EN_INTERNAL bool en_cuda_is_threadgroup_barrier(const ir_stmt *s);
+/* $ENIGMA_CUDA_STEADY_COPY, for timing: 0 every chunk tested (no steady copy), 1 one untested
+ * loop, else (the default) in a quad a loop per copier role (emit.c wg_copy_roles) */
+enum { EN_STEADY_COPY_OFF, EN_STEADY_COPY_ONE_LOOP, EN_STEADY_COPY_ROLES };
+EN_INTERNAL int en_cuda_steady_copy_setting(void);
 /* sets plan->pipe and what goes with it (wgmma_pipe.c) */
 EN_INTERNAL void en_cuda_wgmma_pipeline(en_wg_plan *plan);
 /* the device address the chunk store copies (`*(threadgroup V *)q = *(device V *)p`: p), or NULL */

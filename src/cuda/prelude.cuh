@@ -1193,13 +1193,17 @@ template <class L, class V> __device__ __forceinline__ void en_wg_store_in(en_sm
 // copies a store's own load): the 16 bytes at src to chunk e's place, by cp.async where src
 // is 16-byte aligned and e a whole chunk; else loaded and stored here. Elements no multiply
 // reads are not copied. en_wg_copy_wait before each barrier.
+// 16 bytes at src to the shared-window address dst, asynchronously (the one cp.async of the copies)
+__device__ __forceinline__ void en_wg_cp_async16(unsigned dst, const void *src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
 template <class L, class V> __device__ __forceinline__ void en_wg_copy_in(en_smem base, long long e, const V *src) {
     static_assert(sizeof(V) == 16, "a 16-byte chunk");
     const unsigned u = (unsigned)e;
     unsigned at;
     if ((u & 7) == 0 && ((size_t)src & 15) == 0) {
         if (!L::place(u, at)) return;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base.a + at), "l"(src) : "memory");
+        en_wg_cp_async16(base.a + at, src);
         return;
     }
     en_wg_store_in<L>(base, e, en_vload_u(src));
@@ -1219,7 +1223,7 @@ template <class L, class V> __device__ __forceinline__ void en_wg_copy_untested_
     static_assert(sizeof(V) == 16, "a 16-byte chunk");
     unsigned at;
     (void)L::place((unsigned)e, at);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base.a + at), "l"(src) : "memory");
+    en_wg_cp_async16(base.a + at, src);
 }
 template <int ROW, int CORES, int CS, class V> __device__ __forceinline__ void en_wg_store(en_smem base, long long e, V v) {
     en_wg_store_in<en_wg_cores<ROW, CORES, CS>>(base, e, v);

@@ -171,9 +171,14 @@ static void check_steady_stmt(const ir_stmt *s, void *ctx) {
     }
 }
 
+int en_cuda_steady_copy_setting(void) {
+    const char *v = getenv("ENIGMA_CUDA_STEADY_COPY");
+    return v && strcmp(v, "0") == 0 ? EN_STEADY_COPY_OFF : v && strcmp(v, "1") == 0 ? EN_STEADY_COPY_ONE_LOOP : EN_STEADY_COPY_ROLES;
+}
+
 static bool copy_steady(const en_wg_plan *plan, const ir_stmt *body, int from, int to, const ir_var *k, const ir_expr *step) {
-    const char *off = getenv("ENIGMA_CUDA_STEADY_COPY"); /* 0: every chunk tested (A/B timing) */
-    if ((off && strcmp(off, "0") == 0) || step->kind != IR_E_CONST || !ir_is_integer(step->type)) return false;
+    if (en_cuda_steady_copy_setting() == EN_STEADY_COPY_OFF || step->kind != IR_E_CONST || !ir_is_integer(step->type))
+        return false;
     const int64_t s = ir_is_signed(step->type) ? step->c.i : (int64_t)step->c.u;
     if (s <= 0 || s % 16 != 0) return false;
     steady_ctx c = {.plan = plan, .k = k, .steady = true};
