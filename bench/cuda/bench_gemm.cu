@@ -1,7 +1,7 @@
 // bench_gemm.cu — enigma's simdgroup-matrix GEMM (gemm_simdgroup.metal) on the cuda backend
 // against cuBLAS, in one process on one GPU (issue 11).
 //
-//   bench_gemm KERNEL_DIR [SIZE] [RESULTS_FILE]       (SIZE: M = N = K, default 4096)
+//   bench_gemm KERNEL_DIR [SIZE] [RESULTS_FILE]       (SIZE: M = N = K, default 4096; $GEMM_K sets K alone)
 //   GEMM_PROFILE=1: one dispatch of each enigma kernel, nothing else (for ncu)
 //   GEMM_ONLY=gemm_f16 (or gemm_bf16, gemm_f32): that case alone, in the issue's form only
 //   (no _pipelined, _prefetch2, _wide), for A/B runs of one setting
@@ -126,7 +126,8 @@ int main(int argc, char **argv) {
     std::string dir = argv[1];
     const uint32_t S = argc > 2 ? (uint32_t)atoi(argv[2]) : 4096;
     const char *results_path = argc > 3 ? argv[3] : nullptr;
-    const uint32_t M = S, N = S, K = S;
+    // $GEMM_K: K other than SIZE (M = N = SIZE), to part a kernel's time per K step from its fixed cost
+    const uint32_t M = S, N = S, K = getenv("GEMM_K") ? (uint32_t)atoi(getenv("GEMM_K")) : S;
     const double flops = 2.0 * M * N * K;
     const bool profile = getenv("GEMM_PROFILE") != nullptr;
     const int runs = profile ? 1 : 13, warm = profile ? 0 : 3;
@@ -144,8 +145,8 @@ int main(int argc, char **argv) {
     CB(cublasCreate(&g.blas));
     int cublas_version = 0;
     cublasGetVersion(g.blas, &cublas_version);
-    line("device: %s (%u SMs), cuBLAS %d; C = A x B, M = N = K = %u, row-major", info.name, info.compute_units,
-         cublas_version, S);
+    line("device: %s (%u SMs), cuBLAS %d; C = A x B, M = N = %u, K = %u, row-major", info.name, info.compute_units,
+         cublas_version, S, K);
 
     if (!profile) {   // the mma.sync ceiling
         int sms = 0;

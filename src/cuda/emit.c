@@ -76,6 +76,8 @@ typedef struct emitter {
     bool wg_swizzle;      /* ... with its staging swizzled (wg_swizzles) */
     bool wg_pipe;         /* ... its copy-then-multiply form pipelined (wgmma_pipe.c) */
     bool wg_merge;        /* the kernel has a quad's entry point (wgmma_merge.c) */
+    const ir_stmt *unroll_next; /* the loop after this declaration goes out unrolled (unrolls_private_array) */
+    bool wg_tile_move;    /* ... whose staging holds its four threadgroups' accumulator tiles (emit_wg_k_loop) */
     bool wg_in_k_loop;    /* ... inside its K loop */
     bool wg_pipe_inside;  /* ... emitting the copy statements the pipeline runs: as written */
     const char *wg_copy_buffer; /* ... the buffer a copy or the nest uses, when not the kernel's */
@@ -788,6 +790,65 @@ static const ir_stmt *loop_exit_test(const ir_stmt *loop) {
     return t->kind == IR_S_BREAK && t->target == loop ? first : NULL;
 }
 
+/* ---- loops that keep a thread's array in registers once unrolled ------------------------------ */
+/* A counted loop (`v = c0` declared just before it, `if (!(v < c1)) break;` opening its body,
+ * `v = v + c2` its latch, all constants) of at most EN_UNROLL_TRIPS trips, whose body indexes
+ * one of the thread's arrays with v, goes out with `#pragma unroll`: every index is then a
+ * constant and nvcc keeps the array in registers. Left to nvcc, the GEMM's 4x4 accumulator
+ * matrices (`for (short i = 0; i < 4; i++) for (short j = ...) acc[i][j] = ...`) stayed in
+ * local memory, and a quad's prologue and epilogue waited on the local-memory queue. */
+#define EN_UNROLL_TRIPS 16
+
+typedef struct counted_loop {
+    const ir_var *v;
+    int64_t value;
+} counted_loop;
+
+static bool counter_value(const void *ctx, const ir_var *v, int64_t *out) {
+    const counted_loop *c = ctx;
+    if (v != c->v) return false;
+    *out = c->value;
+    return true;
+}
+
+static bool is_counter(const ir_expr *x, const void *ctx) {
+    return x->kind == IR_E_VAR && x->var == ((const counted_loop *)ctx)->v;
+}
+
+static bool assigns_counter(const ir_stmt *s, const void *ctx) {
+    return s->kind == IR_S_ASSIGN && is_counter(s->place, ctx);
+}
+
+static bool indexes_private_array(const ir_expr *x, const void *ctx) {
+    const counted_loop *c = ctx;
+    if (x->kind != IR_E_INDEX || !ir_expr_any(x->args[1], is_counter, c)) return false;
+    const ir_expr *base = x->args[0];
+    while (base->kind == IR_E_INDEX || base->kind == IR_E_FIELD) base = base->args[0];
+    return base->kind == IR_E_VAR && base->var->storage == IR_VAR_LOCAL && base->var->type->kind == IR_T_ARRAY;
+}
+
+static bool unrolls_private_array(const ir_stmt *decl, const ir_stmt *loop) {
+    if (decl->kind != IR_S_DECL || !decl->value || loop->kind != IR_S_LOOP || loop->unroll) return false;
+    const ir_var *v = decl->var;
+    const ir_stmt *test = loop_exit_test(loop), *latch = loop->latch;
+    if (latch && latch->kind == IR_S_BLOCK && latch->stmt_count == 1) latch = latch->stmts[0];
+    if (!ir_is_int_like(v->type) || v->address_taken || !test || !latch || latch->kind != IR_S_ASSIGN ||
+        latch->place->kind != IR_E_VAR || latch->place->var != v)
+        return false;
+    counted_loop c = {.v = v};
+    int64_t x;
+    if (!ir_eval_int(decl->value, counter_value, &c, &x)) return false;
+    c.value = ir_int_wrap(x, v->type);
+    for (int trips = 0;; trips++) { /* the body must not assign v: only the latch steps it */
+        int64_t leave;
+        if (trips > EN_UNROLL_TRIPS || !ir_eval_int(test->cond, counter_value, &c, &leave)) return false;
+        if (leave) break;
+        if (!ir_eval_int(latch->value, counter_value, &c, &x)) return false;
+        c.value = ir_int_wrap(x, v->type);
+    }
+    return !ir_stmt_any_in(loop->body, assigns_counter, &c) && ir_stmt_any_expr(loop->body, indexes_private_array, &c);
+}
+
 static void emit_loop(emitter *e, const ir_stmt *s) {
     if (e->loop_depth == EN_MAX_LOOP_DEPTH) { fail(e, s->loc, "loops nested this deep"); return; }
     loop_frame *fr = &e->loops[e->loop_depth++];
@@ -800,6 +861,9 @@ static void emit_loop(emitter *e, const ir_stmt *s) {
         line_start(e);
         if (s->unroll > 0) en_buf_printf(e->out, "#pragma unroll %d\n", s->unroll);
         else put(e, "#pragma unroll\n");
+    } else if (s == e->unroll_next) {
+        line_start(e);
+        put(e, "#pragma unroll // a few trips indexing the thread's array: kept in registers\n");
     }
     line_start(e);
     if (exit_test) {
@@ -1426,6 +1490,7 @@ static void emit_stmts(emitter *e, ir_stmt *const *stmts, int count) {
             i += used - 1;
             continue;
         }
+        if (i + 1 < count && unrolls_private_array(stmts[i], stmts[i + 1])) e->unroll_next = stmts[i + 1];
         emit_stmt(e, stmts[i]);
     }
 }
@@ -1730,17 +1795,63 @@ static void emit_wg_round(emitter *e, int q, bool into_scratch) {
     }
 }
 
-/* the K loop, with the accumulators in the warpgroup's registers while it runs; they move in
+/* A quad's move in one round (prelude en_wg_quad_tile): each SIMD group's accumulators into
+ * (into_tile) or out of its threadgroup's whole 64x64 tile in the staging memory */
+static void emit_wg_tile_side(emitter *e, bool into_tile) {
+    for (int sg = 0; sg < 4; sg++) {
+        line_start(e);
+        en_buf_printf(e->out, "if ((en_t.l >> 5) == %du) {\n", sg);
+        e->indent++;
+        for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
+            line_start(e);
+            if (into_tile) {
+                en_buf_printf(e->out, "en_wg_tile_put(en_tile, %d, ", e->wg->block[sg][k]);
+                emit_wg_accumulator(e, k);
+                put(e, ");\n");
+            } else {
+                emit_wg_accumulator(e, k);
+                en_buf_printf(e->out, " = en_wg_tile_get(en_tile, %d);\n", e->wg->block[sg][k]);
+            }
+        }
+        e->indent--;
+        line_start(e);
+        put(e, "}\n");
+    }
+}
+
+/* the K loop, with the accumulators in the warpgroup's registers while it runs. They move in
  * 16 rounds through 1 KB of shared memory (prelude: en_wg_to_registers), round q taking 4
  * blocks of column q/2 of the tile's 8x8 blocks, so a thread's matrices and its MMA
- * registers are never all live at once */
+ * registers are never all live at once; a quad whose staging memory holds its threadgroups'
+ * four tiles moves them through it in one round each way (emit_wg_tile_side): that memory is
+ * free before the K loop's first copies and after its last MMAs, and 32 barriers each way
+ * were ~24 us of every quad's life (bench/RESULTS.md, run 19) */
 static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop) {
     line_start(e);
     put(e, "// wgmma: the accumulators move into the warpgroup's registers (through shared memory)\n");
+    if (e->wg_tile_move) {
+        line_start(e);
+        put(e, "if constexpr (EN_WG == 2) { // a quad: in one round, through its staging memory\n");
+        e->indent++;
+        line_start(e);
+        put(e, "float *const en_tile = en_wg_quad_tile(en_q);\n");
+        emit_wg_tile_side(e, true);
+        line_start(e);
+        put(e, "__syncthreads(); en_wg_tile_to_registers(en_wg_d, en_tile); __syncthreads();\n");
+        e->indent--;
+        line_start(e);
+        put(e, "} else {\n");
+        e->indent++;
+    }
     for (int q = 0; q < 16; q++) {
         emit_wg_round(e, q, true);
         line_start(e);
         en_buf_printf(e->out, "__syncthreads(); en_wg_to_registers(en_wg_d, en_wg_scratch, %d); __syncthreads();\n", q);
+    }
+    if (e->wg_tile_move) {
+        e->indent--;
+        line_start(e);
+        put(e, "}\n");
     }
     emit_stmt(e, decl);
     emit_stmt(e, loop);
@@ -1748,10 +1859,29 @@ static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop)
     put(e, "// wgmma: the accumulators back to the SIMD groups\n");
     line_start(e);
     put(e, e->wg->copy_count || e->wg_pipe ? "en_wg_copy_wait(); en_wg_wait(en_wg_d);\n" : "en_wg_wait(en_wg_d);\n");
+    if (e->wg_tile_move) {
+        line_start(e);
+        put(e, "if constexpr (EN_WG == 2) { // a quad: in one round, through its staging memory (the MMAs' reads of it done)\n");
+        e->indent++;
+        line_start(e);
+        put(e, "float *const en_tile = en_wg_quad_tile(en_q);\n");
+        line_start(e);
+        put(e, "en_wg_proxy_fence(); __syncthreads(); en_wg_tile_from_registers(en_wg_d, en_tile); __syncthreads();\n");
+        emit_wg_tile_side(e, false);
+        e->indent--;
+        line_start(e);
+        put(e, "} else {\n");
+        e->indent++;
+    }
     for (int q = 0; q < 16; q++) {
         line_start(e);
         en_buf_printf(e->out, "__syncthreads(); en_wg_from_registers(en_wg_d, en_wg_scratch, %d); __syncthreads();\n", q);
         emit_wg_round(e, q, false);
+    }
+    if (e->wg_tile_move) {
+        e->indent--;
+        line_start(e);
+        put(e, "}\n");
     }
 }
 
@@ -2204,6 +2334,7 @@ static void emit_kernel(emitter *e, const ir_func *f) {
     const uint64_t quad_static = e->wg_pipe && wg.merge ? wg_quad_static_bytes(f, &wg) : 0;
     e->wg_merge = e->wg_pipe && wg.merge && !e->shared.static_in_dynamic && quad_static <= EN_CUDA_STATIC_SHARED_LIMIT &&
                   quad_static + en_cuda_quad_shared_bytes(&wg) <= EN_CUDA_QUAD_SHARED_LIMIT;
+    e->wg_tile_move = e->wg_merge && en_cuda_quad_shared_bytes(&wg) >= 1024u + 4u * EN_WG_TILE_BYTES;
     /* the body, once, as a template; the entry points after it instantiate it (EN_WG: 0 the
      * kernel as written, 1 the warpgroup form, 2 the warpgroup form of a quad's threadgroup) */
     en_buf_printf(e->out, "template <bool EN_FAST%s> static __device__ __forceinline__ void en_kernel_%s(const en_dispatch &en_p",

@@ -114,6 +114,7 @@ EN_INTERNAL int en_cuda_mad_nest(ir_stmt *const *stmts, int count, int at, en_ar
 #define EN_WG_MAX_TERMS 8
 #define EN_WG_ACCUMULATORS 16     /* 8x8 accumulators a SIMD group holds: 64x64 / 4 / 64 */
 #define EN_WG_SCRATCH_BYTES 1024  /* shared memory the accumulators move through: 4 8x8 blocks */
+#define EN_WG_TILE_BYTES (64 * 72 * 4) /* a quad's one-round move: a threadgroup's 64x64 floats, rows of 72 (prelude en_wg_quad_tile) */
 typedef struct en_wg_pointer {
     const ir_var *array;          /* &array[buffer][terms[last]] + terms[0] + ...: a staging array */
     const ir_expr *buffer;        /* which of its buffers (an array of them), or NULL */

@@ -780,8 +780,19 @@ template <class P> __device__ __forceinline__ en_vec<P, 2, false> en_pair_load(c
     if (aligned) return *(const en_vec<P, 2, false> *)p;
     en_vec<P, 2, false> r; r.x = p[0]; r.y = p[1]; return r;
 }
+// (the aligned pair as one store instruction: written as a vector store in C++, nvcc merged
+// the two branches into two scalar stores, which doubled a GEMM epilogue's global stores)
 template <class P> __device__ __forceinline__ void en_pair_store(P *p, P x, P y, bool aligned) {
-    if (aligned) { en_vec<P, 2, false> r; r.x = x; r.y = y; *(en_vec<P, 2, false> *)p = r; return; }
+    if (aligned) {
+        if constexpr (sizeof(P) == 4) {
+            unsigned a, b;
+            memcpy(&a, &x, 4); memcpy(&b, &y, 4);
+            asm volatile("st.v2.b32 [%0], {%1, %2};\n" ::"l"(p), "r"(a), "r"(b) : "memory");
+        } else {
+            en_vec<P, 2, false> r; r.x = x; r.y = y; *(en_vec<P, 2, false> *)p = r;
+        }
+        return;
+    }
     p[0] = x; p[1] = y;
 }
 // the lane's pairs all start on a multiple of 2 elements: aligned when the origin is
@@ -1377,6 +1388,48 @@ __device__ __forceinline__ void en_wg_from_registers(const float (&d)[32], ::flo
     const int j = q >> 1;
 #pragma unroll
     for (int h = 0; h < 2; h++) scratch[(2 * w + h) & 3u][l] = ::make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+}
+// A quad whose staging memory holds four 64x64 float tiles (emit.c, emit_wg_k_loop) moves the
+// accumulators in one round each way: threadgroup q's tile at byte q * 18432 of that memory,
+// rows 72 floats apart (8 more than the tile's, so that a warp's pairs of 8 rows fall in
+// two wavefronts, not eight). The SIMD groups' side puts or gets block b (row b/8, column
+// b%8 of the tile's 8x8 blocks), lane l's pair at row l/4, columns 2(l%4), 2(l%4)+1; the
+// warpgroup's side reads or writes its registers as en_wg_to_registers describes them.
+__device__ __forceinline__ float *en_wg_quad_tile(unsigned q) {
+    unsigned aligned;
+    return reinterpret_cast<float *>(en_wg_quad_memory(aligned) + q * (64u * 72u * 4u));
+}
+__device__ __forceinline__ ::float2 *en_wg_tile_pair(float *tile, unsigned row, unsigned col) {
+    return reinterpret_cast<::float2 *>(tile + row * 72u + col);
+}
+__device__ __forceinline__ void en_wg_tile_put(float *tile, int b, const en_matrix<float> &m) {
+    const unsigned l = threadIdx.x & 31u;
+    *en_wg_tile_pair(tile, (b / 8) * 8u + l / 4u, (b % 8) * 8u + 2u * (l % 4u)) = ::make_float2(m.v.x, m.v.y);
+}
+__device__ __forceinline__ en_matrix<float> en_wg_tile_get(float *tile, int b) {
+    const unsigned l = threadIdx.x & 31u;
+    const ::float2 v = *en_wg_tile_pair(tile, (b / 8) * 8u + l / 4u, (b % 8) * 8u + 2u * (l % 4u));
+    en_matrix<float> m;
+    m.v.x = v.x; m.v.y = v.y;
+    return m;
+}
+__device__ __forceinline__ void en_wg_tile_to_registers(float (&d)[32], float *tile) {
+    const unsigned w = (threadIdx.x >> 5) & 3u, l = threadIdx.x & 31u;
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const ::float2 v = *en_wg_tile_pair(tile, 16u * w + 8u * h + l / 4u, 8u * j + 2u * (l % 4u));
+            d[4 * j + 2 * h] = v.x; d[4 * j + 2 * h + 1] = v.y;
+        }
+}
+__device__ __forceinline__ void en_wg_tile_from_registers(const float (&d)[32], float *tile) {
+    const unsigned w = (threadIdx.x >> 5) & 3u, l = threadIdx.x & 31u;
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            *en_wg_tile_pair(tile, 16u * w + 8u * h + l / 4u, 8u * j + 2u * (l % 4u)) = ::make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
 }
 __device__ __forceinline__ ::float2 en_wg_pair(const en_matrix<float> &m) { return ::make_float2(m.v.x, m.v.y); }
 __device__ __forceinline__ en_matrix<float> en_wg_matrix(::float2 v) { en_matrix<float> m; m.v.x = v.x; m.v.y = v.y; return m; }

@@ -17,6 +17,7 @@ the next slice's loads and stores are cp.async where src/cuda/wgmma_copy.c prove
 test_cpasync_* tests say where; ENIGMA_CUDA_CPASYNC=0 switches it off), so the pipelined
 cases here run that path on an H100/H200."""
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -877,3 +878,90 @@ def test_steady_copy_roles(tmp_path, raster, a_share, b_share):
     one = emit_cuda(tmp_path, raster(gemm_source("half")), ENIGMA_CUDA_STEADY_COPY="1")
     assert role_loop(one, a_share) is None and role_loop(one, b_share) is None and steady(one)
     assert not steady(emit_cuda(tmp_path, raster(gemm_source("half")), ENIGMA_CUDA_STEADY_COPY="0"))
+
+
+def wg_bodies(cuda):
+    """the warpgroup forms' body (EN_WG 1 and 2) of the kernel"""
+    return cuda.split("// ---- end of prelude")[1].split("if constexpr (EN_WG) {")[1].split(WG_END)[0]
+
+
+def test_quad_moves_accumulators_in_one_round(tmp_path):
+    """a quad whose staging holds its four 64x64 float tiles moves the accumulators through it in
+    one round each way (2 barriers, not 32), every SIMD group's 16 blocks; a single threadgroup
+    (EN_WG 1) keeps the 16 rounds through 1 KB"""
+    wg = wg_bodies(emit_cuda(tmp_path, gemm_source("half")))
+    into, back = wg.split("// wgmma: the accumulators back to the SIMD groups")
+    for side, call in ((into, "en_wg_tile_put(en_tile, "), (back, " = en_wg_tile_get(en_tile, ")):
+        quad, rounds = side.split("if constexpr (EN_WG == 2) {")[1].split("} else {", 1)
+        assert quad.count(call) == 64 and quad.count("__syncthreads()") == 2, quad
+        # each of the tile's 64 8x8 blocks once
+        blocks = sorted(int(b) for b in re.findall(r"en_wg_tile_(?:put|get)\(en_tile, (\d+)", quad))
+        assert blocks == list(range(64)), blocks
+        assert rounds.count("en_wg_to_registers" if side is into else "en_wg_from_registers") == 16
+    # the MMAs' reads of the staging done, and made so for the generic stores, before it is reused
+    assert "en_wg_proxy_fence(); __syncthreads(); en_wg_tile_from_registers(en_wg_d, en_tile);" in back
+    # BK 16: the staging (6 buffers of 2 KB a row or column) is smaller than the four tiles
+    small = wg_bodies(emit_cuda(tmp_path, gemm_source("half", bk=16)))
+    assert "en_wg_tile_put" not in small and small.count("en_wg_to_registers") == 16
+
+
+UNROLL = "#pragma unroll // a few trips indexing the thread's array: kept in registers"
+
+
+def test_counted_loops_over_private_arrays_unroll(tmp_path):
+    """a loop of a few constant trips that indexes one of the thread's arrays with its counter
+    goes out with #pragma unroll (nvcc then keeps the array in registers: the GEMM's 4x4
+    accumulators stayed in local memory without it); loops with a run-time bound, more than 16
+    trips, a counter the body assigns, or no private array indexed by it are left to nvcc"""
+    src = """#include <metal_stdlib>
+using namespace metal;
+kernel void k(device float *out [[buffer(0)]], constant uint &n [[buffer(1)]], uint t [[thread_position_in_grid]]) {
+    float acc[4][4];
+    float big[32];
+    for (short i = 0; i < 4; i++)
+        for (short j = 0; j < 4; j++) acc[i][j] = float(t + i * 4 + j);
+    for (int i = 0; i < 32; i++) big[i] = float(i);
+    float s = 0.0f;
+    for (uint i = 0; i < n; i++) s += acc[i % 4][0];
+    for (int i = 0; i < 4; i++) s += float(i);
+    for (int i = 0; i < 4; i++) { s += acc[i][1]; i += 0; }
+    for (int i = 0; i < 4; i++) out[t * 4 + i] = acc[i][2] + big[i * 8] + s;
+}
+"""
+    cuda = emit_cuda(tmp_path, src).split("// ---- end of prelude")[1]
+    body = cuda.split("en_kernel_k")[1]
+    loops = body.split("while (")[1:]
+    marked = [UNROLL in chunk[-len(UNROLL) - 40:] for chunk in body.split("while (")[:-1]]
+    # the order of the loops: i (acc), j (acc), big (32 trips), n (run-time), plain, assigned counter, out
+    assert len(loops) == 7, body
+    assert marked == [True, True, False, False, False, False, True], marked
+
+
+def nvcc():
+    for path in ("/usr/local/cuda/bin/nvcc", "nvcc"):
+        if os.path.exists(path) or (path == "nvcc" and subprocess.run(["which", "nvcc"], capture_output=True).returncode == 0):
+            return path
+    return None
+
+
+@pytest.mark.skipif(nvcc() is None, reason="nvcc (to read ptxas's resource use) is not installed")
+def test_gemm_entry_points_keep_accumulators_in_registers(tmp_path):
+    """the issue's GEMM (bench/cuda/gemm_simdgroup.metal's gemm_f16): its warpgroup and quad entry
+    points use no local memory (ptxas -v: no stack frame, no spills) and store C a pair at a time
+    (st.v2)"""
+    bench = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "cuda", "gemm_simdgroup.metal")
+    cuda = tmp_path / "gemm.cu"
+    r = subprocess.run([str(cli_path()), "compile", bench, "--emit", "cuda", "-k", "gemm_f16", "-o", str(cuda)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([nvcc(), "-cubin", "-arch=sm_90a", "-std=c++17", "-O3", "-Xptxas", "-v", "-o",
+                        str(tmp_path / "gemm.cubin"), str(cuda)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    info = r.stdout + r.stderr
+    for entry in ("__en_wq", "__en_wg"):
+        props = [p for p in info.split("Function properties for ")[1:] if p.split("\n")[0].strip().endswith(entry)]
+        assert props, info[-3000:]
+        assert "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" in props[0], props[0]
+    ptx = subprocess.run([nvcc(), "-ptx", "-arch=sm_90a", "-std=c++17", "-O3", "-o", "-", str(cuda)],
+                         capture_output=True, text=True, timeout=600)
+    assert ptx.returncode == 0 and "st.v2.b32" in ptx.stdout
