@@ -3,8 +3,9 @@
 # against cuBLAS (alone on the GPU), the simdgroup-matrix tests on the cuda backend, ncu's
 # tensor-pipe figures for enigma's kernels (after the tests), the SASS of the generated
 # GEMM (tensor-core instructions, no local memory), and cuBLASLt held to a 64x64 tile and a
-# few others (cublaslt_tiles.cu), and the operand stream of a tile alone (operand_stream.cu).
-# Logs go to $OUT (a few files: bench.log, tiles.log, stream.log,
+# few others (cublaslt_tiles.cu), the operand stream of a tile alone (operand_stream.cu) and
+# the tensor pipe per wgmma shape (wgmma_shape.cu).
+# Logs go to $OUT (a few files: bench.log, tiles.log, stream.log, shape.log,
 # ncu.log, sass.txt, tests.log, build.log).
 #
 #   sh bench/cuda/gemm.sh [all|bench|test]      (from the repository root)
@@ -59,6 +60,10 @@ if [ "$what" != test ]; then
   nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/operand_stream.cu -L"$cuda_home/lib64" -lcublas \
     -Xlinker -rpath -Xlinker "$cuda_home/lib64" -o $build/operand_stream >>"$OUT/bench-build.log" 2>&1 &&
     timeout 100 $build/operand_stream "${GEMM_SIZE:-4096}" 2>&1 | tee "$OUT/stream.log"
+  # the ceiling of the multiplies alone: the tensor pipe per wgmma shape, operands in shared memory
+  nvcc -O3 -gencode arch=compute_90a,code=sm_90a -std=c++17 bench/cuda/wgmma_shape.cu \
+    -o $build/wgmma_shape >>"$OUT/bench-build.log" 2>&1 &&
+    timeout 100 $build/wgmma_shape 2>&1 | tee "$OUT/shape.log"
 fi
 if [ "$what" != bench ]; then
   # the matrix suites as they are, and the SIMD-function suites with Metal's lanes renumbered
