@@ -56,6 +56,7 @@ typedef struct emitter {
     int global_name_count;
     loop_frame loops[EN_MAX_LOOP_DEPTH];
     int loop_depth;
+    const ir_stmt *unroll_next; /* the loop after the declaration being emitted goes out unrolled (unrolls_private_array) */
     int next_label;
     int last_line;
     en_buf *err;
@@ -76,7 +77,6 @@ typedef struct emitter {
     bool wg_swizzle;      /* ... with its staging swizzled (wg_swizzles) */
     bool wg_pipe;         /* ... its copy-then-multiply form pipelined (wgmma_pipe.c) */
     bool wg_merge;        /* the kernel has a quad's entry point (wgmma_merge.c) */
-    const ir_stmt *unroll_next; /* the loop after this declaration goes out unrolled (unrolls_private_array) */
     bool wg_tile_move;    /* ... whose staging holds its four threadgroups' accumulator tiles (emit_wg_k_loop) */
     bool wg_in_k_loop;    /* ... inside its K loop */
     bool wg_pipe_inside;  /* ... emitting the copy statements the pipeline runs: as written */
@@ -794,9 +794,11 @@ static const ir_stmt *loop_exit_test(const ir_stmt *loop) {
 /* A counted loop (`v = c0` declared just before it, `if (!(v < c1)) break;` opening its body,
  * `v = v + c2` its latch, all constants) of at most EN_UNROLL_TRIPS trips, whose body indexes
  * one of the thread's arrays with v, goes out with `#pragma unroll`: every index is then a
- * constant and nvcc keeps the array in registers. Left to nvcc, the GEMM's 4x4 accumulator
- * matrices (`for (short i = 0; i < 4; i++) for (short j = ...) acc[i][j] = ...`) stayed in
- * local memory, and a quad's prologue and epilogue waited on the local-memory queue. */
+ * constant and nvcc keeps the array in registers. nvcc unrolls such loops by its own measure
+ * of their bodies, which the GEMM's loops over its 4x4 accumulator matrices missed once each
+ * C store had grown two branches (`for (short i = 0; i < 4; i++) ... simdgroup_store(acc[i][j],
+ * ...)`): the matrices went to local memory, and a quad's prologue and epilogue waited on the
+ * local-memory queue (bench/RESULTS.md, run 19). */
 #define EN_UNROLL_TRIPS 16
 
 typedef struct counted_loop {
@@ -1824,8 +1826,9 @@ static void emit_wg_tile_side(emitter *e, bool into_tile) {
  * blocks of column q/2 of the tile's 8x8 blocks, so a thread's matrices and its MMA
  * registers are never all live at once; a quad whose staging memory holds its threadgroups'
  * four tiles moves them through it in one round each way (emit_wg_tile_side): that memory is
- * free before the K loop's first copies and after its last MMAs, and 32 barriers each way
- * were ~24 us of every quad's life (bench/RESULTS.md, run 19) */
+ * free before the K loop's first copies and after its last MMAs; 2 barriers instead of 32 each
+ * way, and no registers spilled where the rounds keep a few of each kind live: +1.7% at
+ * 4096^3 (bench/RESULTS.md, run 19) */
 static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop) {
     line_start(e);
     put(e, "// wgmma: the accumulators move into the warpgroup's registers (through shared memory)\n");
