@@ -2412,6 +2412,69 @@ static void next_row_prefetch(wide *w, const ir_stmt *loop, const ir_var *index,
     }
 }
 
+/* ---- the next threadgroup's share of a buffer --------------------------------------------
+ * A kernel that loads buffer[gid] and then reduces what it loaded behind barriers (seed
+ * 003's tree) waits on DRAM in its first statement and leaves the memory idle through the
+ * tree. As for rows above, a worker's next threadgroup is the next position (exec.c), whose
+ * threads load the _sx elements after this one's: the first barrier, at the kernel's top
+ * level, prefetches them, a line per 64 bytes, for each buffer so loaded before it, where a
+ * loop with barriers follows (a kernel with little work after the barrier gets none). Seed 003
+ * (2^24 ints, groups of 256) on the 2-core machine: 55-70% of the OpenMP ceiling in 7 runs
+ * against 46-69% without, alternating (bench/RESULTS.md, issue 15, fifteenth round). */
+
+typedef struct grid_loads {
+    wide *w;
+    const ir_var *buffers[4];
+    int count;
+} grid_loads;
+
+/* buffer[gid] (gid the thread's position in the grid, 1-D), buffer a device or constant
+ * buffer parameter: noted; never true, so that every expression is visited */
+static bool note_grid_load(const ir_expr *e, const void *ctx) {
+    grid_loads *g = (grid_loads *)ctx;
+    const char *grid_base = NULL;
+    if (e->kind != IR_E_INDEX || e->args[0]->kind != IR_E_VAR) return false;
+    const ir_var *b = e->args[0]->var;
+    if (b->param_kind != IR_PARAM_BUFFER || b->type->kind != IR_T_PTR ||
+        (b->type->space != IR_SPACE_DEVICE && b->type->space != IR_SPACE_CONSTANT) || !b->type->elem ||
+        !b->type->elem->size)
+        return false;
+    const bool one_d = g->w->needs_one_d; /* (is_thread_index notes a use; this is none) */
+    const bool gid = is_thread_index(g->w, widened(e->args[1]), &grid_base) && grid_base;
+    g->w->needs_one_d = one_d;
+    if (!gid) return false;
+    for (int i = 0; i < g->count; i++)
+        if (g->buffers[i] == b) return false;
+    if (g->count < 4) g->buffers[g->count++] = b;
+    return false;
+}
+
+/* at barrier s: once, where s stands in the kernel's body itself */
+static void next_group_prefetch(wide *w, const ir_stmt *s) {
+    emitter *em = w->em;
+    const ir_stmt *body = em->f->body;
+    if (w->next_group_fetched || !body || body->kind != IR_S_BLOCK) return;
+    int at = 0;
+    while (at < body->stmt_count && body->stmts[at] != s) at++;
+    if (at == body->stmt_count) return;
+    w->next_group_fetched = true;
+    bool tree = false; /* work behind barriers to hide the fetch in: a loop of them after s */
+    for (int i = at + 1; i < body->stmt_count && !tree; i++)
+        tree = body->stmts[i]->kind == IR_S_LOOP && cpu_has_barrier(body->stmts[i]);
+    if (!tree) return;
+    grid_loads g = {.w = w};
+    for (int i = 0; i < at; i++) (void)ir_stmt_any_expr(body->stmts[i], note_grid_load, &g);
+    for (int i = 0; i < g.count; i++) {
+        const char *name = cpu_info_of(em, g.buffers[i])->cname;
+        uint32_t size = g.buffers[i]->type->elem->size;
+        cpu_line(em, "/* the next threadgroup's %s[gid], fetched while this one works behind barriers */", g.buffers[i]->name);
+        OPEN("if (_one_d && (uint64_t)_sx * %uu <= (1u << 18)) { /* gid is _g0 + _x in 1-D groups */", size);
+        cpu_line(em, "for (size_t _k = 0; _k < (size_t)_sx * %uu; _k += 64)", size);
+        cpu_line(em, "    __builtin_prefetch((const char *)(%s + (uint64_t)_g0 + _sx) + _k, 0, 3);", name);
+        CLOSE();
+    }
+}
+
 /* ---- grid-stride loads that skip memory ------------------------------------------------
  * In a grid-stride loop over a whole grid (`for (i = gid; i < n; i += grid_size)`) each
  * threadgroup reads its threads' span, then jumps a grid on: with a group per worker, every
@@ -3086,6 +3149,7 @@ static void group_stmt(wide *w, const ir_stmt *s, wset set) {
                 break;
             }
             cpu_line(em, "/* %s: every thread has run the loops above */", cpu_source_note(em, s->loc));
+            if (!w->em->checked) next_group_prefetch(w, s);
             if (w->em->checked) /* all arrive (wide mode takes no divergent barrier): a new epoch */
                 cpu_line(em, "_cg->api->barrier(_cg->state, %s, _wall, _chk_ret, _nsg);",
                          cpu_site_ref(em, s->loc, CPU_CHECK_BARRIER, 0, -1, NULL, "threadgroup_barrier"));

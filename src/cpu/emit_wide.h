@@ -51,6 +51,7 @@ typedef struct wide {
     bool assumed_true;                    /* and its value in this copy of the loop */
     const char *stride_key;               /* a lock-step loop's grid-stride index, while all threads are in */
     var_list rows_read;                   /* row pointers a lock-step loop has read (next_row_prefetch) */
+    bool next_group_fetched;              /* next_group_prefetch has run (at the first barrier) */
     const char *staged;                   /* staged_stmt: the values' array, and which loop this is: */
     bool storing;                         /* the values' (false) or the stores' (true) */
     int rows;                             /* thread_body_rows: rows of threads interleaved, */

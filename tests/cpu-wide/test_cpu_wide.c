@@ -589,6 +589,14 @@ static void check_emitted(enigma_device *dev) {
         CHECK(strstr(c, "prefetch: last address per index value") != NULL, "no prefetch for mma's staged copies");
         /* rows: the second pass re-reads xr and stores nothing, so it fetches the next
          * group's row; the first pass (from DRAM) and the third (it stores) do not */
+        /* tree loads in[gid], then reduces behind barriers in a loop: the first barrier fetches
+         * the next group's share of in; diverge and with_simd (a barrier, no loop of them
+         * after it) and wrap (in[lid + base]) get none */
+        const char *next_group = "the next threadgroup's in[gid]";
+        CHECK(kernel_count(c, 0, next_group) == 1 && kernel_count(c, 0, "(in_0 + (uint64_t)_g0 + _sx)") == 1,
+              "tree: %d prefetches of the next group's in[gid], expected 1", kernel_count(c, 0, next_group));
+        CHECK(kernel_count(c, 2, next_group) == 0 && kernel_count(c, 5, next_group) == 0 && kernel_count(c, 7, next_group) == 0,
+              "a next-group prefetch in wrap, diverge or with_simd");
         const char *next_row = "fetch the next threadgroup's row";
         CHECK(kernel_count(c, 3, next_row) == 1, "rows: %d next-row prefetches, expected 1", kernel_count(c, 3, next_row));
         CHECK(kernel_is_wide(c, 10), "kernel strided_rows is not in wide mode");
