@@ -77,7 +77,7 @@ typedef struct emitter {
     bool wg_swizzle;      /* ... with its staging swizzled (wg_swizzles) */
     bool wg_pipe;         /* ... its copy-then-multiply form pipelined (wgmma_pipe.c) */
     bool wg_merge;        /* the kernel has a quad's entry point (wgmma_merge.c) */
-    bool wg_tile_move;    /* ... whose staging holds its four threadgroups' accumulator tiles (emit_wg_k_loop) */
+    bool wg_tile_move;    /* ... whose staging holds its four threadgroups' accumulator tiles (emit_wg_move) */
     bool wg_in_k_loop;    /* ... inside its K loop */
     bool wg_pipe_inside;  /* ... emitting the copy statements the pipeline runs: as written */
     const char *wg_copy_buffer; /* ... the buffer a copy or the nest uses, when not the kernel's */
@@ -1762,14 +1762,16 @@ static void emit_wg_accumulator(emitter *e, int k) {
 }
 
 /* the accumulators of SIMD group sg that move in round q (prelude: en_wg_to_registers):
- * those on the 4 blocks of column q/2 in block rows 4 (q%2) .. 4 (q%2) + 3 */
+ * those on the 4 blocks of column q/2 in block rows 4 (q%2) .. 4 (q%2) + 3; with q < 0 (a
+ * quad's one round through its staging, en_wg_quad_tile) all of them */
 static bool wg_in_round(const en_wg_plan *wg, int sg, int k, int q) {
     const int block = wg->block[sg][k];
-    return block % 8 == q / 2 && block / 32 == q % 2;
+    return q < 0 || (block % 8 == q / 2 && block / 32 == q % 2);
 }
 
 /* round q of a move, the SIMD groups' side: each SIMD group stores (into_scratch) or loads
- * its accumulators of the round, known here for each group, so no table is read at run time */
+ * its accumulators of the round, known here for each group, so no table is read at run time:
+ * through en_wg_scratch's slot of the block's row, or (q < 0) at the block in the whole tile */
 static void emit_wg_round(emitter *e, int q, bool into_scratch) {
     for (int sg = 0; sg < 4; sg++) {
         bool any = false;
@@ -1781,14 +1783,16 @@ static void emit_wg_round(emitter *e, int q, bool into_scratch) {
         for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
             if (!wg_in_round(e->wg, sg, k, q)) continue;
             line_start(e);
-            const int slot = (e->wg->block[sg][k] / 8) % 4;
+            const int block = e->wg->block[sg][k], slot = (block / 8) % 4;
             if (into_scratch) {
-                en_buf_printf(e->out, "en_wg_scratch[%d][en_hw_lane()] = en_wg_pair(", slot);
+                if (q < 0) en_buf_printf(e->out, "en_wg_tile_put(en_tile, %d, ", block);
+                else en_buf_printf(e->out, "en_wg_scratch[%d][en_hw_lane()] = en_wg_pair(", slot);
                 emit_wg_accumulator(e, k);
                 put(e, ");\n");
             } else {
                 emit_wg_accumulator(e, k);
-                en_buf_printf(e->out, " = en_wg_matrix(en_wg_scratch[%d][en_hw_lane()]);\n", slot);
+                if (q < 0) en_buf_printf(e->out, " = en_wg_tile_get(en_tile, %d);\n", block);
+                else en_buf_printf(e->out, " = en_wg_matrix(en_wg_scratch[%d][en_hw_lane()]);\n", slot);
             }
         }
         e->indent--;
@@ -1797,95 +1801,62 @@ static void emit_wg_round(emitter *e, int q, bool into_scratch) {
     }
 }
 
-/* A quad's move in one round (prelude en_wg_quad_tile): each SIMD group's accumulators into
- * (into_tile) or out of its threadgroup's whole 64x64 tile in the staging memory */
-static void emit_wg_tile_side(emitter *e, bool into_tile) {
-    for (int sg = 0; sg < 4; sg++) {
-        line_start(e);
-        en_buf_printf(e->out, "if ((en_t.l >> 5) == %du) {\n", sg);
-        e->indent++;
-        for (int k = 0; k < EN_WG_ACCUMULATORS; k++) {
-            line_start(e);
-            if (into_tile) {
-                en_buf_printf(e->out, "en_wg_tile_put(en_tile, %d, ", e->wg->block[sg][k]);
-                emit_wg_accumulator(e, k);
-                put(e, ");\n");
-            } else {
-                emit_wg_accumulator(e, k);
-                en_buf_printf(e->out, " = en_wg_tile_get(en_tile, %d);\n", e->wg->block[sg][k]);
-            }
-        }
-        e->indent--;
-        line_start(e);
-        put(e, "}\n");
-    }
-}
-
-/* the K loop, with the accumulators in the warpgroup's registers while it runs. They move in
- * 16 rounds through 1 KB of shared memory (prelude: en_wg_to_registers), round q taking 4
- * blocks of column q/2 of the tile's 8x8 blocks, so a thread's matrices and its MMA
- * registers are never all live at once; a quad whose staging memory holds its threadgroups'
- * four tiles moves them through it in one round each way (emit_wg_tile_side): that memory is
+/* The accumulators between the SIMD groups and the warpgroup's registers (into: before the K
+ * loop), in 16 rounds through 1 KB of shared memory (prelude: en_wg_to_registers), round q
+ * taking 4 blocks of column q/2 of the tile's 8x8 blocks, so a thread's matrices and its MMA
+ * registers are never all live at once. A quad whose staging memory holds its threadgroups'
+ * four tiles moves them through it in one round (emit_wg_round with q = -1): that memory is
  * free before the K loop's first copies and after its last MMAs; 2 barriers instead of 32 each
  * way, and no registers spilled where the rounds keep a few of each kind live: +1.7% at
  * 4096^3 (bench/RESULTS.md, run 19) */
-static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop) {
-    line_start(e);
-    put(e, "// wgmma: the accumulators move into the warpgroup's registers (through shared memory)\n");
+static void emit_wg_move(emitter *e, bool into) {
     if (e->wg_tile_move) {
         line_start(e);
-        put(e, "if constexpr (EN_WG == 2) { // a quad: in one round, through its staging memory\n");
+        put(e, into ? "if constexpr (EN_WG == 2) { // a quad: in one round, through its staging memory\n"
+                    : "if constexpr (EN_WG == 2) { // a quad: in one round, through its staging memory (the MMAs' reads of it done)\n");
         e->indent++;
         line_start(e);
         put(e, "float *const en_tile = en_wg_quad_tile(en_q);\n");
-        emit_wg_tile_side(e, true);
-        line_start(e);
-        put(e, "__syncthreads(); en_wg_tile_to_registers(en_wg_d, en_tile); __syncthreads();\n");
+        if (!into) {
+            line_start(e);
+            put(e, "en_wg_proxy_fence(); __syncthreads(); en_wg_tile_from_registers(en_wg_d, en_tile); __syncthreads();\n");
+        }
+        emit_wg_round(e, -1, into);
+        if (into) {
+            line_start(e);
+            put(e, "__syncthreads(); en_wg_tile_to_registers(en_wg_d, en_tile); __syncthreads();\n");
+        }
         e->indent--;
         line_start(e);
         put(e, "} else {\n");
         e->indent++;
     }
     for (int q = 0; q < 16; q++) {
-        emit_wg_round(e, q, true);
+        if (into) emit_wg_round(e, q, true);
         line_start(e);
-        en_buf_printf(e->out, "__syncthreads(); en_wg_to_registers(en_wg_d, en_wg_scratch, %d); __syncthreads();\n", q);
+        en_buf_printf(e->out, "__syncthreads(); en_wg_%s_registers(en_wg_d, en_wg_scratch, %d); __syncthreads();\n",
+                      into ? "to" : "from", q);
+        if (!into) emit_wg_round(e, q, false);
     }
     if (e->wg_tile_move) {
         e->indent--;
         line_start(e);
         put(e, "}\n");
     }
+}
+
+/* the K loop, with the accumulators in the warpgroup's registers while it runs */
+static void emit_wg_k_loop(emitter *e, const ir_stmt *decl, const ir_stmt *loop) {
+    line_start(e);
+    put(e, "// wgmma: the accumulators move into the warpgroup's registers (through shared memory)\n");
+    emit_wg_move(e, true);
     emit_stmt(e, decl);
     emit_stmt(e, loop);
     line_start(e);
     put(e, "// wgmma: the accumulators back to the SIMD groups\n");
     line_start(e);
     put(e, e->wg->copy_count || e->wg_pipe ? "en_wg_copy_wait(); en_wg_wait(en_wg_d);\n" : "en_wg_wait(en_wg_d);\n");
-    if (e->wg_tile_move) {
-        line_start(e);
-        put(e, "if constexpr (EN_WG == 2) { // a quad: in one round, through its staging memory (the MMAs' reads of it done)\n");
-        e->indent++;
-        line_start(e);
-        put(e, "float *const en_tile = en_wg_quad_tile(en_q);\n");
-        line_start(e);
-        put(e, "en_wg_proxy_fence(); __syncthreads(); en_wg_tile_from_registers(en_wg_d, en_tile); __syncthreads();\n");
-        emit_wg_tile_side(e, false);
-        e->indent--;
-        line_start(e);
-        put(e, "} else {\n");
-        e->indent++;
-    }
-    for (int q = 0; q < 16; q++) {
-        line_start(e);
-        en_buf_printf(e->out, "__syncthreads(); en_wg_from_registers(en_wg_d, en_wg_scratch, %d); __syncthreads();\n", q);
-        emit_wg_round(e, q, false);
-    }
-    if (e->wg_tile_move) {
-        e->indent--;
-        line_start(e);
-        put(e, "}\n");
-    }
+    emit_wg_move(e, false);
 }
 
 /* the multiply nest: one wgmma per 16 of K for the whole tile */

@@ -1389,7 +1389,7 @@ __device__ __forceinline__ void en_wg_from_registers(const float (&d)[32], ::flo
 #pragma unroll
     for (int h = 0; h < 2; h++) scratch[(2 * w + h) & 3u][l] = ::make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
 }
-// A quad whose staging memory holds four 64x64 float tiles (emit.c, emit_wg_k_loop) moves the
+// A quad whose staging memory holds four 64x64 float tiles (emit.c, emit_wg_move) moves the
 // accumulators in one round each way: threadgroup q's tile at byte q * 18432 of that memory,
 // rows 72 floats apart (8 more than the tile's, so that a warp's pairs of 8 rows fall in
 // two wavefronts, not eight). The SIMD groups' side puts or gets block b (row b/8, column
