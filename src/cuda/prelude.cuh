@@ -1389,6 +1389,8 @@ __device__ __forceinline__ void en_wg_from_registers(const float (&d)[32], ::flo
 #pragma unroll
     for (int h = 0; h < 2; h++) scratch[(2 * w + h) & 3u][l] = ::make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
 }
+__device__ __forceinline__ ::float2 en_wg_pair(const en_matrix<float> &m) { return ::make_float2(m.v.x, m.v.y); }
+__device__ __forceinline__ en_matrix<float> en_wg_matrix(::float2 v) { en_matrix<float> m; m.v.x = v.x; m.v.y = v.y; return m; }
 // A quad whose staging memory holds four 64x64 float tiles (emit.c, emit_wg_move) moves the
 // accumulators in one round each way: threadgroup q's tile at byte q * 18432 of that memory,
 // rows 72 floats apart (8 more than the tile's, so that a warp's pairs of 8 rows fall in
@@ -1402,17 +1404,13 @@ __device__ __forceinline__ float *en_wg_quad_tile(unsigned q) {
 __device__ __forceinline__ ::float2 *en_wg_tile_pair(float *tile, unsigned row, unsigned col) {
     return reinterpret_cast<::float2 *>(tile + row * 72u + col);
 }
-__device__ __forceinline__ void en_wg_tile_put(float *tile, int b, const en_matrix<float> &m) {
+// this lane's pair of block b
+__device__ __forceinline__ ::float2 *en_wg_tile_block(float *tile, int b) {
     const unsigned l = threadIdx.x & 31u;
-    *en_wg_tile_pair(tile, (b / 8) * 8u + l / 4u, (b % 8) * 8u + 2u * (l % 4u)) = ::make_float2(m.v.x, m.v.y);
+    return en_wg_tile_pair(tile, (b / 8) * 8u + l / 4u, (b % 8) * 8u + 2u * (l % 4u));
 }
-__device__ __forceinline__ en_matrix<float> en_wg_tile_get(float *tile, int b) {
-    const unsigned l = threadIdx.x & 31u;
-    const ::float2 v = *en_wg_tile_pair(tile, (b / 8) * 8u + l / 4u, (b % 8) * 8u + 2u * (l % 4u));
-    en_matrix<float> m;
-    m.v.x = v.x; m.v.y = v.y;
-    return m;
-}
+__device__ __forceinline__ void en_wg_tile_put(float *tile, int b, const en_matrix<float> &m) { *en_wg_tile_block(tile, b) = en_wg_pair(m); }
+__device__ __forceinline__ en_matrix<float> en_wg_tile_get(float *tile, int b) { return en_wg_matrix(*en_wg_tile_block(tile, b)); }
 __device__ __forceinline__ void en_wg_tile_to_registers(float (&d)[32], float *tile) {
     const unsigned w = (threadIdx.x >> 5) & 3u, l = threadIdx.x & 31u;
 #pragma unroll
@@ -1431,8 +1429,6 @@ __device__ __forceinline__ void en_wg_tile_from_registers(const float (&d)[32], 
         for (int h = 0; h < 2; h++)
             *en_wg_tile_pair(tile, 16u * w + 8u * h + l / 4u, 8u * j + 2u * (l % 4u)) = ::make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
 }
-__device__ __forceinline__ ::float2 en_wg_pair(const en_matrix<float> &m) { return ::make_float2(m.v.x, m.v.y); }
-__device__ __forceinline__ en_matrix<float> en_wg_matrix(::float2 v) { en_matrix<float> m; m.v.x = v.x; m.v.y = v.y; return m; }
 #endif
 
 } // namespace metal
