@@ -18,6 +18,7 @@ test_cpasync_* tests say where; ENIGMA_CUDA_CPASYNC=0 switches it off), so the p
 cases here run that path on an H100/H200."""
 import os
 import re
+import shutil
 import subprocess
 
 import numpy as np
@@ -938,10 +939,8 @@ kernel void k(device float *out [[buffer(0)]], constant uint &n [[buffer(1)]], u
 
 
 def nvcc():
-    for path in ("/usr/local/cuda/bin/nvcc", "nvcc"):
-        if os.path.exists(path) or (path == "nvcc" and subprocess.run(["which", "nvcc"], capture_output=True).returncode == 0):
-            return path
-    return None
+    """nvcc from CUDA's usual install path or the PATH, else None"""
+    return shutil.which("nvcc", path="/usr/local/cuda/bin" + os.pathsep + os.environ.get("PATH", ""))
 
 
 @pytest.mark.skipif(nvcc() is None, reason="nvcc (to read ptxas's resource use) is not installed")
