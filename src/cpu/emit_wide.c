@@ -832,26 +832,49 @@ static bool set_is_whole(wide *w, wset set) {
  * An index `(uint32_t)(a + b)` may wrap, so gcc must treat a load through it as a gather.
  * wform() finds u32 indices of the form B + S * _x (B and S the same along a row of the
  * loop over threads: uniform values, the row _y, constants); the loop is then emitted
- * twice, and where B + S * (last _x) <= UINT32_MAX for every such index (tested once per
- * row) the index is `(uint64_t)B + S * _x`, which is the same value and vectorises. */
+ * twice, and where B + S * (last _x) <= UINT32_MAX for every such index and row, the
+ * index is `(uint64_t)B + S * _x`, which is the same value and vectorises.
+ *
+ * Which rows pass is known without testing each: B and S are built of u32 leaves (never
+ * negative) by + and *, so their exact integer values grow with _y, and the largest is at
+ * the last row. bmax and smax are those values there, computed in 64 bits saturating
+ * (enk_sat_add/mul). Where bmax + smax * (last _x) <= UINT32_MAX, no row's exact B + S * _x
+ * reaches 2^32, so the wrapping u32 arithmetic gave that exact value in every row (it is
+ * exact modulo 2^32 whatever wrapped on the way). A subtraction has no bound: the rows are
+ * then tested one by one. */
 typedef struct wform {
     bool ok;
-    const char *b, *s; /* C expressions (uint32_t); s NULL: 0 */
+    const char *b, *s;       /* C expressions (uint32_t); s NULL: 0 */
+    const char *bmax, *smax; /* C expressions (uint64_t): exact values at the last row; NULL: none */
 } wform;
 
-static const wform NO_FORM = {false, NULL, NULL};
+static const wform NO_FORM = {false, NULL, NULL, NULL, NULL};
+
+/* a form whose base is the u32 value `b` (a leaf: its bound is itself) and no step */
+static wform leaf_wform(wide *w, const char *b) {
+    return (wform){true, b, NULL, cpu_S(w->em, "(uint64_t)%s", b), NULL};
+}
+
+/* enk_sat_<op>(a, b), or NULL where either bound is unknown */
+static const char *bound_of(emitter *em, const char *op, const char *a, const char *b) {
+    return a && b ? cpu_S(em, "enk_sat_%s(%s, %s)", op, a, b) : NULL;
+}
 
 static wform attr_wform(wide *w, ir_attr a, int d, bool range) {
     emitter *em = w->em;
-    const char *y = range ? "0u" : "_y";
+    const char *y = range ? "0u" : "_y", *ymax = range ? "0u" : "(_sy - 1u)"; /* _y, and at the last row */
     switch (a) {
     case IR_ATTR_THREAD_POSITION_IN_THREADGROUP:
-        return d == 0 ? (wform){true, "0u", "1u"} : d == 1 ? (wform){true, y, NULL} : (wform){true, "0u", NULL};
+        return d == 0 ? (wform){true, "0u", "1u", "(uint64_t)0u", "(uint64_t)1u"}
+             : d == 1 ? (wform){true, y, NULL, cpu_S(em, "(uint64_t)%s", ymax), NULL}
+                      : (wform){true, "0u", NULL, "(uint64_t)0u", NULL};
     case IR_ATTR_THREAD_POSITION_IN_GRID:
-        return d == 0 ? (wform){true, "_g0", "1u"}
-             : d == 1 ? (wform){true, cpu_S(em, "(_g1 + %s)", y), NULL} : NO_FORM;
+        return d == 0 ? (wform){true, "_g0", "1u", "(uint64_t)_g0", "(uint64_t)1u"}
+             : d == 1 ? (wform){true, cpu_S(em, "(_g1 + %s)", y), NULL, cpu_S(em, "((uint64_t)_g1 + %s)", ymax), NULL}
+                      : NO_FORM;
     case IR_ATTR_THREAD_INDEX_IN_THREADGROUP:
-        return (wform){true, range ? "0u" : "(_y * _sx)", "1u"};
+        return (wform){true, range ? "0u" : "(_y * _sx)", "1u",
+                       range ? "(uint64_t)0u" : "((uint64_t)(_sy - 1u) * _sx)", "(uint64_t)1u"};
     default: return NO_FORM;
     }
 }
@@ -872,16 +895,16 @@ static wform wform_of(wide *w, const ir_expr *e, int comp, bool range, int depth
     const ir_type *t = comp >= 0 && e->type->kind == IR_T_VEC ? e->type->elem : e->type;
     if (t->kind != IR_T_U32 && !(e->kind == IR_E_VAR && t->kind == IR_T_U16)) return NO_FORM;
     if (e->kind != IR_E_CONST && e->kind != IR_E_VAR && comp < 0 && wide_uniform(w, e)) /* `K`, `*K`: one value */
-        return (wform){true, cpu_S(em, "(uint32_t)%s", uniform_value(w, e)), NULL};
+        return leaf_wform(w, cpu_S(em, "(uint32_t)%s", uniform_value(w, e)));
     switch (e->kind) {
-    case IR_E_CONST: return (wform){true, cpu_S(em, "%lluu", (unsigned long long)(uint32_t)e->c.u), NULL};
+    case IR_E_CONST: return leaf_wform(w, cpu_S(em, "%lluu", (unsigned long long)(uint32_t)e->c.u));
     case IR_E_VAR: {
         var_info *vi = cpu_info_of(em, e->var);
         if (vi->kind == VK_WIDE_ATTR) return attr_wform(w, e->var->attr, comp < 0 ? 0 : comp, range);
         if (vi->kind == VK_WIDE_EXPR && !vi->cname && e->var->type->kind == IR_T_U32)
             return wform_of(w, em->inits[e->var->id], -1, range, depth + 1);
         if ((vi->kind == VK_SCALAR || vi->kind == VK_UNIFORM) && ir_is_scalar(e->var->type))
-            return (wform){true, cpu_S(em, "(uint32_t)%s", vi->cname), NULL};
+            return leaf_wform(w, cpu_S(em, "(uint32_t)%s", vi->cname));
         return NO_FORM;
     }
     case IR_E_SWIZZLE:
@@ -903,10 +926,11 @@ static wform wform_of(wide *w, const ir_expr *e, int comp, bool range, int depth
         switch (e->op) {
         case IR_OP_ADD:
             return (wform){true, cpu_S(em, "(uint32_t)(%s + %s)", x.b, y.b),
-                           !x.s ? y.s : !y.s ? x.s : cpu_S(em, "(uint32_t)(%s + %s)", x.s, y.s)};
+                           !x.s ? y.s : !y.s ? x.s : cpu_S(em, "(uint32_t)(%s + %s)", x.s, y.s),
+                           bound_of(em, "add", x.bmax, y.bmax), !x.s ? y.smax : !y.s ? x.smax : bound_of(em, "add", x.smax, y.smax)};
         case IR_OP_SUB:
             if (y.s) return NO_FORM; /* a negative step: left to the exact form */
-            return (wform){true, cpu_S(em, "(uint32_t)(%s - %s)", x.b, y.b), x.s};
+            return (wform){true, cpu_S(em, "(uint32_t)(%s - %s)", x.b, y.b), x.s, NULL, NULL}; /* no bound */
         case IR_OP_MUL:
             if (x.s && y.s) return NO_FORM;
             if (y.s) {
@@ -914,7 +938,8 @@ static wform wform_of(wide *w, const ir_expr *e, int comp, bool range, int depth
                 x = y;
                 y = tmp;
             }
-            return (wform){true, cpu_S(em, "(uint32_t)(%s * %s)", x.b, y.b), x.s ? cpu_S(em, "(uint32_t)(%s * %s)", x.s, y.b) : NULL};
+            return (wform){true, cpu_S(em, "(uint32_t)(%s * %s)", x.b, y.b), x.s ? cpu_S(em, "(uint32_t)(%s * %s)", x.s, y.b) : NULL,
+                           bound_of(em, "mul", x.bmax, y.bmax), x.s ? bound_of(em, "mul", x.smax, y.bmax) : NULL};
         default: return NO_FORM;
         }
     }
@@ -926,6 +951,7 @@ typedef struct wform_site {
     const ir_expr *index;
     wform f;
     const char *base; /* a device pointer the same for all threads, else NULL (prefetch) */
+    size_t elem_size; /* bytes an element of base */
 } wform_site;
 typedef EN_VEC(wform_site) wform_sites;
 
@@ -949,7 +975,7 @@ static void collect_forms(wide *w, const ir_expr *e, bool range, wform_sites *si
             if (b->type->kind == IR_T_PTR && b->type->space != IR_SPACE_THREADGROUP && b->type->space != IR_SPACE_THREAD &&
                 wide_uniform(w, b))
                 base = uniform_value(w, b);
-            EN_PUSH(&em->arena, *sites, ((wform_site){e->args[1], f, base}));
+            EN_PUSH(&em->arena, *sites, ((wform_site){e->args[1], f, base, e->type->size}));
         }
     }
 }
@@ -1189,15 +1215,36 @@ static void push_index_forms(emitter *em, const wform_sites *sites) {
 }
 
 /* Inside a loop the same in every thread (a GEMM's k0 loop), a row's device loads move
- * by the same distance each step: a tracker per row and load remembers the last address
- * of the row's first thread and prefetches two steps ahead (to L2). The hardware
- * prefetchers miss this pattern: 16 rows 4 KiB apart, then a jump. */
+ * by the same distance each step, and the hardware prefetchers miss this pattern (16 rows
+ * 4 KiB apart, then a jump). Each row prefetches its load two steps ahead (to L2). Where
+ * the loop steps its counter by a constant (`k0 += TILE`: uniform_loop's w->step), the
+ * address two steps on is the index with the counter advanced: one address computation
+ * and no memory of its own. Otherwise a tracker per row and load remembers the last
+ * address of the row's first thread and prefetches as far again beyond it. A prefetch
+ * never faults, so an address past the end (the last steps) costs nothing. */
+static bool row_prefetching(wide *w, const wform_sites *sites) {
+    for (int i = 0; i < sites->count && w->uniform_loops; i++)
+        if (sites->items[i].base) return true;
+    return false;
+}
+
 static void row_prefetches(wide *w, const wform_sites *sites, const char *row) {
     emitter *em = w->em;
-    if (!w->uniform_loops) return;
+    if (!row_prefetching(w, sites)) return;
     for (int i = 0; i < sites->count; i++) {
         const wform_site *site = &sites->items[i];
         if (!site->base) continue;
+        if (w->step.var) {
+            var_info *vi = cpu_info_of(em, w->step.var);
+            const char *was = vi->cname;
+            vi->cname = w->step.ahead;
+            wform ahead = wform_of(w, site->index, -1, false, 0);
+            vi->cname = was;
+            if (ahead.ok && strcmp(ahead.b, site->f.b)) /* the index moves with the counter */
+                cpu_line(em, "__builtin_prefetch((const void *)((uintptr_t)%s + (uint64_t)%s * %zuu), 0, 2);", site->base,
+                         ahead.b, site->elem_size);
+            continue;
+        }
         int id = w->prefetch_sites++;
         en_buf_printf(&w->hoisted_decls, "uintptr_t _pf%d[64] = {0}; /* prefetch: last address per row */\n", id);
         cpu_line(em, "{ uintptr_t _a = (uintptr_t)&(%s)[(uint64_t)%s], _d = _a - _pf%d[%s & 63u]; _pf%d[%s & 63u] = _a;", site->base,
@@ -1297,8 +1344,19 @@ static void split_loop(wide *w, const ir_stmt *const *stmts, int count) {
     ELSE();
 }
 
+/* the statements for thread l in their exact form (indices wrapping as the kernel's
+ * types do), the rarely taken copy: kept short (no unrolling) */
+static void exact_body(wide *w, wset set, const ir_stmt *const *stmts, int count) {
+    emitter *em = w->em;
+    if (set.mask) OPEN("if (%s[l]) {", set.mask);
+    w->exact = true;
+    thread_body(w, stmts, count);
+    w->exact = false;
+    if (set.mask) CLOSE();
+}
+
 /* the loop over threads for `stmts`, twice when some index has a form: the 64-bit
- * version where no such index wraps along the row, the exact one elsewhere */
+ * version where no index wraps in any row, the exact one where one does */
 static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int count) {
     emitter *em = w->em;
     bool range = set.lo != NULL;
@@ -1317,20 +1375,68 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
                       sites.items[i].f.s ? sites.items[i].f.s : "0u", last);
     const char *g = cpu_S(em, "%s", guard.data ? guard.data : "1");
     en_buf_free(&guard);
+    /* every row's test at once, from the bounds at the last row (wform), where each index
+     * has them; else each row's, joined by & (no branch per row) */
+    en_buf all = {0};
+    bool bounded = true;
+    for (int i = 0; i < sites.count; i++) {
+        const wform *f = &sites.items[i].f;
+        bounded = bounded && f->bmax && (!f->s || f->smax);
+        if (bounded)
+            en_buf_printf(&all, "%s(enk_sat_add(%s, enk_sat_mul(%s, %s)) <= UINT32_MAX)", i ? " & " : "", f->bmax,
+                          f->s ? f->smax : "0u", last);
+    }
+    const char *rows_test;
+    if (bounded) {
+        rows_test = cpu_S(em, "bool _rows_ok = %s; /* at the last row, the largest */", all.data);
+    } else {
+        en_buf_free(&all);
+        all = (en_buf){0};
+        for (int i = 0; i < sites.count; i++)
+            en_buf_printf(&all, "%s((uint64_t)%s + (uint64_t)%s * %s <= UINT32_MAX)", i ? " & " : "", sites.items[i].f.b,
+                          sites.items[i].f.s ? sites.items[i].f.s : "0u", last);
+        rows_test = cpu_S(em, "bool _rows_ok = true; for (uint32_t _y = 0; _y < _sy; _y++) _rows_ok &= %s;", all.data);
+    }
+    en_buf_free(&all);
+    if (range) {
+        OPEN("if (%s) { /* no index wraps: 64-bit indices, contiguous */", g);
+        no_dependence(w);
+        OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
+        cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
+        if (set.mask) OPEN("if (%s[l]) {", set.mask);
+        push_index_forms(em, &sites);
+        thread_body(w, stmts, count);
+        em->wide_index.count = 0;
+        if (set.mask) CLOSE();
+        CLOSE();
+        ELSE();
+        OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
+        cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
+        exact_body(w, set, stmts, count);
+        CLOSE();
+        CLOSE();
+        return;
+    }
+    /* The rows' test comes first, in a loop of its own: inside the loop over rows it was a
+     * branch per row beside the copies (a tiled GEMM's tile loads: 16 rows, two loads
+     * each), and it kept registers from them. Where some row's index wraps, every row
+     * takes the exact form. */
+    OPEN("{");
+    cpu_line(em, "%s", rows_test);
+    OPEN("if (_rows_ok) { /* no index of any row wraps: 64-bit indices, contiguous */");
     bool has_loop = false;
     for (int i = 0; i < count; i++) has_loop |= stmts[i]->kind == IR_S_LOOP;
-    bool blocked = !range && !set.mask && has_loop;
+    bool blocked = !set.mask && has_loop;
     if (blocked) {
         /* A loop inside the loop over threads (a GEMM's k loop) is a chain of dependent
-         * steps per thread: four rows of threads in one pass give the core four
+         * steps per thread: several rows of threads in one pass give the core as many
          * independent chains to overlap (and the loads they share are read once). */
-        OPEN("{ /* %d rows at a time, then the rows left one at a time */", ROWS);
-        cpu_line(em, "uint32_t _yb = 0;");
+        cpu_line(em, "uint32_t _yb = 0; /* %d rows at a time, then the rows left one at a time */", ROWS);
         OPEN("for (; _yb + %du <= _sy; _yb += %du) {", ROWS, ROWS);
-        cpu_line(em, "bool _fast = true;");
-        cpu_line(em, "for (uint32_t _y = _yb; _y < _yb + %du; _y++) _fast = _fast && %s;", ROWS, g);
-        OPEN("if (_fast) { /* no index of these rows wraps: 64-bit indices, contiguous */");
-        if (w->uniform_loops) {
+        /* _yb + r cannot wrap (_sy <= 1024): said to gcc, each row's address in a tile is
+         * one base plus a constant (it kept a register per row, and spilled) */
+        cpu_line(em, "if (_yb > 1024u) __builtin_unreachable();");
+        if (row_prefetching(w, &sites)) {
             OPEN("for (uint32_t _y = _yb; _y < _yb + %du; _y++) {", ROWS);
             row_prefetches(w, &sites, "_y");
             CLOSE();
@@ -1355,52 +1461,27 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
             }
         }
         CLOSE();
-        ELSE();
-        OPEN("for (uint32_t _y = _yb; _y < _yb + %du; _y++) for (uint32_t _x = 0; _x < _sx; _x++) {", ROWS);
-        cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
-        w->exact = true; /* rarely taken: kept short (no unrolling) */
-        thread_body(w, stmts, count);
-        w->exact = false;
-        CLOSE();
-        CLOSE();
         CLOSE();
     }
-    if (!range) {
-        OPEN("for (uint32_t _y = %s; _y < _sy; _y++) {", blocked ? "_yb" : "0");
-        OPEN("if (%s) { /* no index of this row wraps: 64-bit indices, contiguous */", g);
-        row_prefetches(w, &sites, "_y");
-        no_dependence(w);
-        OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
-        cpu_line(em, "const size_t l = (size_t)_y * _sx + _x; /* 64-bit: no wrap, so w_x[l] is affine */");
-    } else {
-        OPEN("if (%s) { /* no index wraps: 64-bit indices, contiguous */", g);
-        no_dependence(w);
-        OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
-        cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
-    }
+    OPEN("for (uint32_t _y = %s; _y < _sy; _y++) {", blocked ? "_yb" : "0");
+    row_prefetches(w, &sites, "_y");
+    no_dependence(w);
+    OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
+    cpu_line(em, "const size_t l = (size_t)_y * _sx + _x; /* 64-bit: no wrap, so w_x[l] is affine */");
     if (set.mask) OPEN("if (%s[l]) {", set.mask);
     push_index_forms(em, &sites);
     thread_body(w, stmts, count);
     em->wide_index.count = 0;
     if (set.mask) CLOSE();
     CLOSE();
+    CLOSE();
     ELSE();
-    if (!range) {
-        OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
-        cpu_line(em, "const size_t l = (size_t)_y * _sx + _x; /* 64-bit: no wrap, so w_x[l] is affine */");
-    } else {
-        OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
-        cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
-    }
-    if (set.mask) OPEN("if (%s[l]) {", set.mask);
-    w->exact = true; /* rarely taken: kept short (no unrolling) */
-    thread_body(w, stmts, count);
-    w->exact = false;
-    if (set.mask) CLOSE();
+    OPEN("for (uint32_t _y = 0; _y < _sy; _y++) for (uint32_t _x = 0; _x < _sx; _x++) {");
+    cpu_line(em, "const size_t l = (size_t)_y * _sx + _x;");
+    exact_body(w, set, stmts, count);
     CLOSE();
     CLOSE();
-    if (!range) CLOSE();
-    if (blocked) CLOSE();
+    CLOSE();
 }
 
 /* `X < U` (or <=, or U > X, U >= X) where X is the linear thread index and U uniform:
@@ -2809,17 +2890,41 @@ static void divergent_if(wide *w, const ir_stmt *s, wset set) {
     CLOSE();
 }
 
+/* `for (...; ...; v += C)`: a uniform counter v that the latch alone assigns, stepped by a
+ * constant C > 0 (a GEMM's `k0 += TILE`, whatever its bound): v, else NULL */
+static const ir_var *stepped_counter(wide *w, const ir_stmt *loop, unsigned long long *step) {
+    const ir_stmt *latch = loop->latch;
+    if (latch && latch->kind == IR_S_BLOCK && latch->stmt_count == 1) latch = latch->stmts[0];
+    if (!latch || latch->kind != IR_S_ASSIGN || latch->place->kind != IR_E_VAR) return NULL;
+    const ir_var *v = latch->place->var;
+    const ir_expr *inc = latch->value;
+    if (!is_uniform_var(w, v) || (v->type->kind != IR_T_U32 && v->type->kind != IR_T_I32)) return NULL;
+    if (inc->kind != IR_E_BINARY || inc->op != IR_OP_ADD || inc->args[0]->kind != IR_E_VAR || inc->args[0]->var != v ||
+        inc->args[1]->kind != IR_E_CONST || int_const(inc->args[1]) <= 0)
+        return NULL;
+    if (wide_count_assigns(w->em->f->body, v) != 1) return NULL;
+    *step = (unsigned long long)int_const(inc->args[1]);
+    return v;
+}
+
 /* a loop the same in every thread: plain C, once */
 static void uniform_loop(wide *w, const ir_stmt *loop, wset set) {
     emitter *em = w->em;
     int id = loop_push(w, loop);
     OPEN("for (;;) { /* the same in every thread: %s */", cpu_source_note(em, loop->loc));
     w->uniform_loops++;
+    wide_step outer = w->step;
+    unsigned long long step;
+    w->step.var = stepped_counter(w, loop, &step);
+    if (w->step.var) /* the counter two steps on, in its type's wrapping arithmetic */
+        w->step.ahead = cpu_S(em, "((%s)((uint32_t)%s + %lluu))", cpu_ctype(em, w->step.var->type),
+                              cpu_info_of(em, w->step.var)->cname, 2 * step);
     group_list(w, loop->body, set);
     flush_batch(w);
     cpu_line(em, "_cont%d: ;", id);
     group_list(w, loop->latch, set);
     flush_batch(w);
+    w->step = outer;
     w->uniform_loops--;
     CLOSE();
     cpu_line(em, "_brk%d: ;", id);

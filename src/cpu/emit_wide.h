@@ -22,6 +22,11 @@ typedef struct wide_split { /* a lock-step loop's step in runs of D threads (spl
     EN_VEC(memo_entry) forms; /* each `i / D` and `i % D` and its C form in _q and _s */
 } wide_split;
 
+typedef struct wide_step { /* the innermost uniform loop's counter, stepped by a constant */
+    const ir_var *var;        /* or NULL */
+    const char *ahead;        /* C: its value two steps on (row_prefetches) */
+} wide_step;
+
 typedef struct wide {
     emitter *em;
     bool failed;
@@ -32,6 +37,7 @@ typedef struct wide {
     const char *sg_lo; /* there, the SIMD group's threads are [sg_lo, _sh) */
     const ir_stmt *divergent_at; /* the innermost such statement (divergent_if, lockstep_loop) */
     int uniform_loops; /* >0 inside a loop the same in every thread */
+    wide_step step;    /* the innermost of them, where stepped_counter finds its counter */
     int prefetch_sites;
     bool exact;        /* emitting a loop's rarely taken exact copy: no unrolling */
     bool has_atomics;  /* the kernel (in thread_loop: the loop's statements) has atomics:

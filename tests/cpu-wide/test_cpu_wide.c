@@ -40,6 +40,12 @@
  *            operations and per-thread stores; 1-D and (32, nsg) groups
  *   publish  lanes in lock step: all read a slot that lane 0 then rewrites, with no
  *            barrier between (one loop over the threads for both would be wrong)
+ *   wrap_rows  2-D tile copies in a loop stepped by a constant (`k0 += 16`), each row two
+ *            steps ahead prefetched through the index with k0 advanced: an index that
+ *            wraps as a uint inside a row of the group (base near 2^32: every row takes
+ *            the exact form, found from the bound at the last row; the threads before the
+ *            wrap are masked off) or in none (base 0: the 64-bit form), and an index with
+ *            a subtraction (no bound: each row tested)
  *   neighbours  lanes passing values through threadgroup memory with no barrier: a SIMD
  *            group's scan (`t[lid] += t[lid - d]` in a loop), a shift that reads the slot
  *            its neighbour writes in the same statement, a store read back by the partner
@@ -521,6 +527,24 @@ static const char *source =
     "            if (i < 2) simdgroup_store(m[i][j], D + sg * 512 + i * 256 + j * 8, 32);\n"
     "            if (i < 3 && j < 2) simdgroup_store(e[i][j], E + sg * 384 + i * 128 + j * 8, 16);\n"
     "        }\n"
+    "}\n"
+    "kernel void wrap_rows(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                      constant uint &base [[buffer(2)]], constant uint &K [[buffer(3)]],\n"
+    "                      constant uint &back [[buffer(4)]], constant uint &skip [[buffer(5)]],\n"
+    "                      uint2 lpos [[thread_position_in_threadgroup]], uint2 tsize [[threads_per_threadgroup]]) {\n"
+    "    threadgroup float t[16][16];\n"
+    "    threadgroup float u[16][16];\n"
+    "    float acc = 0.0f;\n"
+    "    for (uint k0 = 0; k0 < K; k0 += 16) {\n"
+    "        if (lpos.y * K + k0 + lpos.x >= skip) t[lpos.y][lpos.x] = in[base + lpos.y * K + k0 + lpos.x];\n"
+    "        else t[lpos.y][lpos.x] = -1.0f;\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "        u[lpos.y][lpos.x] = in[lpos.y * K + k0 + 16u - back + lpos.x];\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "        acc += t[lpos.y][lpos.x] * 2.0f + u[tsize.y - 1u - lpos.y][lpos.x];\n"
+    "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    }\n"
+    "    out[lpos.y * tsize.x + lpos.x] = acc;\n"
     "}\n";
 
 /* how often `text` stands in kernel `index`'s C */
@@ -602,8 +626,17 @@ static void check_emitted(enigma_device *dev) {
         CHECK(kernel_is_wide(c, 10), "kernel strided_rows is not in wide mode");
         CHECK(kernel_count(c, 10, next_row) == 0, "strided_rows: a next-row prefetch though rows are `stride` apart");
         CHECK(strstr(c, "each SIMD group: simdgroup_matrix operations") != NULL, "no loop over SIMD groups in the C");
+        /* wrap_rows: its masked copy's rows are tested at once, from the bound at the last row;
+         * the copy with a subtraction row by row; both prefetch through k0 + 32 */
+        CHECK(kernel_is_wide(c, 23), "kernel wrap_rows is not in wide mode");
+        CHECK(kernel_count(c, 23, "at the last row, the largest") >= 1, "wrap_rows: no bound at the last row");
+        CHECK(kernel_count(c, 23, "for (uint32_t _y = 0; _y < _sy; _y++) _rows_ok &=") == 1,
+              "wrap_rows: its copy with a subtraction is not tested row by row");
+        CHECK(kernel_count(c, 23, "__builtin_prefetch((const void *)((uintptr_t)in_0 + ") == 2 &&
+                  kernel_count(c, 23, "w_k0_") && kernel_count(c, 23, " + 32u)") == 2 && kernel_count(c, 23, "_pf0[") == 0,
+              "wrap_rows: its copies do not prefetch through k0 two steps on");
         /* the forms the fast paths rest on */
-        CHECK(strstr(c, "no index of this row wraps") != NULL, "no 64-bit index form in the C");
+        CHECK(strstr(c, "no index of any row wraps") != NULL, "no 64-bit index form in the C");
         CHECK(strstr(c, "the threads step through this loop together") != NULL, "no lock-step loop in the C");
         CHECK(strstr(c, "for (size_t l = 0u; l < _r") != NULL, "no thread range in the C");
     }
@@ -763,6 +796,34 @@ static void run_tiled(enigma_device *dev, enigma_pipeline *p, uint32_t M, uint32
             }
         }
     free(A), free(B), free(C);
+}
+
+/* one tx x ty group; in holds 17 rows of K floats. Thread (x, y) at offset o = y K + k0 + x
+ * reads in[(base + o) mod 2^32] where o >= skip, and is -1 before: with base = 2^32 - skip,
+ * (base + o) wraps to o - skip inside row y = skip / K, at x = skip % K - k0 */
+static void run_wrap_rows(enigma_device *dev, enigma_pipeline *p, uint32_t skip, uint32_t back, uint32_t tx, uint32_t ty) {
+    uint32_t K = 48, n = 17 * K, base = 0u - skip;
+    float *in = malloc((size_t)n * 4), *out = malloc(256 * 4);
+    for (uint32_t i = 0; i < n; i++) in[i] = rndf();
+    for (uint32_t i = 0; i < 256; i++) out[i] = -7.0f;
+    slot s[] = {{in, (size_t)n * 4}, {out, 256 * 4}, {&base, 4}, {&K, 4}, {&back, 4}, {&skip, 4}};
+    dispatch(dev, p, s, 6, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){1, 1, 1}, (enigma_size3){tx, ty, 1});
+    for (uint32_t y = 0; y < ty; y++)
+        for (uint32_t x = 0; x < tx; x++) {
+            double want = 0;
+            for (uint32_t k0 = 0; k0 < K; k0 += 16) {
+                uint32_t o = y * K + k0 + x;
+                double t = o >= skip ? in[(uint32_t)(base + o)] : -1.0;
+                want += t * 2.0 + in[(ty - 1 - y) * K + k0 + 16 - back + x];
+            }
+            if (fabs(out[y * tx + x] - want) > 1e-5 * (1 + fabs(want))) {
+                CHECK(0, "wrap_rows skip %u back %u group %ux%u: out[%u][%u] = %g, expected %g", skip, back, tx, ty, y, x,
+                      out[y * tx + x], want);
+                y = ty;
+                break;
+            }
+        }
+    free(in), free(out);
 }
 
 static void run_diverge(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize) {
@@ -1449,6 +1510,14 @@ int main(void) {
         run_publish(dev, publish, 2, 64);
     }
     enigma_pipeline_destroy(publish);
+    enigma_pipeline *wrap_rows = pipeline(lib, "wrap_rows");
+    for (uint32_t shape = 0; wrap_rows && shape < 2; shape++) {
+        uint32_t tx = shape ? 16 : 8, ty = shape ? 16 : 12;
+        run_wrap_rows(dev, wrap_rows, 0, 16, tx, ty);              /* no row wraps */
+        run_wrap_rows(dev, wrap_rows, 5u * 48u + 6u, 16, tx, ty);  /* row 5 wraps at x = 6 (k0 = 0) */
+        run_wrap_rows(dev, wrap_rows, 3u * 48u + 2u, 9, tx, ty);   /* row 3 at x = 2; the subtraction's rows move */
+    }
+    enigma_pipeline_destroy(wrap_rows);
     enigma_pipeline *neighbours = pipeline(lib, "neighbours");
     if (neighbours) {
         run_neighbours(dev, neighbours, 3, 96);
