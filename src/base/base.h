@@ -30,6 +30,9 @@ typedef struct en_arena {
     bool out_of_memory;
 } en_arena;
 
+/* a 32-byte digest (SHA-256, BLAKE2b) as 64 lowercase hex digits and a NUL */
+EN_INTERNAL void en_digest_hex(const uint8_t digest[32], char hex[65]);
+
 EN_INTERNAL void en_arena_init(en_arena *a);
 EN_INTERNAL void en_arena_free(en_arena *a);
 /* zeroed, aligned to 16 */

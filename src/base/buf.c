@@ -128,3 +128,12 @@ char *en_buf_take(en_buf *b) {
     memset(b, 0, sizeof *b);
     return p;
 }
+
+void en_digest_hex(const uint8_t digest[32], char hex[65]) {
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 0; i < 32; i++) {
+        hex[2 * i] = digits[digest[i] >> 4];
+        hex[2 * i + 1] = digits[digest[i] & 15];
+    }
+    hex[64] = 0;
+}

@@ -1,6 +1,7 @@
 /* cache.h — the content-addressed on-disk cache of compiled code, shared by the backends.
  *
- * Entries are named by a hex key (SHA-256 of everything that determines the bytes) and a
+ * Entries are named by a hex key (a cryptographic hash of everything that determines the
+ * bytes: BLAKE2b for the CPU's .so, SHA-256 for NVRTC's cubins) and a
  * suffix (".so", ".cubin"). They are written to a unique temporary file in the same
  * folder and renamed into place, so a reader never sees half an entry and concurrent
  * processes may fill the same cache. A reader must still verify what it loads (a foreign

@@ -180,12 +180,3 @@ void en_sha256_final(en_sha256 *s, uint8_t digest[32]) {
         digest[4 * i + 3] = (uint8_t)s->state[i];
     }
 }
-
-void en_sha256_hex(const uint8_t digest[32], char hex[65]) {
-    static const char digits[] = "0123456789abcdef";
-    for (int i = 0; i < 32; i++) {
-        hex[2 * i] = digits[digest[i] >> 4];
-        hex[2 * i + 1] = digits[digest[i] & 15];
-    }
-    hex[64] = 0;
-}

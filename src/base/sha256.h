@@ -17,7 +17,5 @@ EN_INTERNAL void en_sha256_final(en_sha256 *s, uint8_t digest[32]);
 /* tests: the SHA extensions on (where the processor has them) or off; true when on. The
  * default is on where available. */
 EN_INTERNAL bool en_sha256_set_hardware(bool on);
-/* the digest as 64 lowercase hex digits and a NUL */
-EN_INTERNAL void en_sha256_hex(const uint8_t digest[32], char hex[65]);
 
 #endif

@@ -31,6 +31,8 @@ typedef void (*cpu_kernel_fn)(const cpu_group *g);
 #define CPU_MAX_TG_MEMORY (32u * 1024u)
 
 extern const char cpu_prelude[];
+/* the first line of every generated file, before the prelude (jit.c hashes the two once) */
+extern const char cpu_code_first_line[];
 
 /* IR -> C text for every kernel of the module (appends to out). Needs no device. */
 EN_INTERNAL enigma_status cpu_emit_module(const ir_module *m, const en_build_options *o,

@@ -99,7 +99,7 @@ static void cache_key(const char *source, int nv_major, int nv_minor, const char
     en_sha256_update(&s, source, strlen(source));
     uint8_t digest[32];
     en_sha256_final(&s, digest);
-    en_sha256_hex(digest, hex);
+    en_digest_hex(digest, hex);
 }
 
 static bool looks_like_cubin(const void *data, size_t n) {

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/blake2b.h"
 #include "base/sha256.h"
 
 static char cache_dir[256];
@@ -66,7 +67,7 @@ static void sha256_of(const uint8_t *data, size_t n, size_t piece, char hex[65])
     en_sha256_init(&s);
     for (size_t at = 0; at < n; at += piece) en_sha256_update(&s, data + at, n - at < piece ? n - at : piece);
     en_sha256_final(&s, d);
-    en_sha256_hex(d, hex);
+    en_digest_hex(d, hex);
 }
 
 /* the portable rounds and the SHA extensions give one digest, for lengths around every
@@ -123,12 +124,54 @@ static void sha256_vectors(void) {
         en_sha256_update(&s, v[i].text, half);
         en_sha256_update(&s, v[i].text + half, n - half);
         en_sha256_final(&s, d);
-        en_sha256_hex(d, hex);
+        en_digest_hex(d, hex);
         CHECK(strcmp(hex, v[i].hex) == 0, "sha256(\"%s\") = %s", v[i].text, hex);
     }
 }
 
+/* BLAKE2b-256 (the CPU cache's keys) of bytes (i * 131 + 7) & 255, i < n, fed whole, a byte
+ * at a time and in random pieces (block boundaries at every offset); the digests are Python's
+ * hashlib.blake2b(data, digest_size=32), an implementation of its own */
+static void blake2b_vectors(void) {
+    static const struct { size_t n; const char *hex; } v[] = {
+        {0, "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8"},
+        {1, "873e4fe9e41e924911bba3ec53ff4782efc8c0f244fb75c879f8a4328d0142ca"},
+        {3, "381bc13d480016635ca5794d4fa45b45637fa14b7312d4a5e9f6a470ba08aa59"},
+        {127, "4a93be37d3af03b9b7210a679fd9ebecd7b4acbd94d63dce25b42da6883ae32f"},
+        {128, "c945e7bf8641fd725826599b1b32c14553d474798f7d07072c1dacca292464a4"},
+        {129, "67e9bafa1f1d736a9d5cee5a9aabd6634a323bab977dc8e40fec2bda7b7b7b61"},
+        {255, "ccbf53d2bf849ea0558ec7821ad2f4fe9364231a27f32c5eeda21c25fbb6dd31"},
+        {256, "abebbd91f14ecf1d601a9e9be2c2be68c0e1d42ed52fb6c0cf8cad221bfda721"},
+        {257, "4a277385bc6ce52ac7019426661bc6ed256973f276816cc41669aa3bfb24313d"},
+        {1000, "109d4c66307a14be694feb326a7b83e35c22e0efbfe4a8ebb6360c6eca00b09e"},
+        {65541, "0c74ceb87449ecfffd4e455d195648eaca3297f8c637f381982f54aa819d68b5"},
+    };
+    uint8_t *data = malloc(65541);
+    CHECK(data != NULL, "out of memory");
+    if (!data) return;
+    for (size_t i = 0; i < 65541; i++) data[i] = (uint8_t)((i * 131 + 7) & 255);
+    for (size_t i = 0; i < EN_COUNT(v); i++)
+        for (int way = 0; way < 3; way++) {
+            en_blake2b s;
+            uint8_t d[32];
+            char hex[65];
+            en_blake2b_init(&s);
+            for (size_t at = 0; at < v[i].n;) {
+                size_t piece = way == 0 ? v[i].n : way == 1 ? 1 : 1 + (size_t)rand() % 300;
+                if (piece > v[i].n - at) piece = v[i].n - at;
+                en_blake2b_update(&s, data + at, piece);
+                at += piece;
+            }
+            en_blake2b_final(&s, d);
+            en_digest_hex(d, hex);
+            CHECK(strcmp(hex, v[i].hex) == 0, "blake2b of %zu bytes (%s) = %s, expected %s", v[i].n,
+                  way == 0 ? "whole" : way == 1 ? "a byte at a time" : "random pieces", hex, v[i].hex);
+        }
+    free(data);
+}
+
 int main(void) {
+    blake2b_vectors();
     sha256_vectors();
     sha256_hardware_matches_portable();
     en_sha256_set_hardware(false);
