@@ -140,3 +140,44 @@ def test_per_thread_trip_count_is_not_tiled(run, rng, tmp_path):
     for c in range(Wd):
         want[:, c] = sum(0.5 * float(a[k * Wd + c]) for k in range(n + (c & 3)))
     close(out, want.reshape(-1), rtol=1e-5, atol=1e-5, what="per-thread trip counts")
+
+
+# a k loop stepped by 2 whose column load moves with k (B's rows: prefetched 16 steps, 32
+# rows, on) and one whose column load does not (C's row: no prefetch); computed as well
+STEPPED_SRC = HEADER + """
+kernel void k(device const float* B [[buffer(0)]], device const float* C [[buffer(1)]],
+              device float* out [[buffer(2)]], constant uint& K [[buffer(3)]],
+              uint2 pos [[thread_position_in_grid]], uint2 size [[threads_per_grid]]) {
+    float acc = 0.0f;
+    for (uint k = 0; k < K; k += 2)
+        acc = fma(B[k * size.x + pos.x], float(pos.y + 1u), acc);
+    for (uint j = 0; j < K; j++)
+        acc += C[pos.x] * 0.25f;
+    out[pos.y * size.x + pos.x] = acc;
+}
+"""
+
+
+def test_stepped_loop_prefetches(run, rng, tmp_path):
+    if semharness.backend() == "cpu":
+        path = tmp_path / "stepped.metal"
+        path.write_text(STEPPED_SRC)
+        c = subprocess.run([str(semharness.cli_path()), "compile", str(path), "--emit", "c"],
+                           capture_output=True, text=True, timeout=600)
+        assert c.returncode == 0, c.stderr
+        assert tiled(tmp_path, STEPPED_SRC)
+        tiles = c.stdout[c.stdout.index("register tiles (emit_tile.c)"):]
+        ahead = re.findall(r"__builtin_prefetch\(\(const void \*\)\(\(uintptr_t\)B_0 \+ .*\+ 32u\)", tiles)
+        assert len(ahead) == 2, "one prefetch of B 16 steps (32 rows) on in each of the two tile blocks"
+        assert "(uintptr_t)C_1" not in tiles, "a load that does not move with the counter is not prefetched"
+    K, H, Wd = int(rng.integers(3, 40)), 8, 32
+    b = floats(rng, (K + 1) * Wd, -1, 1)
+    cc = floats(rng, Wd, -1, 1)
+    out = run(STEPPED_SRC, {"B": b, "C": cc, "out": garbage(rng, H * Wd), "K": str(K)}, ["out"],
+              grid=(Wd, H), threads=(16, 8))["out"]
+    want = np.zeros((H, Wd))
+    for r in range(H):
+        for c in range(Wd):
+            acc = sum(float(b[k * Wd + c]) * (r + 1) for k in range(0, K, 2))
+            want[r, c] = acc + K * float(cc[c]) * 0.25
+    close(out, want.reshape(-1), rtol=1e-5, atol=1e-5, what="a stepped k loop")
