@@ -1344,6 +1344,39 @@ static void split_loop(wide *w, const ir_stmt *const *stmts, int count) {
     ELSE();
 }
 
+/* The sites' no-wrap tests joined by `join`: B + S * last <= UINT32_MAX at the current row,
+ * or, with `bounds`, the same of the exact values at the last row (wform's bmax and smax);
+ * NULL there where a site has no bound. */
+static const char *no_wrap_test(emitter *em, const wform_sites *sites, const char *last, const char *join, bool bounds) {
+    en_buf b = {0};
+    for (int i = 0; i < sites->count; i++) {
+        const wform *f = &sites->items[i].f;
+        if (bounds && (!f->bmax || (f->s && !f->smax))) {
+            en_buf_free(&b);
+            return NULL;
+        }
+        if (bounds)
+            en_buf_printf(&b, "%s(enk_sat_add(%s, enk_sat_mul(%s, %s)) <= UINT32_MAX)", i ? join : "", f->bmax,
+                          f->s ? f->smax : "0u", last);
+        else
+            en_buf_printf(&b, "%s((uint64_t)%s + (uint64_t)%s * %s <= UINT32_MAX)", i ? join : "", f->b, f->s ? f->s : "0u",
+                          last);
+    }
+    const char *r = cpu_S(em, "%s", b.data ? b.data : "1");
+    en_buf_free(&b);
+    return r;
+}
+
+/* the statements for thread l in their 64-bit index forms (the sites'), under the set's mask */
+static void fast_body(wide *w, wset set, const wform_sites *sites, const ir_stmt *const *stmts, int count) {
+    emitter *em = w->em;
+    if (set.mask) OPEN("if (%s[l]) {", set.mask);
+    push_index_forms(em, sites);
+    thread_body(w, stmts, count);
+    em->wide_index.count = 0;
+    if (set.mask) CLOSE();
+}
+
 /* the statements for thread l in their exact form (indices wrapping as the kernel's
  * types do), the rarely taken copy: kept short (no unrolling) */
 static void exact_body(wide *w, wset set, const ir_stmt *const *stmts, int count) {
@@ -1369,45 +1402,20 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
         return;
     }
     const char *last = range ? cpu_S(em, "((uint64_t)%s - 1u)", set.hi ? set.hi : "_n") : "(uint64_t)(_sx - 1u)";
-    en_buf guard = {0};
-    for (int i = 0; i < sites.count; i++)
-        en_buf_printf(&guard, "%s(uint64_t)%s + (uint64_t)%s * %s <= UINT32_MAX", i ? " && " : "", sites.items[i].f.b,
-                      sites.items[i].f.s ? sites.items[i].f.s : "0u", last);
-    const char *g = cpu_S(em, "%s", guard.data ? guard.data : "1");
-    en_buf_free(&guard);
+    const char *g = no_wrap_test(em, &sites, last, " && ", false);
     /* every row's test at once, from the bounds at the last row (wform), where each index
      * has them; else each row's, joined by & (no branch per row) */
-    en_buf all = {0};
-    bool bounded = true;
-    for (int i = 0; i < sites.count; i++) {
-        const wform *f = &sites.items[i].f;
-        bounded = bounded && f->bmax && (!f->s || f->smax);
-        if (bounded)
-            en_buf_printf(&all, "%s(enk_sat_add(%s, enk_sat_mul(%s, %s)) <= UINT32_MAX)", i ? " & " : "", f->bmax,
-                          f->s ? f->smax : "0u", last);
-    }
-    const char *rows_test;
-    if (bounded) {
-        rows_test = cpu_S(em, "bool _rows_ok = %s; /* at the last row, the largest */", all.data);
-    } else {
-        en_buf_free(&all);
-        all = (en_buf){0};
-        for (int i = 0; i < sites.count; i++)
-            en_buf_printf(&all, "%s((uint64_t)%s + (uint64_t)%s * %s <= UINT32_MAX)", i ? " & " : "", sites.items[i].f.b,
-                          sites.items[i].f.s ? sites.items[i].f.s : "0u", last);
-        rows_test = cpu_S(em, "bool _rows_ok = true; for (uint32_t _y = 0; _y < _sy; _y++) _rows_ok &= %s;", all.data);
-    }
-    en_buf_free(&all);
+    const char *bounded = no_wrap_test(em, &sites, last, " & ", true);
+    const char *rows_test =
+        bounded ? cpu_S(em, "bool _rows_ok = %s; /* at the last row, the largest */", bounded)
+                : cpu_S(em, "bool _rows_ok = true; for (uint32_t _y = 0; _y < _sy; _y++) _rows_ok &= %s;",
+                        no_wrap_test(em, &sites, last, " & ", false));
     if (range) {
         OPEN("if (%s) { /* no index wraps: 64-bit indices, contiguous */", g);
         no_dependence(w);
         OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
         cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
-        if (set.mask) OPEN("if (%s[l]) {", set.mask);
-        push_index_forms(em, &sites);
-        thread_body(w, stmts, count);
-        em->wide_index.count = 0;
-        if (set.mask) CLOSE();
+        fast_body(w, set, &sites, stmts, count);
         CLOSE();
         ELSE();
         OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
@@ -1468,11 +1476,7 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
     no_dependence(w);
     OPEN("for (uint32_t _x = 0; _x < _sx; _x++) {");
     cpu_line(em, "const size_t l = (size_t)_y * _sx + _x; /* 64-bit: no wrap, so w_x[l] is affine */");
-    if (set.mask) OPEN("if (%s[l]) {", set.mask);
-    push_index_forms(em, &sites);
-    thread_body(w, stmts, count);
-    em->wide_index.count = 0;
-    if (set.mask) CLOSE();
+    fast_body(w, set, &sites, stmts, count);
     CLOSE();
     CLOSE();
     ELSE();
