@@ -412,6 +412,20 @@ static const char *whole_load(emitter *em, const ir_expr *e) {
     return NULL;
 }
 
+/* A prefetch from a tracker: `slot` (an lvalue) holds the address this load had the step
+ * before; where the new one is 64 bytes to 16 MiB further on, the line as far again beyond
+ * it is fetched (to L2). A prefetch never faults: a wrong guess costs bandwidth only. */
+static void tracked_prefetch(emitter *em, const char *address, const char *slot) {
+    cpu_line(em, "{ uintptr_t _a = (uintptr_t)%s, *_last = &%s, _d = _a - *_last; *_last = _a;", address, slot);
+    cpu_line(em, "  if (_d - 64u < (1u << 24)) __builtin_prefetch((const char *)_a + 2 * _d, 0, 2); }");
+}
+
+/* each 64-byte line of elements [from, to) of `size` bytes at `base` (a pointer expression), to L1 */
+static void prefetch_lines(emitter *em, const char *base, const char *from, const char *to, uint32_t size) {
+    cpu_line(em, "for (size_t _k = (size_t)(%s) * %uu; _k < (size_t)(%s) * %uu; _k += 64)", from, size, to, size);
+    cpu_line(em, "    __builtin_prefetch((const char *)(%s) + _k, 0, 3);", base);
+}
+
 /* A GPU kernel stages its tiles by having each thread copy a vector (`*(threadgroup uint4
  * *)(As + ...) = *(device const uint4 *)(A + ...)` in a grid-stride loop over the tile);
  * inside a loop the same in every thread (a GEMM's k0 loop) each copy reads the address
@@ -431,9 +445,7 @@ static void chunk_prefetch(wide *w, const ir_expr *load) {
      * (the half GEMM: 101 -> 106 GFLOP/s, and 87 with none) */
     uint32_t per_line = load->type->size && load->type->size < 64 ? 64 / load->type->size : 1;
     if (w->in_split && per_line > 1) cpu_line(em, "if (_s %% %uu == 0u)", per_line);
-    cpu_line(em, "{ uintptr_t _a = (uintptr_t)&%s, *_last = &_pfc%d[(%s) & 255u], _d = _a - *_last; *_last = _a;",
-             whole_load(em, load), id, w->stride_key);
-    cpu_line(em, "  if (_d - 64u < (1u << 24)) __builtin_prefetch((const char *)_a + 2 * _d, 0, 2); }");
+    tracked_prefetch(em, cpu_S(em, "&%s", whole_load(em, load)), cpu_S(em, "_pfc%d[(%s) & 255u]", id, w->stride_key));
 }
 
 /* a scalar, pointer or vector value of type t for thread l, in its storage form (loads
@@ -1247,9 +1259,7 @@ static void row_prefetches(wide *w, const wform_sites *sites, const char *row) {
         }
         int id = w->prefetch_sites++;
         en_buf_printf(&w->hoisted_decls, "uintptr_t _pf%d[64] = {0}; /* prefetch: last address per row */\n", id);
-        cpu_line(em, "{ uintptr_t _a = (uintptr_t)&(%s)[(uint64_t)%s], _d = _a - _pf%d[%s & 63u]; _pf%d[%s & 63u] = _a;", site->base,
-                 site->f.b, id, row, id, row);
-        cpu_line(em, "  if (_d - 64u < (1u << 24)) __builtin_prefetch((const char *)_a + 2 * _d, 0, 2); }");
+        tracked_prefetch(em, cpu_S(em, "&(%s)[(uint64_t)%s]", site->base, site->f.b), cpu_S(em, "_pf%d[%s & 63u]", id, row));
     }
 }
 
@@ -2490,9 +2500,8 @@ static void next_row_prefetch(wide *w, const ir_stmt *loop, const ir_var *index,
         uint32_t size = p->type->elem->size;
         cpu_line(em, "/* %s is in the cache (an earlier pass read it): fetch the next threadgroup's row */", p->name);
         OPEN("if ((uint64_t)(%s) * %uu <= (1u << 18)) { /* rows that fit in L2 */", u, size);
-        cpu_line(em, "for (size_t _k = (size_t)(%s) * %uu; _k < (size_t)(%s) * %uu; _k += 64)", set.lo ? set.lo : "0u", size,
-                 set.lo ? set.hi : "_n", size);
-        cpu_line(em, "    __builtin_prefetch((const char *)(%s + (uint64_t)(%s) + _ib%d) + _k, 0, 3);", row, u, id);
+        prefetch_lines(em, cpu_S(em, "%s + (uint64_t)(%s) + _ib%d", row, u, id), set.lo ? set.lo : "0u", set.lo ? set.hi : "_n",
+                       size);
         CLOSE();
     }
 }
@@ -2554,8 +2563,7 @@ static void next_group_prefetch(wide *w, const ir_stmt *s) {
         uint32_t size = g.buffers[i]->type->elem->size;
         cpu_line(em, "/* the next threadgroup's %s[gid], fetched while this one works behind barriers */", g.buffers[i]->name);
         OPEN("if (_one_d && (uint64_t)_sx * %uu <= (1u << 18)) { /* gid is _g0 + _x in 1-D groups */", size);
-        cpu_line(em, "for (size_t _k = 0; _k < (size_t)_sx * %uu; _k += 64)", size);
-        cpu_line(em, "    __builtin_prefetch((const char *)(%s + (uint64_t)_g0 + _sx) + _k, 0, 3);", name);
+        prefetch_lines(em, cpu_S(em, "%s + (uint64_t)_g0 + _sx", name), "0u", "_sx", size);
         CLOSE();
     }
 }
