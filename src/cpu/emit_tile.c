@@ -698,19 +698,12 @@ static void emit_simple(tile *t, const ir_stmt *s) {
 
 /* `v = v + C` among the latch's statements, v a uniform local and C a positive constant
  * (`k++`): v, else NULL. Only prefetch addresses rest on it, so nothing else is checked. */
-static const ir_var *stepped_counter(tile *t, const ir_stmt *const *latch, int n, uint64_t *step) {
+static const ir_var *stepped_counter(tile *t, const ir_stmt *const *latch, int n, unsigned long long *step) {
     for (int i = 0; i < n; i++) {
-        const ir_stmt *a = latch[i];
-        if (a->kind != IR_S_ASSIGN || a->place->kind != IR_E_VAR) continue;
-        const ir_var *v = a->place->var;
-        const ir_expr *inc = a->value;
-        if (!is_local(t, v) || t->vars[v->id].sh != SH_UNIFORM || t->vars[v->id].kind != TV_STORED) continue;
-        if (v->type->kind != IR_T_U32 && v->type->kind != IR_T_I32) continue;
-        if (inc->kind != IR_E_BINARY || inc->op != IR_OP_ADD || inc->args[0]->kind != IR_E_VAR || inc->args[0]->var != v ||
-            inc->args[1]->kind != IR_E_CONST || (int64_t)inc->args[1]->c.u <= 0)
-            continue;
-        *step = inc->args[1]->c.u;
-        return v;
+        const ir_var *v = ir_stepped_var(latch[i], step);
+        if (v && is_local(t, v) && t->vars[v->id].sh == SH_UNIFORM && t->vars[v->id].kind == TV_STORED &&
+            (v->type->kind == IR_T_U32 || v->type->kind == IR_T_I32))
+            return v;
     }
     return NULL;
 }
@@ -724,13 +717,13 @@ static void emit_loop(tile *t, const ir_stmt *s) {
     const ir_stmt *const *items, *const *latch;
     const ir_stmt *single, *latch_single;
     int n = stmts_of(s->body, &items, &single), latch_n = stmts_of(s->latch, &latch, &latch_single);
-    uint64_t step = 0;
+    unsigned long long step = 0;
     const ir_var *outer = t->counter;
     const char *outer_ahead = t->counter_ahead;
     t->counter = stepped_counter(t, latch, latch_n, &step);
     if (t->counter) /* in the counter's type, wrapping */
         t->counter_ahead = cpu_S(em, "((%s)((uint32_t)%s + %lluu))", cpu_scalar_ctype(t->counter->type->kind),
-                                 var_name(t, t->counter, 0), (unsigned long long)(PREFETCH_STEPS * step));
+                                 var_name(t, t->counter, 0), PREFETCH_STEPS * step);
     for (int i = 1; i < n; i++) emit_simple(t, items[i]);
     t->counter = NULL; /* the latch's statements are the step itself */
     for (int i = 0; i < latch_n; i++) emit_simple(t, latch[i]);

@@ -1235,7 +1235,8 @@ static void push_index_forms(emitter *em, const wform_sites *sites) {
  * address of the row's first thread and prefetches as far again beyond it. A prefetch
  * never faults, so an address past the end (the last steps) costs nothing. */
 static bool row_prefetching(wide *w, const wform_sites *sites) {
-    for (int i = 0; i < sites->count && w->uniform_loops; i++)
+    if (!w->uniform_loops) return false;
+    for (int i = 0; i < sites->count; i++)
         if (sites->items[i].base) return true;
     return false;
 }
@@ -1412,16 +1413,8 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
         return;
     }
     const char *last = range ? cpu_S(em, "((uint64_t)%s - 1u)", set.hi ? set.hi : "_n") : "(uint64_t)(_sx - 1u)";
-    const char *g = no_wrap_test(em, &sites, last, " && ", false);
-    /* every row's test at once, from the bounds at the last row (wform), where each index
-     * has them; else each row's, joined by & (no branch per row) */
-    const char *bounded = no_wrap_test(em, &sites, last, " & ", true);
-    const char *rows_test =
-        bounded ? cpu_S(em, "bool _rows_ok = %s; /* at the last row, the largest */", bounded)
-                : cpu_S(em, "bool _rows_ok = true; for (uint32_t _y = 0; _y < _sy; _y++) _rows_ok &= %s;",
-                        no_wrap_test(em, &sites, last, " & ", false));
     if (range) {
-        OPEN("if (%s) { /* no index wraps: 64-bit indices, contiguous */", g);
+        OPEN("if (%s) { /* no index wraps: 64-bit indices, contiguous */", no_wrap_test(em, &sites, last, " && ", false));
         no_dependence(w);
         OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
         cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
@@ -1438,9 +1431,14 @@ static void thread_loop_for(wide *w, wset set, const ir_stmt *const *stmts, int 
     /* The rows' test comes first, in a loop of its own: inside the loop over rows it was a
      * branch per row beside the copies (a tiled GEMM's tile loads: 16 rows, two loads
      * each), and it kept registers from them. Where some row's index wraps, every row
-     * takes the exact form. */
+     * takes the exact form. Every row's test at once, from the bounds at the last row
+     * (wform), where each index has them; else each row's, joined by & (no branch a row). */
     OPEN("{");
-    cpu_line(em, "%s", rows_test);
+    const char *bounded = no_wrap_test(em, &sites, last, " & ", true);
+    if (bounded) cpu_line(em, "bool _rows_ok = %s; /* at the last row, the largest */", bounded);
+    else
+        cpu_line(em, "bool _rows_ok = true; for (uint32_t _y = 0; _y < _sy; _y++) _rows_ok &= %s;",
+                 no_wrap_test(em, &sites, last, " & ", false));
     OPEN("if (_rows_ok) { /* no index of any row wraps: 64-bit indices, contiguous */");
     bool has_loop = false;
     for (int i = 0; i < count; i++) has_loop |= stmts[i]->kind == IR_S_LOOP;
@@ -2907,16 +2905,9 @@ static void divergent_if(wide *w, const ir_stmt *s, wset set) {
 static const ir_var *stepped_counter(wide *w, const ir_stmt *loop, unsigned long long *step) {
     const ir_stmt *latch = loop->latch;
     if (latch && latch->kind == IR_S_BLOCK && latch->stmt_count == 1) latch = latch->stmts[0];
-    if (!latch || latch->kind != IR_S_ASSIGN || latch->place->kind != IR_E_VAR) return NULL;
-    const ir_var *v = latch->place->var;
-    const ir_expr *inc = latch->value;
-    if (!is_uniform_var(w, v) || (v->type->kind != IR_T_U32 && v->type->kind != IR_T_I32)) return NULL;
-    if (inc->kind != IR_E_BINARY || inc->op != IR_OP_ADD || inc->args[0]->kind != IR_E_VAR || inc->args[0]->var != v ||
-        inc->args[1]->kind != IR_E_CONST || int_const(inc->args[1]) <= 0)
-        return NULL;
-    if (wide_count_assigns(w->em->f->body, v) != 1) return NULL;
-    *step = (unsigned long long)int_const(inc->args[1]);
-    return v;
+    const ir_var *v = ir_stepped_var(latch, step);
+    if (!v || !is_uniform_var(w, v) || (v->type->kind != IR_T_U32 && v->type->kind != IR_T_I32)) return NULL;
+    return wide_count_assigns(w->em->f->body, v) == 1 ? v : NULL;
 }
 
 /* a loop the same in every thread: plain C, once */

@@ -452,6 +452,19 @@ static bool jumps_to(const ir_stmt *s, const void *loop) {
 
 bool ir_stmt_jumps_to(const ir_stmt *s, const ir_stmt *loop) { return ir_stmt_any_in(s, jumps_to, loop); }
 
+const ir_var *ir_stepped_var(const ir_stmt *s, unsigned long long *step) {
+    if (!s || s->kind != IR_S_ASSIGN || s->place->kind != IR_E_VAR) return NULL;
+    const ir_var *v = s->place->var;
+    const ir_expr *inc = s->value, *c = inc->kind == IR_E_BINARY ? inc->args[1] : NULL;
+    if (inc->kind != IR_E_BINARY || inc->op != IR_OP_ADD || inc->args[0]->kind != IR_E_VAR || inc->args[0]->var != v ||
+        c->kind != IR_E_CONST || !ir_is_integer(c->type))
+        return NULL;
+    long long value = ir_is_signed(c->type) ? (long long)c->c.i : (long long)c->c.u;
+    if (value <= 0) return NULL;
+    *step = (unsigned long long)value;
+    return v;
+}
+
 bool ir_expr_any(const ir_expr *x, bool (*holds)(const ir_expr *, const void *ctx), const void *ctx) {
     if (!x) return false;
     if (holds(x, ctx)) return true;

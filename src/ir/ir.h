@@ -217,6 +217,9 @@ EN_INTERNAL bool ir_stmt_any_in(const ir_stmt *s, bool (*holds)(const ir_stmt *,
 EN_INTERNAL void ir_stmt_each(const ir_stmt *s, void (*visit)(const ir_stmt *, void *ctx), void *ctx);
 /* true when a break or continue aimed at `loop` stands anywhere in s */
 EN_INTERNAL bool ir_stmt_jumps_to(const ir_stmt *s, const ir_stmt *loop);
+/* `v = v + C` with C an integer constant greater than 0 (a loop's `k += TILE`, `k++`): v,
+ * with C in *step; else NULL */
+EN_INTERNAL const ir_var *ir_stepped_var(const ir_stmt *s, unsigned long long *step);
 /* true when `holds` (given ctx) is true of x or of an expression nested in it; x may be NULL */
 EN_INTERNAL bool ir_expr_any(const ir_expr *x, bool (*holds)(const ir_expr *, const void *ctx), const void *ctx);
 /* true when an expression of s or of a statement nested in it (a declaration's or return's
