@@ -40,9 +40,10 @@ const char *en_source_line(const en_sources *s, int file, int line, int *len) {
     *len = 0;
     if (!s || file < 0 || file >= s->files.count || line < 1) return NULL;
     const char *p = s->files.items[file].text, *end = p + s->files.items[file].len;
-    for (int l = 1; l < line && p < end; p++)
-        if (*p == '\n') l++;
-    if (p > end) return NULL;
+    for (int l = 1; l < line && p < end; l++) { /* memchr: a line of a large file is found often */
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
     const char *e = p;
     while (e < end && *e != '\n' && *e != '\r') e++;
     *len = (int)(e - p);
