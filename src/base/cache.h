@@ -33,8 +33,10 @@ EN_INTERNAL bool en_cache_read(const char *entry_path, en_buf *out);
  * `enigma compile` builds a library) has no entry of its own, yet a host that later makes
  * that kernel's pipeline builds it alone, under the key of its code alone. An alias entry,
  * `KEY.alias`, names the batch entry that holds the kernel, its index there and its name,
- * so that build finds it. Like any entry it is only a hint: the batch entry is verified as
- * usual, and an alias naming another kernel is not followed. */
+ * so that build finds it. The cpu backend also aliases the key of a compile's inputs (jit.c
+ * input_key) to the entry built from them, naming its first kernel. Like any entry an
+ * alias is only a hint: the entry it names is verified as usual, and an alias naming
+ * another kernel is not followed. */
 EN_INTERNAL enigma_status en_cache_write_alias(const char *dir, const char *key, const char *batch_key,
                                                int index, const char *kernel, en_buf *err);
 /* the alias of key for the kernel named `kernel`: batch_key (64 hex digits) and the

@@ -8,7 +8,10 @@
  * $ENIGMA_CPUINFO): a cache folder shared by machines of different CPUs never hands one of
  * them code with instructions it lacks. The cache key is the BLAKE2b of all of it;
  * the .so exports enk_content_hash holding the key, and an entry whose hash does not match,
- * or that dlopen refuses, is rebuilt and replaced, never used. The compiler runs through
+ * or that dlopen refuses, is rebuilt and replaced, never used. A library compiled again
+ * from the same inputs (src/runtime/input_key.c: one digest, one IR) finds the entry of
+ * its code through an alias of its inputs' key and emits no C: with the front end, the
+ * only work of a cache hit. The compiler runs through
  * posix_spawnp with an argv array (no shell). Nothing is printed: the compiler's output
  * comes back in the error message. */
 #include "cpu.h"
@@ -358,6 +361,34 @@ static void code_key(const char *cc, const char *identity, const char *flags, co
     en_digest_hex(digest, key);
 }
 
+/* The key of module m's code found without generating it: the digest of the compile's
+ * inputs (src/runtime/input_key.c: one digest, one IR), the kernels of m by name and in
+ * order (a library builds them alone or in batches), and what the emission and the C
+ * compiler take besides the IR: checked mode, ENIGMA_CPU_OUTLINE, the head's digest, cc,
+ * its identity and the flags. Its entry is an alias of the code key's (cache.h), written
+ * after the code was built or found; a hit through it loads that entry, verified against
+ * the code key it names, and emits nothing. */
+static void input_key(const ir_module *m, const en_build_options *o, const char *cc, const char *identity,
+                      const char *flags, char key[65]) {
+    en_blake2b h;
+    en_blake2b_init(&h);
+    static const char tag[] = "enigma cpu program from inputs 1";
+    en_blake2b_update(&h, tag, sizeof tag);
+    en_blake2b_update(&h, o->input_digest, sizeof o->input_digest);
+    for (int i = 0; i < ir_module_kernel_count(m); i++) {
+        const char *name = ir_module_kernel_at(m, i)->name;
+        en_blake2b_update(&h, name, strlen(name) + 1);
+    }
+    const char *outline = getenv("ENIGMA_CPU_OUTLINE");
+    const char *parts[] = {"|", o->checked ? "checked" : "unchecked", outline ? outline : "", ABI_TAG, cc, identity, flags};
+    for (size_t i = 0; i < EN_COUNT(parts); i++) en_blake2b_update(&h, parts[i], strlen(parts[i]) + 1);
+    pthread_once(&head_once, hash_head);
+    en_blake2b_update(&h, head_digest, sizeof head_digest);
+    uint8_t digest[32];
+    en_blake2b_final(&h, digest);
+    en_digest_hex(digest, key);
+}
+
 /* what write_alias needs besides the kernel */
 typedef struct alias_job {
     const char *dir, *cc, *identity, *flags, *batch_key;
@@ -378,10 +409,10 @@ static void write_alias(const ir_module *alone, const ir_func *kernel, int index
     en_buf_free(&ignored);
 }
 
-/* a one-kernel program whose kernel was built in a batch: that batch's library, verified
- * against the batch's key and holding the kernel's symbol; *symbol is its index there */
-static void *open_alias(const char *dir, const char *key, const char *kernel, int *symbol) {
-    char batch_key[65];
+/* the library an alias names (a kernel built in a batch, or a program found by its inputs),
+ * verified against the key it names (batch_key) and holding symbol *symbol, the first
+ * kernel's index there */
+static void *open_alias(const char *dir, const char *key, const char *kernel, char batch_key[65], int *symbol) {
     if (!en_cache_read_alias(dir, key, kernel, batch_key, symbol)) return NULL;
     en_buf entry = {0};
     en_cache_entry_path(dir, batch_key, ".so", &entry);
@@ -396,25 +427,53 @@ static void *open_alias(const char *dir, const char *key, const char *kernel, in
     return library;
 }
 
+/* a program found by the key of its compile's inputs (input_key), or NULL */
+static en_program *open_by_inputs(const char *dir, const ir_module *m, const char *key, bool checked) {
+    int kernels = ir_module_kernel_count(m), first_symbol = 0;
+    en_program *p = kernels > 0 ? calloc(1, sizeof *p) : NULL;
+    if (!p) return NULL;
+    p->checked = checked; /* before load_kernels, which looks up checked mode's symbols */
+    p->library = open_alias(dir, key, ir_module_kernel_at(m, 0)->name, p->key, &first_symbol);
+    en_buf ignored = {0};
+    if (!p->library || load_kernels(p, m, first_symbol, &ignored) != ENIGMA_OK) {
+        cpu_jit_free(p); /* a stale or foreign alias: the build goes the long way */
+        p = NULL;
+    }
+    en_buf_free(&ignored);
+    return p;
+}
+
 enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_program **out,
                             en_buf *err) {
     *out = NULL;
-    en_buf code = {0};
-    enigma_status st = cpu_emit_module(m, o, &code, err);
-    if (st != ENIGMA_OK) {
-        en_buf_free(&code);
-        return st;
-    }
     const char *cc = getenv("ENIGMA_CC");
     if (!cc || !*cc) cc = "cc";
     const char *flags = o && o->backend_flags ? o->backend_flags : DEFAULT_FLAGS;
     char *identity = compiler_identity(cc, strstr(flags, "native") != NULL);
+    if (!identity) return ENIGMA_ERROR_OUT_OF_MEMORY;
+    en_buf dir = {0}, no_dir = {0}; /* a cache folder that cannot be made fails below, once */
+    char by_inputs[65] = "";
+    if (o && o->has_input_digest && !o->no_cache && ir_module_kernel_count(m) > 0 &&
+        en_cache_dir(&dir, &no_dir) == ENIGMA_OK) {
+        input_key(m, o, cc, identity, flags, by_inputs);
+        en_program *found = open_by_inputs(dir.data, m, by_inputs, o->checked);
+        if (found) {
+            en_buf_free(&dir);
+            free(identity);
+            *out = found;
+            return ENIGMA_OK;
+        }
+    }
+    en_buf_free(&dir);
+    en_buf_free(&no_dir);
 
-    en_program *p = identity ? calloc(1, sizeof *p) : NULL;
+    en_buf code = {0};
+    enigma_status st = cpu_emit_module(m, o, &code, err);
+    en_program *p = st == ENIGMA_OK ? calloc(1, sizeof *p) : NULL;
     if (!p) {
         en_buf_free(&code);
         free(identity);
-        return ENIGMA_ERROR_OUT_OF_MEMORY;
+        return st != ENIGMA_OK ? st : ENIGMA_ERROR_OUT_OF_MEMORY;
     }
     code_key(cc, identity, flags, code.data, p->key);
     p->checked = o && o->checked;
@@ -427,18 +486,21 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
 
-    en_buf dir = {0}, entry = {0}, so = {0};
+    en_buf entry = {0}, so = {0};
     bool use_cache = !(o && o->no_cache);
     int first_symbol = 0;
     int kernels = ir_module_kernel_count(m);
+    char loaded_key[65]; /* the key of the entry loaded: p->key's, or the batch's of an alias */
+    snprintf(loaded_key, sizeof loaded_key, "%s", p->key);
     if (use_cache) {
         st = en_cache_dir(&dir, err);
         if (st == ENIGMA_OK) {
             en_cache_entry_path(dir.data, p->key, ".so", &entry);
             p->library = open_verified(entry.data, p->key);
             if (!p->library && kernels == 1)
-                p->library = open_alias(dir.data, p->key, ir_module_kernel_at(m, 0)->name, &first_symbol);
+                p->library = open_alias(dir.data, p->key, ir_module_kernel_at(m, 0)->name, loaded_key, &first_symbol);
             if (!p->library) {
+                snprintf(loaded_key, sizeof loaded_key, "%s", p->key);
                 first_symbol = 0;
                 st = build_into(dir.data, code.data, code.len, cc, flags, entry.data, &so, err);
                 if (st == ENIGMA_OK) p->library = open_verified(entry.data, p->key);
@@ -469,6 +531,11 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
         st = ENIGMA_ERROR_INTERNAL;
     }
     if (st == ENIGMA_OK) st = load_kernels(p, m, first_symbol, err);
+    if (st == ENIGMA_OK && use_cache && by_inputs[0]) { /* the next build of these inputs emits nothing */
+        en_buf ignored = {0};
+        en_cache_write_alias(dir.data, by_inputs, loaded_key, first_symbol, ir_module_kernel_at(m, 0)->name, &ignored);
+        en_buf_free(&ignored);
+    }
     en_buf_free(&code);
     en_buf_free(&dir);
     en_buf_free(&entry);

@@ -63,6 +63,10 @@ typedef struct en_build_options {
     const char *backend_flags;     /* cpu: cc flags; cuda: NVRTC options */
     bool checked;
     bool no_cache;
+    /* the digest of what the compile read (input_key.c), when has_input_digest: equal
+     * digests give equal IR, so a backend may key its cache on it and skip emitting */
+    bool has_input_digest;
+    uint8_t input_digest[32];
 } en_build_options;
 
 typedef struct en_kernel_limits {

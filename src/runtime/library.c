@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "compile.h"
+#include "input_key.h"
 #include "runtime.h"
 
 static enigma_severity public_severity(en_severity s) {
@@ -110,6 +111,8 @@ static enigma_status compile_library(enigma_library *lib, int file, enigma_libra
                            lib->ctx.diags.errors == 1 ? "" : "s");
         return en_fail(ENIGMA_ERROR_COMPILE, "error: %s", first ? first->message : "the source has errors");
     }
+    /* the options are the caller's, alive only during this call: digested now */
+    lib->build.has_input_digest = en_input_digest(&lib->ctx, lib->build.input_digest);
     if (!collect_kernels(lib)) {
         enigma_library_destroy(lib);
         return en_fail(ENIGMA_ERROR_OUT_OF_MEMORY, "out of memory while compiling");

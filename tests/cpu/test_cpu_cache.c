@@ -4,8 +4,8 @@
  * writes nothing; a compiler failure is an internal error carrying the compiler's output.
  * Also SHA-256 against the FIPS 180-4 example digests. */
 #include "kb.h"
+#include "cache_entries.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,17 +15,7 @@
 
 static char cache_dir[256];
 
-static int count_entries(const char *suffix) {
-    DIR *d = opendir(cache_dir);
-    int n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name), sl = strlen(suffix);
-        n += len > sl && strcmp(e->d_name + len - sl, suffix) == 0;
-    }
-    if (d) closedir(d);
-    return n;
-}
+static int count_entries(const char *suffix) { return cache_entries(cache_dir, suffix); }
 
 /* out[i] = a[i] * k: k changes the generated code, so two kernels have two keys */
 static void make_scale(double k) {
