@@ -21,6 +21,8 @@ typedef struct cpu_group {
 } cpu_group;
 
 typedef void (*cpu_kernel_fn)(const cpu_group *g);
+/* a kernel's summed atomic adds (emit_defer.c): flush 0 zeroes a worker's sums, 1 adds them */
+typedef void (*cpu_deferred_fn)(const cpu_group *g, int flush);
 
 /* Symbols every generated file exports, kernel i being the module's i-th kernel:
  *   enk_kernel_<i>            the function that runs one threadgroup
@@ -41,6 +43,7 @@ EN_INTERNAL enigma_status cpu_emit_module(const ir_module *m, const en_build_opt
 typedef struct cpu_kernel {
     const ir_func *func;
     cpu_kernel_fn run;
+    cpu_deferred_fn deferred; /* NULL when the kernel adds every atomic where it stands */
     size_t context_bytes;
     size_t tg_static_bytes;
     uint32_t max_threads;

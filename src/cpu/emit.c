@@ -417,6 +417,7 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
         cpu_pointer_sources(em, f);
     }
 
+    cpu_defer_choose(em, f); /* before any atomic is emitted */
     en_buf body = {0};
     em->out = &body;
     em->indent = 1;
@@ -466,6 +467,7 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
         context_fields++;
     }
     en_buf_free(&wide_fields);
+    context_fields += cpu_defer_fields(em, out);
     if (!context_fields) en_buf_puts(out, "    char _none;\n");
     en_buf_puts(out, "};\n");
     en_buf_printf(out, "struct enk_threadgroup_%d { /* `threadgroup` variables */\n", index);
@@ -565,6 +567,7 @@ static void emit_kernel(emitter *em, const ir_func *f, int index, en_buf *out) {
     if (region_setup.data) en_buf_puts(out, region_setup.data);
     if (body.data) en_buf_puts(out, body.data + region_start);
     en_buf_puts(out, "}\n");
+    cpu_defer_function(em, index, out);
     en_buf_free(&region_setup);
     en_buf_free(&body);
 }

@@ -112,6 +112,8 @@ typedef struct note_entry { /* cpu_source_note's cache */
     const char *text;
 } note_entry;
 
+enum { CPU_MAX_DEFERRED = 8 };
+
 typedef struct emitter {
     const ir_module *m;
     en_arena arena;
@@ -171,6 +173,9 @@ typedef struct emitter {
     int outline_weight;        /* IR nodes from which a statement is outlined */
     en_buf parts;              /* the functions, each after those it calls */
     int part_count;
+    /* deferred atomic adds (emit_defer.c): the parameters whose adds a worker sums */
+    const ir_var *deferred[CPU_MAX_DEFERRED];
+    int deferred_count;
 } emitter;
 
 typedef void (*var_visit)(emitter *em, const ir_var *v, int region);
@@ -284,5 +289,14 @@ EN_INTERNAL bool cpu_wide_body(emitter *em, const ir_func *f, en_buf *fields);
 
 /* ---- emit_tile.c: register tiles ---------------------------------------------------------- */
 EN_INTERNAL bool cpu_tile_body(emitter *em, const ir_func *f);
+
+
+/* ---- emit_defer.c: relaxed integer atomic adds a worker sums before adding ------------- */
+EN_INTERNAL void cpu_defer_choose(emitter *em, const ir_func *f);
+/* the C place that sums atomic statement s's adds, or NULL when s adds to memory */
+EN_INTERNAL const char *cpu_deferred_sum(emitter *em, const ir_stmt *s);
+/* the context fields of the sums, and the function that zeroes and adds them */
+EN_INTERNAL int cpu_defer_fields(emitter *em, en_buf *out);
+EN_INTERNAL void cpu_defer_function(emitter *em, int index, en_buf *out);
 
 #endif

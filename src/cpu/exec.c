@@ -29,6 +29,7 @@ enum { STOP_NONE, STOP_FAULT, STOP_TIMEOUT, STOP_CANCELLED };
 
 typedef struct dispatch_job {
     cpu_kernel_fn run;
+    cpu_deferred_fn deferred; /* the kernel's summed atomic adds, zeroed and added per executor */
     const en_launch *launch;
     uint64_t group_count;
     uint64_t run_length;          /* threadgroups taken per visit to a slice */
@@ -168,6 +169,8 @@ static void run_groups(dispatch_job *job, scratch *sc, int executor) {
     cpu_altstack_ensure(); /* so that a kernel's stack overflow is a contained fault */
     cpu_guard_enter(&guard);
     atomic_store(&job->executing[executor], true);
+    if (job->deferred) job->deferred(&g, 0); /* this executor's sums start at zero */
+    bool faulted = false;
     uint64_t index = 0, run_end = 0, last = UINT64_MAX;
     atomic_uint_fast64_t *started = &job->shares[executor].started; /* only this executor writes it */
     for (;;) {
@@ -185,6 +188,7 @@ static void run_groups(dispatch_job *job, scratch *sc, int executor) {
         }
         if (sigsetjmp(guard.jump, 0) != 0) { /* out of the kernel: a fault or a stop */
             cpu_guard_recovered(guard.signal);
+            faulted = true;
             if (guard.signal != cpu_interrupt_signal()) {
                 int expected = STOP_NONE;
                 if (atomic_compare_exchange_strong(&job->stop, &expected, STOP_FAULT)) {
@@ -205,6 +209,9 @@ static void run_groups(dispatch_job *job, scratch *sc, int executor) {
         guard.armed = 0;
         index++;
     }
+    /* the threadgroups this executor ran, their adds at once (not after a fault or a stop
+     * inside a threadgroup: its sums are then those of an unfinished group) */
+    if (job->deferred && !faulted) job->deferred(&g, 1);
     atomic_store(&job->executing[executor], false);
     cpu_guard_leave();
 }
@@ -420,6 +427,7 @@ enigma_status cpu_exec_dispatch(cpu_device *dev, en_program *p, en_launch *L, en
     dispatch_job job;
     memset(&job, 0, sizeof job);
     job.run = k->run;
+    job.deferred = k->deferred;
     job.launch = L;
     job.group_count = (uint64_t)L->groups[0] * L->groups[1] * L->groups[2];
     atomic_init(&job.out_of_memory, false);

@@ -310,6 +310,9 @@ static enigma_status load_kernels(en_program *p, const ir_module *m, int first_s
         k->func = f;
         k->context_bytes = *context;
         k->tg_static_bytes = *tg_static;
+        snprintf(name, sizeof name, "enk_kernel_%d_deferred", symbol);
+        void *deferred = dlsym(p->library, name);
+        memcpy(&k->deferred, &deferred, sizeof deferred);
         snprintf(name, sizeof name, "enk_kernel_%d_check_apart", symbol);
         const int *apart = p->checked ? dlsym(p->library, name) : NULL;
         k->check_apart = apart && *apart == 1;

@@ -1,0 +1,119 @@
+/* emit_defer.c — relaxed integer atomic adds that a worker sums before adding.
+ *
+ * A kernel whose threadgroups each add to one counter (seed 003's `atomic_fetch_add(output,
+ * sum)`) makes the counter's cache line travel between the cores at every add: on the
+ * 2-core bench machine about a third of that kernel's time. A worker can instead sum the
+ * adds of the threadgroups it runs and add once when its share of the dispatch ends.
+ *
+ * Needs: a kernel (not checked mode, whose hooks watch every atomic access).
+ * Guarantees: cpu_defer_choose picks a buffer parameter P, a device pointer to atomic_int or
+ * atomic_uint, only when every use of P in the kernel is the address of an
+ * atomic_fetch_add or atomic_fetch_sub (P itself, no index) whose result nothing reads.
+ * Nothing in the kernel can then see P's value while the dispatch runs, and the sum is
+ * the same (integer addition wraps, in any order): what the dispatch leaves in memory is
+ * what it would leave with an add per threadgroup, and the execution is one that Metal's
+ * relaxed atomics allow (each worker's adds one after another, nothing between). A kernel
+ * that waits on such a counter through another binding of the same buffer would wait for
+ * the end of the worker's share; Metal promises no progress between threadgroups, so no
+ * kernel may wait on another threadgroup anyway.
+ * The sums live in the worker's context block (one per executor, kept across its
+ * threadgroups: exec.c); enk_kernel_N_deferred(g, 0) zeroes them before the worker's first
+ * threadgroup and enk_kernel_N_deferred(g, 1) adds them to the buffers after its last. */
+#include "emit.h"
+
+/* uses of v in expression e */
+static int uses_in(const ir_expr *e, const ir_var *v) {
+    if (!e) return 0;
+    int n = e->kind == IR_E_VAR && e->var == v;
+    for (int i = 0; i < e->arg_count; i++) n += uses_in(e->args[i], v);
+    return n;
+}
+
+typedef struct use_count {
+    const ir_var *v;
+    const ir_stmt *body; /* the kernel's */
+    int all;             /* every use of v in the kernel's expressions */
+    int deferable;       /* adds with v as their address and no reader of their result */
+} use_count;
+
+static int stmt_uses(const ir_stmt *s, const ir_var *v) {
+    int n = uses_in(s->place, v) + uses_in(s->value, v) + uses_in(s->cond, v);
+    for (int i = 0; i < s->arg_count; i++) n += uses_in(s->args[i], v);
+    return n;
+}
+
+/* does any expression of the kernel read variable r? */
+typedef struct reader_search {
+    const ir_var *r;
+    bool found;
+} reader_search;
+
+static void find_reader(const ir_stmt *s, void *ctx) {
+    reader_search *rs = ctx;
+    if (stmt_uses(s, rs->r)) rs->found = true;
+}
+
+static void count_uses(const ir_stmt *s, void *ctx) {
+    use_count *u = ctx;
+    u->all += stmt_uses(s, u->v);
+    bool add = s->kind == IR_S_INTRINSIC &&
+               (s->intrinsic == IR_I_ATOMIC_FETCH_ADD || s->intrinsic == IR_I_ATOMIC_FETCH_SUB);
+    if (!add || s->arg_count != 2 || s->args[0]->kind != IR_E_VAR || s->args[0]->var != u->v ||
+        uses_in(s->args[1], u->v))
+        return;
+    reader_search rs = {s->result, false};
+    if (s->result) ir_stmt_each(u->body, find_reader, &rs);
+    if (!rs.found) u->deferable++;
+}
+
+/* a device pointer to atomic_int or atomic_uint */
+static bool integer_counter(const ir_var *v) {
+    const ir_type *t = v->type;
+    if (v->param_kind != IR_PARAM_BUFFER || t->kind != IR_T_PTR || t->space != IR_SPACE_DEVICE || !t->elem ||
+        t->elem->kind != IR_T_ATOMIC || !t->elem->elem)
+        return false;
+    return t->elem->elem->kind == IR_T_I32 || t->elem->elem->kind == IR_T_U32;
+}
+
+EN_INTERNAL void cpu_defer_choose(emitter *em, const ir_func *f) {
+    em->deferred_count = 0;
+    if (em->checked) return;
+    for (int k = 0; k < f->param_count && em->deferred_count < CPU_MAX_DEFERRED; k++) {
+        const ir_var *v = f->params[k];
+        if (!integer_counter(v)) continue;
+        use_count u = {v, f->body, 0, 0};
+        ir_stmt_each(f->body, count_uses, &u);
+        if (u.deferable > 0 && u.deferable == u.all) em->deferred[em->deferred_count++] = v;
+    }
+}
+
+EN_INTERNAL const char *cpu_deferred_sum(emitter *em, const ir_stmt *s) {
+    if (s->arg_count < 1 || s->args[0]->kind != IR_E_VAR) return NULL;
+    if (s->intrinsic != IR_I_ATOMIC_FETCH_ADD && s->intrinsic != IR_I_ATOMIC_FETCH_SUB) return NULL;
+    for (int i = 0; i < em->deferred_count; i++)
+        if (em->deferred[i] == s->args[0]->var) return cpu_S(em, "_ctx->_deferred_%d", i);
+    return NULL;
+}
+
+EN_INTERNAL int cpu_defer_fields(emitter *em, en_buf *out) {
+    for (int i = 0; i < em->deferred_count; i++)
+        en_buf_printf(out, "    uint32_t _deferred_%d; /* this worker's adds to %s (buffer %d), summed */\n", i,
+                      em->deferred[i]->name, em->deferred[i]->binding);
+    return em->deferred_count;
+}
+
+EN_INTERNAL void cpu_defer_function(emitter *em, int index, en_buf *out) {
+    if (!em->deferred_count) return;
+    en_buf_printf(out, "/* the sums of this worker's atomic adds (emit_defer.c): zeroed before its first threadgroup\n"
+                       " * (flush 0), added to their buffers after its last (flush 1) */\n"
+                       "void enk_kernel_%d_deferred(const enk_group *g, int flush) {\n"
+                       "    struct enk_context_%d *_ctx = (struct enk_context_%d *)g->context;\n",
+                  index, index, index);
+    for (int i = 0; i < em->deferred_count; i++) {
+        en_buf_printf(out, "    if (flush && _ctx->_deferred_%d)\n"
+                           "        __atomic_fetch_add((uint32_t *)g->buffers[%d], _ctx->_deferred_%d, __ATOMIC_RELAXED);\n"
+                           "    _ctx->_deferred_%d = 0;\n",
+                      i, em->deferred[i]->binding, i, i);
+    }
+    en_buf_puts(out, "}\n");
+}
