@@ -66,19 +66,21 @@ enum { GROUPS = 3000, THREADS = 64, N = GROUPS * THREADS };
 
 static enigma_device *dev;
 
-static enigma_pipeline *pipeline; /* the current command's */
+typedef struct kernel_command {
+    enigma_pipeline *pipeline;
+    enigma_command *cmd;
+} kernel_command;
 
-static enigma_command *command(enigma_library *lib, const char *kernel) {
-    enigma_command *cmd = NULL;
-    REQUIRE(enigma_pipeline_create(lib, kernel, &pipeline));
-    REQUIRE(enigma_command_create(pipeline, &cmd));
-    return cmd;
+static kernel_command command(enigma_library *lib, const char *kernel) {
+    kernel_command k = {0};
+    REQUIRE(enigma_pipeline_create(lib, kernel, &k.pipeline));
+    REQUIRE(enigma_command_create(k.pipeline, &k.cmd));
+    return k;
 }
 
-static void command_done(enigma_command *cmd) {
-    enigma_command_destroy(cmd);
-    enigma_pipeline_destroy(pipeline);
-    pipeline = NULL;
+static void command_done(kernel_command k) {
+    enigma_command_destroy(k.cmd);
+    enigma_pipeline_destroy(k.pipeline);
 }
 
 static enigma_buffer *buffer_of(const void *data, size_t bytes) {
@@ -99,13 +101,13 @@ static void scribble(enigma_library *lib) {
     static int32_t out[N];
     for (int i = 0; i < N; i++) out[i] = (int32_t)(rnd() % 1000) * 2 + 1; /* odd: c is never 0 */
     enigma_buffer *o = buffer_of(out, sizeof out);
-    enigma_command *cmd = command(lib, "scribble");
-    OK(enigma_command_set_buffer(cmd, 0, o, 0));
-    OK(enigma_command_set_threadgroup_memory(cmd, 0, 1024 * sizeof(int32_t)));
+    kernel_command k = command(lib, "scribble");
+    OK(enigma_command_set_buffer(k.cmd, 0, o, 0));
+    OK(enigma_command_set_threadgroup_memory(k.cmd, 0, 1024 * sizeof(int32_t)));
     /* 32 x 32 groups: the per-SIMD-group code, whose per-thread arrays start the context */
-    OK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){N / 1024, 1, 1},
+    OK(enigma_command_dispatch(k.cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){N / 1024, 1, 1},
                                (enigma_size3){32, 32, 1})); /* a grid of N / 32 x 32 threads */
-    command_done(cmd);
+    command_done(k);
     enigma_buffer_destroy(o);
 }
 
@@ -122,14 +124,14 @@ static void check_sums(enigma_library *lib, const char *mode) {
     int64_t sum = random_ints(in, 1000000);
     int32_t total0 = (int32_t)(rnd() % 100000), count0 = 3 * GROUPS + (int32_t)(rnd() % 100);
     enigma_buffer *a = buffer_of(in, sizeof in), *total = buffer_of(&total0, 4), *count = buffer_of(&count0, 4);
-    enigma_command *cmd = command(lib, "sums");
-    OK(enigma_command_set_buffer(cmd, 0, a, 0));
-    OK(enigma_command_set_buffer(cmd, 1, total, 0));
-    OK(enigma_command_set_buffer(cmd, 2, count, 0));
-    OK(enigma_command_set_threadgroup_memory(cmd, 0, THREADS * sizeof(int32_t)));
+    kernel_command k = command(lib, "sums");
+    OK(enigma_command_set_buffer(k.cmd, 0, a, 0));
+    OK(enigma_command_set_buffer(k.cmd, 1, total, 0));
+    OK(enigma_command_set_buffer(k.cmd, 2, count, 0));
+    OK(enigma_command_set_threadgroup_memory(k.cmd, 0, THREADS * sizeof(int32_t)));
     for (int d = 1; d <= 3; d++) {
         scribble(lib);
-        OK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){GROUPS, 1, 1},
+        OK(enigma_command_dispatch(k.cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){GROUPS, 1, 1},
                                    (enigma_size3){THREADS, 1, 1}));
         int32_t want_total = (int32_t)(uint32_t)((uint64_t)(int64_t)total0 + (uint64_t)(d * sum));
         CHECK(read_i32(total) == want_total, "%s: sums, dispatch %d: total %d, expected %d", mode, d, read_i32(total),
@@ -137,7 +139,7 @@ static void check_sums(enigma_library *lib, const char *mode) {
         CHECK(read_i32(count) == count0 - d * GROUPS, "%s: sums, dispatch %d: count %d, expected %d", mode, d,
               read_i32(count), count0 - d * GROUPS);
     }
-    command_done(cmd);
+    command_done(k);
     enigma_buffer_destroy(a);
     enigma_buffer_destroy(total);
     enigma_buffer_destroy(count);
@@ -149,13 +151,13 @@ static void check_each_thread(enigma_library *lib, const char *mode) {
     int64_t sum = random_ints(in, 1000);
     int32_t total0 = -(int32_t)(rnd() % 100000);
     enigma_buffer *a = buffer_of(in, sizeof in), *total = buffer_of(&total0, 4);
-    enigma_command *cmd = command(lib, "each_thread");
-    OK(enigma_command_set_buffer(cmd, 0, a, 0));
-    OK(enigma_command_set_buffer(cmd, 1, total, 0));
-    OK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){THREADS, 1, 1}));
+    kernel_command k = command(lib, "each_thread");
+    OK(enigma_command_set_buffer(k.cmd, 0, a, 0));
+    OK(enigma_command_set_buffer(k.cmd, 1, total, 0));
+    OK(enigma_command_dispatch(k.cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){THREADS, 1, 1}));
     CHECK(read_i32(total) == (int32_t)(total0 + sum), "%s: each_thread: total %d, expected %lld", mode,
           read_i32(total), (long long)(total0 + sum));
-    command_done(cmd);
+    command_done(k);
     enigma_buffer_destroy(a);
     enigma_buffer_destroy(total);
 }
@@ -166,10 +168,10 @@ static void check_tickets(enigma_library *lib, const char *mode) {
     static bool seen[N];
     uint32_t start = (uint32_t)(rnd() % 1000);
     enigma_buffer *next = buffer_of(&start, 4), *o = buffer_of(out, sizeof out);
-    enigma_command *cmd = command(lib, "tickets");
-    OK(enigma_command_set_buffer(cmd, 0, next, 0));
-    OK(enigma_command_set_buffer(cmd, 1, o, 0));
-    OK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){THREADS, 1, 1}));
+    kernel_command k = command(lib, "tickets");
+    OK(enigma_command_set_buffer(k.cmd, 0, next, 0));
+    OK(enigma_command_set_buffer(k.cmd, 1, o, 0));
+    OK(enigma_command_dispatch(k.cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){THREADS, 1, 1}));
     OK(enigma_buffer_read(o, 0, out, sizeof out));
     memset(seen, 0, sizeof seen);
     int bad = 0;
@@ -181,7 +183,7 @@ static void check_tickets(enigma_library *lib, const char *mode) {
     CHECK(bad == 0, "%s: tickets: %d of %d are not a permutation of %u..%u", mode, bad, N, start, start + N - 1);
     CHECK((uint32_t)read_i32(next) == start + N, "%s: tickets: next %u, expected %u", mode, (uint32_t)read_i32(next),
           start + N);
-    command_done(cmd);
+    command_done(k);
     enigma_buffer_destroy(next);
     enigma_buffer_destroy(o);
 }
@@ -191,16 +193,16 @@ static void check_adds_and_reads(enigma_library *lib, const char *mode) {
     static int32_t seen[N];
     int32_t zero = 0;
     enigma_buffer *total = buffer_of(&zero, 4), *s = buffer_of(seen, sizeof seen);
-    enigma_command *cmd = command(lib, "adds_and_reads");
-    OK(enigma_command_set_buffer(cmd, 0, total, 0));
-    OK(enigma_command_set_buffer(cmd, 1, s, 0));
-    OK(enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){THREADS, 1, 1}));
+    kernel_command k = command(lib, "adds_and_reads");
+    OK(enigma_command_set_buffer(k.cmd, 0, total, 0));
+    OK(enigma_command_set_buffer(k.cmd, 1, s, 0));
+    OK(enigma_command_dispatch(k.cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){THREADS, 1, 1}));
     OK(enigma_buffer_read(s, 0, seen, sizeof seen));
     int bad = 0;
     for (int i = 0; i < N; i++) bad += seen[i] < 1 || seen[i] > N;
     CHECK(bad == 0, "%s: adds_and_reads: %d reads outside 1..%d", mode, bad, N);
     CHECK(read_i32(total) == N, "%s: adds_and_reads: total %d, expected %d", mode, read_i32(total), N);
-    command_done(cmd);
+    command_done(k);
     enigma_buffer_destroy(total);
     enigma_buffer_destroy(s);
 }
