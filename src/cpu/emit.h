@@ -293,8 +293,9 @@ EN_INTERNAL bool cpu_tile_body(emitter *em, const ir_func *f);
 
 /* ---- emit_defer.c: relaxed integer atomic adds a worker sums before adding ------------- */
 EN_INTERNAL void cpu_defer_choose(emitter *em, const ir_func *f);
-/* the C place that sums atomic statement s's adds, or NULL when s adds to memory */
-EN_INTERNAL const char *cpu_deferred_sum(emitter *em, const ir_stmt *s);
+/* `T _r = ...;` for atomic_fetch_add/sub statement s of element type t, value v, at `_p`:
+ * into the worker's sum where cpu_defer_choose picked s's counter, else an atomic add */
+EN_INTERNAL void cpu_atomic_add_line(emitter *em, const ir_stmt *s, const ir_type *t, const char *v);
 /* the context fields of the sums, and the function that zeroes and adds them */
 EN_INTERNAL int cpu_defer_fields(emitter *em, en_buf *out);
 EN_INTERNAL void cpu_defer_function(emitter *em, int index, en_buf *out);

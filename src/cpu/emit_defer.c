@@ -42,16 +42,7 @@ static int stmt_uses(const ir_stmt *s, const ir_var *v) {
     return n;
 }
 
-/* does any expression of the kernel read variable r? */
-typedef struct reader_search {
-    const ir_var *r;
-    bool found;
-} reader_search;
-
-static void find_reader(const ir_stmt *s, void *ctx) {
-    reader_search *rs = ctx;
-    if (stmt_uses(s, rs->r)) rs->found = true;
-}
+static bool is_var(const ir_expr *e, const void *v) { return e->kind == IR_E_VAR && e->var == v; }
 
 static void count_uses(const ir_stmt *s, void *ctx) {
     use_count *u = ctx;
@@ -61,9 +52,7 @@ static void count_uses(const ir_stmt *s, void *ctx) {
     if (!add || s->arg_count != 2 || s->args[0]->kind != IR_E_VAR || s->args[0]->var != u->v ||
         uses_in(s->args[1], u->v))
         return;
-    reader_search rs = {s->result, false};
-    if (s->result) ir_stmt_each(u->body, find_reader, &rs);
-    if (!rs.found) u->deferable++;
+    if (!s->result || !ir_stmt_any_expr(u->body, is_var, s->result)) u->deferable++; /* no reader */
 }
 
 /* a device pointer to atomic_int or atomic_uint */
@@ -87,12 +76,24 @@ EN_INTERNAL void cpu_defer_choose(emitter *em, const ir_func *f) {
     }
 }
 
-EN_INTERNAL const char *cpu_deferred_sum(emitter *em, const ir_stmt *s) {
+/* the C place that sums atomic statement s's adds, or NULL when s adds to memory */
+static const char *deferred_sum(emitter *em, const ir_stmt *s) {
     if (s->arg_count < 1 || s->args[0]->kind != IR_E_VAR) return NULL;
-    if (s->intrinsic != IR_I_ATOMIC_FETCH_ADD && s->intrinsic != IR_I_ATOMIC_FETCH_SUB) return NULL;
     for (int i = 0; i < em->deferred_count; i++)
         if (em->deferred[i] == s->args[0]->var) return cpu_S(em, "_ctx->_deferred_%d", i);
     return NULL;
+}
+
+EN_INTERNAL void cpu_atomic_add_line(emitter *em, const ir_stmt *s, const ir_type *t, const char *v) {
+    const char *ct = cpu_ctype(em, t), *sum = deferred_sum(em, s);
+    bool sub = s->intrinsic == IR_I_ATOMIC_FETCH_SUB;
+    if (sum)
+        cpu_line(em, "%s _r = 0; (void)_p; %s %s= (uint32_t)%s; /* summed for the worker (emit_defer.c) */", ct, sum,
+                 sub ? "-" : "+", v);
+    else if (t->kind == IR_T_F32)
+        cpu_line(em, "%s _r = enk_atomic_add_f32(_p, %s%s);", ct, sub ? "-" : "", v);
+    else
+        cpu_line(em, "%s _r = __atomic_fetch_%s(_p, %s, __ATOMIC_RELAXED);", ct, sub ? "sub" : "add", v);
 }
 
 EN_INTERNAL int cpu_defer_fields(emitter *em, en_buf *out) {

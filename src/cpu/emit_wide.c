@@ -556,14 +556,7 @@ static void thread_atomic(wide *w, const ir_stmt *s) {
         break;
     case IR_I_ATOMIC_FETCH_ADD:
     case IR_I_ATOMIC_FETCH_SUB:
-        if (cpu_deferred_sum(em, s))
-            cpu_line(em, "%s _r = 0; (void)_p; %s %s= (uint32_t)%s; /* summed for the worker (emit_defer.c) */", ct,
-                     cpu_deferred_sum(em, s), s->intrinsic == IR_I_ATOMIC_FETCH_SUB ? "-" : "+", v);
-        else if (is_float)
-            cpu_line(em, "%s _r = enk_atomic_add_f32(_p, %s%s);", ct, s->intrinsic == IR_I_ATOMIC_FETCH_SUB ? "-" : "", v);
-        else
-            cpu_line(em, "%s _r = __atomic_fetch_%s(_p, %s, __ATOMIC_RELAXED);", ct,
-                     s->intrinsic == IR_I_ATOMIC_FETCH_ADD ? "add" : "sub", v);
+        cpu_atomic_add_line(em, s, t, v);
         break;
     case IR_I_ATOMIC_FETCH_MIN:
     case IR_I_ATOMIC_FETCH_MAX:
