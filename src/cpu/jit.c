@@ -454,10 +454,14 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
     const char *flags = o && o->backend_flags ? o->backend_flags : DEFAULT_FLAGS;
     char *identity = compiler_identity(cc, strstr(flags, "native") != NULL);
     if (!identity) return ENIGMA_ERROR_OUT_OF_MEMORY;
-    en_buf dir = {0}, no_dir = {0}; /* a cache folder that cannot be made fails below, once */
+    /* the cache folder, found once: the inputs' alias and the code's entry both live there;
+     * a folder that cannot be made fails the build after emission, as before */
+    bool use_cache = !(o && o->no_cache);
+    en_buf dir = {0}, no_dir = {0};
+    enigma_status dir_st = use_cache ? en_cache_dir(&dir, &no_dir) : ENIGMA_OK;
+    int kernels = ir_module_kernel_count(m);
     char by_inputs[65] = "";
-    if (o && o->has_input_digest && !o->no_cache && ir_module_kernel_count(m) > 0 &&
-        en_cache_dir(&dir, &no_dir) == ENIGMA_OK) {
+    if (use_cache && dir_st == ENIGMA_OK && o && o->has_input_digest && kernels > 0) {
         input_key(m, o, cc, identity, flags, by_inputs);
         en_program *found = open_by_inputs(dir.data, m, by_inputs, o->checked);
         if (found) {
@@ -467,14 +471,14 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
             return ENIGMA_OK;
         }
     }
-    en_buf_free(&dir);
-    en_buf_free(&no_dir);
 
     en_buf code = {0};
     enigma_status st = cpu_emit_module(m, o, &code, err);
     en_program *p = st == ENIGMA_OK ? calloc(1, sizeof *p) : NULL;
     if (!p) {
         en_buf_free(&code);
+        en_buf_free(&dir);
+        en_buf_free(&no_dir);
         free(identity);
         return st != ENIGMA_OK ? st : ENIGMA_ERROR_OUT_OF_MEMORY;
     }
@@ -484,19 +488,20 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
                          "const char enk_content_hash[] = \"%s\";\n", p->key);
     if (code.out_of_memory) {
         en_buf_free(&code);
+        en_buf_free(&dir);
+        en_buf_free(&no_dir);
         free(identity);
         free(p);
         return ENIGMA_ERROR_OUT_OF_MEMORY;
     }
 
     en_buf entry = {0}, so = {0};
-    bool use_cache = !(o && o->no_cache);
     int first_symbol = 0;
-    int kernels = ir_module_kernel_count(m);
     char loaded_key[65]; /* the key of the entry loaded: p->key's, or the batch's of an alias */
     snprintf(loaded_key, sizeof loaded_key, "%s", p->key);
     if (use_cache) {
-        st = en_cache_dir(&dir, err);
+        st = dir_st;
+        if (st != ENIGMA_OK) en_buf_puts(err, no_dir.data ? no_dir.data : "");
         if (st == ENIGMA_OK) {
             en_cache_entry_path(dir.data, p->key, ".so", &entry);
             p->library = open_verified(entry.data, p->key);
@@ -541,6 +546,7 @@ enigma_status cpu_jit_build(const ir_module *m, const en_build_options *o, en_pr
     }
     en_buf_free(&code);
     en_buf_free(&dir);
+    en_buf_free(&no_dir);
     en_buf_free(&entry);
     en_buf_free(&so);
     if (st != ENIGMA_OK) {
