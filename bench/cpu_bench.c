@@ -26,8 +26,8 @@
  * for both sides keeps the ratio fair. The bandwidth rows take their ceiling beside their
  * own runs (an OpenMP pass before each dispatch, ceiling_pass), over memory in 2 MiB pages
  * as enigma's buffers are, and the GEMM rows theirs likewise (an OpenBLAS sgemm before each
- * dispatch, gemm_try); a row's ratio is the median of its tries' ratios. Prints a Markdown table (bench/run.sh records it in
- * RESULTS.md). */
+ * dispatch, gemm_try); a row's ratio is the median of its tries' ratios. Prints a Markdown
+ * table (bench/run.sh records it in RESULTS.md). */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -176,14 +176,19 @@ static int by_value(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* the median of n values (sorted in place): a row's ratio from its tries' ratios */
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof v[0], by_value);
+    return v[n / 2];
+}
+
 /* enigma's runs t[] of `bytes` each against the ceiling's passes */
 static bandwidth bandwidth_of(const ceiling_runs *c, const double *t, double bytes) {
     double ratios[REPEATS], ceiling_bytes = REDUCE_N * sizeof(float);
     for (int r = 0; r < REPEATS; r++) ratios[r] = (bytes / t[r]) / (ceiling_bytes / c->t[r]);
-    qsort(ratios, REPEATS, sizeof ratios[0], by_value);
     return (bandwidth){.gbs = bytes / best(t, REPEATS) / 1e9,
                        .omp_gbs = ceiling_bytes / best(c->t, REPEATS) / 1e9,
-                       .ratio = ratios[REPEATS / 2]};
+                       .ratio = median(ratios, REPEATS)};
 }
 
 /* a bandwidth row's cells; goal: the fraction of the ceiling it must reach (0: none) */
@@ -471,8 +476,7 @@ static void gemm_row(const char *name, const gemm_tries *tries, double goal) {
     snprintf(r->value, sizeof r->value, "%.2f", enigma);
     if (tries->blas[0] > 0) {
         for (int i = 0; i < tries->n; i++) ratios[i] = tries->blas[i] / tries->enigma[i];
-        qsort(ratios, (size_t)tries->n, sizeof ratios[0], by_value);
-        double ratio = ratios[tries->n / 2];
+        double ratio = median(ratios, tries->n);
         snprintf(r->baseline, sizeof r->baseline, "%.2f (OpenBLAS)", gflops(best(tries->blas, tries->n)));
         snprintf(r->verdict, sizeof r->verdict, "%.3fx (paired median) %s", ratio, ratio >= goal ? "met" : "MISSED");
     } else {
