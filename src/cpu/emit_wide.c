@@ -1134,7 +1134,21 @@ static void thread_body(wide *w, const ir_stmt *const *stmts, int count) {
         vi->kind = VK_WIDE_EXPR; /* read and written by this name (not uniform) */
         vi->cname = local;
     }
-    for (int i = 0; i < count; i++) thread_stmt(w, stmts[i]);
+    if (w->step_copies) { /* blocked_steps: the steps of thread l, one after the other */
+        var_info *index = cpu_info_of(em, w->step_index);
+        const char *index_was = index->cname;
+        for (int step = 0; step < w->step_copies; step++) {
+            OPEN("{ /* step %d of %d */", step + 1, w->step_copies);
+            index->cname = w->step_forms[step];
+            w->unrolled += step > 0; /* the source notes once */
+            for (int i = 0; i < count; i++) thread_stmt(w, stmts[i]);
+            w->unrolled -= step > 0;
+            CLOSE();
+        }
+        index->cname = index_was;
+    } else {
+        for (int i = 0; i < count; i++) thread_stmt(w, stmts[i]);
+    }
     for (int i = 0; i < vars.count; i++) {
         var_info *vi = cpu_info_of(em, vars.items[i]);
         if (written[i]) cpu_line(em, "%s[l] = %s;", names[i], vi->cname);
@@ -2473,6 +2487,29 @@ static bool stores_device(const ir_stmt *s) {
     return c == IR_IC_ATOMIC || c == IR_IC_MATRIX;
 }
 
+/* does the loop read row p (a row pointer) at its index? */
+static bool loop_reads_row(wide *w, const ir_stmt *loop, const ir_var *p, const ir_var *index, const ir_expr *limit) {
+    row_load r = {p, index};
+    return row_pointer(w, p, limit) && ir_stmt_any_expr(loop->body, loads_row, &r);
+}
+
+/* has an earlier lock-step loop read row p? */
+static bool row_seen(wide *w, const ir_var *p) {
+    for (int i = 0; i < w->rows_read.count; i++)
+        if (w->rows_read.items[i] == p) return true;
+    return false;
+}
+
+/* does the loop re-read a row (so next_row_prefetch fetches the next group's, where the
+ * loop stores nothing to device memory)? */
+static bool rows_reread(wide *w, const ir_stmt *loop, const ir_var *index, const ir_expr *limit) {
+    for (int k = 0; k < w->em->f->locals.count; k++) {
+        const ir_var *p = w->em->f->locals.items[k];
+        if (loop_reads_row(w, loop, p, index, limit) && row_seen(w, p)) return true;
+    }
+    return false;
+}
+
 /* in a lock-step loop's every-thread path, before _ib<id> steps: prefetches for the rows
  * this loop re-reads (see above); then notes the rows it reads */
 static void next_row_prefetch(wide *w, const ir_stmt *loop, const ir_var *index, const ir_expr *limit, wset set,
@@ -2481,11 +2518,8 @@ static void next_row_prefetch(wide *w, const ir_stmt *loop, const ir_var *index,
     bool stores = ir_stmt_any(loop->body, stores_device);
     for (int k = 0; k < em->f->locals.count; k++) {
         const ir_var *p = em->f->locals.items[k];
-        row_load r = {p, index};
-        if (!row_pointer(w, p, limit) || !ir_stmt_any_expr(loop->body, loads_row, &r)) continue;
-        bool seen = false;
-        for (int i = 0; i < w->rows_read.count && !seen; i++) seen = w->rows_read.items[i] == p;
-        if (!seen) {
+        if (!loop_reads_row(w, loop, p, index, limit)) continue;
+        if (!row_seen(w, p)) {
             EN_PUSH(&em->arena, w->rows_read, p);
             continue;
         }
@@ -2643,6 +2677,79 @@ static bool chunked_step(wide *w, const ir_stmt *loop, int first, const stride_i
     return true;
 }
 
+/* ---- several steps a pass ----------------------------------------------------------------
+ * One pass over the threads per step of a lock-step loop takes each thread's values from
+ * their slots and puts them back at every step: `acc += in[i]` is a load and a store of acc
+ * beside each load of in. While every thread stays in the loop for STEP_BLOCK more steps,
+ * and the body stores nothing another thread could read (no device or threadgroup store, no
+ * atomic) and has no loop inside, one pass runs STEP_BLOCK steps of each thread in turn
+ * (thread_body's copies, the index _ib + s * step + l in copy s), the values in registers
+ * across them. Each thread's steps keep their order; between threads, with no store another
+ * could see, no order shows. The reduction's access order in plain C on the 2-core machine:
+ * 68-84% of the OpenMP ceiling at a step a pass, 103-104% at four (bench/RESULTS.md, issue
+ * 15, eighteenth round), and prefetching 8 steps on (chunked_step) cost 10 points there.
+ * Only loops over the whole grid (from the position in the grid), whose steps skip memory:
+ * a row's passes (softmax's, from the position in the group) step on contiguously, and
+ * measured the same in cache and 2 points lower (within the noise) in the bench at 4. */
+enum { STEP_BLOCK = 4 };
+
+/* a store to device or threadgroup memory, an atomic or a matrix operation */
+static bool stores_shared(const ir_stmt *s) {
+    if (s->kind == IR_S_ASSIGN) return cpu_place_space(s->place) != IR_SPACE_THREAD;
+    if (s->kind != IR_S_INTRINSIC) return false;
+    ir_intrinsic_class c = ir_intrinsic_class_of(s->intrinsic);
+    return c == IR_IC_ATOMIC || c == IR_IC_MATRIX;
+}
+
+static bool is_loop(const ir_stmt *s) { return s->kind == IR_S_LOOP; }
+
+static bool step_blockable(wide *w, const ir_stmt *loop, int first, const stride_index *si) {
+    const ir_stmt *b = loop->body;
+    if (!si->grid_base) return false;
+    for (int i = first; i < b->stmt_count; i++)
+        if (!batchable(w, b->stmts[i]) || ir_stmt_any(b->stmts[i], stores_shared) || ir_stmt_any(b->stmts[i], is_loop))
+            return false;
+    return true;
+}
+
+/* the every-thread path of lock-step loop `id` by STEP_BLOCK steps, tried before the one
+ * of a step; `contiguous` is the index's C form at the first step, `last` the last thread's
+ * offset and `u` the limit of `i < U` (unsigned) */
+static void blocked_steps(wide *w, const ir_stmt *loop, int first, const stride_index *si, wset set, const char *contiguous,
+                          const char *last, const ir_expr *limit, const char *u, int id) {
+    emitter *em = w->em;
+    const ir_stmt *b = loop->body;
+    const char *step = uniform_value(w, si->step);
+    const char *reach = cpu_S(em, "(uint64_t)_ib%d + %du * (uint64_t)(%s) + %s", id, STEP_BLOCK - 1, step, last);
+    OPEN("if (_all%d && %s < (uint64_t)(%s) && %s <= UINT32_MAX) { /* %d steps a pass, the values in registers */", id, reach,
+         u, reach, STEP_BLOCK);
+    const char **forms = en_alloc(&em->arena, sizeof(char *) * STEP_BLOCK);
+    forms[0] = contiguous;
+    for (int s = 1; s < STEP_BLOCK; s++) forms[s] = cpu_S(em, "((uint64_t)_ib%d + %du * (uint64_t)(%s) + l)", id, s, step);
+    wide_split outer = w->split; /* no runs of D threads here */
+    w->split = (wide_split){0};
+    w->step_index = si->var;
+    w->step_forms = forms;
+    w->step_copies = STEP_BLOCK;
+    thread_loop(w, (wset){set.lo, set.hi, NULL}, (const ir_stmt *const *)&b->stmts[first], b->stmt_count - first);
+    w->step_copies = 0;
+    w->split = outer;
+    /* the next group's rows, a step's span at a time; the one-step path notes the rows */
+    int noted = w->rows_read.count;
+    bool refetch = rows_reread(w, loop, si->var, limit);
+    if (refetch) OPEN("for (int _sb%d = 0; _sb%d < %d; _sb%d++) {", id, id, STEP_BLOCK, id);
+    next_row_prefetch(w, loop, si->var, limit, set, id);
+    if (refetch) {
+        cpu_line(em, "_ib%d += %s;", id, step);
+        CLOSE();
+    } else {
+        cpu_line(em, "_ib%d += %du * (%s);", id, STEP_BLOCK, step);
+    }
+    w->rows_read.count = noted;
+    cpu_line(em, "continue;");
+    CLOSE();
+}
+
 /* a loop whose exit differs per thread, with no barrier: lock step over the threads */
 static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr *head, int first) {
     emitter *em = w->em;
@@ -2707,6 +2814,10 @@ static void lockstep_loop(wide *w, const ir_stmt *loop, wset set, const ir_expr 
     if (limit) {
         /* a signed limit compares as signed (`int(c) < 256`); the last index must not wrap */
         const char *u = uniform_value(w, limit);
+        if (!signed_index && si.var->type->kind == IR_T_U32 && !ir_is_signed(limit->type) && step_blockable(w, loop, first, &si)) {
+            ivi->cname = contiguous;
+            blocked_steps(w, loop, first, &si, set, contiguous, last, limit, u, id);
+        }
         if (ir_is_signed(limit->type))
             OPEN("if (_all%d && (int64_t)_ib%d + (int64_t)%s < (int64_t)(%s) && %s) {", id, id, last, u, in_range);
         else

@@ -56,6 +56,9 @@ typedef struct wide {
     const ir_expr *assumed;               /* unswitch: a uniform test taken out of the loop over threads, */
     bool assumed_true;                    /* and its value in this copy of the loop */
     const char *stride_key;               /* a lock-step loop's grid-stride index, while all threads are in */
+    const ir_var *step_index;             /* blocked_steps: the index thread_body's copies step, */
+    const char *const *step_forms;        /* its C form in each copy, */
+    int step_copies;                      /* and how many (0: one pass, one step) */
     var_list rows_read;                   /* row pointers a lock-step loop has read (next_row_prefetch) */
     bool next_group_fetched;              /* next_group_prefetch has run (at the first barrier) */
     const char *staged;                   /* staged_stmt: the values' array, and which loop this is: */

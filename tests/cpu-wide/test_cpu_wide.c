@@ -46,6 +46,8 @@
  *            the exact form, found from the bound at the last row; the threads before the
  *            wrap are masked off) or in none (base 0: the 64-bit form), and an index with
  *            a subtraction (no bound: each row tested)
+ *   steps    grid-stride loops 4 steps a pass (the indices each thread takes, in order;
+ *            an if per step), and a loop that stores and one with a loop inside, not
  *   neighbours  lanes passing values through threadgroup memory with no barrier: a SIMD
  *            group's scan (`t[lid] += t[lid - d]` in a loop), a shift that reads the slot
  *            its neighbour writes in the same statement, a store read back by the partner
@@ -545,6 +547,30 @@ static const char *source =
     "        threadgroup_barrier(mem_flags::mem_threadgroup);\n"
     "    }\n"
     "    out[lpos.y * tsize.x + lpos.x] = acc;\n"
+    "}\n"
+    /* grid-stride loops several steps a pass (blocked_steps): each thread's steps in order
+     * (h hashes the indices it took, in order), an if per step, a temporary; a loop that
+     * stores and one with a loop inside stay a step a pass */
+    "kernel void steps(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                  device uint *hash [[buffer(2)]], device float *twice [[buffer(3)]], constant uint &n [[buffer(4)]],\n"
+    "                  uint gid [[thread_position_in_grid]], uint grid [[threads_per_grid]],\n"
+    "                  uint lid [[thread_index_in_threadgroup]], uint lsize [[threads_per_threadgroup]]) {\n"
+    "    threadgroup float t[1024];\n"
+    "    float acc = 0.0f;\n"
+    "    uint h = 7u;\n"
+    "    for (uint i = gid; i < n; i += grid) {\n"
+    "        float v = in[i];\n"
+    "        if (v > 0.25f) h = h * 31u + i;\n"
+    "        else acc += v * float(i % 5u);\n"
+    "    }\n"
+    "    for (uint i = gid; i < n; i += grid) twice[i] = in[i] * 2.0f;\n"
+    "    uint odd = 0u;\n"
+    "    for (uint i = gid; i < n; i += grid)\n"
+    "        for (uint k = 0u; k < (i & 3u); k++) odd += k;\n"
+    "    t[lid] = acc;\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    out[gid] = acc + t[lsize - 1u - lid];\n"
+    "    hash[gid] = h + odd;\n"
     "}\n";
 
 /* how often `text` stands in kernel `index`'s C */
@@ -623,6 +649,13 @@ static void check_emitted(enigma_device *dev) {
               "a next-group prefetch in wrap, diverge or with_simd");
         const char *next_row = "fetch the next threadgroup's row";
         CHECK(kernel_count(c, 3, next_row) == 1, "rows: %d next-row prefetches, expected 1", kernel_count(c, 3, next_row));
+        /* grid-stride loops over the whole grid run several steps a pass; a row's passes
+         * (rows: from the position in the group) and loops that store do not */
+        CHECK(kernel_count(c, 3, "4 steps a pass") == 0, "rows: a row's pass 4 steps a pass");
+        CHECK(kernel_count(c, 11, "4 steps a pass") == 1, "simd_mix: its grid-stride loop is not 4 steps a pass");
+        CHECK(kernel_is_wide(c, 24) && kernel_count(c, 24, "4 steps a pass") == 1 && kernel_count(c, 24, "step 4 of 4") == 1,
+              "steps: %d loops 4 steps a pass, expected 1 (not the one that stores nor the one with a loop inside)",
+              kernel_count(c, 24, "4 steps a pass"));
         CHECK(kernel_is_wide(c, 10), "kernel strided_rows is not in wide mode");
         CHECK(kernel_count(c, 10, next_row) == 0, "strided_rows: a next-row prefetch though rows are `stride` apart");
         CHECK(strstr(c, "each SIMD group: simdgroup_matrix operations") != NULL, "no loop over SIMD groups in the C");
@@ -1148,6 +1181,43 @@ static void run_neighbours(enigma_device *dev, enigma_pipeline *p, uint32_t grou
     free(in), free(out);
 }
 
+/* steps: acc and h per thread, from its indices gid, gid + grid, ... in order */
+static void run_steps(enigma_device *dev, enigma_pipeline *p, uint32_t groups, uint32_t tsize, uint32_t n) {
+    uint32_t threads = groups * tsize;
+    float *in = malloc((size_t)n * 4), *out = malloc((size_t)threads * 4), *twice = malloc((size_t)n * 4);
+    uint32_t *hash = malloc((size_t)threads * 4);
+    for (uint32_t i = 0; i < n; i++) in[i] = rndf();
+    slot s[] = {{in, (size_t)n * 4}, {out, (size_t)threads * 4}, {hash, (size_t)threads * 4}, {twice, (size_t)n * 4}, {&n, 4}};
+    dispatch(dev, p, s, 5, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1}, (enigma_size3){tsize, 1, 1});
+    double *acc = calloc(threads, sizeof(double));
+    for (uint32_t gid = 0; gid < threads; gid++) {
+        uint32_t h = 7u, odd = 0u;
+        for (uint32_t i = gid; i < n; i += threads) {
+            if (in[i] > 0.25f) h = h * 31u + i;
+            else acc[gid] += (double)in[i] * (double)(i % 5u);
+            for (uint32_t k = 0; k < (i & 3u); k++) odd += k;
+        }
+        if (hash[gid] != h + odd) {
+            CHECK(0, "steps %u x %u, n %u: hash[%u] = %u, expected %u", groups, tsize, n, gid, hash[gid], h + odd);
+            break;
+        }
+    }
+    for (uint32_t gid = 0; gid < threads; gid++) {
+        uint32_t g = gid / tsize, lid = gid % tsize;
+        double want = acc[gid] + acc[g * tsize + tsize - 1u - lid];
+        if (fabs(out[gid] - want) > 1e-4 * (1.0 + fabs(want)) + 1e-5 * n / threads) {
+            CHECK(0, "steps %u x %u, n %u: out[%u] = %.7g, expected %.7g", groups, tsize, n, gid, out[gid], want);
+            break;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (twice[i] != in[i] * 2.0f) {
+            CHECK(0, "steps %u x %u, n %u: twice[%u] = %g, expected %g", groups, tsize, n, i, twice[i], in[i] * 2.0f);
+            break;
+        }
+    free(in), free(out), free(hash), free(twice), free(acc);
+}
+
 static float half_round(float x) { return (float)(_Float16)x; }
 
 /* M x N x K with groups of (tx, ty) threads: nsg = tx * ty / 32 SIMD groups side by side */
@@ -1518,6 +1588,13 @@ int main(void) {
         run_wrap_rows(dev, wrap_rows, 3u * 48u + 2u, 9, tx, ty);   /* row 3 at x = 2; the subtraction's rows move */
     }
     enigma_pipeline_destroy(wrap_rows);
+    enigma_pipeline *steps = pipeline(lib, "steps");
+    /* {groups, threads, n}: 9 steps and part of a tenth (two passes of 4, a step, a partial
+     * one), fewer than 4, exactly 8, a group not a multiple of 32 */
+    static const uint32_t step_shapes[][3] = {{3, 64, 192 * 9 + 50}, {2, 128, 256 * 3}, {2, 128, 256 * 8}, {3, 48, 144 * 13 + 1}};
+    for (size_t i = 0; steps && i < sizeof step_shapes / sizeof step_shapes[0]; i++)
+        run_steps(dev, steps, step_shapes[i][0], step_shapes[i][1], step_shapes[i][2]);
+    enigma_pipeline_destroy(steps);
     enigma_pipeline *neighbours = pipeline(lib, "neighbours");
     if (neighbours) {
         run_neighbours(dev, neighbours, 3, 96);
