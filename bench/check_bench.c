@@ -7,9 +7,10 @@
  *                   and one atomic add per threadgroup (every threadgroup-memory access goes
  *                   through shadow memory: the worst case for the checker; its one device
  *                   write is atomic, so every worker checks threadgroups of it)
- * Each is timed as the median of several dispatches after a warm-up; both runs must give
- * the reference sum (computed here in double / exact integers) and the checked run must
- * report nothing. Prints one line per kernel: unchecked ms, checked ms, ratio.
+ * Each side is timed back to back (median of several dispatches after a warm-up), then the
+ * two alternate in pairs; both runs must give the reference sum (computed here in double /
+ * exact integers) and the checked run must report nothing. Prints one line per kernel: the
+ * back-to-back medians and their ratio, then the pairs' median times and median ratio.
  *
  * usage: check_bench [KERNEL_DIR]   (default: bench/kernels of the source tree) */
 #include <math.h>
@@ -41,51 +42,93 @@ static enigma_pipeline *load(const char *file, const char *kernel, bool checked,
     return bench_load(dev, kernel_dir, file, kernel, &opts, lib);
 }
 
-/* median seconds of REPEATS dispatches after one warm-up; `reset` runs before each */
+/* one kernel's dispatch, unchecked or checked: its command, its shape, and the buffer to
+ * zero before each dispatch (an atomic sum's output), if any */
 typedef struct run {
+    enigma_library *lib;
+    enigma_pipeline *p;
     enigma_command *cmd;
+    enigma_buffer *in, *out;
     enigma_size3 groups, threads;
-    enigma_buffer *zero_me;
-    size_t zero_bytes;
+    size_t zero_bytes; /* of out, before each dispatch (0: none) */
 } run;
 
-static double time_runs(run *r, bool checked) {
-    double t[REPEATS];
-    void *zeros = calloc(1, r->zero_bytes);
-    for (int i = -1; i < REPEATS; i++) {
-        if (r->zero_me) CHECK(enigma_buffer_write(r->zero_me, 0, zeros, r->zero_bytes));
-        double t0 = now_s();
-        CHECK(enigma_command_dispatch(r->cmd, ENIGMA_DISPATCH_THREADGROUPS, r->groups, r->threads));
-        double dt = now_s() - t0;
-        if (i >= 0) t[i] = dt;
-        if (checked && enigma_command_report_count(r->cmd) != 0) {
-            fprintf(stderr, "check_bench: checked run reported problems:\n%s", enigma_command_reports_text(r->cmd));
-            exit(1);
+static double dispatch_once(run *r, bool checked, const void *zeros) {
+    if (r->zero_bytes) CHECK(enigma_buffer_write(r->out, 0, zeros, r->zero_bytes));
+    double t0 = now_s();
+    CHECK(enigma_command_dispatch(r->cmd, ENIGMA_DISPATCH_THREADGROUPS, r->groups, r->threads));
+    double dt = now_s() - t0;
+    if (checked && enigma_command_report_count(r->cmd) != 0) {
+        fprintf(stderr, "check_bench: checked run reported problems:\n%s", enigma_command_reports_text(r->cmd));
+        exit(1);
+    }
+    return dt;
+}
+
+static double median(double *t, int n) {
+    qsort(t, (size_t)n, sizeof t[0], cmp_double);
+    return t[n / 2];
+}
+
+/* Two measures of the same dispatches. Back to back: each side's median of REPEATS
+ * dispatches after a warm-up, one side after the other (ms[0], ms[1]). Paired: REPEATS
+ * pairs, an unchecked dispatch then the checked one, the median of the pairs' ratios
+ * (*paired, and the pairs' median times in pair_ms): a change in the machine's state moves
+ * both sides of a pair, where back to back the unchecked run (a fraction of a millisecond)
+ * swung the ratio by half. A paired unchecked dispatch follows a checked one, and reads a
+ * little slower than back to back: both are printed. */
+static void time_both(run r[2], double ms[2], double pair_ms[2], double *paired) {
+    double t[2][REPEATS], q[REPEATS];
+    void *zeros = calloc(1, r[0].zero_bytes > r[1].zero_bytes ? r[0].zero_bytes : r[1].zero_bytes);
+    for (int k = 0; k < 2; k++) {
+        for (int i = -1; i < REPEATS; i++) {
+            double dt = dispatch_once(&r[k], k == 1, zeros);
+            if (i >= 0) t[k][i] = dt;
         }
+        ms[k] = median(t[k], REPEATS) * 1e3;
+    }
+    for (int i = 0; i < REPEATS; i++) {
+        t[0][i] = dispatch_once(&r[0], false, zeros);
+        t[1][i] = dispatch_once(&r[1], true, zeros);
+        q[i] = t[1][i] / t[0][i];
     }
     free(zeros);
-    qsort(t, REPEATS, sizeof t[0], cmp_double);
-    return t[REPEATS / 2];
+    for (int k = 0; k < 2; k++) pair_ms[k] = median(t[k], REPEATS) * 1e3;
+    *paired = median(q, REPEATS);
+}
+
+static void run_free(run *r) {
+    enigma_command_destroy(r->cmd);
+    enigma_buffer_destroy(r->in);
+    enigma_buffer_destroy(r->out);
+    enigma_pipeline_destroy(r->p);
+    enigma_library_destroy(r->lib);
+}
+
+static void print_ratio(const char *what, const double ms[2], const double pair_ms[2], double paired) {
+    printf("%s unchecked %8.3f ms, checked %8.3f ms, ratio %5.1fx; paired: %.3f / %.3f ms, ratio %5.1fx\n", what,
+           ms[0], ms[1], ms[1] / ms[0], pair_ms[0], pair_ms[1], paired);
 }
 
 static void bench_reduce_simd(const float *x, double reference) {
     const uint32_t groups = 64, threads = 256, n = N;
-    double ms[2];
+    run r[2];
     for (int checked = 0; checked < 2; checked++) {
-        enigma_library *lib;
-        enigma_pipeline *p = load("reduce_simd.metal", "reduce_simd", checked, &lib);
-        enigma_buffer *in, *partials;
-        CHECK(enigma_buffer_create_with_data(dev, x, N * sizeof(float), &in));
-        CHECK(enigma_buffer_create(dev, groups * sizeof(float), &partials));
-        enigma_command *cmd;
-        CHECK(enigma_command_create(p, &cmd));
-        CHECK(enigma_command_set_buffer(cmd, 0, in, 0));
-        CHECK(enigma_command_set_buffer(cmd, 1, partials, 0));
-        CHECK(enigma_command_set_bytes(cmd, 2, &n, sizeof n));
-        run r = {cmd, {groups, 1, 1}, {threads, 1, 1}, NULL, 0};
-        ms[checked] = time_runs(&r, checked) * 1e3;
+        run *k = &r[checked];
+        *k = (run){.groups = {groups, 1, 1}, .threads = {threads, 1, 1}};
+        k->p = load("reduce_simd.metal", "reduce_simd", checked, &k->lib);
+        CHECK(enigma_buffer_create_with_data(dev, x, N * sizeof(float), &k->in));
+        CHECK(enigma_buffer_create(dev, groups * sizeof(float), &k->out));
+        CHECK(enigma_command_create(k->p, &k->cmd));
+        CHECK(enigma_command_set_buffer(k->cmd, 0, k->in, 0));
+        CHECK(enigma_command_set_buffer(k->cmd, 1, k->out, 0));
+        CHECK(enigma_command_set_bytes(k->cmd, 2, &n, sizeof n));
+    }
+    double ms[2], pair_ms[2], paired;
+    time_both(r, ms, pair_ms, &paired);
+    for (int checked = 0; checked < 2; checked++) {
         float part[64];
-        CHECK(enigma_buffer_read(partials, 0, part, sizeof part));
+        CHECK(enigma_buffer_read(r[checked].out, 0, part, sizeof part));
         double sum = 0;
         for (uint32_t i = 0; i < groups; i++) sum += part[i];
         if (fabs(sum - reference) > 1e-3 * fabs(reference) + 1e-2) {
@@ -93,47 +136,38 @@ static void bench_reduce_simd(const float *x, double reference) {
                     sum, reference);
             exit(1);
         }
-        enigma_command_destroy(cmd);
-        enigma_buffer_destroy(in);
-        enigma_buffer_destroy(partials);
-        enigma_pipeline_destroy(p);
-        enigma_library_destroy(lib);
+        run_free(&r[checked]);
     }
-    printf("reduce_simd     2^20 floats: unchecked %8.3f ms, checked %8.3f ms, ratio %5.1fx\n", ms[0], ms[1],
-           ms[1] / ms[0]);
+    print_ratio("reduce_simd     2^20 floats:", ms, pair_ms, paired);
 }
 
 static void bench_seed003(const int32_t *x, long long reference) {
     const uint32_t threads = 256, groups = N / threads;
-    double ms[2];
+    run r[2];
     for (int checked = 0; checked < 2; checked++) {
-        enigma_library *lib;
-        enigma_pipeline *p = load("seed003_reduce.metal", "reduce", checked, &lib);
-        enigma_buffer *in, *out;
-        CHECK(enigma_buffer_create_with_data(dev, x, N * sizeof(int32_t), &in));
-        CHECK(enigma_buffer_create(dev, sizeof(int32_t), &out));
-        enigma_command *cmd;
-        CHECK(enigma_command_create(p, &cmd));
-        CHECK(enigma_command_set_buffer(cmd, 0, in, 0));
-        CHECK(enigma_command_set_buffer(cmd, 1, out, 0));
-        CHECK(enigma_command_set_threadgroup_memory(cmd, 0, threads * sizeof(int32_t)));
-        run r = {cmd, {groups, 1, 1}, {threads, 1, 1}, out, sizeof(int32_t)};
-        ms[checked] = time_runs(&r, checked) * 1e3;
+        run *k = &r[checked];
+        *k = (run){.groups = {groups, 1, 1}, .threads = {threads, 1, 1}, .zero_bytes = sizeof(int32_t)};
+        k->p = load("seed003_reduce.metal", "reduce", checked, &k->lib);
+        CHECK(enigma_buffer_create_with_data(dev, x, N * sizeof(int32_t), &k->in));
+        CHECK(enigma_buffer_create(dev, sizeof(int32_t), &k->out));
+        CHECK(enigma_command_create(k->p, &k->cmd));
+        CHECK(enigma_command_set_buffer(k->cmd, 0, k->in, 0));
+        CHECK(enigma_command_set_buffer(k->cmd, 1, k->out, 0));
+        CHECK(enigma_command_set_threadgroup_memory(k->cmd, 0, threads * sizeof(int32_t)));
+    }
+    double ms[2], pair_ms[2], paired;
+    time_both(r, ms, pair_ms, &paired);
+    for (int checked = 0; checked < 2; checked++) {
         int32_t got;
-        CHECK(enigma_buffer_read(out, 0, &got, sizeof got));
+        CHECK(enigma_buffer_read(r[checked].out, 0, &got, sizeof got));
         if (got != (int32_t)reference) {
             fprintf(stderr, "check_bench: seed003 (%s) sum %d, expected %lld\n", checked ? "checked" : "unchecked", got,
                     reference);
             exit(1);
         }
-        enigma_command_destroy(cmd);
-        enigma_buffer_destroy(in);
-        enigma_buffer_destroy(out);
-        enigma_pipeline_destroy(p);
-        enigma_library_destroy(lib);
+        run_free(&r[checked]);
     }
-    printf("seed003_reduce  2^20 ints:   unchecked %8.3f ms, checked %8.3f ms, ratio %5.1fx\n", ms[0], ms[1],
-           ms[1] / ms[0]);
+    print_ratio("seed003_reduce  2^20 ints:  ", ms, pair_ms, paired);
 }
 
 int main(int argc, char **argv) {
