@@ -3108,6 +3108,23 @@ static bool collect_loads(wide *w, const ir_expr *e, checked_accesses *acc) {
     return true;
 }
 
+/* Access c is X[i], X the same in every thread, i = b + s * _x (wform_of): the C test, true
+ * where the set's threads' addresses are consecutive (s is 1, and no thread's i wraps, so
+ * i is b + _x exactly), to stand where the first thread's l, _x and _y do; else NULL */
+static const char *consecutive_test(wide *w, wset set, const checked_access *c, const char *hi) {
+    emitter *em = w->em;
+    const ir_expr *e = c->e;
+    if (c->pointer || w->sg_region || e->kind != IR_E_INDEX) return NULL;
+    const ir_expr *x = e->args[0], *i = e->args[1];
+    /* (a uniform load in checked mode would take the kernel out of wide mode: none here) */
+    if (reads_memory(x) || reads_memory(i) || !wide_uniform(w, x)) return NULL;
+    wform f = wform_of(w, i, -1, set.lo != NULL, 0);
+    if (!f.ok || !f.s || !f.bmax || !f.smax) return NULL;
+    const char *rows = set.lo ? "" : "_sy == 1u && "; /* by rows: l is _x in one row only */
+    return cpu_S(em, "%s(uint32_t)(%s) == 1u && enk_sat_add(%s, enk_sat_mul(%s, (uint64_t)(%s) - 1u)) <= UINT32_MAX", rows,
+                 f.s, f.bmax, f.smax, hi);
+}
+
 /* every thread's address of each access (the range's threads, set or not: no address
  * loads, and division by a value needs checked mode's own test, which takes the kernel out
  * of wide mode), then the hook; _wok: all of them may touch memory */
@@ -3117,23 +3134,52 @@ static void checked_hooks(wide *w, wset set, const checked_accesses *acc, const 
     for (int i = 0; i < acc->count; i++)
         cpu_line(em, "uintptr_t _wa%d[%d]; uint8_t _wk%d[%d];", acc->items[i].id, CPU_MAX_THREADS, acc->items[i].id,
                  CPU_MAX_THREADS);
+    const char *lo = set.lo ? set.lo : "0u", *hi = set.lo ? set.hi : "_n";
+    const char **address = en_alloc(&em->arena, sizeof(char *) * (size_t)acc->count);
+    const char *known = ""; /* every access's consecutive_test, joined by && */
+    for (int i = 0; i < acc->count && known; i++) {
+        const char *test = consecutive_test(w, set, &acc->items[i], hi);
+        known = test ? cpu_S(em, "%s%s(%s)", known, i ? " && " : "", test) : NULL;
+    }
+    int first_id = acc->items[0].id;
+    for (int i = 0; i < acc->count; i++) {
+        const ir_expr *e = acc->items[i].e;
+        address[i] = acc->items[i].pointer ? wex(w, e, -1) : cpu_S(em, "&%s", wlvalue(w, e));
+        cpu_line(em, "uintptr_t _wf%d = 0, _wc%d = 0; /* the first thread's address; 0: consecutive */", acc->items[i].id,
+                 acc->items[i].id);
+    }
+    if (known) cpu_line(em, "bool _wd%d = false; /* consecutive, known from the index's form */", first_id);
+    /* consecutive elements (a tree level, a tile row) let the hook test a SIMD group in
+     * O(1), reading only the first thread's address. Where the index's form shows them
+     * consecutive, that address is all that is taken; else each thread's is, and compared
+     * with the first one's plus its distance in the same loop (the address arrays and their
+     * test were half of a checked statement's cost in seed 003) */
+    OPEN("if (%s < %s) { /* the first thread's addresses */", lo, hi);
+    if (!set.lo) cpu_line(em, "const uint32_t _y = 0, _x = 0; const size_t l = 0; (void)_x; (void)_y; (void)l;");
+    else if (w->sg_region)
+        cpu_line(em, "const size_t l = %s; const uint32_t _x = (uint32_t)l %% _sx, _y = (uint32_t)l / _sx; (void)_x; (void)_y;", lo);
+    else cpu_line(em, "const size_t l = %s; const uint32_t _x = l, _y = 0; (void)_x; (void)_y;", lo);
+    for (int i = 0; i < acc->count; i++) cpu_line(em, "_wf%d = (uintptr_t)(%s);", acc->items[i].id, address[i]);
+    if (known) cpu_line(em, "_wd%d = %s;", first_id, known);
+    CLOSE();
+    if (known) {
+        OPEN("if (_wd%d) {", first_id);
+        for (int i = 0; i < acc->count; i++) cpu_line(em, "_wa%d[%s] = _wf%d;", acc->items[i].id, lo, acc->items[i].id);
+        ELSE();
+    }
     wset all = {set.lo, set.hi, NULL};
     open_threads(w, all);
     for (int i = 0; i < acc->count; i++) {
-        const ir_expr *e = acc->items[i].e;
-        const char *a = acc->items[i].pointer ? wex(w, e, -1) : cpu_S(em, "&%s", wlvalue(w, e));
-        cpu_line(em, "_wa%d[l] = (uintptr_t)(%s);", acc->items[i].id, a);
-    }
-    close_threads(w, all);
-    const char *lo = set.lo ? set.lo : "0u", *hi = set.lo ? set.hi : "_n";
-    for (int i = 0; i < acc->count; i++) {
-        /* consecutive elements (a tree level, a tile row): the hook tests a SIMD group in O(1) */
         const checked_access *c = &acc->items[i];
         const ir_type *t = c->pointer ? c->e->type->elem : c->e->type;
         if (t && t->kind == IR_T_ATOMIC) t = t->elem;
-        cpu_line(em, "uintptr_t _wc%d = 0; /* 0: consecutive */", c->id);
-        cpu_line(em, "for (size_t l = %s; l < %s; l++) _wc%d |= _wa%d[l] ^ (_wa%d[%s] + (l - %s) * sizeof(%s));", lo, hi,
-                 c->id, c->id, c->id, lo, lo, cpu_ctype(em, t));
+        cpu_line(em, "_wa%d[l] = (uintptr_t)(%s);", c->id, address[i]);
+        cpu_line(em, "_wc%d |= _wa%d[l] ^ (_wf%d + (l - %s) * sizeof(%s));", c->id, c->id, c->id, lo, cpu_ctype(em, t));
+    }
+    close_threads(w, all);
+    if (known) CLOSE();
+    for (int i = 0; i < acc->count; i++) {
+        const checked_access *c = &acc->items[i];
         cpu_line(em, "%s &= _cg->api->access_span(_cg->state, %s, %s, %s, %s, _wa%d, _wc%d == 0, %s, _wk%d);",
                  store ? "_wos" : "_wok", c->site, lo, hi, set.mask ? set.mask : "NULL", c->id, c->id,
                  values ? values : "NULL", c->id);

@@ -46,6 +46,8 @@
  *            the exact form, found from the bound at the last row; the threads before the
  *            wrap are masked off) or in none (base 0: the 64-bit form), and an index with
  *            a subtraction (no bound: each row tested)
+ *   wrap_checked  checked mode in wide mode: an index that wraps in one SIMD group of the
+ *            group is not taken as consecutive from the first thread's address
  *   steps    grid-stride loops 4 steps a pass (the indices each thread takes, in order;
  *            an if per step), and a loop that stores and one with a loop inside, not
  *   neighbours  lanes passing values through threadgroup memory with no barrier: a SIMD
@@ -1218,6 +1220,86 @@ static void run_steps(enigma_device *dev, enigma_pipeline *p, uint32_t groups, u
     free(in), free(out), free(hash), free(twice), free(acc);
 }
 
+static enigma_pipeline *pipeline(enigma_library *lib, const char *name) {
+    enigma_pipeline *p = NULL;
+    OK(enigma_pipeline_create(lib, name, &p));
+    return p;
+}
+
+/* Checked mode in wide mode: an index whose form is lid + 0xFFFFFFE0 wraps as a uint in
+ * the group's second SIMD group (to lid - 32: in bounds) and not in its first (out of
+ * bounds). The hook may take the threads' addresses as consecutive from the first one only
+ * where no index wraps: else the second SIMD group's loads are lost (read as 0) and counted
+ * out of bounds. */
+static const char *checked_source =
+    "#include <metal_stdlib>\n"
+    "using namespace metal;\n"
+    "kernel void wrap_checked(device const float *in [[buffer(0)]], device float *out [[buffer(1)]],\n"
+    "                         uint lid [[thread_position_in_threadgroup]], uint gid [[thread_position_in_grid]]) {\n"
+    "    threadgroup float t[64];\n"
+    "    t[lid] = in[lid + 0xFFFFFFE0u];\n"
+    "    threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+    "    out[gid] = t[lid] + 1.0f;\n"
+    "}\n";
+
+static void run_checked_wrap(enigma_device *dev) {
+    enigma_compile_options checked = {.checked = true};
+    enigma_library *lib = NULL;
+    OK(enigma_library_create_from_source(dev, checked_source, strlen(checked_source), "wrap_checked.metal", &checked,
+                                         &lib));
+    char *c = NULL;
+    if (lib) OK(enigma_library_emit(lib, "c", &c));
+    if (c) {
+        CHECK(kernel_is_wide(c, 0), "wrap_checked is not in wide mode");
+        /* t[lid] (twice), out[gid] and in[lid + 0xFFFFFFE0u] (whose test fails at run time) have forms */
+        CHECK(kernel_count(c, 0, "known from the index's form") == 4, "wrap_checked: %d accesses known by their form, expected 4",
+              kernel_count(c, 0, "known from the index's form"));
+    }
+    enigma_free(c);
+    enigma_pipeline *p = lib ? pipeline(lib, "wrap_checked") : NULL;
+    const uint32_t groups = 3, threads = 64;
+    float in[64], out[192];
+    for (int i = 0; i < 64; i++) in[i] = rndf();
+    for (int i = 0; i < 192; i++) out[i] = -7.0f;
+    enigma_buffer *bin = NULL, *bout = NULL;
+    enigma_command *cmd = NULL;
+    if (p) {
+        OK(enigma_buffer_create_with_data(dev, in, sizeof in, &bin));
+        OK(enigma_buffer_create_with_data(dev, out, sizeof out, &bout));
+        OK(enigma_command_create(p, &cmd));
+    }
+    if (cmd) {
+        OK(enigma_command_set_buffer(cmd, 0, bin, 0));
+        OK(enigma_command_set_buffer(cmd, 1, bout, 0));
+        enigma_status st = enigma_command_dispatch(cmd, ENIGMA_DISPATCH_THREADGROUPS, (enigma_size3){groups, 1, 1},
+                                                   (enigma_size3){threads, 1, 1});
+        CHECK(st == ENIGMA_ERROR_CHECK_FAILED, "wrap_checked: dispatch gave %d, expected checked mode's problems", (int)st);
+        OK(enigma_buffer_read(bout, 0, out, sizeof out));
+        /* lanes 0..31 read out of bounds (0 in checked mode), lanes 32..63 in[lid - 32] */
+        for (uint32_t gid = 0; gid < groups * threads; gid++) {
+            uint32_t lid = gid % threads;
+            float want = (lid < 32 ? 0.0f : in[lid - 32]) + 1.0f;
+            if (out[gid] != want) {
+                CHECK(0, "wrap_checked: out[%u] = %g, expected %g", gid, out[gid], want);
+                break;
+            }
+        }
+        int n = enigma_command_report_count(cmd), oob = 0;
+        for (int i = 0; i < n; i++) {
+            enigma_check_report r;
+            OK(enigma_command_get_report(cmd, i, &r));
+            oob += r.kind == ENIGMA_CHECK_OUT_OF_BOUNDS && r.line == 6;
+        }
+        CHECK(n == 1 && oob == 1, "wrap_checked: %d reports, expected one out-of-bounds at line 6:\n%s", n,
+              enigma_command_reports_text(cmd));
+    }
+    enigma_command_destroy(cmd);
+    enigma_buffer_destroy(bin);
+    enigma_buffer_destroy(bout);
+    enigma_pipeline_destroy(p);
+    enigma_library_destroy(lib);
+}
+
 static float half_round(float x) { return (float)(_Float16)x; }
 
 /* M x N x K with groups of (tx, ty) threads: nsg = tx * ty / 32 SIMD groups side by side */
@@ -1445,12 +1527,6 @@ static void run_mma_block(enigma_device *dev, enigma_pipeline *p) {
     }
 }
 
-static enigma_pipeline *pipeline(enigma_library *lib, const char *name) {
-    enigma_pipeline *p = NULL;
-    OK(enigma_pipeline_create(lib, name, &p));
-    return p;
-}
-
 int main(void) {
     rnd_seed_from_clock();
     enigma_device *dev = NULL;
@@ -1588,6 +1664,7 @@ int main(void) {
         run_wrap_rows(dev, wrap_rows, 3u * 48u + 2u, 9, tx, ty);   /* row 3 at x = 2; the subtraction's rows move */
     }
     enigma_pipeline_destroy(wrap_rows);
+    run_checked_wrap(dev);
     enigma_pipeline *steps = pipeline(lib, "steps");
     /* {groups, threads, n}: 9 steps and part of a tenth (two passes of 4, a step, a partial
      * one), fewer than 4, exactly 8, a group not a multiple of 32 */
