@@ -939,8 +939,10 @@ static inline __attribute__((always_inline)) bool first_in_epoch_cells(cpu_check
 
 /* lanes l0 .. l0 + n - 1 of SIMD group sg, every one active, lane l's cell at first + 4 l,
  * in the operation check_access has just numbered (an AVX2 copy too: see span_at_once) */
-static __attribute__((target_clones("avx2", "default"))) bool first_in_epoch_run(cpu_check_dispatch *d, region *rg, const cpu_check_site *s,
-                                                         uint32_t sg, uintptr_t first, int l0, int n, bool writes) {
+static __attribute__((target_clones("avx2", "default"))) bool first_in_epoch_run(cpu_check_dispatch *d, region *rg,
+                                                                                  const cpu_check_site *s, uint32_t sg,
+                                                                                  uintptr_t first, int l0, int n,
+                                                                                  bool writes) {
     /* a whole SIMD group with n a constant: loops of a fixed count, which vectorise fully */
     if (n == 32) return first_in_epoch_cells(d, rg, s, first, sg * 32, 32, d->op, writes);
     return first_in_epoch_cells(d, rg, s, first + (uintptr_t)l0 * 4u, sg * 32 + (uint32_t)l0, (uint32_t)n, d->op,
@@ -1098,8 +1100,9 @@ static uint32_t hook_access_run(void *state, const cpu_check_site *s, uint32_t s
 /* (target_clones: the library is built for any x86-64, and the cell loops run in 256-bit
  * vectors where the CPU has AVX2, picked once at load time: callgrind of checked seed 003,
  * span_at_once 100 M -> 74 M instructions) */
-static __attribute__((target_clones("avx2", "default"))) bool span_at_once(cpu_check_dispatch *d, const cpu_check_site *s, uint32_t lo,
-                                                   uint32_t hi, uintptr_t first, uint8_t *ok) {
+static __attribute__((target_clones("avx2", "default"))) bool span_at_once(cpu_check_dispatch *d,
+                                                                            const cpu_check_site *s, uint32_t lo,
+                                                                            uint32_t hi, uintptr_t first, uint8_t *ok) {
     uint32_t size = s->size, n = hi - lo, nsg = (hi - 1) / 32 - lo / 32 + 1;
     if ((s->op != CPU_CHECK_LOAD && s->op != CPU_CHECK_STORE) || size == 0 || s->object < 0 ||
         s->object >= d->object_count || (d->out_of_memory && d->object_count == 0))
