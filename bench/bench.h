@@ -1,5 +1,5 @@
-/* bench.h — what the benchmark programs share: a fatal check of an enigma call, a clock,
- * and loading a kernel from a file of bench/kernels. Each program is one C file that
+/* bench.h — what the benchmark programs share: a fatal check of an enigma call, a clock, a
+ * median, and loading a kernel from a file of bench/kernels. Each program is one C file that
  * defines BENCH_PROGRAM (its name, for messages) before including this. */
 #ifndef ENIGMA_BENCH_H
 #define ENIGMA_BENCH_H
@@ -31,6 +31,18 @@ static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static inline int bench_by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the median of n values (sorted in place): a ratio from its tries' ratios, a time from
+ * repeated dispatches */
+static inline double bench_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof v[0], bench_by_value);
+    return v[n / 2];
 }
 
 /* kernel `kernel` of dir/file, built with `options` (NULL: the defaults); a compile error

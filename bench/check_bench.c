@@ -32,11 +32,6 @@
 static enigma_device *dev;
 static const char *kernel_dir = ENIGMA_SOURCE_DIR "/bench/kernels";
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static enigma_pipeline *load(const char *file, const char *kernel, bool checked, enigma_library **lib) {
     enigma_compile_options opts = {.checked = checked};
     return bench_load(dev, kernel_dir, file, kernel, &opts, lib);
@@ -65,11 +60,6 @@ static double dispatch_once(run *r, bool checked, const void *zeros) {
     return dt;
 }
 
-static double median(double *t, int n) {
-    qsort(t, (size_t)n, sizeof t[0], cmp_double);
-    return t[n / 2];
-}
-
 /* Two measures of the same dispatches. Back to back: each side's median of REPEATS
  * dispatches after a warm-up, one side after the other (ms[0], ms[1]). Paired: REPEATS
  * pairs, an unchecked dispatch then the checked one, the median of the pairs' ratios
@@ -85,7 +75,7 @@ static void time_both(run r[2], double ms[2], double pair_ms[2], double *paired)
             double dt = dispatch_once(&r[k], k == 1, zeros);
             if (i >= 0) t[k][i] = dt;
         }
-        ms[k] = median(t[k], REPEATS) * 1e3;
+        ms[k] = bench_median(t[k], REPEATS) * 1e3;
     }
     for (int i = 0; i < REPEATS; i++) {
         t[0][i] = dispatch_once(&r[0], false, zeros);
@@ -93,8 +83,8 @@ static void time_both(run r[2], double ms[2], double pair_ms[2], double *paired)
         q[i] = t[1][i] / t[0][i];
     }
     free(zeros);
-    for (int k = 0; k < 2; k++) pair_ms[k] = median(t[k], REPEATS) * 1e3;
-    *paired = median(q, REPEATS);
+    for (int k = 0; k < 2; k++) pair_ms[k] = bench_median(t[k], REPEATS) * 1e3;
+    *paired = bench_median(q, REPEATS);
 }
 
 static void run_free(run *r) {

@@ -171,24 +171,13 @@ typedef struct bandwidth {
     double ratio;   /* the median over runs of the run's GB/s / the pass before it */
 } bandwidth;
 
-static int by_value(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* the median of n values (sorted in place): a row's ratio from its tries' ratios */
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof v[0], by_value);
-    return v[n / 2];
-}
-
 /* enigma's runs t[] of `bytes` each against the ceiling's passes */
 static bandwidth bandwidth_of(const ceiling_runs *c, const double *t, double bytes) {
     double ratios[REPEATS], ceiling_bytes = REDUCE_N * sizeof(float);
     for (int r = 0; r < REPEATS; r++) ratios[r] = (bytes / t[r]) / (ceiling_bytes / c->t[r]);
     return (bandwidth){.gbs = bytes / best(t, REPEATS) / 1e9,
                        .omp_gbs = ceiling_bytes / best(c->t, REPEATS) / 1e9,
-                       .ratio = median(ratios, REPEATS)};
+                       .ratio = bench_median(ratios, REPEATS)};
 }
 
 /* a bandwidth row's cells; goal: the fraction of the ceiling it must reach (0: none) */
@@ -476,7 +465,7 @@ static void gemm_row(const char *name, const gemm_tries *tries, double goal) {
     snprintf(r->value, sizeof r->value, "%.2f", enigma);
     if (tries->blas[0] > 0) {
         for (int i = 0; i < tries->n; i++) ratios[i] = tries->blas[i] / tries->enigma[i];
-        double ratio = median(ratios, tries->n);
+        double ratio = bench_median(ratios, tries->n);
         snprintf(r->baseline, sizeof r->baseline, "%.2f (OpenBLAS)", gflops(best(tries->blas, tries->n)));
         snprintf(r->verdict, sizeof r->verdict, "%.3fx (paired median) %s", ratio, ratio >= goal ? "met" : "MISSED");
     } else {
