@@ -21,14 +21,6 @@
  * threadgroup and enk_kernel_N_deferred(g, 1) adds them to the buffers after its last. */
 #include "emit.h"
 
-/* uses of v in expression e */
-static int uses_in(const ir_expr *e, const ir_var *v) {
-    if (!e) return 0;
-    int n = e->kind == IR_E_VAR && e->var == v;
-    for (int i = 0; i < e->arg_count; i++) n += uses_in(e->args[i], v);
-    return n;
-}
-
 typedef struct use_count {
     const ir_var *v;
     const ir_stmt *body; /* the kernel's */
@@ -36,22 +28,20 @@ typedef struct use_count {
     int deferable;       /* adds with v as their address and no reader of their result */
 } use_count;
 
-static int stmt_uses(const ir_stmt *s, const ir_var *v) {
-    int n = uses_in(s->place, v) + uses_in(s->value, v) + uses_in(s->cond, v);
-    for (int i = 0; i < s->arg_count; i++) n += uses_in(s->args[i], v);
-    return n;
-}
-
 static bool is_var(const ir_expr *e, const void *v) { return e->kind == IR_E_VAR && e->var == v; }
 
-static void count_uses(const ir_stmt *s, void *ctx) {
+/* an ir_stmt_any_expr visitor that counts the uses of u->v: it never stops the walk */
+static bool count_use(const ir_expr *e, const void *ctx) {
+    use_count *u = (use_count *)(uintptr_t)ctx;
+    u->all += is_var(e, u->v);
+    return false;
+}
+
+static void count_deferable(const ir_stmt *s, void *ctx) {
     use_count *u = ctx;
-    u->all += stmt_uses(s, u->v);
     bool add = s->kind == IR_S_INTRINSIC &&
                (s->intrinsic == IR_I_ATOMIC_FETCH_ADD || s->intrinsic == IR_I_ATOMIC_FETCH_SUB);
-    if (!add || s->arg_count != 2 || s->args[0]->kind != IR_E_VAR || s->args[0]->var != u->v ||
-        uses_in(s->args[1], u->v))
-        return;
+    if (!add || s->arg_count != 2 || !is_var(s->args[0], u->v) || ir_expr_any(s->args[1], is_var, u->v)) return;
     if (!s->result || !ir_stmt_any_expr(u->body, is_var, s->result)) u->deferable++; /* no reader */
 }
 
@@ -71,7 +61,8 @@ EN_INTERNAL void cpu_defer_choose(emitter *em, const ir_func *f) {
         const ir_var *v = f->params[k];
         if (!integer_counter(v)) continue;
         use_count u = {v, f->body, 0, 0};
-        ir_stmt_each(f->body, count_uses, &u);
+        (void)ir_stmt_any_expr(f->body, count_use, &u);
+        ir_stmt_each(f->body, count_deferable, &u);
         if (u.deferable > 0 && u.deferable == u.all) em->deferred[em->deferred_count++] = v;
     }
 }
