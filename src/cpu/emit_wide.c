@@ -378,6 +378,15 @@ static void no_dependence(wide *w) {
     if (!w->has_atomics) cpu_line(w->em, "_Pragma(\"GCC ivdep\")");
 }
 
+/* _x and _y of thread l of a range of threads (open_threads' loop over l) */
+static void name_range_thread(wide *w) {
+    emitter *em = w->em;
+    if (w->sg_region) /* a SIMD group's threads, in a group of any shape */
+        cpu_line(em, "const uint32_t _x = (uint32_t)l %% _sx, _y = (uint32_t)l / _sx; (void)_x; (void)_y;");
+    else
+        cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
+}
+
 static void open_threads(wide *w, wset set) {
     emitter *em = w->em;
     if (!set.lo) {
@@ -388,10 +397,7 @@ static void open_threads(wide *w, wset set) {
     } else {
         no_dependence(w);
         OPEN("for (size_t l = %s; l < %s; l++) {", set.lo, set.hi);
-        if (w->sg_region) /* a SIMD group's threads, in a group of any shape */
-            cpu_line(em, "const uint32_t _x = (uint32_t)l %% _sx, _y = (uint32_t)l / _sx; (void)_x; (void)_y;");
-        else
-            cpu_line(em, "const uint32_t _x = l, _y = 0; (void)_x; (void)_y;");
+        name_range_thread(w);
     }
     if (set.mask) OPEN("if (%s[l]) {", set.mask);
 }
@@ -2693,12 +2699,9 @@ static bool chunked_step(wide *w, const ir_stmt *loop, int first, const stride_i
  * measured the same in cache and 2 points lower (within the noise) in the bench at 4. */
 enum { STEP_BLOCK = 4 };
 
-/* a store to device or threadgroup memory, an atomic or a matrix operation */
+/* stores_device's, or a store to threadgroup memory: what another thread may read */
 static bool stores_shared(const ir_stmt *s) {
-    if (s->kind == IR_S_ASSIGN) return cpu_place_space(s->place) != IR_SPACE_THREAD;
-    if (s->kind != IR_S_INTRINSIC) return false;
-    ir_intrinsic_class c = ir_intrinsic_class_of(s->intrinsic);
-    return c == IR_IC_ATOMIC || c == IR_IC_MATRIX;
+    return stores_device(s) || (s->kind == IR_S_ASSIGN && cpu_place_space(s->place) != IR_SPACE_THREAD);
 }
 
 static bool is_loop(const ir_stmt *s) { return s->kind == IR_S_LOOP; }
@@ -3154,11 +3157,13 @@ static void checked_hooks(wide *w, wset set, const checked_accesses *acc, const 
      * consecutive, that address is all that is taken; else each thread's is, and compared
      * with the first one's plus its distance in the same loop (the address arrays and their
      * test were half of a checked statement's cost in seed 003) */
-    OPEN("if (%s < %s) { /* the first thread's addresses */", lo, hi);
-    if (!set.lo) cpu_line(em, "const uint32_t _y = 0, _x = 0; const size_t l = 0; (void)_x; (void)_y; (void)l;");
-    else if (w->sg_region)
-        cpu_line(em, "const size_t l = %s; const uint32_t _x = (uint32_t)l %% _sx, _y = (uint32_t)l / _sx; (void)_x; (void)_y;", lo);
-    else cpu_line(em, "const size_t l = %s; const uint32_t _x = l, _y = 0; (void)_x; (void)_y;", lo);
+    OPEN("if (%s < %s) { /* the first thread's addresses: open_threads' first thread */", lo, hi);
+    if (!set.lo) {
+        cpu_line(em, "const uint32_t _y = 0, _x = 0; const size_t l = 0; (void)_x; (void)_y; (void)l;");
+    } else {
+        cpu_line(em, "const size_t l = %s;", lo);
+        name_range_thread(w);
+    }
     for (int i = 0; i < acc->count; i++) cpu_line(em, "_wf%d = (uintptr_t)(%s);", acc->items[i].id, address[i]);
     if (known) cpu_line(em, "_wd%d = %s;", first_id, known);
     CLOSE();
