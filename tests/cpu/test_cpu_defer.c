@@ -112,6 +112,13 @@ static void scribble(enigma_library *lib) {
 }
 
 /* fills v[N] with fresh random integers in [-span, span]; their sum */
+/* b0 and b1 bound as buffers 0 and 1, then N threads in groups of THREADS */
+static void dispatch_threads(kernel_command k, enigma_buffer *b0, enigma_buffer *b1) {
+    OK(enigma_command_set_buffer(k.cmd, 0, b0, 0));
+    OK(enigma_command_set_buffer(k.cmd, 1, b1, 0));
+    OK(enigma_command_dispatch(k.cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){THREADS, 1, 1}));
+}
+
 static int64_t random_ints(int32_t *v, int span) {
     int64_t sum = 0;
     for (int i = 0; i < N; i++) sum += v[i] = (int32_t)(rnd() % (uint64_t)(2 * span + 1)) - span;
@@ -152,9 +159,7 @@ static void check_each_thread(enigma_library *lib, const char *mode) {
     int32_t total0 = -(int32_t)(rnd() % 100000);
     enigma_buffer *a = buffer_of(in, sizeof in), *total = buffer_of(&total0, 4);
     kernel_command k = command(lib, "each_thread");
-    OK(enigma_command_set_buffer(k.cmd, 0, a, 0));
-    OK(enigma_command_set_buffer(k.cmd, 1, total, 0));
-    OK(enigma_command_dispatch(k.cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){THREADS, 1, 1}));
+    dispatch_threads(k, a, total);
     CHECK(read_i32(total) == (int32_t)(total0 + sum), "%s: each_thread: total %d, expected %lld", mode,
           read_i32(total), (long long)(total0 + sum));
     command_done(k);
@@ -169,9 +174,7 @@ static void check_tickets(enigma_library *lib, const char *mode) {
     uint32_t start = (uint32_t)(rnd() % 1000);
     enigma_buffer *next = buffer_of(&start, 4), *o = buffer_of(out, sizeof out);
     kernel_command k = command(lib, "tickets");
-    OK(enigma_command_set_buffer(k.cmd, 0, next, 0));
-    OK(enigma_command_set_buffer(k.cmd, 1, o, 0));
-    OK(enigma_command_dispatch(k.cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){THREADS, 1, 1}));
+    dispatch_threads(k, next, o);
     OK(enigma_buffer_read(o, 0, out, sizeof out));
     memset(seen, 0, sizeof seen);
     int bad = 0;
@@ -194,9 +197,7 @@ static void check_adds_and_reads(enigma_library *lib, const char *mode) {
     int32_t zero = 0;
     enigma_buffer *total = buffer_of(&zero, 4), *s = buffer_of(seen, sizeof seen);
     kernel_command k = command(lib, "adds_and_reads");
-    OK(enigma_command_set_buffer(k.cmd, 0, total, 0));
-    OK(enigma_command_set_buffer(k.cmd, 1, s, 0));
-    OK(enigma_command_dispatch(k.cmd, ENIGMA_DISPATCH_THREADS, (enigma_size3){N, 1, 1}, (enigma_size3){THREADS, 1, 1}));
+    dispatch_threads(k, total, s);
     OK(enigma_buffer_read(s, 0, seen, sizeof seen));
     int bad = 0;
     for (int i = 0; i < N; i++) bad += seen[i] < 1 || seen[i] > N;
