@@ -1,34 +1,13 @@
 # tests/cpu — the cpu backend (src/cpu) on kernels built as IR by hand and, once the front
 # end compiles them, on .metal kernels. Each runs with its own cache folder.
-add_executable(cpu_test_kernels ${CMAKE_CURRENT_LIST_DIR}/test_cpu_kernels.c)
-target_link_libraries(cpu_test_kernels PRIVATE enigma_static)
-target_include_directories(cpu_test_kernels PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
-add_test(NAME cpu.kernels COMMAND cpu_test_kernels)
-set_tests_properties(cpu.kernels PROPERTIES TIMEOUT 600
-  ENVIRONMENT "ENIGMA_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cpu-cache")
-add_executable(cpu_test_cache ${CMAKE_CURRENT_LIST_DIR}/test_cpu_cache.c)
-target_link_libraries(cpu_test_cache PRIVATE enigma_static)
-target_include_directories(cpu_test_cache PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
-add_test(NAME cpu.cache COMMAND cpu_test_cache)
-set_tests_properties(cpu.cache PROPERTIES TIMEOUT 300)
-add_executable(cpu_test_input_key ${CMAKE_CURRENT_LIST_DIR}/test_cpu_input_key.c)
-target_link_libraries(cpu_test_input_key PRIVATE enigma_static)
-target_include_directories(cpu_test_input_key PRIVATE ${PROJECT_SOURCE_DIR}/include)
-add_test(NAME cpu.input_key COMMAND cpu_test_input_key)
-set_tests_properties(cpu.input_key PROPERTIES TIMEOUT 300)
-add_executable(cpu_test_defer ${CMAKE_CURRENT_LIST_DIR}/test_cpu_defer.c)
-target_link_libraries(cpu_test_defer PRIVATE enigma_static)
-target_include_directories(cpu_test_defer PRIVATE ${PROJECT_SOURCE_DIR}/include)
-add_test(NAME cpu.defer COMMAND cpu_test_defer)
-set_tests_properties(cpu.defer PROPERTIES TIMEOUT 300
-  ENVIRONMENT "ENIGMA_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cpu-cache")
-add_executable(cpu_test_seeds ${CMAKE_CURRENT_LIST_DIR}/test_cpu_seeds.c)
-target_link_libraries(cpu_test_seeds PRIVATE enigma_static)
-target_include_directories(cpu_test_seeds PRIVATE ${PROJECT_SOURCE_DIR}/include)
+enigma_c_test(cpu_test_kernels cpu.kernels ${CMAKE_CURRENT_LIST_DIR}/test_cpu_kernels.c
+  TIMEOUT 600 CACHE cpu-cache INTERNAL)
+enigma_c_test(cpu_test_cache cpu.cache ${CMAKE_CURRENT_LIST_DIR}/test_cpu_cache.c INTERNAL)
+enigma_c_test(cpu_test_input_key cpu.input_key ${CMAKE_CURRENT_LIST_DIR}/test_cpu_input_key.c)
+enigma_c_test(cpu_test_defer cpu.defer ${CMAKE_CURRENT_LIST_DIR}/test_cpu_defer.c CACHE cpu-cache)
+enigma_c_test(cpu_test_seeds cpu.seeds ${CMAKE_CURRENT_LIST_DIR}/test_cpu_seeds.c CACHE cpu-cache)
 target_compile_definitions(cpu_test_seeds PRIVATE ENIGMA_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-add_test(NAME cpu.seeds COMMAND cpu_test_seeds)
-set_tests_properties(cpu.seeds PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
-  ENVIRONMENT "ENIGMA_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cpu-cache")
+set_tests_properties(cpu.seeds PROPERTIES SKIP_RETURN_CODE 77)
 # the prelude's test, built with the given extra flags
 function(enigma_prelude_test target test)
   add_executable(${target} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/test_cpu_prelude.c)
