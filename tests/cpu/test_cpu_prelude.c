@@ -103,7 +103,7 @@ int main(void) {
         if (enk_reverse_bits_u32(u) != rev && failures++ < 5) fprintf(stderr, "reverse_bits(%u)\n", u);
     }
     /* fast::exp (Metal allows 3 + 2|x| ulp in fast math; we hold 2 over the whole range, the
-     * results under 2^-125 0 or within it, measured worst 1.18): every 97th float in [-110,
+     * results under 2^-125 0 or within it, measured worst 1.11): every 97th float in [-110,
      * 100], random ones in it, the edges of overflow and of the subnormal results, and the
      * special values, a NaN with a payload among them */
     double worst = 0;
